@@ -1,0 +1,281 @@
+"""No-contention reference model of one ring-allreduce training job (SPEC §6).
+
+A pure-Python event-driven model of the same job the ns-3 application runs.
+It is the oracle for the ns-3 model at zero background load and a fast
+estimator for the grid.  All times are in milliseconds.  The semantics below
+are exactly what the ns-3 application (ns3-modules/) implements; change both
+together.
+
+Workers are identical and the network has no contention, so one worker's
+compute timeline and one job-wide allreduce "link" describe the whole job.
+
+Compute (one worker, strictly sequential)
+    Iteration k runs forward of layers 0..L-1, then backward L-1..0.  Backward
+    of layer L-1 starts when forward of L-1 ends; backward of i-1 starts when
+    backward of i ends.
+    Iteration 0 starts at t = 0 with no waits.  In iteration k > 0, forward of
+    layer i starts at
+        max(end of forward i-1 in iteration k   [for i = 0: end of backward of
+                                                  layer 0 in iteration k-1],
+            time layer i's gradients of iteration k-1 finished synchronising).
+    With ``barrier=True`` forward of layer 0 additionally waits until ALL
+    gradients of iteration k-1 are synchronised.
+
+Tensor fusion (``harness.profiles.fuse``)
+    After backward of layer i its gradients join the open fusion buffer.  The
+    buffer is closed right after layer i when i == 0 or when the next layer
+    would overflow it (open bytes + P_{i-1} > fusion_buffer); at that instant
+    it is appended to the job's transmission queue (its ``ready`` time).
+    Default fusion buffer: largest layer + 1 byte.  A layer is never split.
+
+Transmission queue (one allreduce at a time per job, no preemption)
+    Whenever the link is free and the queue is non-empty the next buffer is
+    started at once.  A buffer whose ready time equals the instant the link
+    frees is already in the queue.
+    ``fifo``: oldest closed buffer first.  ``priority``: lowest priority value
+    (= lowest layer index the buffer holds) first; ties (same layer from
+    different iterations) go to the older buffer.
+
+Ring allreduce of a buffer of S bytes over N workers
+    Split into N partitions of S // N bytes, the first S % N of them one byte
+    larger.  2(N-1) steps; every step takes
+        largest_partition * 8 / (link_bps * payload_efficiency) + step_latency_s
+    so the allreduce takes 2(N-1) times that.  With payload_efficiency = 1,
+    step_latency_s = 0 and S divisible by N this is the ideal
+    2(1-1/N) * S * 8 / link_bps.  A layer's gradients are synchronised when
+    the allreduce of the buffer holding it finishes.
+
+Iteration time
+    Iteration time k = start of forward layer 0 in iteration k+1 minus start
+    of forward layer 0 in iteration k.  ``iterations + 1`` forward starts are
+    simulated so that ``iterations`` full iteration times are returned.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .profiles import Buffer, Profile, ProfileError, check_fits, fuse, fusion_buffer_bytes
+
+__all__ = ["AnalyticResult", "QUEUE_POLICIES", "allreduce_ms", "simulate"]
+
+#: Transmission-queue policies the model (and the ns-3 app) implement.
+QUEUE_POLICIES: tuple[str, ...] = ("fifo", "priority")
+
+
+def allreduce_ms(
+    size_bytes: int,
+    n_workers: int,
+    link_bps: float,
+    payload_efficiency: float = 1.0,
+    step_latency_s: float = 0.0,
+) -> float:
+    """Ring-allreduce time (ms) of one buffer of ``size_bytes`` (see module doc)."""
+    largest = size_bytes // n_workers + (1 if size_bytes % n_workers else 0)
+    step_s = largest * 8.0 / (link_bps * payload_efficiency) + step_latency_s
+    return 2 * (n_workers - 1) * step_s * 1e3
+
+
+@dataclass
+class AnalyticResult:
+    """Result of ``simulate``; all times in milliseconds.
+
+    ``iteration_ms``: iteration times (length ``iterations``).
+    ``iteration_start_ms``: start of forward layer 0, length ``iterations + 1``.
+    ``timeline``: one row per (iteration, buffer): iteration, buffer, layers,
+    bytes, priority, ready_ms, start_ms, end_ms.
+    ``compute``: one row per (iteration, layer, phase): iteration, layer,
+    phase ("fp"/"bp"), start_ms, end_ms.
+    """
+
+    iteration_ms: np.ndarray
+    timeline: "object"  # pandas.DataFrame
+    compute: "object"  # pandas.DataFrame
+    iteration_start_ms: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    buffers: tuple[Buffer, ...] = ()
+    params: dict = field(default_factory=dict)
+
+    @property
+    def mean_iteration_ms(self) -> float:
+        return float(np.mean(self.iteration_ms))
+
+
+def _check_args(
+    profile, n_workers, link_bps, iterations, queue, barrier, fusion_buffer,
+    payload_efficiency, step_latency_s,
+) -> int:
+    if not isinstance(profile, Profile):
+        raise ValueError(f"profile must be a harness.profiles.Profile (got {type(profile).__name__})")
+    if isinstance(n_workers, bool) or int(n_workers) != n_workers or n_workers < 2:
+        raise ValueError(f"n_workers must be an integer >= 2 (got {n_workers!r})")
+    if not (isinstance(link_bps, (int, float, np.number)) and math.isfinite(link_bps) and link_bps > 0):
+        raise ValueError(f"link_bps must be a finite number > 0 (got {link_bps!r})")
+    if isinstance(iterations, bool) or int(iterations) != iterations or iterations < 1:
+        raise ValueError(f"iterations must be an integer >= 1 (got {iterations!r})")
+    if queue not in QUEUE_POLICIES:
+        raise ValueError(f"queue must be one of {list(QUEUE_POLICIES)} (got {queue!r})")
+    if not isinstance(barrier, (bool, np.bool_)):
+        raise ValueError(f"barrier must be True or False (got {barrier!r})")
+    if not (isinstance(payload_efficiency, (int, float, np.number))
+            and 0 < payload_efficiency <= 1):
+        raise ValueError(f"payload_efficiency must be in (0, 1] (got {payload_efficiency!r})")
+    if not (isinstance(step_latency_s, (int, float, np.number))
+            and math.isfinite(step_latency_s) and step_latency_s >= 0):
+        raise ValueError(f"step_latency_s must be a finite number >= 0 (got {step_latency_s!r})")
+    fb = fusion_buffer_bytes(profile) if fusion_buffer is None else fusion_buffer
+    try:
+        check_fits(profile, fb)
+    except ProfileError as e:
+        raise ValueError(f"fusion_buffer: {e}") from None
+    return int(fb)
+
+
+def simulate(
+    profile: Profile,
+    n_workers: int,
+    link_bps: float,
+    iterations: int = 10,
+    queue: str = "fifo",
+    barrier: bool = False,
+    fusion_buffer: int | None = None,
+    payload_efficiency: float = 1.0,
+    step_latency_s: float = 0.0,
+) -> AnalyticResult:
+    """Simulate ``iterations`` training iterations without contention (see module doc)."""
+    fb = _check_args(profile, n_workers, link_bps, iterations, queue, barrier,
+                     fusion_buffer, payload_efficiency, step_latency_s)
+    n_workers = int(n_workers)
+    iterations = int(iterations)
+    L = profile.n_layers
+    F = profile.fp_ms
+    B = profile.bp_ms
+    buffers = fuse(profile, fb)
+    nb = len(buffers)
+    # layer -> buffer index; buffer closes after backward of its last (lowest) layer
+    layer_buf = [0] * L
+    for b in buffers:
+        for layer in b.layers:
+            layer_buf[layer] = b.index
+    closes_after = {b.layers[-1]: b.index for b in buffers}
+    ar_ms = [allreduce_ms(b.bytes, n_workers, link_bps, payload_efficiency, step_latency_s)
+             for b in buffers]
+    prio_policy = queue == "priority"
+
+    # timeline rows, flattened
+    tl_iter: list[int] = []
+    tl_buf: list[int] = []
+    tl_ready: list[float] = []
+    tl_start: list[float] = []
+    tl_end: list[float] = []
+    # compute rows
+    c_iter: list[int] = []
+    c_layer: list[int] = []
+    c_phase: list[str] = []
+    c_start: list[float] = []
+    c_end: list[float] = []
+
+    starts = np.empty(iterations + 1)
+    sync_prev: list[float] | None = None  # per layer, sync time in previous iteration
+    all_synced_prev = 0.0
+    t = 0.0  # worker compute free (end of backward of layer 0)
+    link_free = 0.0
+    seq = 0  # global closing order, for fifo and tie-breaking
+
+    for k in range(iterations + 1):
+        # ---- forward
+        if sync_prev is None:
+            t0 = 0.0
+        else:
+            t0 = max(t, sync_prev[0])
+            if barrier:
+                t0 = max(t0, all_synced_prev)
+        starts[k] = t0
+        if k == iterations:
+            break
+        cur = t0
+        for i in range(L):
+            s = cur if (sync_prev is None or i == 0) else max(cur, sync_prev[i])
+            e = s + F[i]
+            c_iter.append(k); c_layer.append(i); c_phase.append("fp")
+            c_start.append(s); c_end.append(e)
+            cur = e
+        # ---- backward: buffer ready times
+        ready = [0.0] * nb
+        for i in range(L - 1, -1, -1):
+            e = cur + B[i]
+            c_iter.append(k); c_layer.append(i); c_phase.append("bp")
+            c_start.append(cur); c_end.append(e)
+            cur = e
+            bi = closes_after.get(i)
+            if bi is not None:
+                ready[bi] = cur
+        t = cur
+        # ---- network: single non-preemptive server.  All buffers of iteration
+        # k-1 are synchronised before the first buffer of iteration k closes
+        # (forward of L-1 waited for every layer's sync), so each iteration's
+        # buffers are scheduled on their own, continuing from link_free.
+        end_of = [0.0] * nb
+        heap: list[tuple] = []
+        nxt = 0  # buffers close in index order
+        done = 0
+        while done < nb:
+            if not heap:
+                link_free = max(link_free, ready[nxt])
+            while nxt < nb and ready[nxt] <= link_free:
+                key = (buffers[nxt].priority, seq) if prio_policy else (seq,)
+                heapq.heappush(heap, (key, nxt))
+                seq += 1
+                nxt += 1
+            _, bi = heapq.heappop(heap)
+            s = link_free
+            e = s + ar_ms[bi]
+            end_of[bi] = e
+            tl_iter.append(k); tl_buf.append(bi)
+            tl_ready.append(ready[bi]); tl_start.append(s); tl_end.append(e)
+            link_free = e
+            done += 1
+        sync_prev = [end_of[layer_buf[i]] for i in range(L)]
+        all_synced_prev = max(end_of)
+
+    iteration_ms = np.diff(starts)
+
+    import pandas as pd
+
+    timeline = pd.DataFrame(
+        {
+            "iteration": np.asarray(tl_iter, dtype=np.int64),
+            "buffer": np.asarray(tl_buf, dtype=np.int64),
+            "layers": [buffers[b].label for b in tl_buf],
+            "bytes": np.asarray([buffers[b].bytes for b in tl_buf], dtype=np.int64),
+            "priority": np.asarray([buffers[b].priority for b in tl_buf], dtype=np.int64),
+            "ready_ms": np.asarray(tl_ready, dtype=float),
+            "start_ms": np.asarray(tl_start, dtype=float),
+            "end_ms": np.asarray(tl_end, dtype=float),
+        }
+    )
+    compute = pd.DataFrame(
+        {
+            "iteration": np.asarray(c_iter, dtype=np.int64),
+            "layer": np.asarray(c_layer, dtype=np.int64),
+            "phase": c_phase,
+            "start_ms": np.asarray(c_start, dtype=float),
+            "end_ms": np.asarray(c_end, dtype=float),
+        }
+    )
+    return AnalyticResult(
+        iteration_ms=iteration_ms,
+        timeline=timeline,
+        compute=compute,
+        iteration_start_ms=starts,
+        buffers=tuple(buffers),
+        params=dict(
+            profile=profile.name, n_workers=n_workers, link_bps=float(link_bps),
+            iterations=iterations, queue=queue, barrier=bool(barrier),
+            fusion_buffer=fb, payload_efficiency=float(payload_efficiency),
+            step_latency_s=float(step_latency_s),
+        ),
+    )

@@ -1,0 +1,127 @@
+"""Background traffic: flow-size CDFs, the seeded Poisson flow schedule, and
+its installation as ns-3 FlowSend/FlowSink applications.
+
+The schedule is pure Python and depends only on (seed, hosts, rate,
+duration, CDF): two arms of an experiment (training high vs low) replay the
+very same flows, so their FCTs compare flow by flow (common random numbers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from harness.config import CDF_DIR, BackgroundConfig, ConfigError, resolve_data_file
+
+# Stream label: background randomness never shares draws with anything else.
+_BACKGROUND_STREAM = 0xB6
+
+
+@dataclass(frozen=True)
+class FlowSizeCdf:
+    """Piecewise-linear flow-size distribution (linear in size between points)."""
+
+    name: str
+    sizes: tuple[float, ...]
+    probs: tuple[float, ...]
+
+    @property
+    def mean(self) -> float:
+        s, p = np.asarray(self.sizes), np.asarray(self.probs)
+        return float(np.sum(np.diff(p) * (s[1:] + s[:-1]) / 2))
+
+    def quantile(self, u: np.ndarray) -> np.ndarray:
+        return np.interp(u, self.probs, self.sizes)
+
+
+def load_cdf(name: str, where: str = "background.workload") -> FlowSizeCdf:
+    path = resolve_data_file(name, CDF_DIR, ".csv", where)
+    try:
+        table = pd.read_csv(path, comment="#")
+    except Exception as e:  # malformed CSV of any kind
+        raise ConfigError(where, f"{path}: cannot read CSV: {e}") from None
+    if list(table.columns) != ["bytes", "cdf"]:
+        raise ConfigError(where, f"{path}: expected columns bytes,cdf; got {','.join(table.columns)}")
+    if len(table) < 2:
+        raise ConfigError(where, f"{path}: needs at least two points")
+    try:
+        sizes = table["bytes"].astype(float).to_numpy()
+        probs = table["cdf"].astype(float).to_numpy()
+    except ValueError as e:
+        raise ConfigError(where, f"{path}: non-numeric value: {e}") from None
+    if np.any(sizes < 0) or np.any(np.diff(sizes) <= 0):
+        raise ConfigError(where, f"{path}: bytes must be >= 0 and strictly increasing")
+    if np.any(np.diff(probs) < 0) or probs[0] < 0 or abs(probs[-1] - 1.0) > 1e-9:
+        raise ConfigError(where, f"{path}: cdf must be non-decreasing from >= 0 and end at 1")
+    return FlowSizeCdf(path.stem, tuple(sizes), tuple(probs))
+
+
+def rate_per_host(cfg: BackgroundConfig, cdf: FlowSizeCdf, host_link_bps: float) -> float:
+    """Flows/s per host: the configured rate, or the one giving the configured
+    load U_bg = lambda * mean_size * 8 / link_bps."""
+    if cfg.rate is not None:
+        return cfg.rate
+    return cfg.load * host_link_bps / (8 * cdf.mean)
+
+
+def offered_load(rate: float, cdf: FlowSizeCdf, host_link_bps: float) -> float:
+    return rate * cdf.mean * 8 / host_link_bps
+
+
+def schedule(hosts: tuple[int, ...], rate: float, duration: float, cdf: FlowSizeCdf,
+             seed: int) -> pd.DataFrame:
+    """Poisson flow arrivals (rate per host, so len(hosts) * rate in total) in
+    [0, duration); source uniform over `hosts`, destination uniform over the
+    others; sizes from the CDF. Columns: id, start_ns, src, dst, size."""
+    if len(hosts) < 2:
+        raise ConfigError("background.hosts", "needs at least 2 hosts")
+    # One generator per quantity, so that a flow's draws do not depend on how
+    # many flows there are (a longer run extends the same schedule).
+    seeds = np.random.SeedSequence([seed, _BACKGROUND_STREAM]).spawn(4)
+    arrivals, sources, destinations, sizes = (np.random.default_rng(s) for s in seeds)
+    total_rate = rate * len(hosts)
+    starts: list[np.ndarray] = []
+    t = 0.0
+    while t < duration:  # chunked draws give the same sequence as one long draw
+        gaps = arrivals.exponential(1.0 / total_rate, size=max(16, int(total_rate * duration)))
+        chunk = t + np.cumsum(gaps)
+        starts.append(chunk)
+        t = chunk[-1]
+    start = np.concatenate(starts) if starts else np.empty(0)
+    start = start[start < duration]
+    n = len(start)
+    src_idx = sources.integers(0, len(hosts), size=n)
+    dst_idx = destinations.integers(0, len(hosts) - 1, size=n)
+    dst_idx = dst_idx + (dst_idx >= src_idx)  # uniform over the others
+    size = np.maximum(1, np.ceil(cdf.quantile(sizes.random(size=n)))).astype(np.int64)
+    host_arr = np.asarray(hosts, dtype=np.int64)
+    return pd.DataFrame({
+        "id": np.arange(n, dtype=np.int64),
+        "start_ns": np.round(start * 1e9).astype(np.int64),
+        "src": host_arr[src_idx],
+        "dst": host_arr[dst_idx],
+        "size": size,
+    })
+
+
+def install(ns, builder, flows: pd.DataFrame, hosts: tuple[int, ...], host_addresses,
+            tos: int, ack_tos: int, port: int):
+    """Sinks on every background host, a sender per source; returns the FlowLog.
+    A `tos` column in `flows`, if present, overrides `tos` per flow."""
+    log = ns.CreateObject["ns3::FlowLog"]()
+    helper = ns.FlowAppHelper(log, port)
+    addresses = {h: ns.Ipv4Address(host_addresses[h]) for h in hosts}
+    senders = {}
+    for h in hosts:
+        node = builder.GetNode(h)
+        helper.InstallSink(node, ack_tos, tos)
+        senders[h] = helper.InstallSender(node)
+    flow_tos = flows["tos"] if "tos" in flows else [tos] * len(flows)
+    for row, row_tos in zip(flows.itertuples(index=False), flow_tos):
+        fid = log.AddFlow(row.src, row.dst, addresses[row.dst], row.size, int(row_tos),
+                          ns.NanoSeconds(row.start_ns))
+        assert fid == row.id, "FlowLog ids must follow the schedule"
+        senders[row.src].AddFlow(fid)
+    return log

@@ -1,0 +1,86 @@
+"""The `harness` command: thin wrappers that parse, call, and print."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from harness.config import REPO_DIR, ConfigError
+
+
+def _fail(message: str, code: int = 2) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+@click.group()
+@click.version_option(package_name="ddnn-harness")
+def main() -> None:
+    """ns-3 experiments: can DNN training traffic go at lower priority without
+    slowing training, while other tenants' flows finish faster?"""
+
+
+@main.command()
+@click.argument("scenario", required=False, type=click.Path(dir_okay=False))
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a scenario field, e.g. --set background.rate=92 (repeatable).")
+@click.option("-o", "--output", type=click.Path(file_okay=False),
+              help="Run directory (default: results/runs/<name>-<digest>).")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar (default: when stderr is a terminal).")
+def run(scenario: str | None, overrides: tuple[str, ...], output: str | None,
+        progress: bool | None) -> None:
+    """Run one scenario (default: a small built-in one) and write its results."""
+    from harness import ns3
+    from harness.config import load_scenario
+    from harness.run import execute, plan, write_run_dir
+
+    try:
+        p = plan(load_scenario(scenario, list(overrides)))
+    except ConfigError as e:
+        _fail(str(e))
+    sc = p.scenario
+    click.echo(f"scenario {sc.name!r} (seed {sc.seed}, digest {sc.digest()}): "
+               f"{p.topology.kind} with {p.topology.n_hosts} hosts, {sc.run.duration:g} s "
+               f"simulated, {len(p.flows)} background flows "
+               f"(lambda {p.background_rate:.1f}/s per host, load {p.background_load:.1%})",
+               err=True)
+    try:
+        result = execute(p, progress=True if progress is None else progress)
+    except ns3.Ns3LoadError as e:
+        _fail(str(e), 3)
+    out = Path(output) if output else REPO_DIR / "results" / "runs" / f"{sc.name}-{sc.digest()}"
+    write_run_dir(result, out)
+    _print_summary(result.summary, result.manifest)
+    click.echo(f"results: {out}")
+    if result.summary["completion_ratio"] < 1.0:
+        click.echo(f"WARNING: {result.summary['measured_flows'] - result.summary['completed_flows']}"
+                   f" measured flows did not complete (completion ratio "
+                   f"{result.summary['completion_ratio']:.3f}): lengthen run.cooldown or lower "
+                   "the load", err=True)
+    if result.summary["socket_errors"]:
+        click.echo(f"WARNING: {result.summary['socket_errors']} flows hit socket errors "
+                   "(see the error column of flows.parquet)", err=True)
+
+
+def _print_summary(summary: dict, manifest: dict) -> None:
+    click.echo(f"{'class':<8}{'flows':>7}{'mean FCT ms':>13}{'p50 ms':>10}{'p99 ms':>10}"
+               f"{'mean slowdown':>15}")
+    for cls in ("small", "medium", "large", "all"):
+        s = summary["fct"][cls]
+        if not s["count"]:
+            click.echo(f"{cls:<8}{0:>7}")
+            continue
+        click.echo(f"{cls:<8}{s['count']:>7}{s['mean_fct_s'] * 1e3:>13.3f}"
+                   f"{s['p50_fct_s'] * 1e3:>10.3f}{s['p99_fct_s'] * 1e3:>10.3f}"
+                   f"{s['mean_slowdown']:>15.2f}")
+    click.echo(f"completion {summary['completed_flows']}/{summary['measured_flows']} measured "
+               f"flows; {summary['events']:,} events, {summary['events_per_s']:,.0f} events/s, "
+               f"{summary['sim_s_per_wall_s']:.3f} simulated s per wall s; "
+               f"start-up {manifest['startup_s']:.2f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,382 @@
+"""Scenario configuration: typed dataclasses, TOML loading, `--set` overrides
+and validation.
+
+Every error is a ConfigError that names the field (``background.rate``) and
+what is allowed, and is raised before ns-3 is touched. Values with units
+accept strings (``"10Gbps"``, ``"10us"``) or plain numbers in bit/s and
+seconds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO_DIR = Path(__file__).resolve().parent.parent
+TOPOLOGIES_DIR = REPO_DIR / "topologies"
+WORKLOADS_DIR = REPO_DIR / "workloads"
+CDF_DIR = WORKLOADS_DIR / "cdf"
+
+QDISCS = ("pfifo_fast", "prio")
+CONGESTION_CONTROLS = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic",
+                       "dctcp": "ns3::TcpDctcp"}
+
+
+class ConfigError(ValueError):
+    """Invalid scenario input; the message names the field and what is allowed."""
+
+    def __init__(self, field_path: str, message: str):
+        self.field = field_path
+        super().__init__(f"{field_path}: {message}" if field_path else message)
+
+
+# --------------------------------------------------------------------------
+# units
+
+_RATE_UNITS = {"bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "tbps": 1e12,
+               "bit/s": 1, "kbit/s": 1e3, "mbit/s": 1e6, "gbit/s": 1e9}
+_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+
+
+def parse_rate(value: Any, where: str) -> float:
+    """A data rate in bit/s, from 10e9 or "10Gbps" / "10Gbit/s"."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        rate = float(value)
+    elif isinstance(value, str):
+        m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([A-Za-z/]+)\s*", value)
+        unit = m and _RATE_UNITS.get(m.group(2).lower())
+        if not unit:
+            raise ConfigError(where, f"cannot read data rate {value!r}; "
+                                     "use e.g. \"10Gbps\", \"100Mbps\" or a number in bit/s")
+        rate = float(m.group(1)) * unit
+    else:
+        raise ConfigError(where, f"expected a data rate, got {value!r}")
+    if not rate > 0:
+        raise ConfigError(where, f"must be > 0 (got {value!r})")
+    return rate
+
+
+def parse_time(value: Any, where: str, allow_zero: bool = False) -> float:
+    """A duration in seconds, from 0.5 or "10us" / "2ms"."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        seconds = float(value)
+    elif isinstance(value, str):
+        m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([a-z]+)\s*", value)
+        unit = m and _TIME_UNITS.get(m.group(2))
+        if not unit:
+            raise ConfigError(where, f"cannot read duration {value!r}; "
+                                     "use e.g. \"10us\", \"2ms\", \"1s\" or a number in seconds")
+        seconds = float(m.group(1)) * unit
+    else:
+        raise ConfigError(where, f"expected a duration, got {value!r}")
+    if seconds < 0 or (seconds == 0 and not allow_zero):
+        raise ConfigError(where, f"must be {'>=' if allow_zero else '>'} 0 (got {value!r})")
+    return seconds
+
+
+# --------------------------------------------------------------------------
+# sections
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    duration: float = 3.0            # simulated seconds
+    warmup: float = 0.5              # flows starting before this are not measured
+    cooldown: float = 0.5            # ... nor those starting in the last `cooldown`
+    utilization_interval: float = 0.1
+
+
+@dataclass(frozen=True)
+class TopologyConfig:
+    file: str = "single-tor"
+    # Keys of the topology file overridden by the scenario (e.g. hosts = 4).
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    qdisc: str = "pfifo_fast"
+    bands: int = 3                   # prio: 2..4 (pfifo_fast: always 3)
+    band_limit_packets: int = 1000
+    classes: dict[str, int] = field(default_factory=dict)  # name -> band; {} = defaults
+    ack_class: str = "data"          # "data": ACKs in the class of their data
+    mtu: int = 1500
+
+
+@dataclass(frozen=True)
+class TcpConfig:
+    congestion_control: str = "newreno"
+    segment_size: int = 1380
+    initial_cwnd: int = 10
+    buffer_bytes: int = 131072 * 256   # 32 MiB send and receive buffers
+
+
+@dataclass(frozen=True)
+class BackgroundConfig:
+    enabled: bool = True
+    workload: str = "websearch"      # workloads/cdf/<name>.csv or a path
+    rate: float | None = None        # flows/s per host (lambda) ...
+    load: float | None = None        # ... or offered load per host link (0..1)
+    traffic_class: str = "high"
+    hosts: tuple[int, ...] = ()      # background hosts; () = every host
+    port: int = 9000
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str = "scenario"
+    seed: int = 1
+    run: RunConfig = field(default_factory=RunConfig)
+    topology: TopologyConfig = field(default_factory=TopologyConfig)
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    tcp: TcpConfig = field(default_factory=TcpConfig)
+    background: BackgroundConfig = field(default_factory=BackgroundConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def digest(self) -> str:
+        """Hash of the resolved scenario: identical inputs, identical digest."""
+        blob = json.dumps(self.to_dict(), sort_keys=True, default=str).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+
+# --------------------------------------------------------------------------
+# reading raw dicts into sections
+
+_SECTION_KEYS = {
+    "run": {"duration": "duration", "warmup": "warmup", "cooldown": "cooldown",
+            "utilization_interval": "utilization_interval"},
+    "network": {k: k for k in ("qdisc", "bands", "band_limit_packets", "classes",
+                               "ack_class", "mtu")},
+    "tcp": {k: k for k in ("congestion_control", "segment_size", "initial_cwnd",
+                           "buffer_bytes")},
+    "background": {"enabled": "enabled", "workload": "workload", "rate": "rate",
+                   "load": "load", "class": "traffic_class", "hosts": "hosts",
+                   "port": "port"},
+}
+_TOP_KEYS = ("name", "seed", "run", "topology", "network", "tcp", "background")
+
+
+def _check_keys(data: dict, allowed, where: str) -> None:
+    for key in data:
+        if key not in allowed:
+            prefix = f"{where}." if where else ""
+            raise ConfigError(f"{prefix}{key}",
+                              f"unknown key; allowed: {', '.join(sorted(allowed))}")
+
+
+def _int(value: Any, where: str, minimum: int | None = None, maximum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(where, f"expected an integer, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ConfigError(where, f"must be >= {minimum} (got {value})")
+    if maximum is not None and value > maximum:
+        raise ConfigError(where, f"must be <= {maximum} (got {value})")
+    return value
+
+
+def _float(value: Any, where: str, positive: bool = True) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(where, f"expected a number, got {value!r}")
+    if positive and not value > 0:
+        raise ConfigError(where, f"must be > 0 (got {value})")
+    return float(value)
+
+
+def _str(value: Any, where: str, choices=None) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(where, f"expected a string, got {value!r}")
+    if choices is not None and value not in choices:
+        raise ConfigError(where, f"unknown value {value!r}; allowed: {', '.join(choices)}")
+    return value
+
+
+def _bool(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(where, f"expected true or false, got {value!r}")
+    return value
+
+
+def _section(data: Any, name: str) -> dict:
+    if not isinstance(data, dict):
+        raise ConfigError(name, f"expected a table ([{name}]), got {data!r}")
+    _check_keys(data, _SECTION_KEYS[name], name)
+    return {_SECTION_KEYS[name][k]: v for k, v in data.items()}
+
+
+def _run(data: Any) -> RunConfig:
+    d = _section(data, "run")
+    cfg = RunConfig(**{k: parse_time(v, f"run.{k}", allow_zero=k in ("warmup", "cooldown"))
+                       for k, v in d.items()})
+    if cfg.warmup + cfg.cooldown >= cfg.duration:
+        raise ConfigError("run.duration", f"must exceed warmup + cooldown "
+                          f"({cfg.warmup} + {cfg.cooldown} s), got {cfg.duration} s")
+    return cfg
+
+
+def _topology(data: Any) -> TopologyConfig:
+    if not isinstance(data, dict):
+        raise ConfigError("topology", f"expected a table ([topology]), got {data!r}")
+    data = dict(data)
+    file = _str(data.pop("file", TopologyConfig.file), "topology.file")
+    return TopologyConfig(file=file, overrides=data)  # checked against the file's kind
+
+
+def _network(data: Any) -> NetworkConfig:
+    d = _section(data, "network")
+    out: dict[str, Any] = {}
+    if "qdisc" in d:
+        out["qdisc"] = _str(d["qdisc"], "network.qdisc", QDISCS)
+    if "bands" in d:
+        out["bands"] = _int(d["bands"], "network.bands", 2, 4)
+    if "band_limit_packets" in d:
+        out["band_limit_packets"] = _int(d["band_limit_packets"], "network.band_limit_packets", 1)
+    if "mtu" in d:
+        out["mtu"] = _int(d["mtu"], "network.mtu", 576, 9000)
+    if "ack_class" in d:
+        out["ack_class"] = _str(d["ack_class"], "network.ack_class")
+    if "classes" in d:
+        classes = d["classes"]
+        if not isinstance(classes, dict) or not classes:
+            raise ConfigError("network.classes",
+                              "expected a non-empty table of class name -> band number")
+        out["classes"] = {str(k): _int(v, f"network.classes.{k}", 0) for k, v in classes.items()}
+    return NetworkConfig(**out)
+
+
+def _tcp(data: Any) -> TcpConfig:
+    d = _section(data, "tcp")
+    out: dict[str, Any] = {}
+    if "congestion_control" in d:
+        out["congestion_control"] = _str(d["congestion_control"], "tcp.congestion_control",
+                                         tuple(CONGESTION_CONTROLS))
+    if "segment_size" in d:
+        out["segment_size"] = _int(d["segment_size"], "tcp.segment_size", 500, 8948)
+    if "initial_cwnd" in d:
+        out["initial_cwnd"] = _int(d["initial_cwnd"], "tcp.initial_cwnd", 1)
+    if "buffer_bytes" in d:
+        out["buffer_bytes"] = _int(d["buffer_bytes"], "tcp.buffer_bytes", 65536)
+    return TcpConfig(**out)
+
+
+def _background(data: Any) -> BackgroundConfig:
+    d = _section(data, "background")
+    out: dict[str, Any] = {}
+    if "enabled" in d:
+        out["enabled"] = _bool(d["enabled"], "background.enabled")
+    if "workload" in d:
+        out["workload"] = _str(d["workload"], "background.workload")
+    if "rate" in d:
+        out["rate"] = _float(d["rate"], "background.rate")
+    if "load" in d:
+        out["load"] = _float(d["load"], "background.load")
+        if out["load"] >= 1:
+            raise ConfigError("background.load", f"must be < 1 (got {out['load']})")
+    if "rate" in out and "load" in out:
+        raise ConfigError("background.rate", "give either rate (flows/s per host) or load, not both")
+    if "traffic_class" in d:
+        out["traffic_class"] = _str(d["traffic_class"], "background.class")
+    if "hosts" in d:
+        hosts = d["hosts"]
+        if not isinstance(hosts, list):
+            raise ConfigError("background.hosts", f"expected a list of host indices, got {hosts!r}")
+        out["hosts"] = tuple(_int(h, f"background.hosts[{i}]", 0) for i, h in enumerate(hosts))
+        if len(set(out["hosts"])) != len(out["hosts"]):
+            raise ConfigError("background.hosts", "lists a host twice")
+        if len(out["hosts"]) == 1:
+            raise ConfigError("background.hosts", "needs at least 2 hosts (source != destination)")
+    if "port" in d:
+        out["port"] = _int(d["port"], "background.port", 1, 65535)
+    cfg = BackgroundConfig(**out)
+    if cfg.enabled and cfg.rate is None and cfg.load is None:
+        raise ConfigError("background.rate",
+                          "background is enabled: give rate (flows/s per host) or load (0..1)")
+    return cfg
+
+
+def scenario_from_dict(data: dict[str, Any]) -> Scenario:
+    """Validate a raw scenario dict (e.g. parsed TOML) into a Scenario."""
+    if not isinstance(data, dict):
+        raise ConfigError("", "a scenario is a TOML table")
+    _check_keys(data, _TOP_KEYS, "")
+    out: dict[str, Any] = {}
+    if "name" in data:
+        out["name"] = _str(data["name"], "name")
+    if "seed" in data:
+        out["seed"] = _int(data["seed"], "seed", 0, 2**63 - 1)
+    readers = {"run": _run, "topology": _topology, "network": _network, "tcp": _tcp,
+               "background": _background}
+    for key, reader in readers.items():
+        out[key] = reader(data.get(key, {}))
+    return Scenario(**out)
+
+
+# --------------------------------------------------------------------------
+# files and overrides
+
+
+def read_toml(path: str | Path, what: str) -> dict[str, Any]:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(what, f"file not found: {path}")
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(what, f"{path} is not valid TOML: {e}") from None
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """'background.rate=92' -> (['background', 'rate'], 92). Values are TOML
+    literals (numbers, true/false, [lists], "strings"); bare words are strings."""
+    if "=" not in text:
+        raise ConfigError("--set", f"expected key=value, got {text!r}")
+    key, raw = text.split("=", 1)
+    path = [p for p in key.strip().split(".")]
+    if not all(path):
+        raise ConfigError("--set", f"bad key {key!r}")
+    try:
+        value = tomllib.loads(f"v = {raw.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw.strip()
+    return path, value
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    data = json.loads(json.dumps(data))  # deep copy of plain data
+    for text in overrides:
+        path, value = parse_override(text)
+        node = data
+        for part in path[:-1]:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise ConfigError(".".join(path), f"{part} is not a table")
+            node = child
+        node[path[-1]] = value
+    return data
+
+
+def load_scenario(path: str | Path | None = None, overrides: list[str] = ()) -> Scenario:
+    """Read a scenario file (None: the built-in default), apply overrides, validate."""
+    data = read_toml(path, "scenario") if path is not None else default_scenario_dict()
+    return scenario_from_dict(apply_overrides(data, list(overrides)))
+
+
+def default_scenario_dict() -> dict[str, Any]:
+    return read_toml(WORKLOADS_DIR / "scenarios" / "default.toml", "scenario")
+
+
+def resolve_data_file(name: str, directory: Path, suffix: str, what: str) -> Path:
+    """A data file by name (in `directory`) or by path."""
+    candidates = [Path(name), directory / name, directory / f"{name}{suffix}"]
+    for c in candidates:
+        if c.is_file():
+            return c
+    known = sorted(p.stem for p in directory.glob(f"*{suffix}"))
+    raise ConfigError(what, f"no file {name!r}; give a path or one of: {', '.join(known)}")

@@ -1,0 +1,107 @@
+"""Metrics over a run's tables: pure functions on DataFrames, no ns-3.
+
+FCT = last byte received - flow start. Slowdown = FCT / ideal FCT, with the
+ideal FCT = size / bottleneck rate + base RTT (twice the propagation delay of
+the path). Flow classes by size: small (0, 100 KB], medium (100 KB, 10 MB],
+large > 10 MB.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+SIZE_CLASSES = ("small", "medium", "large")
+SMALL_MAX = 100_000
+MEDIUM_MAX = 10_000_000
+
+
+def size_class(size: pd.Series) -> pd.Series:
+    labels = np.where(size <= SMALL_MAX, "small", np.where(size <= MEDIUM_MAX, "medium", "large"))
+    return pd.Series(pd.Categorical(labels, categories=SIZE_CLASSES), index=size.index)
+
+
+def flow_table(raw: pd.DataFrame, window: tuple[float, float], ideal: pd.Series,
+               traffic_class: dict[int, str]) -> pd.DataFrame:
+    """The flows table of a run from the FlowLog's raw table.
+
+    window: flows starting in [start, end] seconds are measured.
+    ideal: ideal FCT in seconds per flow (aligned with raw).
+    traffic_class: ToS -> class name.
+    """
+    start = raw["start_ns"] / 1e9
+    completed = raw["end_ns"] >= 0
+    fct = np.where(completed, (raw["end_ns"] - raw["start_ns"]) / 1e9, np.nan)
+    return pd.DataFrame({
+        "id": raw["id"],
+        "src": raw["src_node"],
+        "dst": raw["dst_node"],
+        "size": raw["size"],
+        "size_class": size_class(raw["size"]),
+        "traffic_class": raw["tos"].map(traffic_class).fillna("unknown"),
+        "tos": raw["tos"],
+        "start_s": start,
+        "fct_s": fct,
+        "completed": completed,
+        "measured": (start >= window[0]) & (start <= window[1]),
+        "received_bytes": raw["received_bytes"],
+        "ideal_fct_s": ideal.to_numpy(),
+        "slowdown": fct / ideal.to_numpy(),
+        "error": raw["error"].fillna("").astype(str),
+    })
+
+
+def _stats(fct: pd.Series, slowdown: pd.Series) -> dict[str, float | int | None]:
+    if len(fct) == 0:
+        return {"count": 0, "mean_fct_s": None, "p50_fct_s": None, "p99_fct_s": None,
+                "mean_slowdown": None, "p99_slowdown": None}
+    return {
+        "count": int(len(fct)),
+        "mean_fct_s": float(fct.mean()),
+        "p50_fct_s": float(fct.quantile(0.5)),
+        "p99_fct_s": float(fct.quantile(0.99)),
+        "mean_slowdown": float(slowdown.mean()),
+        "p99_slowdown": float(slowdown.quantile(0.99)),
+    }
+
+
+def fct_summary(flows: pd.DataFrame) -> dict[str, dict]:
+    """FCT statistics of the measured, completed flows, per size class and 'all'."""
+    done = flows[flows["measured"] & flows["completed"]]
+    out = {"all": _stats(done["fct_s"], done["slowdown"])}
+    for cls in SIZE_CLASSES:
+        part = done[done["size_class"] == cls]
+        out[cls] = _stats(part["fct_s"], part["slowdown"])
+    return out
+
+
+def completion(flows: pd.DataFrame) -> dict[str, float | int]:
+    measured = flows[flows["measured"]]
+    n = len(measured)
+    done = int(measured["completed"].sum())
+    return {"measured_flows": n, "completed_flows": done,
+            "completion_ratio": done / n if n else 1.0,
+            "socket_errors": int((flows["error"] != "").sum())}
+
+
+def utilization_table(raw: pd.DataFrame, interval_s: float, link_rate: dict[int, float],
+                      traffic_class: dict[int, str], app_names: dict[int, str]) -> pd.DataFrame:
+    """Per link direction, interval, traffic class and application: bytes on
+    the wire and the fraction of the link's capacity they used."""
+    rate = raw["link"].map(link_rate)
+    return pd.DataFrame({
+        "link": raw["link"], "from_node": raw["from_node"], "to_node": raw["to_node"],
+        "t_s": raw["interval"] * interval_s,
+        "traffic_class": raw["tos"].map(traffic_class).fillna("unknown"),
+        "app": raw["app"].map(app_names).fillna("other"),
+        "bytes": raw["bytes"],
+        "utilization": raw["bytes"] * 8 / (rate * interval_s),
+    })
+
+
+def band_totals(queues: pd.DataFrame) -> pd.DataFrame:
+    """Queue statistics summed over every egress, per band."""
+    cols = ["enqueued_packets", "dequeued_packets", "dropped_packets"]
+    out = queues.groupby("band")[cols].sum()
+    out["max_backlog_packets"] = queues.groupby("band")["max_backlog_packets"].max()
+    return out.reset_index()

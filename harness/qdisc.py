@@ -1,0 +1,119 @@
+"""Queue disciplines and traffic classes.
+
+Users name traffic classes ("high", "low"); each class maps to a band of the
+egress queue discs. ns-3 carries a packet's class as its IP ToS: the sending
+socket's ToS gives the socket priority (Linux semantics, Socket::
+IpTos2Priority), routers re-derive it from the IP header, and the queue
+disc's priomap picks the band. Only four priorities are reachable from a
+ToS, so the ToS of each band is an explicit, tested table:
+
+    ToS 0x10 -> priority 6,  0x18 -> 4,  0x00 -> 0,  0x08 -> 2
+
+pfifo_fast has Linux's fixed priomap (6 -> band 0, 0 and 4 -> band 1,
+2 -> band 2); prio gets a priomap that sends the k-th ToS of the table above
+to band k (clipped to its last band).
+
+ACKs: by default (ack_class = "data") a receiver sends its ACKs in the class
+of the data they acknowledge, as a receiver marking its replies with the
+flow's DSCP would; ack_class = "<class>" puts all ACKs in one class instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.config import ConfigError, NetworkConfig
+
+PFIFO_FAST_BAND_TOS = (0x10, 0x00, 0x08)
+PRIO_BAND_TOS = (0x10, 0x18, 0x00, 0x08)
+TOS_PRIORITY = {0x10: 6, 0x18: 4, 0x00: 0, 0x08: 2}
+
+
+def prio_priomap(bands: int) -> list[int]:
+    """16-entry priority -> band map that sends PRIO_BAND_TOS[k] to band k."""
+    priomap = [bands - 1] * 16
+    for band, tos in enumerate(PRIO_BAND_TOS):
+        priomap[TOS_PRIORITY[tos]] = min(band, bands - 1)
+    return priomap
+
+
+@dataclass(frozen=True)
+class ClassTable:
+    """Traffic class name -> band -> IP ToS, for one queue-disc configuration."""
+
+    qdisc: str
+    bands: int
+    classes: dict[str, int]
+    band_tos: tuple[int, ...]
+
+    def band(self, name: str, where: str) -> int:
+        if name not in self.classes:
+            raise ConfigError(where, f"unknown traffic class {name!r}; "
+                              f"allowed: {', '.join(self.classes)}")
+        return self.classes[name]
+
+    def tos(self, name: str, where: str) -> int:
+        return self.band_tos[self.band(name, where)]
+
+    def class_of_tos(self) -> dict[int, str]:
+        """ToS -> class name (the first class of each band), for reports."""
+        out: dict[int, str] = {}
+        for name, band in self.classes.items():
+            out.setdefault(self.band_tos[band], name)
+        return out
+
+
+def class_table(net: NetworkConfig) -> ClassTable:
+    bands = 3 if net.qdisc == "pfifo_fast" else net.bands
+    band_tos = PFIFO_FAST_BAND_TOS if net.qdisc == "pfifo_fast" else PRIO_BAND_TOS[:bands]
+    classes = dict(net.classes) or default_classes(bands)
+    for name, band in classes.items():
+        if band >= bands:
+            raise ConfigError(f"network.classes.{name}",
+                              f"band {band} does not exist; {net.qdisc} has bands 0..{bands - 1}")
+    table = ClassTable(net.qdisc, bands, classes, tuple(band_tos))
+    if net.ack_class != "data":
+        table.band(net.ack_class, "network.ack_class")
+    return table
+
+
+def default_classes(bands: int) -> dict[str, int]:
+    classes = {"high": 0, "low": bands - 1}
+    if bands > 2:
+        classes["normal"] = 1
+    return classes
+
+
+class PfifoFast:
+    """Linux pfifo_fast: 3 strict-priority bands."""
+
+    def __init__(self, band_limit_packets: int):
+        self.band_limit = band_limit_packets
+
+    def install(self, ns, device):
+        return ns.QueueDiscInstaller.InstallPfifoFast(device, self.band_limit)
+
+    def track(self, tracker, qdisc, link: int, from_node: int, to_node: int) -> None:
+        tracker.TrackPfifoFast(qdisc, link, from_node, to_node)
+
+
+class Prio:
+    """prio with N FIFO bands and the priomap of `prio_priomap`."""
+
+    def __init__(self, bands: int, band_limit_packets: int):
+        self.bands = bands
+        self.band_limit = band_limit_packets
+        self.priomap = " ".join(map(str, prio_priomap(bands)))
+
+    def install(self, ns, device):
+        return ns.QueueDiscInstaller.InstallPrio(device, self.bands, self.priomap, self.band_limit)
+
+    def track(self, tracker, qdisc, link: int, from_node: int, to_node: int) -> None:
+        tracker.TrackPrio(qdisc, link, from_node, to_node)
+
+
+def strategy(net: NetworkConfig):
+    """The queue-disc strategy for every egress of the network."""
+    if net.qdisc == "pfifo_fast":
+        return PfifoFast(net.band_limit_packets)
+    return Prio(net.bands, net.band_limit_packets)

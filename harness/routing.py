@@ -1,0 +1,75 @@
+"""Per-flow ECMP routes, computed from the topology graph.
+
+For every node and every destination host, the next hops are the neighbours
+one hop closer to that host on a shortest path (hosts never forward). The
+C++ EcmpRouting picks one of them by hashing the flow's 5-tuple, so a flow
+keeps its path and different flows spread over all equal-cost paths.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from harness.config import ConfigError
+from harness.topology import Topology
+
+
+def distances_to(topo: Topology, host: int) -> list[int | None]:
+    """Hop distance of every node to `host`, travelling only through switches."""
+    adj = topo.adjacency()
+    dist: list[int | None] = [None] * topo.n_nodes
+    dist[host] = 0
+    queue = deque([host])
+    while queue:
+        u = queue.popleft()
+        if u != host and u < topo.n_hosts:
+            continue  # another host: reachable, but it does not forward
+        for v, _ in adj[u]:
+            if dist[v] is None:
+                dist[v] = dist[u] + 1
+                queue.append(v)
+    return dist
+
+
+def check_reachable(topo: Topology) -> None:
+    for h in range(topo.n_hosts):
+        dist = distances_to(topo, h)
+        unreachable = [topo.node_name(o) for o in range(topo.n_hosts) if dist[o] is None]
+        if unreachable:
+            raise ConfigError("topology.links", f"host {topo.node_name(h)} cannot be reached "
+                              f"from {', '.join(unreachable)}")
+
+
+def next_hops(topo: Topology) -> dict[tuple[int, int], list[int]]:
+    """(node, destination host) -> link indices of its equal-cost next hops."""
+    adj = topo.adjacency()
+    table: dict[tuple[int, int], list[int]] = {}
+    for h in range(topo.n_hosts):
+        dist = distances_to(topo, h)
+        for u in range(topo.n_nodes):
+            if u == h or dist[u] is None:
+                continue
+            hops = [link for v, link in adj[u]
+                    if dist[v] == dist[u] - 1 and (v == h or v >= topo.n_hosts)]
+            if hops:
+                table[(u, h)] = hops
+    return table
+
+
+def path_links(topo: Topology, src: int, dst: int) -> list[int]:
+    """The links of one shortest path from host src to host dst."""
+    table = next_hops(topo)
+    node, path = src, []
+    while node != dst:
+        link = table[(node, dst)][0]
+        path.append(link)
+        l = topo.links[link]
+        node = l.b if l.a == node else l.a
+    return path
+
+
+def install(builder, topo: Topology, host_addresses) -> None:
+    """Push the ECMP table into every node's EcmpRouting (via the builder)."""
+    for (node, host), links in next_hops(topo).items():
+        for link in links:
+            builder.AddRoute(node, host_addresses[host], link)

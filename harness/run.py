@@ -1,0 +1,321 @@
+"""One scenario end to end: plan (pure Python, all validation), build and run
+in ns-3, collect the tables, write the run directory atomically.
+
+ns-3 objects never leave this module: a RunResult holds DataFrames and dicts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from harness import background, metrics, qdisc, routing, tcp
+from harness.config import ConfigError, Scenario
+from harness.topology import Topology, load_topology
+
+APP_OTHER, APP_BACKGROUND = 0, 1
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a run needs, checked, before ns-3 is touched."""
+
+    scenario: Scenario
+    topology: Topology
+    classes: qdisc.ClassTable
+    worst_rtt: float
+    tcp_defaults: dict[str, str]
+    background_hosts: tuple[int, ...] = ()
+    background_rate: float = 0.0
+    background_load: float = 0.0
+    background_tos: int = 0
+    ack_tos: int = -1              # -1: ACKs in the class of their data
+    flows: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def resolved(self) -> dict:
+        """The scenario plus what was derived from it, for the run directory."""
+        return {
+            "scenario": self.scenario.to_dict(),
+            "digest": self.scenario.digest(),
+            "topology": {"kind": self.topology.kind, "hosts": self.topology.n_hosts,
+                         "switches": self.topology.n_switches,
+                         "links": len(self.topology.links),
+                         "params": {k: v for k, v in self.topology.params.items()}},
+            "classes": {"qdisc": self.classes.qdisc, "bands": self.classes.bands,
+                        "class_band": self.classes.classes,
+                        "band_tos": list(self.classes.band_tos)},
+            "worst_case_rtt_s": self.worst_rtt,
+            "tcp_attributes": self.tcp_defaults,
+            "background": {"hosts": list(self.background_hosts),
+                           "rate_per_host": self.background_rate,
+                           "offered_load": self.background_load,
+                           "flows": int(len(self.flows))},
+        }
+
+
+def plan(scenario: Scenario) -> Plan:
+    topo = load_topology(scenario.topology)
+    classes = qdisc.class_table(scenario.network)
+    if scenario.tcp.segment_size + 60 > scenario.network.mtu:
+        raise ConfigError("tcp.segment_size", f"{scenario.tcp.segment_size} B plus TCP/IP "
+                          f"headers (60 B) exceeds network.mtu {scenario.network.mtu} B")
+    worst = tcp.worst_case_rtt(topo, scenario.network, classes.bands)
+    extra: dict = {}
+    bg = scenario.background
+    if scenario.network.ack_class != "data":
+        extra["ack_tos"] = classes.tos(scenario.network.ack_class, "network.ack_class")
+    if bg.enabled:
+        hosts = bg.hosts or tuple(range(topo.n_hosts))
+        for i, h in enumerate(hosts):
+            if h >= topo.n_hosts:
+                raise ConfigError(f"background.hosts[{i}]", f"host {h} does not exist; the "
+                                  f"topology has hosts 0..{topo.n_hosts - 1}")
+        cdf = background.load_cdf(bg.workload)
+        host_bps = min(topo.host_link(h).rate_bps for h in hosts)
+        rate = background.rate_per_host(bg, cdf, host_bps)
+        extra.update(
+            background_hosts=hosts, background_rate=rate,
+            background_load=background.offered_load(rate, cdf, host_bps),
+            background_tos=classes.tos(bg.traffic_class, "background.class"),
+            flows=background.schedule(hosts, rate, scenario.run.duration, cdf, scenario.seed))
+    return Plan(scenario, topo, classes, worst, tcp.attribute_defaults(scenario.tcp, worst),
+                **extra)
+
+
+@dataclass
+class RunResult:
+    plan: Plan
+    flows: pd.DataFrame
+    queues: pd.DataFrame
+    utilization: pd.DataFrame
+    summary: dict
+    manifest: dict
+
+
+# --------------------------------------------------------------------------
+# ns-3
+
+
+def _csv(text: str) -> pd.DataFrame:
+    import io
+    return pd.read_csv(io.StringIO(str(text)), keep_default_na=False, na_values=[])
+
+
+class _Network:
+    """The ns-3 side of one run (lives only inside execute())."""
+
+    def __init__(self, ns, p: Plan):
+        from harness import topology
+
+        sc = p.scenario
+        tcp.apply(ns, p.tcp_defaults)
+        ns.RngSeedManager.SetSeed(max(1, sc.seed % (2**32 - 1)))
+        ns.RngSeedManager.SetRun(1)
+        ns.RngSeedManager.ResetNextStreamIndex()
+        self.builder = topology.build(ns, p.topology, sc.network.mtu)
+        self.queues = ns.CreateObject["ns3::QueueTracker"]()
+        strategy = qdisc.strategy(sc.network)
+        for i, link in enumerate(p.topology.links):
+            for side, (src, dst) in enumerate(((link.a, link.b), (link.b, link.a))):
+                qd = strategy.install(ns, self.builder.GetLinkDevice(i, side))
+                strategy.track(self.queues, qd, i, src, dst)
+        self.builder.AssignAddresses()
+        self.host_addresses = [self.builder.GetLinkAddress(self._host_link(p.topology, h), 0)
+                               .Get() for h in range(p.topology.n_hosts)]
+        routing.install(self.builder, p.topology, [ns.Ipv4Address(a) for a in self.host_addresses])
+
+        self.utilization = ns.CreateObject["ns3::LinkUtilizationTracker"]()
+        self.utilization.SetAttribute(
+            "Interval", ns.TimeValue(ns.NanoSeconds(round(sc.run.utilization_interval * 1e9))))
+        self.utilization.AddApplicationPorts(sc.background.port, sc.background.port,
+                                             APP_BACKGROUND)
+        for i, link in enumerate(p.topology.links):
+            self.utilization.Track(self.builder.GetLinkDevice(i, 0), i, link.a, link.b)
+            self.utilization.Track(self.builder.GetLinkDevice(i, 1), i, link.b, link.a)
+
+        self.flow_log = None
+        if sc.background.enabled:
+            self.flow_log = background.install(
+                ns, self.builder, p.flows, p.background_hosts, self.host_addresses,
+                p.background_tos, p.ack_tos, sc.background.port)
+
+    @staticmethod
+    def _host_link(topo: Topology, host: int) -> int:
+        # Link side 0 is the host: topologies list each host link as (host, switch).
+        i = next(i for i, l in enumerate(topo.links) if host in (l.a, l.b))
+        assert topo.links[i].a == host, "host links must start at the host"
+        return i
+
+
+def _run_with_progress(ns, duration: float, progress: bool) -> dict:
+    """Run to `duration` in slices, so the user sees simulated time, events/s
+    and an ETA. Slices are ~0.5 s of wall time: no per-packet Python."""
+    from tqdm import tqdm
+
+    sim = ns.Simulator
+    bar = tqdm(total=round(duration, 6), unit="sim-s", disable=None if progress else True,
+               file=sys.stderr, bar_format="{l_bar}{bar}| {n:.3f}/{total:.3f} sim-s "
+               "[{elapsed}<{remaining}{postfix}]", leave=False)
+    events0, wall0 = sim.GetEventCount(), time.perf_counter()
+    step = min(duration, 1e-3)
+    now = 0.0
+    while now < duration - 1e-12:
+        step = min(step, duration - now)
+        t0 = time.perf_counter()
+        sim.Stop(ns.NanoSeconds(max(1, round(step * 1e9))))
+        sim.Run()
+        wall = time.perf_counter() - t0
+        new_now = sim.Now().GetSeconds()
+        bar.update(new_now - now)
+        now = new_now
+        elapsed = time.perf_counter() - wall0
+        bar.set_postfix_str(f"{(sim.GetEventCount() - events0) / max(elapsed, 1e-9):,.0f} ev/s",
+                            refresh=False)
+        # aim each slice at ~0.5 s of wall time
+        step = step * min(4.0, max(0.25, 0.5 / max(wall, 1e-4)))
+    bar.close()
+    wall = time.perf_counter() - wall0
+    events = sim.GetEventCount() - events0
+    return {"events": int(events), "wall_s": wall, "simulated_s": now,
+            "events_per_s": events / wall if wall else None,
+            "sim_s_per_wall_s": now / wall if wall else None}
+
+
+def execute(p: Plan, progress: bool = False, quiet: bool = False) -> RunResult:
+    """Build the planned network in ns-3, run it, return the tables."""
+    from harness import ns3
+
+    started = time.time()
+    ns = ns3.load(quiet=quiet)
+    net = _Network(ns, p)
+    startup_s = time.time() - _process_start()
+    timing = _run_with_progress(ns, p.scenario.run.duration, progress)
+    raw_flows = _csv(net.flow_log.ToCsv()) if net.flow_log is not None else None
+    raw_queues = _csv(net.queues.ToCsv())
+    raw_util = _csv(net.utilization.ToCsv())
+    ns.Simulator.Destroy()
+    del net
+
+    result = collect(p, raw_flows, raw_queues, raw_util, timing)
+    result.manifest.update(startup_s=startup_s, run_wall_s=time.time() - started,
+                           peak_rss_mib=_peak_rss_mib())
+    return result
+
+
+def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict) -> RunResult:
+    """Turn the raw C++ tables into the run's tables, summary and manifest."""
+    sc, topo = p.scenario, p.topology
+    tos_class = p.classes.class_of_tos()
+    if raw_flows is not None:
+        ideal = _ideal_fct(topo, raw_flows)
+        flows = metrics.flow_table(raw_flows, (sc.run.warmup, sc.run.duration - sc.run.cooldown),
+                                   ideal, tos_class)
+    else:
+        flows = metrics.flow_table(_empty_flow_log(), (0, 0), pd.Series(dtype=float), tos_class)
+    queues = raw_queues.assign(traffic_class=raw_queues["band"].map(
+        {b: ",".join(n for n, bb in p.classes.classes.items() if bb == b)
+         for b in range(p.classes.bands)}))
+    util = metrics.utilization_table(
+        raw_util, sc.run.utilization_interval, {i: l.rate_bps for i, l in enumerate(topo.links)},
+        tos_class, {APP_OTHER: "other", APP_BACKGROUND: "background"})
+    summary = {
+        "scenario": sc.name, "seed": sc.seed, "digest": sc.digest(),
+        "fct": metrics.fct_summary(flows),
+        **metrics.completion(flows),
+        "queues": metrics.band_totals(queues).to_dict(orient="records"),
+        **{k: timing[k] for k in ("events", "simulated_s", "events_per_s", "sim_s_per_wall_s")},
+    }
+    manifest = {
+        "versions": _versions(),
+        "seed": sc.seed,
+        "digest": sc.digest(),
+        "command": sys.argv,
+        "events": timing["events"],
+        "simulation_wall_s": timing["wall_s"],
+    }
+    return RunResult(p, flows, queues, util, summary, manifest)
+
+
+def _empty_flow_log() -> pd.DataFrame:
+    cols = ["id", "src_node", "dst_node", "size", "tos", "start_ns", "end_ns",
+            "received_bytes", "error"]
+    return pd.DataFrame({c: pd.Series(dtype="int64" if c != "error" else "object") for c in cols})
+
+
+def _ideal_fct(topo: Topology, raw: pd.DataFrame) -> pd.Series:
+    """size / bottleneck rate + base RTT, per flow (paths are memoised per pair)."""
+    cache: dict[tuple[int, int], tuple[float, float]] = {}
+    out = []
+    for src, dst, size in zip(raw["src_node"], raw["dst_node"], raw["size"]):
+        if (src, dst) not in cache:
+            links = [topo.links[i] for i in routing.path_links(topo, src, dst)]
+            cache[(src, dst)] = (min(l.rate_bps for l in links), 2 * sum(l.delay_s for l in links))
+        rate, rtt = cache[(src, dst)]
+        out.append(size * 8 / rate + rtt)
+    return pd.Series(out, index=raw.index, dtype=float)
+
+
+def _process_start() -> float:
+    import psutil
+    return psutil.Process().create_time()
+
+
+def _peak_rss_mib() -> float:
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+    out = {"python": sys.version.split()[0]}
+    for pkg in ("ddnn-harness", "ns3", "cppyy", "numpy", "pandas", "pyarrow"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = "not installed"
+    return out
+
+
+# --------------------------------------------------------------------------
+# run directory
+
+
+def write_run_dir(result: RunResult, out_dir: Path) -> Path:
+    """Write the run's files into a temporary directory, then rename it into
+    place: a reader never sees a half-written run."""
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out_dir.parent / f".{out_dir.name}.tmp-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    result.flows.to_parquet(tmp / "flows.parquet", index=False)
+    result.queues.to_parquet(tmp / "queues.parquet", index=False)
+    result.utilization.to_parquet(tmp / "utilization.parquet", index=False)
+    _write_json(tmp / "config.json", result.plan.resolved())
+    _write_json(tmp / "summary.json", result.summary)
+    _write_json(tmp / "manifest.json", result.manifest)
+    if out_dir.exists():
+        old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
+        os.replace(out_dir, old)
+        os.replace(tmp, out_dir)
+        shutil.rmtree(old)
+    else:
+        os.replace(tmp, out_dir)
+    return out_dir
+
+
+def _write_json(path: Path, data) -> None:
+    path.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def run_scenario(scenario: Scenario, progress: bool = False, quiet: bool = False) -> RunResult:
+    """The Python API: plan, run, and return the tables as DataFrames."""
+    return execute(plan(scenario), progress=progress, quiet=quiet)

@@ -1,0 +1,56 @@
+"""TCP settings of the reference study (SPEC §3), as ns-3 attribute defaults.
+
+Timers scale with the worst-case RTT W of the network: every hop of the
+longest host-to-host path with all of its queue disc's bands full, both ways.
+"""
+
+from __future__ import annotations
+
+from harness.config import CONGESTION_CONTROLS, NetworkConfig, TcpConfig
+from harness.routing import distances_to
+from harness.topology import Topology
+
+PPP_HEADER = 2
+
+
+def worst_case_rtt(topo: Topology, net: NetworkConfig, bands: int) -> float:
+    """Seconds: 2 x sum over the longest path of (delay + (queue + 1) frames)."""
+    frame_bits = (net.mtu + PPP_HEADER) * 8
+    queue_packets = bands * net.band_limit_packets
+    slowest = min(link.rate_bps for link in topo.links)
+    longest_delay = max(link.delay_s for link in topo.links)
+    hops = max(d for h in range(topo.n_hosts) for d in distances_to(topo, h)[:topo.n_hosts]
+               if d is not None)
+    per_hop = longest_delay + (queue_packets + 1) * frame_bits / slowest
+    return 2 * hops * per_hop
+
+
+def _ns(seconds: float) -> str:
+    return f"{max(1, round(seconds * 1e9))}ns"
+
+
+def attribute_defaults(tcp: TcpConfig, worst_rtt: float) -> dict[str, str]:
+    """ns-3 Config::SetDefault names -> values (strings, as ns-3 parses them)."""
+    w = worst_rtt
+    return {
+        "ns3::TcpL4Protocol::SocketType": CONGESTION_CONTROLS[tcp.congestion_control],
+        "ns3::TcpSocket::SegmentSize": str(tcp.segment_size),
+        "ns3::TcpSocket::InitialCwnd": str(tcp.initial_cwnd),
+        "ns3::TcpSocket::SndBufSize": str(tcp.buffer_bytes),
+        "ns3::TcpSocket::RcvBufSize": str(tcp.buffer_bytes),
+        "ns3::TcpSocket::ConnTimeout": _ns(2 * w),
+        "ns3::TcpSocket::DelAckTimeout": _ns(0.2 * w),
+        "ns3::TcpSocket::PersistTimeout": _ns(4 * w),
+        "ns3::TcpSocketBase::MinRto": _ns(1.5 * w),
+        "ns3::TcpSocketBase::ClockGranularity": "1ns",
+        "ns3::TcpSocketBase::Timestamp": "true",
+        "ns3::TcpSocketBase::Sack": "true",
+        "ns3::TcpSocketBase::WindowScaling": "true",
+        "ns3::TcpSocketBase::MaxSegLifetime": repr(5 * w),
+        "ns3::RttEstimator::InitialEstimation": _ns(2 * w),
+    }
+
+
+def apply(ns, defaults: dict[str, str]) -> None:
+    for name, value in defaults.items():
+        ns.Config.SetDefault(name, ns.StringValue(value))

@@ -1,0 +1,164 @@
+"""Topologies: read from topologies/*.toml into a node/link graph, and build
+that graph in ns-3 (nodes, point-to-point links) through TopologyBuilder.
+
+Nodes are numbered hosts first (0..H-1), then switches. A switch is an IP
+router node. Routing is `harness.routing`; queue discs are `harness.qdisc`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.config import (TOPOLOGIES_DIR, ConfigError, TopologyConfig, parse_rate,
+                            parse_time, read_toml, resolve_data_file)
+
+# Keys each kind of topology file takes, with what they mean.
+KIND_KEYS = {
+    "single-tor": {"hosts": "number of hosts on the one switch",
+                   "link_rate": "host link rate", "link_delay": "host link delay"},
+    "leaf-spine": {"leaves": "number of leaf (ToR) switches", "spines": "number of spines",
+                   "hosts_per_leaf": "hosts under each leaf",
+                   "host_link_rate": "host-leaf rate", "host_link_delay": "host-leaf delay",
+                   "fabric_link_rate": "leaf-spine rate", "fabric_link_delay": "leaf-spine delay"},
+    "custom": {"hosts": "number of hosts", "switches": "number of switches",
+               "links": "list of [a, b] pairs of node names (h0.., s0..)",
+               "link_rate": "rate of every link", "link_delay": "delay of every link"},
+}
+
+
+@dataclass(frozen=True)
+class Link:
+    a: int
+    b: int
+    rate_bps: float
+    delay_s: float
+
+
+@dataclass(frozen=True)
+class Topology:
+    kind: str
+    n_hosts: int
+    n_switches: int
+    links: tuple[Link, ...]
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_nodes(self) -> int:
+        return self.n_hosts + self.n_switches
+
+    def node_name(self, node: int) -> str:
+        return f"h{node}" if node < self.n_hosts else f"s{node - self.n_hosts}"
+
+    def host_link(self, host: int) -> Link:
+        """The one link of a (single-homed) host."""
+        return next(link for link in self.links if host in (link.a, link.b))
+
+    def adjacency(self) -> list[list[tuple[int, int]]]:
+        """adjacency[node] = [(neighbour, link index), ...] in link order."""
+        adj: list[list[tuple[int, int]]] = [[] for _ in range(self.n_nodes)]
+        for i, link in enumerate(self.links):
+            adj[link.a].append((link.b, i))
+            adj[link.b].append((link.a, i))
+        return adj
+
+
+def _int_param(data: dict, key: str, where: str, minimum: int = 1) -> int:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{where}.{key}", f"expected an integer, got {value!r}")
+    if value < minimum:
+        raise ConfigError(f"{where}.{key}", f"must be >= {minimum} (got {value})")
+    return value
+
+
+def _single_tor(p: dict, where: str) -> Topology:
+    hosts = _int_param(p, "hosts", where, 2)
+    rate = parse_rate(p["link_rate"], f"{where}.link_rate")
+    delay = parse_time(p["link_delay"], f"{where}.link_delay")
+    links = tuple(Link(h, hosts, rate, delay) for h in range(hosts))
+    return Topology("single-tor", hosts, 1, links, p)
+
+
+def _leaf_spine(p: dict, where: str) -> Topology:
+    leaves = _int_param(p, "leaves", where)
+    spines = _int_param(p, "spines", where)
+    per_leaf = _int_param(p, "hosts_per_leaf", where)
+    if leaves * per_leaf < 2:
+        raise ConfigError(f"{where}.hosts_per_leaf", "the topology needs at least 2 hosts")
+    host_rate = parse_rate(p["host_link_rate"], f"{where}.host_link_rate")
+    host_delay = parse_time(p["host_link_delay"], f"{where}.host_link_delay")
+    fabric_rate = parse_rate(p["fabric_link_rate"], f"{where}.fabric_link_rate")
+    fabric_delay = parse_time(p["fabric_link_delay"], f"{where}.fabric_link_delay")
+    hosts = leaves * per_leaf
+    leaf0, spine0 = hosts, hosts + leaves
+    links = [Link(h, leaf0 + h // per_leaf, host_rate, host_delay) for h in range(hosts)]
+    links += [Link(leaf0 + l, spine0 + s, fabric_rate, fabric_delay)
+              for l in range(leaves) for s in range(spines)]
+    params = dict(p, oversubscription=per_leaf * host_rate / (spines * fabric_rate))
+    return Topology("leaf-spine", hosts, leaves + spines, tuple(links), params)
+
+
+def _custom(p: dict, where: str) -> Topology:
+    hosts = _int_param(p, "hosts", where, 2)
+    switches = _int_param(p, "switches", where, 0)
+    rate = parse_rate(p["link_rate"], f"{where}.link_rate")
+    delay = parse_time(p["link_delay"], f"{where}.link_delay")
+    names = {f"h{i}": i for i in range(hosts)} | {f"s{i}": hosts + i for i in range(switches)}
+    pairs = p["links"]
+    if not isinstance(pairs, list) or not pairs:
+        raise ConfigError(f"{where}.links", "expected a non-empty list of [a, b] pairs")
+    links = []
+    for i, pair in enumerate(pairs):
+        if (not isinstance(pair, list) or len(pair) != 2
+                or any(n not in names for n in pair) or pair[0] == pair[1]):
+            raise ConfigError(f"{where}.links[{i}]", f"expected [a, b] with two different node "
+                              f"names of {', '.join(names)}; got {pair!r}")
+        links.append(Link(names[pair[0]], names[pair[1]], rate, delay))
+    topo = Topology("custom", hosts, switches, tuple(links), p)
+    for h in range(hosts):
+        degree = sum(h in (l.a, l.b) for l in links)
+        if degree != 1:
+            raise ConfigError(f"{where}.links", f"host h{h} has {degree} links; "
+                              "hosts must have exactly one (single-homed)")
+    return topo
+
+
+_BUILDERS = {"single-tor": _single_tor, "leaf-spine": _leaf_spine, "custom": _custom}
+
+
+def load_topology(cfg: TopologyConfig) -> Topology:
+    """Read the topology file named by the scenario, apply its overrides, check it."""
+    path = resolve_data_file(cfg.file, TOPOLOGIES_DIR, ".toml", "topology.file")
+    data = read_toml(path, "topology.file")
+    kind = data.pop("kind", None)
+    if kind not in KIND_KEYS:
+        raise ConfigError("topology.kind", f"{path}: unknown kind {kind!r}; "
+                          f"allowed: {', '.join(KIND_KEYS)}")
+    allowed = KIND_KEYS[kind]
+    for key in list(data) + list(cfg.overrides):
+        if key not in allowed:
+            raise ConfigError(f"topology.{key}", f"unknown key for a {kind} topology; "
+                              f"allowed: {', '.join(allowed)}")
+    params = data | dict(cfg.overrides)
+    for key in allowed:
+        if key not in params:
+            raise ConfigError(f"topology.{key}", f"missing ({allowed[key]}) in {path}")
+    topo = _BUILDERS[kind](params, "topology")
+    from harness.routing import check_reachable  # routing owns path questions
+    check_reachable(topo)
+    return topo
+
+
+# --------------------------------------------------------------------------
+# ns-3
+
+
+def build(ns, topo: Topology, mtu: int):
+    """Create nodes and links in ns-3. Returns the TopologyBuilder; call its
+    AssignAddresses() after the queue discs are installed."""
+    builder = ns.CreateObject["ns3::TopologyBuilder"]()
+    builder.CreateNodes(topo.n_nodes)
+    for link in topo.links:
+        builder.AddLink(link.a, link.b, int(link.rate_bps), int(round(link.delay_s * 1e9)), mtu)
+    return builder

@@ -1,0 +1,11 @@
+// Umbrella header: everything the harness loads from ns3-modules/.
+#include "ecmp-routing-helper.h"
+#include "ecmp-routing.h"
+#include "flow-app-helper.h"
+#include "flow-log.h"
+#include "flow-send-application.h"
+#include "flow-sink-application.h"
+#include "link-utilization-tracker.h"
+#include "queue-disc-installer.h"
+#include "queue-tracker.h"
+#include "topology-builder.h"

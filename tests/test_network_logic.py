@@ -1,0 +1,54 @@
+"""Pure logic of the network: class -> ToS -> band tables, ECMP next hops, timers."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import qdisc, routing, tcp
+from harness.config import NetworkConfig, TopologyConfig
+from harness.topology import load_topology
+
+# ns-3's Socket::IpTos2Priority (Linux rt_tos2priority), for the ToS we use.
+LINUX_TOS_PRIORITY = {0x00: 0, 0x08: 2, 0x10: 6, 0x18: 4}
+PFIFO_FAST_PRIOMAP = [1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1]
+
+
+def test_tos_table_matches_linux_priorities():
+    assert qdisc.TOS_PRIORITY == LINUX_TOS_PRIORITY
+
+
+def test_pfifo_fast_classes_land_in_their_bands():
+    table = qdisc.class_table(NetworkConfig(qdisc="pfifo_fast"))
+    for name, band in table.classes.items():
+        assert PFIFO_FAST_PRIOMAP[LINUX_TOS_PRIORITY[table.tos(name, "x")]] == band
+
+
+@pytest.mark.parametrize("bands", [2, 3, 4])
+def test_prio_classes_land_in_their_bands(bands):
+    table = qdisc.class_table(NetworkConfig(qdisc="prio", bands=bands))
+    priomap = qdisc.prio_priomap(bands)
+    for band, tos in enumerate(table.band_tos):
+        assert priomap[LINUX_TOS_PRIORITY[tos]] == band
+    assert table.band("high", "x") == 0 and table.band("low", "x") == bands - 1
+
+
+def test_leaf_spine_next_hops_are_all_spines():
+    topo = load_topology(TopologyConfig("leaf-spine", {"spines": 4, "leaves": 3}))
+    table = routing.next_hops(topo)
+    leaf0 = topo.n_hosts
+    remote_host = topo.n_hosts - 1            # under the last leaf
+    assert len(table[(leaf0, remote_host)]) == 4
+    assert len(table[(0, remote_host)]) == 1  # hosts are single-homed
+    assert len(routing.path_links(topo, 0, remote_host)) == 4
+    assert len(routing.path_links(topo, 0, 1)) == 2
+    assert topo.params["oversubscription"] == pytest.approx(1.0)
+
+
+def test_worst_case_rtt_from_queues_and_hops():
+    topo = load_topology(TopologyConfig("single-tor", {"link_rate": "10Gbps"}))
+    net = NetworkConfig()
+    w = tcp.worst_case_rtt(topo, net, bands=3)
+    per_hop = 10e-6 + 3001 * 1502 * 8 / 10e9
+    assert w == pytest.approx(2 * 2 * per_hop)
+    attrs = tcp.attribute_defaults(__import__("harness.config").config.TcpConfig(), w)
+    assert attrs["ns3::TcpSocketBase::MinRto"] == f"{round(1.5 * w * 1e9)}ns"
