@@ -48,7 +48,7 @@ def run(scenario: str | None, overrides: tuple[str, ...], output: str | None,
                f"(lambda {p.background_rate:.1f}/s per host, load {p.background_load:.1%})",
                err=True)
     try:
-        result = execute(p, progress=True if progress is None else progress)
+        result = execute(p, progress=progress)
     except ns3.Ns3LoadError as e:
         _fail(str(e), 3)
     out = Path(output) if output else REPO_DIR / "results" / "runs" / f"{sc.name}-{sc.digest()}"

@@ -154,30 +154,29 @@ class _Network:
         return i
 
 
-def _run_with_progress(ns, duration: float, progress: bool) -> dict:
+def _run_with_progress(ns, duration: float, progress: bool | None) -> dict:
     """Run to `duration` in slices, so the user sees simulated time, events/s
     and an ETA. Slices are ~0.5 s of wall time: no per-packet Python."""
     from tqdm import tqdm
 
     sim = ns.Simulator
-    bar = tqdm(total=round(duration, 6), unit="sim-s", disable=None if progress else True,
+    bar = tqdm(total=round(duration, 6), unit="sim-s", disable=None if progress is None else not progress,
                file=sys.stderr, bar_format="{l_bar}{bar}| {n:.3f}/{total:.3f} sim-s "
                "[{elapsed}<{remaining}{postfix}]", leave=False)
     events0, wall0 = sim.GetEventCount(), time.perf_counter()
     step = min(duration, 1e-3)
     now = 0.0
+    events = events0
     while now < duration - 1e-12:
         step = min(step, duration - now)
         t0 = time.perf_counter()
         sim.Stop(ns.NanoSeconds(max(1, round(step * 1e9))))
         sim.Run()
         wall = time.perf_counter() - t0
-        new_now = sim.Now().GetSeconds()
+        new_now, new_events = sim.Now().GetSeconds(), sim.GetEventCount()
+        bar.set_postfix_str(f"{(new_events - events) / max(wall, 1e-9):,.0f} ev/s", refresh=False)
         bar.update(new_now - now)
-        now = new_now
-        elapsed = time.perf_counter() - wall0
-        bar.set_postfix_str(f"{(sim.GetEventCount() - events0) / max(elapsed, 1e-9):,.0f} ev/s",
-                            refresh=False)
+        now, events = new_now, new_events
         # aim each slice at ~0.5 s of wall time
         step = step * min(4.0, max(0.25, 0.5 / max(wall, 1e-4)))
     bar.close()
@@ -188,8 +187,9 @@ def _run_with_progress(ns, duration: float, progress: bool) -> dict:
             "sim_s_per_wall_s": now / wall if wall else None}
 
 
-def execute(p: Plan, progress: bool = False, quiet: bool = False) -> RunResult:
-    """Build the planned network in ns-3, run it, return the tables."""
+def execute(p: Plan, progress: bool | None = False, quiet: bool = False) -> RunResult:
+    """Build the planned network in ns-3, run it, return the tables.
+    progress: show a progress bar (None: when stderr is a terminal)."""
     from harness import ns3
 
     started = time.time()
@@ -316,6 +316,7 @@ def _write_json(path: Path, data) -> None:
     path.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
 
 
-def run_scenario(scenario: Scenario, progress: bool = False, quiet: bool = False) -> RunResult:
+def run_scenario(scenario: Scenario, progress: bool | None = False,
+                 quiet: bool = False) -> RunResult:
     """The Python API: plan, run, and return the tables as DataFrames."""
     return execute(plan(scenario), progress=progress, quiet=quiet)
