@@ -8,4 +8,5 @@
 #include "link-utilization-tracker.h"
 #include "queue-disc-installer.h"
 #include "queue-tracker.h"
+#include "ring-allreduce-helper.h"
 #include "topology-builder.h"

@@ -1,0 +1,97 @@
+#include "ring-allreduce-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/node-list.h"
+
+namespace ns3
+{
+
+RingAllreduceHelper::RingAllreduceHelper()
+    : m_start(Seconds(0))
+{
+    m_jobFactory.SetTypeId(RingAllreduceJob::GetTypeId());
+}
+
+void
+RingAllreduceHelper::SetJobAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_jobFactory.Set(name, value);
+}
+
+void
+RingAllreduceHelper::SetLayers(const std::vector<uint64_t>& bytes,
+                               const std::vector<int64_t>& fpNs,
+                               const std::vector<int64_t>& bpNs)
+{
+    m_bytes = bytes;
+    m_fpNs = fpNs;
+    m_bpNs = bpNs;
+}
+
+void
+RingAllreduceHelper::SetLayerTos(uint32_t layer, uint8_t tos)
+{
+    m_layerTos[layer] = tos;
+}
+
+void
+RingAllreduceHelper::SetStartTime(Time start)
+{
+    m_start = start;
+}
+
+Ptr<RingAllreduceJob>
+RingAllreduceHelper::Install(const NodeContainer& nodes,
+                             const std::vector<uint32_t>& addresses) const
+{
+    NS_ABORT_MSG_IF(m_bytes.empty(), "RingAllreduceHelper: SetLayers() before Install()");
+    Ptr<RingAllreduceJob> job = m_jobFactory.Create<RingAllreduceJob>();
+    job->SetLayers(m_bytes, m_fpNs, m_bpNs);
+    for (const auto& [layer, tos] : m_layerTos)
+    {
+        job->SetLayerTos(layer, tos);
+    }
+    return InstallJob(job, nodes, addresses);
+}
+
+Ptr<RingAllreduceJob>
+RingAllreduceHelper::Install(const std::vector<uint32_t>& nodeIds,
+                             const std::vector<uint32_t>& addresses) const
+{
+    NodeContainer nodes;
+    for (uint32_t id : nodeIds)
+    {
+        NS_ABORT_MSG_IF(id >= NodeList::GetNNodes(), "RingAllreduceHelper: no node " << id);
+        nodes.Add(NodeList::GetNode(id));
+    }
+    return Install(nodes, addresses);
+}
+
+Ptr<RingAllreduceJob>
+RingAllreduceHelper::InstallJob(Ptr<RingAllreduceJob> job,
+                                const NodeContainer& nodes,
+                                const std::vector<uint32_t>& addresses) const
+{
+    const uint32_t n = nodes.GetN();
+    NS_ABORT_MSG_IF(n < 2, "RingAllreduceHelper: a ring needs at least 2 nodes (got " << n << ")");
+    NS_ABORT_MSG_IF(addresses.size() != n,
+                    "RingAllreduceHelper: " << n << " nodes but " << addresses.size()
+                                            << " addresses");
+    NS_ABORT_MSG_IF(job->GetNWorkers() != 0, "RingAllreduceHelper: the job already has workers");
+    std::vector<Ptr<RingAllreduceWorker>> workers;
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        auto worker = CreateObject<RingAllreduceWorker>();
+        const uint32_t rank = job->AddWorker(worker);
+        worker->Setup(job,
+                      rank,
+                      Ipv4Address(addresses[(r + n - 1) % n]),
+                      Ipv4Address(addresses[(r + 1) % n]));
+        worker->SetStartTime(m_start);
+        nodes.Get(r)->AddApplication(worker);
+    }
+    job->Validate();
+    return job;
+}
+
+} // namespace ns3
