@@ -129,6 +129,21 @@ class BackgroundConfig:
 
 
 @dataclass(frozen=True)
+class TrainingConfig:
+    """One ring-allreduce job (SPEC §2a)."""
+
+    enabled: bool = False
+    profile: str = "resnet50-like"   # workloads/profiles/<name>.csv or a path
+    ratio: float | None = None       # compute-to-network ratio R: rescale compute to it
+    workers: int = 4                 # on hosts 0..workers-1 unless `hosts` is given
+    hosts: tuple[int, ...] = ()
+    policy: str = "fifo"             # transmission queue: fifo | priority
+    barrier: bool = False
+    priority: str = "same"           # traffic class; "same" = the background's class
+    port: int = 5000
+
+
+@dataclass(frozen=True)
 class Scenario:
     name: str = "scenario"
     seed: int = 1
@@ -137,6 +152,7 @@ class Scenario:
     network: NetworkConfig = field(default_factory=NetworkConfig)
     tcp: TcpConfig = field(default_factory=TcpConfig)
     background: BackgroundConfig = field(default_factory=BackgroundConfig)
+    training: TrainingConfig = field(default_factory=TrainingConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -160,8 +176,11 @@ _SECTION_KEYS = {
     "background": {"enabled": "enabled", "workload": "workload", "rate": "rate",
                    "load": "load", "class": "traffic_class", "hosts": "hosts",
                    "port": "port"},
+    "training": {k: k for k in ("enabled", "profile", "ratio", "workers", "hosts", "policy",
+                                "barrier", "priority", "port")},
 }
-_TOP_KEYS = ("name", "seed", "run", "topology", "network", "tcp", "background")
+_TOP_KEYS = ("name", "seed", "run", "topology", "network", "tcp", "background", "training")
+TRAINING_POLICIES = ("fifo", "priority")
 
 
 def _check_keys(data: dict, allowed, where: str) -> None:
@@ -301,6 +320,42 @@ def _background(data: Any) -> BackgroundConfig:
     return cfg
 
 
+def _host_list(value: Any, where: str) -> tuple[int, ...]:
+    if not isinstance(value, list):
+        raise ConfigError(where, f"expected a list of host indices, got {value!r}")
+    hosts = tuple(_int(h, f"{where}[{i}]", 0) for i, h in enumerate(value))
+    if len(set(hosts)) != len(hosts):
+        raise ConfigError(where, "lists a host twice")
+    return hosts
+
+
+def _training(data: Any) -> TrainingConfig:
+    d = _section(data, "training")
+    out: dict[str, Any] = {}
+    if "enabled" in d:
+        out["enabled"] = _bool(d["enabled"], "training.enabled")
+    if "profile" in d:
+        out["profile"] = _str(d["profile"], "training.profile")
+    if "ratio" in d:
+        out["ratio"] = _float(d["ratio"], "training.ratio")
+    if "workers" in d:
+        out["workers"] = _int(d["workers"], "training.workers", 2)
+    if "hosts" in d:
+        out["hosts"] = _host_list(d["hosts"], "training.hosts")
+        if len(out["hosts"]) < 2:
+            raise ConfigError("training.hosts", "a ring needs at least 2 workers")
+        out["workers"] = len(out["hosts"])
+    if "policy" in d:
+        out["policy"] = _str(d["policy"], "training.policy", TRAINING_POLICIES)
+    if "barrier" in d:
+        out["barrier"] = _bool(d["barrier"], "training.barrier")
+    if "priority" in d:
+        out["priority"] = _str(d["priority"], "training.priority")
+    if "port" in d:
+        out["port"] = _int(d["port"], "training.port", 1, 65535)
+    return TrainingConfig(**out)
+
+
 def scenario_from_dict(data: dict[str, Any]) -> Scenario:
     """Validate a raw scenario dict (e.g. parsed TOML) into a Scenario."""
     if not isinstance(data, dict):
@@ -312,7 +367,7 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
     if "seed" in data:
         out["seed"] = _int(data["seed"], "seed", 0, 2**63 - 1)
     readers = {"run": _run, "topology": _topology, "network": _network, "tcp": _tcp,
-               "background": _background}
+               "background": _background, "training": _training}
     for key, reader in readers.items():
         out[key] = reader(data.get(key, {}))
     return Scenario(**out)

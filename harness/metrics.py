@@ -105,3 +105,14 @@ def band_totals(queues: pd.DataFrame) -> pd.DataFrame:
     out = queues.groupby("band")[cols].sum()
     out["max_backlog_packets"] = queues.groupby("band")["max_backlog_packets"].max()
     return out.reset_index()
+
+
+def iteration_summary(iterations: pd.DataFrame) -> dict[str, float | int | None]:
+    """Iteration time (start of forward layer 0 to the next) over the window."""
+    it = iterations.loc[iterations["measured"], "iteration_s"]
+    if len(it) == 0:
+        return {"iterations": 0, "mean_iteration_s": None, "p50_iteration_s": None,
+                "p99_iteration_s": None}
+    return {"iterations": int(len(it)), "mean_iteration_s": float(it.mean()),
+            "p50_iteration_s": float(it.quantile(0.5)),
+            "p99_iteration_s": float(it.quantile(0.99))}

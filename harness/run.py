@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness import background, metrics, qdisc, routing, tcp
+from harness import background, metrics, qdisc, routing, tcp, training
 from harness.config import ConfigError, Scenario
 from harness.topology import Topology, load_topology
 
-APP_OTHER, APP_BACKGROUND = 0, 1
+APP_OTHER, APP_BACKGROUND, APP_TRAINING = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,9 @@ class Plan:
     background_tos: int = 0
     ack_tos: int = -1              # -1: ACKs in the class of their data
     flows: pd.DataFrame = field(default_factory=pd.DataFrame)
+    training_hosts: tuple[int, ...] = ()
+    training_tos: int = 0
+    profile: object = None          # harness.profiles.Profile of the training job
 
     def resolved(self) -> dict:
         """The scenario plus what was derived from it, for the run directory."""
@@ -57,6 +60,9 @@ class Plan:
                            "rate_per_host": self.background_rate,
                            "offered_load": self.background_load,
                            "flows": int(len(self.flows))},
+            "training": {"hosts": list(self.training_hosts), "tos": self.training_tos,
+                         "profile": getattr(self.profile, "name", None),
+                         "compute_ms": getattr(self.profile, "compute_ms", None)},
         }
 
 
@@ -85,6 +91,15 @@ def plan(scenario: Scenario) -> Plan:
             background_load=background.offered_load(rate, cdf, host_bps),
             background_tos=classes.tos(bg.traffic_class, "background.class"),
             flows=background.schedule(hosts, rate, scenario.run.duration, cdf, scenario.seed))
+    tr = scenario.training
+    if tr.enabled:
+        hosts = training.worker_hosts(tr, topo.n_hosts)
+        link_bps = min(topo.host_link(h).rate_bps for h in hosts)
+        cls = bg.traffic_class if tr.priority == "same" else tr.priority
+        extra.update(training_hosts=hosts, profile=training.load(tr, len(hosts), link_bps),
+                     training_tos=classes.tos(cls, "training.priority"))
+        if bg.enabled and tr.port == bg.port:
+            raise ConfigError("training.port", f"{tr.port} is the background port")
     return Plan(scenario, topo, classes, worst, tcp.attribute_defaults(scenario.tcp, worst),
                 **extra)
 
@@ -97,6 +112,8 @@ class RunResult:
     utilization: pd.DataFrame
     summary: dict
     manifest: dict
+    iterations: pd.DataFrame | None = None   # training jobs only
+    transfers: pd.DataFrame | None = None
 
 
 # --------------------------------------------------------------------------
@@ -140,6 +157,13 @@ class _Network:
             self.utilization.Track(self.builder.GetLinkDevice(i, 0), i, link.a, link.b)
             self.utilization.Track(self.builder.GetLinkDevice(i, 1), i, link.b, link.a)
 
+        self.job = None
+        if sc.training.enabled:
+            self.utilization.AddApplicationPorts(sc.training.port, sc.training.port,
+                                                 APP_TRAINING)
+            self.job = training.install(ns, self.builder, p.profile, sc.training,
+                                        p.training_hosts, self.host_addresses, p.training_tos,
+                                        p.ack_tos)
         self.flow_log = None
         if sc.background.enabled:
             self.flow_log = background.install(
@@ -200,16 +224,21 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False) -> RunR
     raw_flows = _csv(net.flow_log.ToCsv()) if net.flow_log is not None else None
     raw_queues = _csv(net.queues.ToCsv())
     raw_util = _csv(net.utilization.ToCsv())
+    raw_training = None
+    if net.job is not None:
+        raw_training = (_csv(net.job.IterationsCsv()), _csv(net.job.TransfersCsv()),
+                        str(net.job.GetErrors()))
     ns.Simulator.Destroy()
     del net
 
-    result = collect(p, raw_flows, raw_queues, raw_util, timing)
+    result = collect(p, raw_flows, raw_queues, raw_util, timing, raw_training)
     result.manifest.update(startup_s=startup_s, run_wall_s=time.time() - started,
                            peak_rss_mib=_peak_rss_mib())
     return result
 
 
-def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict) -> RunResult:
+def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
+            raw_training=None) -> RunResult:
     """Turn the raw C++ tables into the run's tables, summary and manifest."""
     sc, topo = p.scenario, p.topology
     tos_class = p.classes.class_of_tos()
@@ -224,7 +253,15 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict) -> RunResult
          for b in range(p.classes.bands)}))
     util = metrics.utilization_table(
         raw_util, sc.run.utilization_interval, {i: l.rate_bps for i, l in enumerate(topo.links)},
-        tos_class, {APP_OTHER: "other", APP_BACKGROUND: "background"})
+        tos_class, {APP_OTHER: "other", APP_BACKGROUND: "background", APP_TRAINING: "training"})
+    iterations = transfers = None
+    if raw_training is not None:
+        iterations, transfers, errors = raw_training
+        window = (sc.run.warmup, sc.run.duration - sc.run.cooldown)
+        iterations = iterations.assign(
+            iteration_s=(iterations["end_ns"] - iterations["start_ns"]) / 1e9,
+            measured=(iterations["start_ns"] / 1e9 >= window[0])
+            & (iterations["end_ns"] / 1e9 <= window[1]))
     summary = {
         "scenario": sc.name, "seed": sc.seed, "digest": sc.digest(),
         "fct": metrics.fct_summary(flows),
@@ -232,6 +269,9 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict) -> RunResult
         "queues": metrics.band_totals(queues).to_dict(orient="records"),
         **{k: timing[k] for k in ("events", "simulated_s", "events_per_s", "sim_s_per_wall_s")},
     }
+    if iterations is not None:
+        summary["training"] = {**metrics.iteration_summary(iterations),
+                               "socket_errors": errors.strip()}
     manifest = {
         "versions": _versions(),
         "seed": sc.seed,
@@ -240,7 +280,7 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict) -> RunResult
         "events": timing["events"],
         "simulation_wall_s": timing["wall_s"],
     }
-    return RunResult(p, flows, queues, util, summary, manifest)
+    return RunResult(p, flows, queues, util, summary, manifest, iterations, transfers)
 
 
 def _empty_flow_log() -> pd.DataFrame:
@@ -299,6 +339,9 @@ def write_run_dir(result: RunResult, out_dir: Path) -> Path:
     result.flows.to_parquet(tmp / "flows.parquet", index=False)
     result.queues.to_parquet(tmp / "queues.parquet", index=False)
     result.utilization.to_parquet(tmp / "utilization.parquet", index=False)
+    if result.iterations is not None:
+        result.iterations.to_parquet(tmp / "iterations.parquet", index=False)
+        result.transfers.to_parquet(tmp / "transfers.parquet", index=False)
     _write_json(tmp / "config.json", result.plan.resolved())
     _write_json(tmp / "summary.json", result.summary)
     _write_json(tmp / "manifest.json", result.manifest)

@@ -1,0 +1,50 @@
+"""A training job configured through a scenario: `[training]` end to end."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import small_plan
+from harness import analytic, profiles
+from harness.config import ConfigError
+
+N, LINK_BPS = 4, 1e9
+# Wire cost of a 1380 B segment and the per-step gap, as in test_ring_allreduce.
+ANALYTIC = dict(payload_efficiency=1380 / 1434, step_latency_s=2 * 10e-6 + 1434 * 8 / LINK_BPS)
+
+
+@pytest.fixture(scope="module")
+def small_model(tmp_path_factory):
+    path = tmp_path_factory.mktemp("profiles") / "small-model.csv"
+    profiles.save_profile(profiles.resnet50_like(20, 2_000_000, 10.0), path)
+    return path
+
+
+def training_plan(model, *overrides):
+    return small_plan("training.enabled=true", f'training.profile="{model}"',
+                      f"training.workers={N}", *overrides)
+
+
+def test_scenario_job_matches_the_analytic_model(small_model, run_plan):
+    p = training_plan(small_model, "training.ratio=4", "background.enabled=false",
+                      "run.duration=0.6", "run.warmup=0.1", "run.cooldown=0.001")
+    r = run_plan(p)
+    expected = analytic.simulate(p.profile, N, LINK_BPS, iterations=8, **ANALYTIC)
+    got = r.summary["training"]
+    assert got["iterations"] >= 4 * N
+    assert got["mean_iteration_s"] * 1e3 == pytest.approx(expected.iteration_ms[1:].mean(),
+                                                          rel=0.02)
+    assert got["socket_errors"] == ""
+    assert set(r.utilization["app"]) == {"training"}
+
+
+def test_training_errors_name_the_field(small_model):
+    with pytest.raises(ConfigError) as err:
+        training_plan(small_model, "training.workers=9")
+    assert err.value.field == "training.workers"
+    with pytest.raises(ConfigError) as err:
+        training_plan(small_model, 'training.policy="lifo"')
+    assert err.value.field == "training.policy"
+    with pytest.raises(ConfigError) as err:
+        training_plan(small_model, 'training.priority="urgent"')
+    assert err.value.field == "training.priority"
