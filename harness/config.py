@@ -285,6 +285,15 @@ def _tcp(data: Any) -> TcpConfig:
     return TcpConfig(**out)
 
 
+def _host_list(value: Any, where: str) -> tuple[int, ...]:
+    if not isinstance(value, list):
+        raise ConfigError(where, f"expected a list of host indices, got {value!r}")
+    hosts = tuple(_int(h, f"{where}[{i}]", 0) for i, h in enumerate(value))
+    if len(set(hosts)) != len(hosts):
+        raise ConfigError(where, "lists a host twice")
+    return hosts
+
+
 def _background(data: Any) -> BackgroundConfig:
     d = _section(data, "background")
     out: dict[str, Any] = {}
@@ -303,12 +312,7 @@ def _background(data: Any) -> BackgroundConfig:
     if "traffic_class" in d:
         out["traffic_class"] = _str(d["traffic_class"], "background.class")
     if "hosts" in d:
-        hosts = d["hosts"]
-        if not isinstance(hosts, list):
-            raise ConfigError("background.hosts", f"expected a list of host indices, got {hosts!r}")
-        out["hosts"] = tuple(_int(h, f"background.hosts[{i}]", 0) for i, h in enumerate(hosts))
-        if len(set(out["hosts"])) != len(out["hosts"]):
-            raise ConfigError("background.hosts", "lists a host twice")
+        out["hosts"] = _host_list(d["hosts"], "background.hosts")
         if len(out["hosts"]) == 1:
             raise ConfigError("background.hosts", "needs at least 2 hosts (source != destination)")
     if "port" in d:
@@ -318,15 +322,6 @@ def _background(data: Any) -> BackgroundConfig:
         raise ConfigError("background.rate",
                           "background is enabled: give rate (flows/s per host) or load (0..1)")
     return cfg
-
-
-def _host_list(value: Any, where: str) -> tuple[int, ...]:
-    if not isinstance(value, list):
-        raise ConfigError(where, f"expected a list of host indices, got {value!r}")
-    hosts = tuple(_int(h, f"{where}[{i}]", 0) for i, h in enumerate(value))
-    if len(set(hosts)) != len(hosts):
-        raise ConfigError(where, "lists a host twice")
-    return hosts
 
 
 def _training(data: Any) -> TrainingConfig:
