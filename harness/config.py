@@ -91,6 +91,11 @@ class RunConfig:
     cooldown: float = 0.5            # ... nor those starting in the last `cooldown`
     utilization_interval: float = 0.1
 
+    @property
+    def window(self) -> tuple[float, float]:
+        """Flows and iterations inside [start, end] seconds are measured."""
+        return self.warmup, self.duration - self.cooldown
+
 
 @dataclass(frozen=True)
 class TopologyConfig:

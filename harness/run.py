@@ -80,9 +80,7 @@ def plan(scenario: Scenario) -> Plan:
     if bg.enabled:
         hosts = bg.hosts or tuple(range(topo.n_hosts))
         for i, h in enumerate(hosts):
-            if h >= topo.n_hosts:
-                raise ConfigError(f"background.hosts[{i}]", f"host {h} does not exist; the "
-                                  f"topology has hosts 0..{topo.n_hosts - 1}")
+            topo.check_host(h, f"background.hosts[{i}]")
         cdf = background.load_cdf(bg.workload)
         host_bps = min(topo.host_link(h).rate_bps for h in hosts)
         rate = background.rate_per_host(bg, cdf, host_bps)
@@ -93,7 +91,7 @@ def plan(scenario: Scenario) -> Plan:
             flows=background.schedule(hosts, rate, scenario.run.duration, cdf, scenario.seed))
     tr = scenario.training
     if tr.enabled:
-        hosts = training.worker_hosts(tr, topo.n_hosts)
+        hosts = training.worker_hosts(tr, topo)
         link_bps = min(topo.host_link(h).rate_bps for h in hosts)
         cls = bg.traffic_class if tr.priority == "same" else tr.priority
         extra.update(training_hosts=hosts, profile=training.load(tr, len(hosts), link_bps),
@@ -244,7 +242,7 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
     tos_class = p.classes.class_of_tos()
     if raw_flows is not None:
         ideal = _ideal_fct(topo, raw_flows)
-        flows = metrics.flow_table(raw_flows, (sc.run.warmup, sc.run.duration - sc.run.cooldown),
+        flows = metrics.flow_table(raw_flows, sc.run.window,
                                    ideal, tos_class)
     else:
         flows = metrics.flow_table(_empty_flow_log(), (0, 0), pd.Series(dtype=float), tos_class)
@@ -257,7 +255,7 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
     iterations = transfers = None
     if raw_training is not None:
         iterations, transfers, errors = raw_training
-        window = (sc.run.warmup, sc.run.duration - sc.run.cooldown)
+        window = sc.run.window
         iterations = iterations.assign(
             iteration_s=(iterations["end_ns"] - iterations["start_ns"]) / 1e9,
             measured=(iterations["start_ns"] / 1e9 >= window[0])

@@ -50,6 +50,11 @@ class Topology:
     def node_name(self, node: int) -> str:
         return f"h{node}" if node < self.n_hosts else f"s{node - self.n_hosts}"
 
+    def check_host(self, host: int, where: str) -> None:
+        if host >= self.n_hosts:
+            raise ConfigError(where, f"host {host} does not exist; the topology has hosts "
+                              f"0..{self.n_hosts - 1}")
+
     def host_link(self, host: int) -> Link:
         """The one link of a (single-homed) host."""
         return next(link for link in self.links if host in (link.a, link.b))

@@ -12,13 +12,10 @@ from harness.config import WORKLOADS_DIR, ConfigError, TrainingConfig, resolve_d
 PROFILES_DIR = WORKLOADS_DIR / "profiles"
 
 
-def worker_hosts(cfg: TrainingConfig, n_hosts: int) -> tuple[int, ...]:
+def worker_hosts(cfg: TrainingConfig, topo) -> tuple[int, ...]:
     hosts = cfg.hosts or tuple(range(cfg.workers))
     for i, h in enumerate(hosts):
-        if h >= n_hosts:
-            field = f"training.hosts[{i}]" if cfg.hosts else "training.workers"
-            raise ConfigError(field, f"host {h} does not exist; the topology has hosts "
-                              f"0..{n_hosts - 1}")
+        topo.check_host(h, f"training.hosts[{i}]" if cfg.hosts else "training.workers")
     return hosts
 
 
