@@ -145,6 +145,10 @@ class TrainingConfig:
     policy: str = "fifo"             # transmission queue: fifo | priority
     barrier: bool = False
     priority: str = "same"           # traffic class; "same" = the background's class
+    # per-layer classes overriding `priority`: ((class, first, last), ...), from
+    # TOML `layer_classes = { high = "0-9" }` (layers 0..9 in high, the rest `priority`)
+    layer_classes: tuple[tuple[str, int, int], ...] = ()
+    fusion_buffer: int | None = None  # bytes; default one more than the largest layer
     port: int = 5000
 
 
@@ -182,7 +186,8 @@ _SECTION_KEYS = {
                    "load": "load", "class": "traffic_class", "hosts": "hosts",
                    "port": "port"},
     "training": {k: k for k in ("enabled", "profile", "ratio", "workers", "hosts", "policy",
-                                "barrier", "priority", "port")},
+                                "barrier", "priority", "layer_classes", "fusion_buffer",
+                                "port")},
 }
 _TOP_KEYS = ("name", "seed", "run", "topology", "network", "tcp", "background", "training")
 TRAINING_POLICIES = ("fifo", "priority")
@@ -351,9 +356,35 @@ def _training(data: Any) -> TrainingConfig:
         out["barrier"] = _bool(d["barrier"], "training.barrier")
     if "priority" in d:
         out["priority"] = _str(d["priority"], "training.priority")
+    if "layer_classes" in d:
+        out["layer_classes"] = _layer_classes(d["layer_classes"], "training.layer_classes")
+    if "fusion_buffer" in d:
+        out["fusion_buffer"] = _int(d["fusion_buffer"], "training.fusion_buffer", 1)
     if "port" in d:
         out["port"] = _int(d["port"], "training.port", 1, 65535)
     return TrainingConfig(**out)
+
+
+def _layer_classes(value: Any, where: str) -> tuple[tuple[str, int, int], ...]:
+    """{ high = "0-9", low = "10-49" } -> (("high", 0, 9), ("low", 10, 49)); a range
+    is "first-last" or one layer index; ranges may not overlap."""
+    if not isinstance(value, dict):
+        raise ConfigError(where, f'expected a table of class = "first-last", got {value!r}')
+    out = []
+    for cls, rng in value.items():
+        text = str(rng).strip() if isinstance(rng, (str, int)) and not isinstance(rng, bool) \
+            else None
+        m = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", text or "")
+        if not m or (m.group(2) is not None and int(m.group(2)) < int(m.group(1))):
+            raise ConfigError(f"{where}.{cls}", f'expected a layer range "first-last" '
+                              f'(e.g. "0-9") or a layer index, got {rng!r}')
+        first = int(m.group(1))
+        out.append((cls, first, int(m.group(2)) if m.group(2) is not None else first))
+    out.sort(key=lambda t: t[1])
+    for (c1, _, last1), (c2, first2, _) in zip(out, out[1:]):
+        if first2 <= last1:
+            raise ConfigError(where, f"ranges of {c1!r} and {c2!r} overlap")
+    return tuple(out)
 
 
 def scenario_from_dict(data: dict[str, Any]) -> Scenario:

@@ -40,6 +40,8 @@ class Plan:
     flows: pd.DataFrame = field(default_factory=pd.DataFrame)
     training_hosts: tuple[int, ...] = ()
     training_tos: int = 0
+    training_layer_tos: tuple[int, ...] = ()
+    fusion_buffer: int = 0
     profile: object = None          # harness.profiles.Profile of the training job
 
     def resolved(self) -> dict:
@@ -61,6 +63,8 @@ class Plan:
                            "offered_load": self.background_load,
                            "flows": int(len(self.flows))},
             "training": {"hosts": list(self.training_hosts), "tos": self.training_tos,
+                         "layer_tos": list(self.training_layer_tos),
+                         "fusion_buffer": self.fusion_buffer,
                          "profile": getattr(self.profile, "name", None),
                          "compute_ms": getattr(self.profile, "compute_ms", None)},
         }
@@ -94,8 +98,11 @@ def plan(scenario: Scenario) -> Plan:
         hosts = training.worker_hosts(tr, topo)
         link_bps = min(topo.host_link(h).rate_bps for h in hosts)
         cls = bg.traffic_class if tr.priority == "same" else tr.priority
-        extra.update(training_hosts=hosts, profile=training.load(tr, len(hosts), link_bps),
-                     training_tos=classes.tos(cls, "training.priority"))
+        profile = training.load(tr, len(hosts), link_bps)
+        tos = classes.tos(cls, "training.priority")
+        extra.update(training_hosts=hosts, profile=profile, training_tos=tos,
+                     training_layer_tos=training.layer_tos(tr, profile, classes, tos),
+                     fusion_buffer=training.fusion_buffer(tr, profile))
         if bg.enabled and tr.port == bg.port:
             raise ConfigError("training.port", f"{tr.port} is the background port")
     return Plan(scenario, topo, classes, worst, tcp.attribute_defaults(scenario.tcp, worst),
@@ -112,6 +119,7 @@ class RunResult:
     manifest: dict
     iterations: pd.DataFrame | None = None   # training jobs only
     transfers: pd.DataFrame | None = None
+    compute: pd.DataFrame | None = None
 
 
 # --------------------------------------------------------------------------
@@ -161,7 +169,7 @@ class _Network:
                                                  APP_TRAINING)
             self.job = training.install(ns, self.builder, p.profile, sc.training,
                                         p.training_hosts, self.host_addresses, p.training_tos,
-                                        p.ack_tos)
+                                        p.ack_tos, p.training_layer_tos, p.fusion_buffer)
         self.flow_log = None
         if sc.background.enabled:
             self.flow_log = background.install(
@@ -224,8 +232,11 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False) -> RunR
     raw_util = _csv(net.utilization.ToCsv())
     raw_training = None
     if net.job is not None:
-        raw_training = (_csv(net.job.IterationsCsv()), _csv(net.job.TransfersCsv()),
-                        str(net.job.GetErrors()))
+        raw_training = {"iterations": _csv(net.job.IterationsCsv()),
+                        "transfers": _csv(net.job.TransfersCsv()),
+                        "compute": _csv(net.job.ComputeCsv()),
+                        "buffers": _csv(net.job.BuffersCsv()),
+                        "errors": str(net.job.GetErrors())}
     ns.Simulator.Destroy()
     del net
 
@@ -252,14 +263,20 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
     util = metrics.utilization_table(
         raw_util, sc.run.utilization_interval, {i: l.rate_bps for i, l in enumerate(topo.links)},
         tos_class, {APP_OTHER: "other", APP_BACKGROUND: "background", APP_TRAINING: "training"})
-    iterations = transfers = None
+    iterations = transfers = compute = None
     if raw_training is not None:
-        iterations, transfers, errors = raw_training
         window = sc.run.window
+        iterations = raw_training["iterations"]
         iterations = iterations.assign(
             iteration_s=(iterations["end_ns"] - iterations["start_ns"]) / 1e9,
             measured=(iterations["start_ns"] / 1e9 >= window[0])
             & (iterations["end_ns"] / 1e9 <= window[1]))
+        # each partition row carries the class its fusion buffer was sent in
+        buffer_class = raw_training["buffers"].set_index("buffer")["tos"].map(tos_class)
+        transfers = raw_training["transfers"].assign(
+            traffic_class=lambda t: t["buffer"].map(buffer_class))
+        compute = raw_training["compute"]
+        errors = raw_training["errors"]
     summary = {
         "scenario": sc.name, "seed": sc.seed, "digest": sc.digest(),
         "fct": metrics.fct_summary(flows),
@@ -278,7 +295,7 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         "events": timing["events"],
         "simulation_wall_s": timing["wall_s"],
     }
-    return RunResult(p, flows, queues, util, summary, manifest, iterations, transfers)
+    return RunResult(p, flows, queues, util, summary, manifest, iterations, transfers, compute)
 
 
 def _empty_flow_log() -> pd.DataFrame:
@@ -340,6 +357,7 @@ def write_run_dir(result: RunResult, out_dir: Path) -> Path:
     if result.iterations is not None:
         result.iterations.to_parquet(tmp / "iterations.parquet", index=False)
         result.transfers.to_parquet(tmp / "transfers.parquet", index=False)
+        result.compute.to_parquet(tmp / "compute.parquet", index=False)
     _write_json(tmp / "config.json", result.plan.resolved())
     _write_json(tmp / "summary.json", result.summary)
     _write_json(tmp / "manifest.json", result.manifest)

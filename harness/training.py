@@ -38,12 +38,43 @@ def load(cfg: TrainingConfig, n_workers: int, link_bps: float) -> profiles.Profi
                                bp_ms=tuple(t * scale for t in profile.bp_ms))
 
 
+def fusion_buffer(cfg: TrainingConfig, profile: profiles.Profile) -> int:
+    """The job's fusion buffer in bytes, checked against the profile's layers."""
+    if cfg.fusion_buffer is None:
+        return profiles.fusion_buffer_bytes(profile)
+    try:
+        profiles.check_fits(profile, cfg.fusion_buffer)
+    except profiles.ProfileError as e:
+        raise ConfigError("training.fusion_buffer", str(e)) from None
+    return cfg.fusion_buffer
+
+
+def layer_tos(cfg: TrainingConfig, profile: profiles.Profile, classes,
+              default_tos: int) -> tuple[int, ...]:
+    """IP ToS of each layer's gradients: `layer_classes` where given, else the
+    job's class. A fusion buffer goes in the class of its lowest layer."""
+    tos = [default_tos] * profile.n_layers
+    for cls, first, last in cfg.layer_classes:
+        where = f"training.layer_classes.{cls}"
+        if last >= profile.n_layers:
+            raise ConfigError(where, f"layer {last} does not exist; profile "
+                              f"{profile.name!r} has layers 0-{profile.n_layers - 1}")
+        tos[first:last + 1] = [classes.tos(cls, where)] * (last - first + 1)
+    return tuple(tos)
+
+
 def install(ns, builder, profile: profiles.Profile, cfg: TrainingConfig,
-            hosts: tuple[int, ...], host_addresses, tos: int, ack_tos: int):
+            hosts: tuple[int, ...], host_addresses, tos: int, ack_tos: int,
+            layer_tos: tuple[int, ...] = (), fusion_buffer: int | None = None):
     """A RingAllreduceJob with rank r on hosts[r]; returns the job."""
     helper = ns.RingAllreduceHelper()
     helper.SetLayers(list(profile.layer_bytes), [round(t * 1e6) for t in profile.fp_ms],
                      [round(t * 1e6) for t in profile.bp_ms])
+    for layer, t in enumerate(layer_tos):
+        if t != tos:
+            helper.SetLayerTos(layer, t)
+    if fusion_buffer is not None:
+        helper.SetJobAttribute("FusionBufferBytes", ns.StringValue(str(fusion_buffer)))
     helper.SetJobAttribute("QueuePolicy", ns.StringValue(cfg.policy))
     helper.SetJobAttribute("Barrier", ns.StringValue("true" if cfg.barrier else "false"))
     helper.SetJobAttribute("Port", ns.StringValue(str(cfg.port)))

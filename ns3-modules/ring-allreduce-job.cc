@@ -532,6 +532,18 @@ RingAllreduceJob::NotifyIterationStart(uint32_t rank, uint64_t iteration)
 }
 
 void
+RingAllreduceJob::NotifyComputeDone(uint32_t rank,
+                                    uint64_t iteration,
+                                    uint32_t layer,
+                                    bool backward,
+                                    Time start)
+{
+    CheckRank(rank);
+    m_compute.push_back(
+        {rank, iteration, layer, backward, start.GetNanoSeconds(), Simulator::Now().GetNanoSeconds()});
+}
+
+void
 RingAllreduceJob::NotifyError(uint32_t rank, const std::string& what)
 {
     m_nErrors++;
@@ -607,6 +619,19 @@ RingAllreduceJob::IterationsCsv() const
     {
         os << m_jobId << ',' << r.worker << ',' << r.iteration << ',' << r.startNs << ','
            << r.endNs << '\n';
+    }
+    return os.str();
+}
+
+std::string
+RingAllreduceJob::ComputeCsv() const
+{
+    std::ostringstream os;
+    os << "job,worker,iteration,layer,phase,start_ns,end_ns\n";
+    for (const auto& r : m_compute)
+    {
+        os << m_jobId << ',' << r.worker << ',' << r.iteration << ',' << r.layer << ','
+           << (r.backward ? "bp" : "fp") << ',' << r.startNs << ',' << r.endNs << '\n';
     }
     return os.str();
 }

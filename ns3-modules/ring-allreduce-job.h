@@ -115,6 +115,9 @@ class RingAllreduceJob : public Object
     /// job,iteration,buffer,layers,bytes,start_ns,end_ns: one row per allreduce
     /// started (end = finished on every worker; -1 if in flight)
     std::string AllreducesCsv() const;
+    /// job,worker,iteration,layer,phase,start_ns,end_ns: one row per layer's
+    /// forward ("fp") or backward ("bp") compute that finished
+    std::string ComputeCsv() const;
 
     // ---- used by RingAllreduceHelper and RingAllreduceWorker
     /// Register the worker of rank GetNWorkers(); returns that rank.
@@ -133,6 +136,10 @@ class RingAllreduceJob : public Object
     void NotifyBytesSent(uint32_t rank, uint64_t bytes);
     /// Worker `rank` started forward of layer 0 of `iteration` at `start`.
     void NotifyIterationStart(uint32_t rank, uint64_t iteration);
+    /// Worker `rank` finished forward (backward = false) or backward compute of
+    /// `layer` in `iteration`, which started at `start`.
+    void NotifyComputeDone(uint32_t rank, uint64_t iteration, uint32_t layer, bool backward,
+                           Time start);
     /// Record an error (socket error, unexpected close, protocol violation).
     void NotifyError(uint32_t rank, const std::string& what);
     /// Compute the fused buffers and freeze the description (idempotent).
@@ -166,6 +173,16 @@ class RingAllreduceJob : public Object
         uint32_t step;
         uint32_t partition;
         uint64_t bytes;
+        int64_t startNs;
+        int64_t endNs;
+    };
+
+    struct ComputeRow
+    {
+        uint32_t worker;
+        uint64_t iteration;
+        uint32_t layer;
+        bool backward;
         int64_t startNs;
         int64_t endNs;
     };
@@ -221,6 +238,7 @@ class RingAllreduceJob : public Object
     std::vector<TransferRow> m_transfers;
     std::vector<std::deque<size_t>> m_openTransfers; //!< per sender, rows in send order
     std::vector<AllreduceRow> m_allreduces;
+    std::vector<ComputeRow> m_compute;
     uint64_t m_nAllreduces;
     uint64_t m_nErrors;
     std::string m_errors;

@@ -228,6 +228,11 @@ void
 RingAllreduceWorker::ForwardDone()
 {
     m_busy = false;
+    m_job->NotifyComputeDone(m_rank,
+                             m_iteration,
+                             m_layer,
+                             false,
+                             Simulator::Now() - m_job->GetForwardTime(m_layer));
     m_layer++;
     if (m_layer < m_nLayers)
     {
@@ -248,6 +253,11 @@ RingAllreduceWorker::BackwardDone()
 {
     m_busy = false;
     const uint32_t i = m_layer;
+    m_job->NotifyComputeDone(m_rank,
+                             m_iteration,
+                             i,
+                             true,
+                             Simulator::Now() - m_job->GetBackwardTime(i));
     const int32_t closes = m_job->GetBufferClosingAfter(i);
     if (closes >= 0)
     {

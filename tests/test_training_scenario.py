@@ -48,3 +48,38 @@ def test_training_errors_name_the_field(small_model):
     with pytest.raises(ConfigError) as err:
         training_plan(small_model, 'training.priority="urgent"')
     assert err.value.field == "training.priority"
+
+
+def test_layer_classes_send_each_buffer_in_its_lowest_layers_class(small_model, run_plan):
+    """layers 0-4 in high, the rest in low: buffers holding layer <= 4 go high."""
+    p = training_plan(small_model, "training.ratio=0.5", "background.enabled=false",
+                      'training.priority="low"', 'training.layer_classes.high="0-4"',
+                      "run.duration=0.2", "run.warmup=0.05", "run.cooldown=0.001")
+    high, low = p.classes.tos("high", ""), p.classes.tos("low", "")
+    assert p.training_layer_tos == (high,) * 5 + (low,) * 15
+    r = run_plan(p)
+    buffers = profiles.fuse(p.profile)
+    lowest = {b.index: b.priority for b in buffers}
+    expected = r.transfers["buffer"].map(lambda b: "high" if lowest[b] <= 4 else "low")
+    assert (r.transfers["traffic_class"] == expected).all()
+    assert set(expected) == {"high", "low"}
+    sent = r.utilization[r.utilization["app"] == "training"].groupby("traffic_class")["bytes"].sum()
+    assert sent["high"] > 0 and sent["low"] > 0
+    # every layer's compute is recorded, forward and backward, in order per worker
+    c = r.compute[(r.compute["worker"] == 0) & (r.compute["iteration"] == 1)]
+    assert list(c["layer"]) == list(range(20)) + list(range(19, -1, -1))
+    assert (c["end_ns"] >= c["start_ns"]).all()
+
+
+def test_layer_classes_and_fusion_buffer_errors(small_model):
+    for override, field in [('training.layer_classes.high="0-20"', "training.layer_classes.high"),
+                            ('training.layer_classes.high="5-2"', "training.layer_classes.high"),
+                            ('training.layer_classes.urgent="0-2"',
+                             "training.layer_classes.urgent"),
+                            ('training.layer_classes={high="0-5", low="5-9"}',
+                             "training.layer_classes"),
+                            ("training.fusion_buffer=1000", "training.fusion_buffer"),
+                            ("training.fusion_buffer=0", "training.fusion_buffer")]:
+        with pytest.raises(ConfigError) as err:
+            training_plan(small_model, override)
+        assert err.value.field == field, override
