@@ -65,6 +65,53 @@ def run(scenario: str | None, overrides: tuple[str, ...], output: str | None,
                    "(see the error column of flows.parquet)", err=True)
 
 
+@main.command()
+@click.option("--layers", "n_layers", type=int, default=50, show_default=True,
+              help="Number of layers L.")
+@click.option("--model-bytes", type=float, default=1e8, show_default=True,
+              help="Model size M in bytes (e.g. 1e8).")
+@click.option("--compute-ms", type=float, help="Iteration compute time T in ms.")
+@click.option("--ratio", type=float,
+              help="Compute-to-network ratio R instead of --compute-ms: T = R x ring time.")
+@click.option("--workers", type=int, default=8, show_default=True,
+              help="Ring size N, for --ratio.")
+@click.option("--link-rate", default="10Gbps", show_default=True, help="Link rate, for --ratio.")
+@click.option("--check", "check_file", type=click.Path(dir_okay=False),
+              help="Validate an existing profile CSV instead of generating one.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Write the profile CSV here (default: print it).")
+def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: float | None,
+            workers: int, link_rate: str, check_file: str | None, output: str | None) -> None:
+    """Generate a resnet50-like profile (SPEC §2) for any L, M and T or R,
+    or check a profile CSV (layer, bytes, fp_ms, bp_ms)."""
+    from harness import profiles
+    from harness.config import parse_rate
+
+    try:
+        if check_file:
+            prof = profiles.load_profile(check_file)
+        else:
+            if (compute_ms is None) == (ratio is None):
+                _fail("give exactly one of --compute-ms and --ratio")
+            if ratio is not None:
+                compute_ms = profiles.compute_ms_for_ratio(
+                    ratio, model_bytes, workers, parse_rate(link_rate, "--link-rate"))
+            prof = profiles.resnet50_like(n_layers, model_bytes, compute_ms)
+    except (profiles.ProfileError, ValueError) as e:
+        _fail(str(e))
+    buffers = profiles.fuse(prof)
+    click.echo(f"profile {prof.name}: {prof.n_layers} layers, {prof.model_bytes:,} B, "
+               f"compute {prof.compute_ms:.3f} ms, largest layer {prof.largest_layer:,} B, "
+               f"{len(buffers)} fusion buffers of <= {profiles.fusion_buffer_bytes(prof):,} B",
+               err=True)
+    if check_file:
+        return
+    if output:
+        click.echo(f"wrote {profiles.save_profile(prof, output)}", err=True)
+    else:
+        click.echo(prof.to_frame().to_csv(index=False), nl=False)
+
+
 def _print_summary(summary: dict, manifest: dict) -> None:
     click.echo(f"{'class':<8}{'flows':>7}{'mean FCT ms':>13}{'p50 ms':>10}{'p99 ms':>10}"
                f"{'mean slowdown':>15}")

@@ -21,6 +21,7 @@ from typing import Any
 REPO_DIR = Path(__file__).resolve().parent.parent
 TOPOLOGIES_DIR = REPO_DIR / "topologies"
 WORKLOADS_DIR = REPO_DIR / "workloads"
+SCENARIOS_DIR = WORKLOADS_DIR / "scenarios"
 CDF_DIR = WORKLOADS_DIR / "cdf"
 
 QDISCS = ("pfifo_fast", "prio")
@@ -140,6 +141,7 @@ class TrainingConfig:
     enabled: bool = False
     profile: str = "resnet50-like"   # workloads/profiles/<name>.csv or a path
     ratio: float | None = None       # compute-to-network ratio R: rescale compute to it
+    model_bytes: int | None = None   # M in R = T / (M 2(1-1/N) 8 / link); default: profile's
     workers: int = 4                 # on hosts 0..workers-1 unless `hosts` is given
     hosts: tuple[int, ...] = ()
     policy: str = "fifo"             # transmission queue: fifo | priority
@@ -187,6 +189,7 @@ _SECTION_KEYS = {
                    "port": "port"},
     "training": {k: k for k in ("enabled", "profile", "ratio", "workers", "hosts", "policy",
                                 "barrier", "priority", "layer_classes", "fusion_buffer",
+                                "model_bytes",
                                 "port")},
 }
 _TOP_KEYS = ("name", "seed", "run", "topology", "network", "tcp", "background", "training")
@@ -358,6 +361,8 @@ def _training(data: Any) -> TrainingConfig:
         out["priority"] = _str(d["priority"], "training.priority")
     if "layer_classes" in d:
         out["layer_classes"] = _layer_classes(d["layer_classes"], "training.layer_classes")
+    if "model_bytes" in d:
+        out["model_bytes"] = _int(d["model_bytes"], "training.model_bytes", 1)
     if "fusion_buffer" in d:
         out["fusion_buffer"] = _int(d["fusion_buffer"], "training.fusion_buffer", 1)
     if "port" in d:
@@ -450,12 +455,51 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
 
 def load_scenario(path: str | Path | None = None, overrides: list[str] = ()) -> Scenario:
     """Read a scenario file (None: the built-in default), apply overrides, validate."""
-    data = read_toml(path, "scenario") if path is not None else default_scenario_dict()
+    data = read_scenario_dict(path) if path is not None else default_scenario_dict()
     return scenario_from_dict(apply_overrides(data, list(overrides)))
 
 
 def default_scenario_dict() -> dict[str, Any]:
-    return read_toml(WORKLOADS_DIR / "scenarios" / "default.toml", "scenario")
+    return read_scenario_dict(SCENARIOS_DIR / "default.toml")
+
+
+def read_scenario_dict(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """A scenario file as a plain dict. `base = "<scenario>"` makes it start from
+    another scenario file (a name in workloads/scenarios, or a path relative to
+    this file) whose tables it overrides key by key."""
+    path = resolve_scenario_file(path, Path.cwd(), "scenario")
+    if path in _seen:
+        raise ConfigError("base", "scenario files include each other: "
+                          + " -> ".join(str(p) for p in (*_seen, path)))
+    data = read_toml(path, "scenario")
+    if "base" not in data:
+        return data
+    base = data.pop("base")
+    if not isinstance(base, str):
+        raise ConfigError("base", f"expected a scenario name or path, got {base!r}")
+    base_path = resolve_scenario_file(base, path.parent, "base")
+    return merge_tables(read_scenario_dict(base_path, (*_seen, path)), data)
+
+
+def resolve_scenario_file(name: str | Path, relative_to: Path, what: str) -> Path:
+    candidates = [Path(name), relative_to / name, SCENARIOS_DIR / name,
+                  SCENARIOS_DIR / f"{name}.toml"]
+    for c in candidates:
+        if c.is_file():
+            return c.resolve()
+    known = sorted(p.stem for p in SCENARIOS_DIR.glob("*.toml"))
+    raise ConfigError(what, f"scenario file not found: {name} (built-in: {', '.join(known)})")
+
+
+def merge_tables(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    """`top` over `base`, recursing into tables present in both."""
+    out = dict(base)
+    for key, value in top.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge_tables(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 def resolve_data_file(name: str, directory: Path, suffix: str, what: str) -> Path:

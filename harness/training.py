@@ -20,8 +20,10 @@ def worker_hosts(cfg: TrainingConfig, topo) -> tuple[int, ...]:
 
 
 def load(cfg: TrainingConfig, n_workers: int, link_bps: float) -> profiles.Profile:
-    """The job's profile; with `ratio`, compute is rescaled to R x network time
-    (the resnet50-like family is regenerated exactly, SPEC §2)."""
+    """The job's profile; with `ratio`, every layer's compute is scaled so the
+    iteration's compute is R x the ring time of `model_bytes` (default: the
+    profile's bytes). For the resnet50-like family compute is linear in T, so
+    scaling equals regenerating (sizes stay as in the file)."""
     path = resolve_data_file(cfg.profile, PROFILES_DIR, ".csv", "training.profile")
     try:
         profile = profiles.load_profile(path)
@@ -29,9 +31,8 @@ def load(cfg: TrainingConfig, n_workers: int, link_bps: float) -> profiles.Profi
         raise ConfigError("training.profile", str(e)) from None
     if cfg.ratio is None:
         return profile
-    compute = profiles.compute_ms_for_ratio(cfg.ratio, profile.model_bytes, n_workers, link_bps)
-    if path.stem == "resnet50-like":
-        return profiles.resnet50_like(profile.n_layers, profile.model_bytes, compute)
+    model_bytes = cfg.model_bytes or profile.model_bytes
+    compute = profiles.compute_ms_for_ratio(cfg.ratio, model_bytes, n_workers, link_bps)
     scale = compute / profile.compute_ms
     return dataclasses.replace(profile, name=f"{profile.name}-R{cfg.ratio:g}",
                                fp_ms=tuple(t * scale for t in profile.fp_ms),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -263,3 +264,23 @@ def test_profile_constructor_validates():
         Profile("x", (1,) * 7 + (0,), (1.0,) * 8, (1.0,) * 8)
     with pytest.raises(ProfileError, match="empty"):
         Profile("x", (), (), ())
+
+
+def test_profile_command_generates_for_a_ratio_and_checks_files(tmp_path):
+    from click.testing import CliRunner
+
+    from harness.cli import main
+
+    out = tmp_path / "r4.csv"
+    r = CliRunner().invoke(main, ["profile", "--ratio", "4", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    p = load_profile(out)
+    assert p == dataclasses.replace(resnet50_like(50, 100_000_000, 560.0), name="r4")
+    r = CliRunner().invoke(main, ["profile", "--check", str(out)])
+    assert r.exit_code == 0 and "19 fusion buffers" in r.output
+    bad = tmp_path / "bad.csv"
+    bad.write_text("layer,bytes,fp_ms,bp_ms\n0,10,-1,1\n")
+    r = CliRunner().invoke(main, ["profile", "--check", str(bad)])
+    assert r.exit_code == 2 and "fp_ms" in r.output
+    r = CliRunner().invoke(main, ["profile", "--ratio", "4", "--compute-ms", "3"])
+    assert r.exit_code == 2 and "exactly one" in r.output
