@@ -112,6 +112,25 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
         click.echo(prof.to_frame().to_csv(index=False), nl=False)
 
 
+@main.command()
+@click.argument("directory", type=click.Path(file_okay=False, exists=True))
+@click.option("-o", "--output", type=click.Path(file_okay=False),
+              help="Where the figures go (default: DIRECTORY/plots).")
+@click.option("--format", "formats", multiple=True, default=("png", "pdf"), show_default=True,
+              type=click.Choice(["png", "pdf", "svg"]), help="Figure formats (repeatable).")
+def plot(directory: str, output: str | None, formats: tuple[str, ...]) -> None:
+    """Figures of a run directory (training timeline, FCT CDFs, utilisation)."""
+    from harness import plots
+
+    try:
+        written = plots.plot_run(Path(directory), Path(output) if output else None,
+                                 tuple(formats))
+    except FileNotFoundError as e:
+        _fail(str(e))
+    for path in written:
+        click.echo(str(path))
+
+
 def _print_summary(summary: dict, manifest: dict) -> None:
     click.echo(f"{'class':<8}{'flows':>7}{'mean FCT ms':>13}{'p50 ms':>10}{'p99 ms':>10}"
                f"{'mean slowdown':>15}")

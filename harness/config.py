@@ -37,6 +37,10 @@ class ConfigError(ValueError):
         super().__init__(f"{field_path}: {message}" if field_path else message)
 
 
+class ConfigTypeError(ConfigError):
+    """A value of the wrong kind for its field (a string where a number goes...)."""
+
+
 # --------------------------------------------------------------------------
 # units
 
@@ -57,7 +61,7 @@ def parse_rate(value: Any, where: str) -> float:
                                      "use e.g. \"10Gbps\", \"100Mbps\" or a number in bit/s")
         rate = float(m.group(1)) * unit
     else:
-        raise ConfigError(where, f"expected a data rate, got {value!r}")
+        raise ConfigTypeError(where, f"expected a data rate, got {value!r}")
     if not rate > 0:
         raise ConfigError(where, f"must be > 0 (got {value!r})")
     return rate
@@ -75,7 +79,7 @@ def parse_time(value: Any, where: str, allow_zero: bool = False) -> float:
                                      "use e.g. \"10us\", \"2ms\", \"1s\" or a number in seconds")
         seconds = float(m.group(1)) * unit
     else:
-        raise ConfigError(where, f"expected a duration, got {value!r}")
+        raise ConfigTypeError(where, f"expected a duration, got {value!r}")
     if seconds < 0 or (seconds == 0 and not allow_zero):
         raise ConfigError(where, f"must be {'>=' if allow_zero else '>'} 0 (got {value!r})")
     return seconds
@@ -206,7 +210,7 @@ def _check_keys(data: dict, allowed, where: str) -> None:
 
 def _int(value: Any, where: str, minimum: int | None = None, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(where, f"expected an integer, got {value!r}")
+        raise ConfigTypeError(where, f"expected an integer, got {value!r}")
     if minimum is not None and value < minimum:
         raise ConfigError(where, f"must be >= {minimum} (got {value})")
     if maximum is not None and value > maximum:
@@ -216,7 +220,7 @@ def _int(value: Any, where: str, minimum: int | None = None, maximum: int | None
 
 def _float(value: Any, where: str, positive: bool = True) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(where, f"expected a number, got {value!r}")
+        raise ConfigTypeError(where, f"expected a number, got {value!r}")
     if positive and not value > 0:
         raise ConfigError(where, f"must be > 0 (got {value})")
     return float(value)
@@ -224,7 +228,7 @@ def _float(value: Any, where: str, positive: bool = True) -> float:
 
 def _str(value: Any, where: str, choices=None) -> str:
     if not isinstance(value, str):
-        raise ConfigError(where, f"expected a string, got {value!r}")
+        raise ConfigTypeError(where, f"expected a string, got {value!r}")
     if choices is not None and value not in choices:
         raise ConfigError(where, f"unknown value {value!r}; allowed: {', '.join(choices)}")
     return value
@@ -232,7 +236,7 @@ def _str(value: Any, where: str, choices=None) -> str:
 
 def _bool(value: Any, where: str) -> bool:
     if not isinstance(value, bool):
-        raise ConfigError(where, f"expected true or false, got {value!r}")
+        raise ConfigTypeError(where, f"expected true or false, got {value!r}")
     return value
 
 
@@ -300,7 +304,7 @@ def _tcp(data: Any) -> TcpConfig:
 
 def _host_list(value: Any, where: str) -> tuple[int, ...]:
     if not isinstance(value, list):
-        raise ConfigError(where, f"expected a list of host indices, got {value!r}")
+        raise ConfigTypeError(where, f"expected a list of host indices, got {value!r}")
     hosts = tuple(_int(h, f"{where}[{i}]", 0) for i, h in enumerate(value))
     if len(set(hosts)) != len(hosts):
         raise ConfigError(where, "lists a host twice")
@@ -440,9 +444,15 @@ def parse_override(text: str) -> tuple[list[str], Any]:
 
 
 def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """`--set key=value` texts applied to a raw scenario dict (a new dict)."""
+    return apply_values(data, [parse_override(text) for text in overrides])
+
+
+def apply_values(data: dict[str, Any], values) -> dict[str, Any]:
+    """(path, value) pairs, e.g. (["background", "rate"], 92), applied to a raw
+    scenario dict; returns a new dict."""
     data = json.loads(json.dumps(data))  # deep copy of plain data
-    for text in overrides:
-        path, value = parse_override(text)
+    for path, value in values:
         node = data
         for part in path[:-1]:
             child = node.setdefault(part, {})

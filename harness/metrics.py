@@ -8,6 +8,8 @@ large > 10 MB.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -97,6 +99,19 @@ def utilization_table(raw: pd.DataFrame, interval_s: float, link_rate: dict[int,
         "bytes": raw["bytes"],
         "utilization": raw["bytes"] * 8 / (rate * interval_s),
     })
+
+
+def host_uplink_utilization(util: pd.DataFrame, n_hosts: int, window: tuple[float, float],
+                            interval_s: float) -> dict[str, float]:
+    """Mean utilisation of the host uplinks (host -> switch) per application
+    over the measurement window: U_training and U_background of the map."""
+    up = util[(util["from_node"] < n_hosts) & (util["t_s"] >= window[0] - 1e-12)
+              & (util["t_s"] + interval_s <= window[1] + 1e-12)]
+    # whole bins inside the window (the ones selected above)
+    n_bins = max(1, math.floor(window[1] / interval_s + 1e-9)
+                 - math.ceil(window[0] / interval_s - 1e-9))
+    per_app = up.groupby("app")["utilization"].sum() / (n_hosts * n_bins)
+    return {app: float(per_app.get(app, 0.0)) for app in ("training", "background")}
 
 
 def band_totals(queues: pd.DataFrame) -> pd.DataFrame:

@@ -282,6 +282,8 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         "fct": metrics.fct_summary(flows),
         **metrics.completion(flows),
         "queues": metrics.band_totals(queues).to_dict(orient="records"),
+        "host_uplink_utilization": metrics.host_uplink_utilization(
+            util, topo.n_hosts, sc.run.window, sc.run.utilization_interval),
         **{k: timing[k] for k in ("events", "simulated_s", "events_per_s", "sim_s_per_wall_s")},
     }
     if iterations is not None:
