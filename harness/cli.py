@@ -113,6 +113,69 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
 
 
 @main.command()
+@click.argument("grid_file", metavar="GRID")
+@click.option("-j", "--jobs", type=click.IntRange(1), default=None,
+              help="Cells run at once (default: CPU count).")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
+              show_default=True, help="Forked local processes, or a Dask cluster.")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Dask scheduler address (default with --executor dask: a LocalCluster).")
+@click.option("--resume", is_flag=True, help="Continue a sweep directory: run unfinished cells.")
+@click.option("--retry-failed", is_flag=True, help="With --resume: run failed cells again.")
+@click.option("-o", "--output", type=click.Path(file_okay=False),
+              help="Sweep directory (default: results/sweeps/<grid name>).")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar (default: when stderr is a terminal).")
+def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None, resume: bool,
+          retry_failed: bool, output: str | None, progress: bool | None) -> None:
+    """Run a grid of scenarios (GRID: a file, or a preset in workloads/sweeps) and
+    write summary.parquet and deltas.parquet; exit 1 if any cell failed."""
+    import os
+
+    from harness import sweep as sweeps
+
+    try:
+        grid = sweeps.load_grid(grid_file)
+        out = Path(output) if output else sweeps.default_dir(grid)
+        cells = sweeps.expand(grid)
+    except ConfigError as e:
+        _fail(str(e))
+    jobs = jobs or os.cpu_count() or 1
+    click.echo(f"sweep {grid.name!r}: {len(cells)} cells ({' x '.join(str(len(v)) for _, v in grid.axes) or '1'} points"
+               f" x {max(1, len(grid.arms))} arms), {jobs} at a time on {executor}; {out}",
+               err=True)
+    try:
+        report = sweeps.run_sweep(grid, out, jobs, executor, scheduler, resume, retry_failed,
+                                  progress)
+    except sweeps.SweepError as e:
+        _fail(str(e))
+    summary = report.tables["summary"]
+    click.echo(f"{report.ran} cells run, {report.skipped} already done or failed before, "
+               f"{len(report.failed)} failed; {report.wall_s:.1f} s wall", err=True)
+    for _, row in summary[summary["status"] == "failed"].iterrows():
+        first = str(row["error"]).strip().splitlines()[0] if row["error"] else ""
+        click.echo(f"  failed {row['cell']}: {first}", err=True)
+    if "deltas_mean" in report.tables:
+        _print_deltas(report.tables["deltas_mean"], [f for f in grid.axis_fields
+                                                      if f != sweeps.SEED_AXIS])
+    click.echo(f"results: {out}")
+    if report.failed:
+        sys.exit(1)
+
+
+def _print_deltas(means, keys: list[str]) -> None:
+    shown = {"iteration_time": "iteration", "fct_small_mean": "small FCT",
+             "fct_large_mean": "large FCT"}
+    table = means[means["metric"].isin(shown)].pivot_table(
+        index=[*keys, "arm"], columns="metric", values="mean", sort=False)
+    if table.empty:
+        return
+    table = table.rename(columns=shown)[[c for c in shown.values() if c in table.rename(columns=shown)]]
+    click.echo("mean change vs the reference arm, over seeds:")
+    click.echo((table * 100).round(1).astype(str).add(" %").to_string())
+
+
+@main.command()
 @click.argument("directory", type=click.Path(file_okay=False, exists=True))
 @click.option("-o", "--output", type=click.Path(file_okay=False),
               help="Where the figures go (default: DIRECTORY/plots).")

@@ -46,7 +46,7 @@ class ConfigTypeError(ConfigError):
 
 _RATE_UNITS = {"bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "tbps": 1e12,
                "bit/s": 1, "kbit/s": 1e3, "mbit/s": 1e6, "gbit/s": 1e9}
-_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "min": 60.0, "h": 3600.0}
 
 
 def parse_rate(value: Any, where: str) -> float:
@@ -76,7 +76,7 @@ def parse_time(value: Any, where: str, allow_zero: bool = False) -> float:
         unit = m and _TIME_UNITS.get(m.group(2))
         if not unit:
             raise ConfigError(where, f"cannot read duration {value!r}; "
-                                     "use e.g. \"10us\", \"2ms\", \"1s\" or a number in seconds")
+                                     "use e.g. \"10us\", \"2ms\", \"1s\", \"5min\", \"2h\" or a number in seconds")
         seconds = float(m.group(1)) * unit
     else:
         raise ConfigTypeError(where, f"expected a duration, got {value!r}")

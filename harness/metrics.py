@@ -131,3 +131,80 @@ def iteration_summary(iterations: pd.DataFrame) -> dict[str, float | int | None]
     return {"iterations": int(len(it)), "mean_iteration_s": float(it.mean()),
             "p50_iteration_s": float(it.quantile(0.5)),
             "p99_iteration_s": float(it.quantile(0.99))}
+
+
+# --------------------------------------------------------------------------
+# sweep tables: one flat row per run, paired changes between arms
+
+# (column of the flat summary, name of its change in the deltas tables)
+DELTA_METRICS = (
+    ("mean_iteration_s", "iteration_time"),
+    ("p99_iteration_s", "iteration_time_p99"),
+    *((f"fct_{c}_mean_s", f"fct_{c}_mean") for c in (*SIZE_CLASSES, "all")),
+    *((f"fct_{c}_p99_s", f"fct_{c}_p99") for c in (*SIZE_CLASSES, "all")),
+)
+
+
+def flat_summary(summary: dict) -> dict[str, float | int | None]:
+    """A run's summary.json as one flat row (the sweep's summary columns)."""
+    row: dict[str, float | int | None] = {}
+    for cls, s in summary["fct"].items():
+        row[f"fct_{cls}_count"] = s["count"]
+        for stat in ("mean", "p50", "p99"):
+            row[f"fct_{cls}_{stat}_s"] = s[f"{stat}_fct_s"]
+        row[f"fct_{cls}_mean_slowdown"] = s["mean_slowdown"]
+    for key in ("measured_flows", "completed_flows", "completion_ratio", "socket_errors"):
+        row[key] = summary[key]
+    util = summary.get("host_uplink_utilization", {})
+    row["u_training"] = util.get("training")
+    row["u_background"] = util.get("background")
+    training = summary.get("training") or {}
+    for key in ("iterations", "mean_iteration_s", "p50_iteration_s", "p99_iteration_s"):
+        row[key] = training.get(key)
+    row["training_socket_errors"] = training.get("socket_errors") or None
+    return row
+
+
+def paired_deltas(summary: pd.DataFrame, keys: list[str], arm_col: str, reference: str,
+                  metric_pairs=DELTA_METRICS) -> pd.DataFrame:
+    """Per axes point (incl. seed), each arm against the reference arm: relative
+    change (value / reference - 1) of each metric. Long format: one row per
+    (point, arm, metric)."""
+    cols = [m for m, _ in metric_pairs]
+    summary = summary.reindex(columns=list(dict.fromkeys([*summary.columns, *cols])))
+    ref = summary[summary[arm_col] == reference].set_index(keys)[cols] if keys else \
+        summary[summary[arm_col] == reference][cols]
+    rows = []
+    for _, r in summary[summary[arm_col] != reference].iterrows():
+        key = tuple(r[k] for k in keys)
+        if keys and key not in ref.index:
+            continue  # its reference cell failed
+        base = ref.loc[key if len(keys) > 1 else key[0]] if keys else ref.iloc[0]
+        for col, name in metric_pairs:
+            b, v = base[col], r[col]
+            ok = pd.notna(b) and pd.notna(v) and b != 0
+            rows.append({**dict(zip(keys, key)), arm_col: r[arm_col], "metric": name,
+                         "reference": b, "value": v,
+                         "change": float(v) / float(b) - 1.0 if ok else float("nan")})
+    columns = [*keys, arm_col, "metric", "reference", "value", "change"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def delta_means(deltas: pd.DataFrame, keys: list[str], arm_col: str) -> pd.DataFrame:
+    """Mean change and its 95 % confidence interval (Student t) over seeds."""
+    from scipy import stats
+
+    def summarise(g: pd.DataFrame) -> pd.Series:
+        x = g["change"].dropna()
+        n, mean = len(x), x.mean() if len(x) else float("nan")
+        half = float("nan")
+        if n > 1:
+            half = stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n)
+        return pd.Series({"n": n, "mean": mean, "ci95_low": mean - half,
+                          "ci95_high": mean + half})
+
+    by = [*keys, arm_col, "metric"]
+    if deltas.empty:
+        return pd.DataFrame(columns=[*by, "n", "mean", "ci95_low", "ci95_high"])
+    return deltas.groupby(by, sort=False, dropna=False).apply(
+        summarise, include_groups=False).reset_index()

@@ -197,11 +197,13 @@ def _run_with_progress(ns, duration: float, progress: bool | None) -> dict:
     step = min(duration, 1e-3)
     now = 0.0
     events = events0
+    slices = 0  # each slice's Stop is an event of ours: not counted
     while now < duration - 1e-12:
         step = min(step, duration - now)
         t0 = time.perf_counter()
         sim.Stop(ns.NanoSeconds(max(1, round(step * 1e9))))
         sim.Run()
+        slices += 1
         wall = time.perf_counter() - t0
         new_now, new_events = sim.Now().GetSeconds(), sim.GetEventCount()
         bar.set_postfix_str(f"{(new_events - events) / max(wall, 1e-9):,.0f} ev/s", refresh=False)
@@ -211,7 +213,7 @@ def _run_with_progress(ns, duration: float, progress: bool | None) -> dict:
         step = step * min(4.0, max(0.25, 0.5 / max(wall, 1e-4)))
     bar.close()
     wall = time.perf_counter() - wall0
-    events = sim.GetEventCount() - events0
+    events = sim.GetEventCount() - events0 - slices
     return {"events": int(events), "wall_s": wall, "simulated_s": now,
             "events_per_s": events / wall if wall else None,
             "sim_s_per_wall_s": now / wall if wall else None}
@@ -344,9 +346,10 @@ def _versions() -> dict[str, str]:
 # run directory
 
 
-def write_run_dir(result: RunResult, out_dir: Path) -> Path:
+def write_run_dir(result: RunResult, out_dir: Path, extra_json: dict | None = None) -> Path:
     """Write the run's files into a temporary directory, then rename it into
-    place: a reader never sees a half-written run."""
+    place: a reader never sees a half-written run. extra_json: more files
+    ({name: data}) to write alongside, e.g. a sweep cell's cell.json."""
     out_dir = Path(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_dir.parent / f".{out_dir.name}.tmp-{os.getpid()}"
@@ -363,6 +366,8 @@ def write_run_dir(result: RunResult, out_dir: Path) -> Path:
     _write_json(tmp / "config.json", result.plan.resolved())
     _write_json(tmp / "summary.json", result.summary)
     _write_json(tmp / "manifest.json", result.manifest)
+    for name, data in (extra_json or {}).items():
+        _write_json(tmp / name, data)
     if out_dir.exists():
         old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
         os.replace(out_dir, old)

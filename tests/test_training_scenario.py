@@ -83,3 +83,26 @@ def test_layer_classes_and_fusion_buffer_errors(small_model):
         with pytest.raises(ConfigError) as err:
             training_plan(small_model, override)
         assert err.value.field == field, override
+
+
+def test_low_priority_training_under_heavy_background(tmp_path, run_plan):
+    """The two arms of the study on one small network with a fixed seed: with
+    training in `low`, the small background flows no longer queue behind
+    training in their band (lower mean FCT), and training only gets what the
+    background leaves (slower iterations). Same background flows in both arms."""
+    model = tmp_path / "m4.csv"
+    profiles.save_profile(profiles.resnet50_like(20, 4_000_000, 10.0), model)
+    arms = {}
+    for priority in ("same", "low"):
+        p = training_plan(model, "training.ratio=1", "background.load=0.2", "seed=3",
+                          f'training.priority="{priority}"', "run.duration=0.8",
+                          "run.warmup=0.2", "run.cooldown=0.2")
+        arms[priority] = run_plan(p)
+    same, low = arms["same"], arms["low"]
+    assert same.flows[["id", "size", "start_s"]].equals(low.flows[["id", "size", "start_s"]])
+    for r in (same, low):
+        assert r.summary["completion_ratio"] == 1.0
+        assert r.summary["training"]["iterations"] > 0
+    assert (low.summary["training"]["mean_iteration_s"]
+            > same.summary["training"]["mean_iteration_s"])
+    assert low.summary["fct"]["small"]["mean_fct_s"] < same.summary["fct"]["small"]["mean_fct_s"]

@@ -1,0 +1,405 @@
+"""Operating-boundary sweeps: a grid file -> cells -> runs -> tidy tables.
+
+A grid file (TOML) names a base scenario, fields fixed for every cell, axes
+(Cartesian product) and paired arms:
+
+    name = "quick"
+    scenario = "thesis"              # a scenario name or path
+    timeout = "2h"                   # wall-clock limit per cell
+    [set]                            # every cell
+    "run.duration" = 4.0
+    [axes]                           # any scenario field; "seed" is the seed
+    "training.ratio" = [4, 2]
+    "background.rate" = [46, 184]
+    seed = [1, 2]
+    [arms]                           # every axes point runs each arm
+    reference = "same"               # deltas: every other arm vs this one
+    same = { "training.priority" = "same" }
+    low = { "training.priority" = "low" }
+
+Arms of one point differ only in their arm fields, so they share the
+background schedule (it depends on the seed and the traffic parameters only:
+common random numbers) and compare flow by flow.
+
+A cell is identified by the digest of its resolved scenario. The sweep
+directory holds the grid file, sweep.json (the cells), cells/<id>/ (complete
+run directories, each renamed into place), failed/<id>.json, logs/, and the
+tables summary.parquet, deltas.parquet and deltas_mean.parquet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import shutil
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from harness import metrics
+from harness.config import (REPO_DIR, WORKLOADS_DIR, ConfigError, ConfigTypeError, Scenario,
+                            apply_values, parse_time, read_scenario_dict, scenario_from_dict)
+
+GRIDS_DIR = WORKLOADS_DIR / "sweeps"
+_GRID_KEYS = ("name", "scenario", "timeout", "set", "axes", "arms")
+SEED_AXIS = "seed"
+
+
+class SweepError(RuntimeError):
+    """A sweep directory that cannot be (re)used as asked."""
+
+
+@dataclass(frozen=True)
+class Grid:
+    name: str
+    path: Path
+    text: str                                         # the grid file as given
+    base: dict                                        # the base scenario, raw
+    fixed: tuple[tuple[str, Any], ...]                # field -> value, every cell
+    axes: tuple[tuple[str, tuple[Any, ...]], ...]     # field -> values, in file order
+    arms: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]  # arm -> its fields
+    reference: str | None
+    timeout_s: float
+
+    @property
+    def axis_fields(self) -> list[str]:
+        return [f for f, _ in self.axes]
+
+
+@dataclass(frozen=True)
+class Cell:
+    id: str                                # digest of the resolved scenario
+    arm: str | None
+    point: tuple[tuple[str, Any], ...]     # axis field -> value
+    scenario: Scenario | None              # None: invalid (see error)
+    error: str | None = None
+
+    def labels(self) -> dict[str, Any]:
+        return {"cell": self.id, "arm": self.arm, **dict(self.point)}
+
+
+# --------------------------------------------------------------------------
+# grid files
+
+
+def resolve_grid_file(name: str | Path) -> Path:
+    for c in (Path(name), GRIDS_DIR / name, GRIDS_DIR / f"{name}.toml"):
+        if c.is_file():
+            return c
+    known = sorted(p.stem for p in GRIDS_DIR.glob("*.toml"))
+    raise ConfigError("grid", f"grid file not found: {name} (built-in: {', '.join(known)})")
+
+
+def _flatten(table: dict, where: str, prefix: str = "") -> dict[str, Any]:
+    """{"training": {"ratio": [..]}} and {"training.ratio": [..]} alike -> dotted keys."""
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict) and not path.startswith("training.layer_classes"):
+            out.update(_flatten(value, where, f"{path}."))
+        else:
+            out[path] = value
+    return out
+
+
+def _check_field(base: dict, field: str, value: Any, where: str) -> None:
+    """Unknown fields and values of the wrong kind are grid errors, found before
+    anything runs (a value that is only out of range fails its own cell)."""
+    try:
+        scenario_from_dict(apply_values(base, [(field.split("."), value)]))
+    except ConfigTypeError as e:
+        raise ConfigError(where, f"{value!r} is the wrong kind of value for {field}: {e}") \
+            from None
+    except ConfigError as e:
+        if "unknown key" in str(e):
+            raise ConfigError(where, f"unknown scenario field {field!r}: {e}") from None
+
+
+def load_grid(path: str | Path) -> Grid:
+    path = resolve_grid_file(path)
+    text = path.read_text()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError("grid", f"{path} is not valid TOML: {e}") from None
+    for key in data:
+        if key not in _GRID_KEYS:
+            raise ConfigError(key, f"unknown grid key; allowed: {', '.join(_GRID_KEYS)}")
+    if "scenario" not in data:
+        raise ConfigError("scenario", "a grid names its base scenario (scenario = \"...\")")
+    base = read_scenario_dict(data["scenario"])
+    fixed = _flatten(data.get("set", {}), "set")
+    for field, value in fixed.items():
+        _check_field(base, field, value, f"set.{field}")
+    base = apply_values(base, [(f.split("."), v) for f, v in fixed.items()])
+
+    axes = []
+    for field, values in _flatten(data.get("axes", {}), "axes").items():
+        where = f"axes.{field}"
+        if not isinstance(values, list) or not values:
+            raise ConfigError(where, f"an axis is a non-empty list of values, got {values!r}")
+        if len({json.dumps(v, sort_keys=True) for v in values}) != len(values):
+            raise ConfigError(where, f"lists a value twice: {values!r}")
+        for v in values:
+            _check_field(base, field, v, where)
+        axes.append((field, tuple(values)))
+
+    arms_raw = dict(data.get("arms", {}))
+    reference = arms_raw.pop("reference", None)
+    arms = []
+    for arm, fields in arms_raw.items():
+        if not isinstance(fields, dict) or not fields:
+            raise ConfigError(f"arms.{arm}", "an arm is a table of scenario fields, e.g. "
+                              '{ "training.priority" = "low" }')
+        flat = _flatten(fields, f"arms.{arm}")
+        for field, value in flat.items():
+            _check_field(base, field, value, f"arms.{arm}.{field}")
+            if field in dict(axes):
+                raise ConfigError(f"arms.{arm}.{field}", "is also an axis")
+        arms.append((arm, tuple(flat.items())))
+    if reference is not None and reference not in dict(arms):
+        raise ConfigError("arms.reference", f"{reference!r} is not an arm; arms: "
+                          f"{', '.join(a for a, _ in arms)}")
+    if reference is None and len(arms) > 1:
+        reference = arms[0][0]
+    timeout = parse_time(data.get("timeout", "6h"), "timeout")
+    name = data.get("name", path.stem)
+    if not isinstance(name, str):
+        raise ConfigError("name", f"expected a string, got {name!r}")
+    return Grid(name, path.resolve(), text, base, tuple(fixed.items()), tuple(axes),
+                tuple(arms), reference, timeout)
+
+
+def expand(grid: Grid) -> list[Cell]:
+    """Every (axes point, arm) of the grid, validated as a scenario. A cell whose
+    scenario is invalid is kept, with its error, so the sweep records it failed."""
+    from harness.run import plan
+
+    fields = grid.axis_fields
+    arms = grid.arms or ((None, ()),)
+    cells: list[Cell] = []
+    seen: dict[str, Cell] = {}
+    for values in itertools.product(*(v for _, v in grid.axes)):
+        point = tuple(zip(fields, values))
+        for arm, arm_fields in arms:
+            raw = apply_values(grid.base, [(f.split("."), v) for f, v in (*point, *arm_fields)])
+            try:
+                scenario = scenario_from_dict(raw)
+                plan(scenario)  # every check a run makes before ns-3, now
+                cell = Cell(scenario.digest(), arm, point, scenario)
+            except ConfigError as e:
+                blob = json.dumps(raw, sort_keys=True, default=str).encode()
+                cell = Cell("x" + hashlib.sha256(blob).hexdigest()[:15], arm, point, None,
+                            str(e))
+            if cell.id in seen:
+                raise ConfigError("grid", f"cells {seen[cell.id].labels()} and "
+                                  f"{cell.labels()} are the same scenario")
+            seen[cell.id] = cell
+            cells.append(cell)
+    return cells
+
+
+# --------------------------------------------------------------------------
+# the sweep directory
+
+
+def default_dir(grid: Grid) -> Path:
+    return REPO_DIR / "results" / "sweeps" / grid.name
+
+
+def write_atomic(path: Path, data: bytes | str) -> None:
+    """Write to a temporary name in the same directory, then rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}"
+    tmp.write_bytes(data.encode() if isinstance(data, str) else data)
+    os.replace(tmp, path)
+
+
+def _cells_record(grid: Grid, cells: list[Cell]) -> dict:
+    return {"grid": grid.name, "grid_file": str(grid.path),
+            "axes": grid.axis_fields, "arms": [a for a, _ in grid.arms],
+            "reference": grid.reference,
+            "cells": [{"id": c.id, "arm": c.arm, "point": dict(c.point)} for c in cells]}
+
+
+def prepare_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> None:
+    """Create a new sweep directory, or check that `--resume` continues the
+    same grid (same cells, by resolved-config digest)."""
+    record = _cells_record(grid, cells)
+    stored = out / "sweep.json"
+    if stored.exists():
+        if not resume:
+            raise SweepError(f"{out} already holds a sweep: --resume to continue it, or "
+                             "-o another directory")
+        old = json.loads(stored.read_text())
+        old_ids, new_ids = {c["id"] for c in old["cells"]}, {c.id for c in cells}
+        if old_ids != new_ids:
+            raise SweepError(
+                f"the grid changed since {out} was started: {len(new_ids - old_ids)} new and "
+                f"{len(old_ids - new_ids)} missing cells (by resolved-config digest); "
+                "start it in a new directory")
+    elif out.exists() and any(out.iterdir()):
+        raise SweepError(f"{out} exists and is not a sweep directory")
+    for sub in ("cells", "failed", "logs"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    # leftovers of cells that were running when a sweep was killed
+    for tmp in (out / "cells").glob(".*.tmp-*"):
+        shutil.rmtree(tmp, ignore_errors=True)
+    if not stored.exists():
+        write_atomic(out / "grid.toml", grid.text)
+        write_atomic(stored, json.dumps(record, indent=2, default=str) + "\n")
+
+
+def cell_dir(out: Path, cell: Cell) -> Path:
+    return out / "cells" / cell.id
+
+
+def is_done(out: Path, cell: Cell) -> bool:
+    return (cell_dir(out, cell) / "summary.json").is_file()
+
+
+def is_failed(out: Path, cell: Cell) -> bool:
+    return (out / "failed" / f"{cell.id}.json").is_file()
+
+
+def record_failure(out: Path, cell: Cell, error: str) -> None:
+    write_atomic(out / "failed" / f"{cell.id}.json",
+                 json.dumps({**cell.labels(), "error": error}, indent=2, default=str) + "\n")
+
+
+def clear_failure(out: Path, cell: Cell) -> None:
+    (out / "failed" / f"{cell.id}.json").unlink(missing_ok=True)
+
+
+def cell_json(cell: Cell) -> dict:
+    return {**cell.labels(), "point": dict(cell.point)}
+
+
+# --------------------------------------------------------------------------
+# aggregation (tables only)
+
+TIMING_COLUMNS = ("wall_s", "startup_s", "events_per_s", "sim_s_per_wall_s", "peak_rss_mib")
+
+
+def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, Any]:
+    """One tidy summary row: the cell's labels, status and metrics."""
+    row: dict[str, Any] = {**cell.labels(), "status": "failed" if error else "ok",
+                           "error": error}
+    if run_dir is None or error:
+        return row
+    summary = json.loads((run_dir / "summary.json").read_text())
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    config = json.loads((run_dir / "config.json").read_text())
+    row.update(metrics.flat_summary(summary))
+    row.update(offered_load=config["background"]["offered_load"],
+               compute_ms=config["training"]["compute_ms"],
+               events=manifest["events"], wall_s=manifest.get("run_wall_s"),
+               startup_s=manifest.get("startup_s"), peak_rss_mib=manifest.get("peak_rss_mib"),
+               events_per_s=summary.get("events_per_s"),
+               sim_s_per_wall_s=summary.get("sim_s_per_wall_s"))
+    return row
+
+
+def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]:
+    """summary.parquet (one row per cell), deltas.parquet (per seed, each arm vs
+    the reference) and deltas_mean.parquet (mean and 95 % CI over seeds)."""
+    rows = []
+    for cell in cells:
+        failed = out / "failed" / f"{cell.id}.json"
+        if is_done(out, cell):
+            rows.append(cell_row(cell, cell_dir(out, cell), None))
+        elif failed.is_file():
+            rows.append(cell_row(cell, None, json.loads(failed.read_text())["error"]))
+        else:
+            rows.append(cell_row(cell, None, "not run"))
+    summary = pd.DataFrame(rows)
+    tables = {"summary": summary}
+    if grid.reference is not None:
+        keys = grid.axis_fields
+        deltas = metrics.paired_deltas(summary[summary["status"] == "ok"], keys, "arm",
+                                       grid.reference, metrics.DELTA_METRICS)
+        tables["deltas"] = deltas
+        tables["deltas_mean"] = metrics.delta_means(
+            deltas, [k for k in keys if k != SEED_AXIS], "arm")
+    for name, df in tables.items():
+        tmp = out / f".{name}.parquet.tmp-{os.getpid()}"
+        df.to_parquet(tmp, index=False)
+        os.replace(tmp, out / f"{name}.parquet")
+    return tables
+
+
+# --------------------------------------------------------------------------
+# running
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    out: Path
+    cells: int
+    ran: int
+    skipped: int           # already done (or failed, without --retry-failed)
+    failed: list[str]      # ids of cells failed now or before
+    wall_s: float
+    tables: dict
+
+
+def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
+              scheduler: str | None = None, resume: bool = False, retry_failed: bool = False,
+              progress: bool | None = None) -> SweepReport:
+    """Run every cell not yet done, record failures, aggregate the tables."""
+    import time
+
+    from tqdm import tqdm
+
+    from harness import executors
+
+    started = time.monotonic()
+    cells = expand(grid)
+    prepare_dir(out, grid, cells, resume)
+    todo: list[Cell] = []
+    for cell in cells:
+        if is_done(out, cell):
+            clear_failure(out, cell)
+        elif cell.scenario is None:
+            record_failure(out, cell, cell.error)   # invalid scenario: fails without running
+        elif is_failed(out, cell) and not retry_failed:
+            continue
+        else:
+            todo.append(cell)
+    tasks = [executors.Task(c, cell_dir(out, c), out / "logs" / f"{c.id}.stderr",
+                            grid.timeout_s) for c in todo]
+    bar = tqdm(total=len(tasks), unit="cell", disable=None if progress is None else not progress,
+               desc=f"sweep {grid.name}", file=sys.stderr)
+    failed_now = 0
+
+    def done(outcome: executors.Outcome) -> None:
+        nonlocal failed_now
+        if outcome.error is None:
+            clear_failure(out, outcome.cell)
+        else:
+            failed_now += 1
+            record_failure(out, outcome.cell, outcome.error)
+        bar.set_postfix_str(f"{failed_now} failed", refresh=False)
+        bar.update(1)
+
+    try:
+        if not tasks:
+            pass
+        elif executor == "local":
+            executors.run_local(tasks, jobs, done)
+        elif executor == "dask":
+            executors.run_dask(tasks, jobs, scheduler, done)
+        else:
+            raise ConfigError("--executor", f"unknown executor {executor!r}; allowed: local, dask")
+    finally:
+        bar.close()
+    tables = aggregate(out, grid, cells)
+    failed = [c.id for c in cells if is_failed(out, c)]
+    return SweepReport(out, len(cells), len(tasks), len(cells) - len(tasks), failed,
+                       time.monotonic() - started, tables)

@@ -1,0 +1,164 @@
+"""`harness sweep`: grids, the local and Dask executors, failures, kill and resume."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+
+from harness import profiles, sweep
+from harness.config import ConfigError
+
+GRID = """
+name = "tiny"
+scenario = "default"
+timeout = "10min"
+[set]
+"run.duration" = 0.25
+"run.warmup" = 0.05
+"run.cooldown" = 0.05
+"training.enabled" = true
+"training.profile" = "{model}"
+"training.workers" = 4
+[axes]
+"training.ratio" = [2, 1]
+"background.load" = {loads}
+[arms]
+reference = "same"
+same = {{ "training.priority" = "same" }}
+low = {{ "training.priority" = "low" }}
+"""
+
+
+@pytest.fixture(scope="module")
+def grid_file(tmp_path_factory):
+    d = tmp_path_factory.mktemp("grid")
+    profiles.save_profile(profiles.resnet50_like(10, 1_000_000, 5.0), d / "m1.csv")
+    path = d / "tiny.toml"
+    path.write_text(GRID.format(model=d / "m1.csv", loads="[0.05, 0.1]"))
+    return path
+
+
+@pytest.fixture(scope="module")
+def local_sweep(grid_file, tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweeps") / "local"
+    report = sweep.run_sweep(sweep.load_grid(grid_file), out, jobs=2, progress=False)
+    return report
+
+
+def results(out) -> pd.DataFrame:
+    """The summary without its wall-clock columns (they are measurements of the host)."""
+    df = pd.read_parquet(out / "summary.parquet")
+    return df.drop(columns=list(sweep.TIMING_COLUMNS)).sort_values("cell").reset_index(drop=True)
+
+
+def test_local_sweep_runs_every_cell_and_pairs_the_arms(local_sweep):
+    s = local_sweep.tables["summary"]
+    assert len(s) == 8 and (s["status"] == "ok").all() and not local_sweep.failed
+    assert set(s["arm"]) == {"same", "low"}
+    assert (s["iterations"] > 0).all()
+    # both arms of a point see the same background flows (common random numbers)
+    out = local_sweep.out
+    for _, pair in s.groupby(["training.ratio", "background.load"]):
+        a, b = (pd.read_parquet(out / "cells" / c / "flows.parquet") for c in pair["cell"])
+        assert a[["id", "size", "start_s", "src", "dst"]].equals(b[["id", "size", "start_s",
+                                                                      "src", "dst"]])
+    d = local_sweep.tables["deltas"]
+    assert set(d["arm"]) == {"low"} and len(d) == 4 * len(sweep.metrics.DELTA_METRICS)
+    it = d[d["metric"] == "iteration_time"]
+    assert ((it["value"] / it["reference"] - 1 - it["change"]).abs() < 1e-12).all()
+    m = local_sweep.tables["deltas_mean"]
+    assert len(m) == len(d) and (m["n"] <= 1).all()
+
+
+def test_dask_local_cluster_gives_the_same_results(local_sweep, grid_file, tmp_path):
+    report = sweep.run_sweep(sweep.load_grid(grid_file), tmp_path / "dask", jobs=2,
+                             executor="dask", progress=False)
+    assert not report.failed
+    pd.testing.assert_frame_equal(results(tmp_path / "dask"), results(local_sweep.out))
+    for cell in report.tables["summary"]["cell"]:
+        for name in ("flows.parquet", "iterations.parquet", "transfers.parquet"):
+            assert ((tmp_path / "dask" / "cells" / cell / name).read_bytes()
+                    == (local_sweep.out / "cells" / cell / name).read_bytes())
+
+
+def test_sigkill_then_resume_finishes_each_cell_once(local_sweep, grid_file, tmp_path):
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "harness.cli", "sweep", str(grid_file), "-j", "1", "-o",
+           str(out), "--no-progress"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300
+    while time.time() < deadline and not list((out / "cells").glob("[0-9a-f]*")):
+        time.sleep(0.2)
+    time.sleep(1.0)  # well inside the next cell
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done_before = {p.name for p in (out / "cells").glob("[0-9a-f]*")}
+    assert 0 < len(done_before) < 8
+    # without --resume the directory is refused
+    again = subprocess.run(cmd, capture_output=True, text=True)
+    assert again.returncode == 2 and "--resume" in again.stderr
+    resumed = subprocess.run([*cmd, "--resume"], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{8 - len(done_before)} cells run, {len(done_before)} already done" in resumed.stderr
+    cells = sorted(p.name for p in (out / "cells").iterdir())
+    assert len(cells) == 8 and not any(c.startswith(".") for c in cells)
+    pd.testing.assert_frame_equal(results(out), results(local_sweep.out))
+
+
+def test_a_failing_cell_is_recorded_and_the_others_finish(grid_file, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(grid_file.read_text().replace("[0.05, 0.1]", "[0.05, -0.1]")
+                   .replace('"training.ratio" = [2, 1]', '"training.ratio" = [2]'))
+    r = subprocess.run([sys.executable, "-m", "harness.cli", "sweep", str(bad), "-j", "2",
+                        "-o", str(tmp_path / "out"), "--no-progress"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    s = pd.read_parquet(tmp_path / "out" / "summary.parquet")
+    failed = s[s["status"] == "failed"]
+    assert set(failed["background.load"]) == {-0.1} and len(failed) == 2
+    assert failed["error"].str.contains("background.load").all()
+    assert (s.loc[s["status"] == "ok", "iterations"] > 0).all() and len(s) == 4
+    assert "2 failed" in r.stderr
+
+
+def test_a_cell_over_its_time_limit_is_killed_and_recorded(grid_file, tmp_path):
+    slow = tmp_path / "slow.toml"
+    slow.write_text(grid_file.read_text().replace('timeout = "10min"', 'timeout = "0.5s"')
+                    .replace("[0.05, 0.1]", "[0.05]").replace("[2, 1]", "[2]"))
+    report = sweep.run_sweep(sweep.load_grid(slow), tmp_path / "out", jobs=2, progress=False)
+    s = report.tables["summary"]
+    assert len(report.failed) == 2 and s["error"].str.startswith("timeout").all()
+    assert not list((tmp_path / "out" / "cells").iterdir())
+
+
+@pytest.mark.parametrize("change, field", [
+    (('"training.ratio" = [2, 1]', '"training.ratioo" = [2, 1]'), "axes.training.ratioo"),
+    (('"training.ratio" = [2, 1]', '"training.ratio" = []'), "axes.training.ratio"),
+    (('"training.ratio" = [2, 1]', '"training.ratio" = [2, "fast"]'), "axes.training.ratio"),
+    (('"training.ratio" = [2, 1]', '"training.ratio" = 2'), "axes.training.ratio"),
+    (('"training.ratio" = [2, 1]', '"training.ratio" = [2, 2]'), "axes.training.ratio"),
+    (('reference = "same"', 'reference = "high"'), "arms.reference"),
+    (('name = "tiny"', 'name = "tiny"\ncolour = "red"'), "colour"),
+    (('"run.duration" = 0.25', '"run.duraton" = 0.25'), "set.run.duraton"),
+    (('scenario = "default"', 'scenario = "nowhere"'), "scenario"),
+])
+def test_grid_errors_name_the_field_before_anything_runs(grid_file, tmp_path, change, field):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(grid_file.read_text().replace(*change))
+    with pytest.raises(ConfigError) as err:
+        sweep.load_grid(bad)
+    assert err.value.field == field, str(err.value)
+
+
+def test_changed_grid_is_detected_on_resume(local_sweep, grid_file, tmp_path):
+    changed = tmp_path / "changed.toml"
+    changed.write_text(grid_file.read_text().replace("[0.05, 0.1]", "[0.05, 0.2]"))
+    with pytest.raises(sweep.SweepError, match="grid changed"):
+        sweep.prepare_dir(local_sweep.out, sweep.load_grid(changed),
+                          sweep.expand(sweep.load_grid(changed)), resume=True)
