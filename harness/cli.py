@@ -181,14 +181,26 @@ def _print_deltas(means, keys: list[str]) -> None:
               help="Where the figures go (default: DIRECTORY/plots).")
 @click.option("--format", "formats", multiple=True, default=("png", "pdf"), show_default=True,
               type=click.Choice(["png", "pdf", "svg"]), help="Figure formats (repeatable).")
-def plot(directory: str, output: str | None, formats: tuple[str, ...]) -> None:
-    """Figures of a run directory (training timeline, FCT CDFs, utilisation)."""
+@click.option("--cell", "cells", multiple=True, metavar="ID",
+              help="Sweep directories: a cell (id or unique prefix) for the FCT CDFs "
+                   "(repeatable; default: both arms of the highest-load, lowest-R point).")
+def plot(directory: str, output: str | None, formats: tuple[str, ...],
+         cells: tuple[str, ...]) -> None:
+    """Figures of a run directory (training timeline, FCT CDFs, utilisation) or of
+    a sweep directory, one holding sweep.json (operating-boundary map, changes per
+    R, FCT CDFs of chosen cells, utilisation per application)."""
     from harness import plots
 
+    directory_path = Path(directory)
+    out = Path(output) if output else None
     try:
-        written = plots.plot_run(Path(directory), Path(output) if output else None,
-                                 tuple(formats))
-    except FileNotFoundError as e:
+        if (directory_path / "sweep.json").is_file():
+            written = plots.plot_sweep(directory_path, out, tuple(formats), list(cells) or None)
+        elif cells:
+            _fail(f"--cell applies to sweep directories; {directory} has no sweep.json")
+        else:
+            written = plots.plot_run(directory_path, out, tuple(formats))
+    except (FileNotFoundError, plots.UnknownCellError) as e:
         _fail(str(e))
     for path in written:
         click.echo(str(path))
@@ -205,6 +217,18 @@ def _print_summary(summary: dict, manifest: dict) -> None:
         click.echo(f"{cls:<8}{s['count']:>7}{s['mean_fct_s'] * 1e3:>13.3f}"
                    f"{s['p50_fct_s'] * 1e3:>10.3f}{s['p99_fct_s'] * 1e3:>10.3f}"
                    f"{s['mean_slowdown']:>15.2f}")
+    tr = summary.get("training")
+    if tr:
+        if tr["iterations"]:
+            click.echo(f"training: {tr['iterations']} iterations in the window, mean "
+                       f"{tr['mean_iteration_s'] * 1e3:.3f} ms, p50 {tr['p50_iteration_s'] * 1e3:.3f}"
+                       f" ms, p99 {tr['p99_iteration_s'] * 1e3:.3f} ms")
+        else:
+            click.echo("training: no iteration completed inside the measurement window")
+    util = summary.get("host_uplink_utilization", {})
+    if util:
+        click.echo("host uplink utilisation: " + ", ".join(f"{app} {u:.1%}"
+                                                          for app, u in util.items()))
     click.echo(f"completion {summary['completed_flows']}/{summary['measured_flows']} measured "
                f"flows; {summary['events']:,} events, {summary['events_per_s']:,.0f} events/s, "
                f"{summary['sim_s_per_wall_s']:.3f} simulated s per wall s; "

@@ -459,6 +459,7 @@ def apply_values(data: dict[str, Any], values) -> dict[str, Any]:
             if not isinstance(child, dict):
                 raise ConfigError(".".join(path), f"{part} is not a table")
             node = child
+        _drop_alternative(node, tuple(path))
         node[path[-1]] = value
     return data
 
@@ -501,13 +502,27 @@ def resolve_scenario_file(name: str | Path, relative_to: Path, what: str) -> Pat
     raise ConfigError(what, f"scenario file not found: {name} (built-in: {', '.join(known)})")
 
 
-def merge_tables(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+# Keys that give one quantity two ways: setting one (in a derived file or with
+# --set) drops the other inherited from the base.
+_ALTERNATIVES = {("background", "rate"): "load", ("background", "load"): "rate"}
+
+
+def _drop_alternative(table: dict[str, Any], path: tuple[str, ...]) -> None:
+    other = _ALTERNATIVES.get(path)
+    if other is not None:
+        table.pop(other, None)
+
+
+def merge_tables(base: dict[str, Any], top: dict[str, Any],
+                 _path: tuple[str, ...] = ()) -> dict[str, Any]:
     """`top` over `base`, recursing into tables present in both."""
     out = dict(base)
     for key, value in top.items():
         if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = merge_tables(out[key], value)
+            out[key] = merge_tables(out[key], value, (*_path, key))
         else:
+            if _ALTERNATIVES.get((*_path, key)) not in top:  # both in one file: an error later
+                _drop_alternative(out, (*_path, key))
             out[key] = value
     return out
 

@@ -6,6 +6,18 @@ plot_run(run_dir) writes, for the tables the run has:
 - fct-cdf: CDF of measured background FCTs per size class;
 - utilization: host-uplink utilisation over time per application and class.
 
+plot_sweep(sweep_dir) writes, from sweep.json and the sweep's tables:
+- operating-boundary: the map of SPEC §5, three heat maps (iteration time,
+  small-flow and large-flow mean FCT change of each arm vs the reference)
+  over U_background (x) and U_training ~ 1/R (y), every cell coloured by the
+  training slowdown class (green / yellow / red, grey n/a);
+- per-ratio: one panel per R, the same changes over the background axis
+  with their 95 % CIs;
+- fct-cdf-cells: FCT CDFs per size class of chosen cells (default: both
+  arms of the highest-load, lowest-R point);
+- utilization-apps: mean host-uplink utilisation of training and background
+  per point and arm.
+
 Data preparation lives in small pure functions on DataFrames (testable
 without pixels); the draw_* functions only turn their output into axes.
 """
@@ -20,9 +32,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
 from harness.metrics import SIZE_CLASSES
+from harness.sweep import SEED_AXIS as SEED_FIELD
 
 REQUIRED = ("config.json", "summary.json")
 PHASE_LABEL = {"fp": "forward", "bp": "backward"}
@@ -357,4 +370,623 @@ def plot_run(run_dir: Path, out_dir: Path | None = None,
     for stem, fig in figures:
         if fig is not None:
             written += save_figure(fig, out_dir, stem, formats)
+    return written
+
+
+# ==========================================================================
+# sweep directories: figures from sweep.json and the sweep's tables only
+
+SWEEP_REQUIRED = ("sweep.json", "summary.parquet")
+RATIO_FIELD = "training.ratio"
+BACKGROUND_FIELDS = ("background.load", "background.rate")
+
+# operating-boundary classes of the training slowdown (iteration-time change,
+# low vs same; SPEC §5): green <= 1 %, yellow <= 30 %, red above
+SLOWDOWN_GREEN_MAX = 0.01
+SLOWDOWN_YELLOW_MAX = 0.30
+BOUNDARY_CLASSES = ("green", "yellow", "red", "n/a")
+# light tones so the black cell text stays legible on every class
+BOUNDARY_COLORS = {"green": "#9ed89e", "yellow": "#f7dc6f", "red": "#ef8a80", "n/a": "#d3d3d3"}
+BOUNDARY_LEGEND = {
+    "green": f"slowdown ≤ {100 * SLOWDOWN_GREEN_MAX:g} %",
+    "yellow": f"slowdown ≤ {100 * SLOWDOWN_YELLOW_MAX:g} %",
+    "red": f"slowdown > {100 * SLOWDOWN_YELLOW_MAX:g} %",
+    "n/a": "n/a: pair failed or no measured iterations",
+}
+# (deltas metric, boundary_table column prefix, panel title)
+BOUNDARY_PANELS = (
+    ("iteration_time", "iteration", "training iteration time"),
+    ("fct_small_mean", "small_fct", "small-flow mean FCT"),
+    ("fct_large_mean", "large_fct", "large-flow mean FCT"),
+)
+_MEASURED = ("u_training", "u_background", "offered_load", "iterations")
+_NO_POINT = "_point"   # stands in for the point when a sweep has no axis but the seed
+
+
+@dataclass
+class SweepTables:
+    """What a sweep directory holds; the deltas tables are None without arms."""
+    dir: Path
+    grid: dict                       # sweep.json
+    summary: pd.DataFrame
+    deltas: pd.DataFrame | None
+    deltas_mean: pd.DataFrame | None
+
+
+def load_sweep(sweep_dir: Path) -> SweepTables:
+    """Read a sweep directory; FileNotFoundError names what makes it not one."""
+    sweep_dir = Path(sweep_dir)
+    missing = [name for name in SWEEP_REQUIRED if not (sweep_dir / name).is_file()]
+    if missing:
+        raise FileNotFoundError(
+            f"{sweep_dir} is not a sweep directory: missing {', '.join(missing)}")
+
+    def table(name: str) -> pd.DataFrame | None:
+        path = sweep_dir / f"{name}.parquet"
+        return pd.read_parquet(path) if path.is_file() else None
+
+    return SweepTables(sweep_dir, json.loads((sweep_dir / "sweep.json").read_text()),
+                       table("summary"), table("deltas"), table("deltas_mean"))
+
+
+# --------------------------------------------------------------------------
+# sweep structure (pure)
+
+
+def point_fields(grid: dict) -> list[str]:
+    """Axis fields that define a point: every axis but the seed (seeds repeat it)."""
+    return [f for f in grid.get("axes", []) if f != SEED_FIELD]
+
+
+def boundary_axes(grid: dict) -> tuple[str | None, str | None]:
+    """(y field, x field) of the map: training.ratio and the background
+    rate/load axis, each None when the grid does not vary it."""
+    axes = grid.get("axes", [])
+    y = RATIO_FIELD if RATIO_FIELD in axes else None
+    x = next((f for f in BACKGROUND_FIELDS if f in axes), None)
+    return y, x
+
+
+def facet_fields(grid: dict) -> list[str]:
+    """Point fields the map's two axes do not show: each value combination
+    (and each compared arm) gets its own row of panels."""
+    shown = set(boundary_axes(grid))
+    return [f for f in point_fields(grid) if f not in shown]
+
+
+def compared_arms(grid: dict) -> list[str]:
+    """Arms that have deltas: every arm but the reference."""
+    reference = grid.get("reference")
+    return [a for a in grid.get("arms", []) if a != reference] if reference else []
+
+
+def slowdown_class(change: float) -> str:
+    """Colour class of an iteration-time change (fraction; NaN -> 'n/a').
+    A speed-up counts as free: green."""
+    if change is None or not np.isfinite(change):
+        return "n/a"
+    if change <= SLOWDOWN_GREEN_MAX:
+        return "green"
+    return "yellow" if change <= SLOWDOWN_YELLOW_MAX else "red"
+
+
+def _with_point(df: pd.DataFrame, keys: list[str]) -> tuple[pd.DataFrame, list[str]]:
+    """Group keys for points; a constant column when no axis but the seed
+    varies, so groupby/merge keep one point instead of failing on []."""
+    if keys:
+        return df, keys
+    return df.assign(**{_NO_POINT: 0}), [_NO_POINT]
+
+
+def _sorted_points(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    return frame[keys].drop_duplicates().sort_values(keys).reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------
+# data behind the sweep figures (pure)
+
+
+def boundary_table(deltas_mean: pd.DataFrame, summary: pd.DataFrame, grid: dict) -> pd.DataFrame:
+    """One row per map cell: (compared arm, point) with the point's axis
+    values, measured u_training / u_background of the reference arm (mean
+    over ok seeds), offered_load, seeds (seed values of the point), failed
+    (failed cells of the pair over seeds), n (pairs behind the iteration
+    change), {iteration, small_fct, large_fct}_{mean,ci,n} (fractions; ci =
+    95 % CI half-width, NaN when n <= 1) and color (slowdown_class of
+    iteration_mean).
+
+    Points come from the summary, so a point whose cells all failed still
+    gets its (n/a) row."""
+    keys = point_fields(grid)
+    reference = grid.get("reference")
+    summary = summary.reindex(columns=list(dict.fromkeys([*summary.columns, *_MEASURED])))
+    summary, gkeys = _with_point(summary, keys)
+    deltas_mean, _ = _with_point(deltas_mean, keys)
+    ok = summary[summary["status"] == "ok"]
+    # training/background utilisation of the reference arm: what "same" sees
+    ref = ok[ok["arm"] == reference] if reference in set(ok["arm"]) else ok
+    measured = ref.groupby(gkeys, dropna=False)[["u_training", "u_background"]].mean()
+    offered = ok.groupby(gkeys, dropna=False)["offered_load"].mean()
+    points = _sorted_points(summary, gkeys)
+    seeds = (summary.groupby(gkeys, dropna=False)[SEED_FIELD].nunique()
+             if SEED_FIELD in summary else pd.Series(1, index=points.set_index(gkeys).index))
+
+    rows = []
+    for arm in compared_arms(grid):
+        pair = summary[summary["arm"].isin([arm, reference])]
+        failed = pair[pair["status"] != "ok"].groupby(gkeys, dropna=False).size()
+        mine = deltas_mean[deltas_mean["arm"] == arm].set_index([*gkeys, "metric"])
+        for point in points.itertuples(index=False):
+            key = tuple(point)
+            index = key if len(key) > 1 else key[0]
+            row: dict = {"arm": arm, **dict(zip(gkeys, key))}
+            row["u_training"] = measured["u_training"].get(index, np.nan)
+            row["u_background"] = measured["u_background"].get(index, np.nan)
+            row["offered_load"] = offered.get(index, np.nan)
+            row["seeds"] = int(seeds.get(index, 1))
+            row["failed"] = int(failed.get(index, 0))
+            for metric, prefix, _ in BOUNDARY_PANELS:
+                stats = mine.loc[(*key, metric)] if (*key, metric) in mine.index else None
+                n = int(stats["n"]) if stats is not None and pd.notna(stats["n"]) else 0
+                mean = float(stats["mean"]) if stats is not None and n else np.nan
+                half = (float(stats["ci95_high"] - stats["ci95_low"]) / 2
+                        if stats is not None and n > 1 else np.nan)
+                row[f"{prefix}_mean"], row[f"{prefix}_ci"], row[f"{prefix}_n"] = mean, half, n
+            row["n"] = row["iteration_n"]
+            row["color"] = slowdown_class(row["iteration_mean"])
+            rows.append(row)
+    columns = ["arm", *gkeys, "u_training", "u_background", "offered_load", "seeds", "failed",
+               "n", *(f"{p}_{s}" for _, p, _ in BOUNDARY_PANELS for s in ("mean", "ci", "n")),
+               "color"]
+    table = pd.DataFrame(rows, columns=columns)
+    return table.drop(columns=[_NO_POINT], errors="ignore")
+
+
+def per_ratio_frame(deltas_mean: pd.DataFrame, grid: dict) -> pd.DataFrame:
+    """The per-ratio lines: deltas_mean rows of the three boundary metrics
+    for the compared arms (point fields, arm, metric, n, mean, ci95_low/high)."""
+    metrics = [m for m, _, _ in BOUNDARY_PANELS]
+    rows = deltas_mean[deltas_mean["metric"].isin(metrics)
+                       & deltas_mean["arm"].isin(compared_arms(grid))]
+    return rows[[*point_fields(grid), "arm", "metric", "n", "mean", "ci95_low", "ci95_high"]] \
+        .reset_index(drop=True)
+
+
+def default_cdf_cells(summary: pd.DataFrame, grid: dict) -> list[str]:
+    """Cells of the point hardest on the background: highest background load
+    (rate), then lowest R, then the lowest value of every other axis (seed
+    included); one ok cell per arm, in the grid's arm order."""
+    ok = summary[summary["status"] == "ok"]
+    if ok.empty:
+        return []
+    y, x = boundary_axes(grid)
+    axes = list(grid.get("axes", []))
+    order = [f for f in (x, y) if f is not None] + [f for f in axes if f not in (x, y)]
+    if order:
+        first = ok.sort_values(order, ascending=[f != x for f in order]).iloc[0]
+        ok = ok[(ok[axes] == first[axes]).all(axis=1)]
+    arm_order = {a: i for i, a in enumerate(grid.get("arms", []))}
+    ok = ok.sort_values("arm", key=lambda s: s.map(arm_order))
+    return list(ok.drop_duplicates("arm")["cell"])
+
+
+def point_label(point: dict, offered_load: float | None = None) -> str:
+    """Short label of a point: "R=2, load 10 %", "λ=46 (≈23 %)", "seed 1"."""
+    parts = []
+    for field, value in point.items():
+        if field == RATIO_FIELD:
+            parts.append(f"R={value:g}")
+        elif field == "background.load":
+            parts.append(f"load {_pct(float(value))} %")
+        elif field == "background.rate":
+            extra = f" (≈{_pct(offered_load)} %)" if offered_load is not None and \
+                np.isfinite(offered_load) else ""
+            parts.append(f"λ={value:g}{extra}")
+        elif field == SEED_FIELD:
+            parts.append(f"seed {value}")
+        else:
+            parts.append(f"{field.rsplit('.', 1)[-1]}={value}")
+    return ", ".join(parts)
+
+
+def _pct(fraction: float) -> str:
+    """A fraction as a short percentage number: 0.25 -> '25', 0.0625 -> '6.2'."""
+    v = 100 * fraction
+    return f"{v:.0f}" if abs(v) >= 10 else f"{v:.1f}"
+
+
+class UnknownCellError(ValueError):
+    """A cell id (or prefix) that names no single cell of the sweep."""
+
+
+def resolve_cells(summary: pd.DataFrame, wanted: list[str]) -> list[str]:
+    """Full cell ids for ids or unique id prefixes; UnknownCellError names a wrong one."""
+    ids = list(summary["cell"])
+    out = []
+    for w in wanted:
+        hits = [c for c in ids if c == w] or [c for c in ids if c.startswith(w)]
+        if len(hits) != 1:
+            what = "no" if not hits else f"{len(hits)}"
+            raise UnknownCellError(f"{what} cells match {w!r} (cell ids are in "
+                                   "summary.parquet)")
+        out.append(hits[0])
+    return out
+
+
+def cells_cdf_frame(sweep_dir: Path, summary: pd.DataFrame, cells: list[str],
+                    axes: list[str]) -> pd.DataFrame:
+    """FCT CDFs per size class for each cell (cell, label, size_class,
+    fct_ms, cdf); the label names the arm and the axis values that differ
+    between the chosen cells. Cells without flows.parquet are left out."""
+    rows = summary.set_index("cell").loc[cells]
+    varying = [f for f in axes if rows[f].nunique(dropna=False) > 1]
+    parts = []
+    for cell, r in rows.iterrows():
+        path = Path(sweep_dir) / "cells" / cell / "flows.parquet"
+        if not path.is_file():
+            continue
+        differ = point_label({f: r[f] for f in varying})
+        label = ", ".join(str(v) for v in (r["arm"], differ) if pd.notna(v) and v) or cell
+        cdf = fct_cdf_frame(pd.read_parquet(path))
+        parts.append(cdf.assign(cell=cell, label=label))
+    if not parts:
+        return pd.DataFrame(columns=["size_class", "fct_ms", "cdf", "cell", "label"])
+    return pd.concat(parts, ignore_index=True)
+
+
+def utilization_frame(summary: pd.DataFrame, grid: dict) -> pd.DataFrame:
+    """Mean host-uplink utilisation per application for each (point, arm),
+    over its ok seeds (point fields, arm, n = ok cells, u_training,
+    u_background, offered_load); a (point, arm) whose cells all failed keeps
+    its row, with n 0 and NaN values, so the figure can say n/a."""
+    keys = point_fields(grid)
+    values = ["u_training", "u_background", "offered_load"]
+    summary = summary.reindex(columns=list(dict.fromkeys([*summary.columns, *_MEASURED])))
+    frame, gkeys = _with_point(summary, keys)
+    ok = frame["status"] == "ok"
+    frame = frame.assign(ok=ok, **{v: frame[v].where(ok) for v in values})
+    if frame.empty:
+        return pd.DataFrame(columns=[*keys, "arm", "n", *values])
+    out = frame.groupby([*gkeys, "arm"], dropna=False, sort=False).agg(
+        n=("ok", "sum"), **{v: (v, "mean") for v in values}).reset_index()
+    arm_order = {a: i for i, a in enumerate(grid.get("arms", []))}
+    out = out.sort_values([*gkeys, "arm"], key=lambda s: s.map(arm_order) if s.name == "arm"
+                          else s).reset_index(drop=True)
+    return out.drop(columns=[_NO_POINT], errors="ignore")
+
+
+def ratio_label(ratio: float) -> str:
+    """y tick of a ratio: 'R=4 (≈25 %)', the training load being about 1/R."""
+    return f"R={ratio:g} (≈{_pct(1 / ratio)} %)" if ratio else f"R={ratio:g}"
+
+
+def background_labels(summary: pd.DataFrame, grid: dict) -> dict:
+    """x tick per background axis value, as the offered load per host link in %
+    (a rate axis shows λ too); {None: label} when no background axis varies."""
+    _, x = boundary_axes(grid)
+    summary = summary.reindex(columns=list(dict.fromkeys([*summary.columns, "offered_load"])))
+    if x is None:
+        offered = summary["offered_load"].mean()
+        return {None: f"{_pct(offered)} %" if np.isfinite(offered) else "background"}
+    offered = summary.groupby(x)["offered_load"].mean()
+    labels = {}
+    for value, load in offered.items():
+        if x == "background.load":
+            labels[value] = f"{_pct(float(value))} %"
+        else:
+            labels[value] = f"λ={value:g}" + (f" (≈{_pct(load)} %)" if np.isfinite(load) else "")
+    return labels
+
+
+# --------------------------------------------------------------------------
+# drawing the sweep figures
+
+
+def _facets(frame: pd.DataFrame, grid: dict) -> list[tuple[str, pd.DataFrame]]:
+    """(label, rows) per compared arm and value combination of the facet fields."""
+    by = ["arm", *facet_fields(grid)]
+    out = []
+    for key, rows in frame.groupby(by, sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        extra = point_label(dict(zip(by[1:], key[1:])))
+        out.append((f"{key[0]} vs {grid.get('reference')}" + (f", {extra}" if extra else ""),
+                    rows))
+    return out
+
+
+def _y_order(table: pd.DataFrame, y: str | None) -> list:
+    """Map rows bottom to top by training load: descending R."""
+    return sorted(table[y].unique(), reverse=True) if y else [None]
+
+
+def _x_order(table: pd.DataFrame, x: str | None) -> list:
+    return sorted(table[x].unique()) if x else [None]
+
+
+def _map_cell(rows: pd.DataFrame, y: str | None, yv, x: str | None, xv) -> pd.Series | None:
+    """The boundary_table row at (yv, xv) of one facet; None if it has none."""
+    mask = np.ones(len(rows), dtype=bool)
+    if y:
+        mask &= (rows[y] == yv).to_numpy()
+    if x:
+        mask &= (rows[x] == xv).to_numpy()
+    hit = rows[mask]
+    return hit.iloc[0] if len(hit) else None
+
+
+def _cell_text(mean: float, ci: float, n: int, seeds: int) -> str:
+    """'+12.3 %', then '± 4.5' when a CI exists and 'n=1/2' when some seeds
+    gave no pair; 'n/a' without a value."""
+    if not np.isfinite(mean):
+        return "n/a"
+    v = 100 * mean
+    # two decimals below 1 %: the green limit is 1 %, so 0.4 vs 0.04 matters
+    text = f"{v:+.2f} %" if abs(v) < 1 else f"{v:+.1f} %"
+    if np.isfinite(ci):
+        text += f"\n± {100 * ci:.1f}"
+    if n < seeds:
+        text += f"\nn={n}/{seeds}"
+    return text
+
+
+def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str) -> Figure:
+    """Three maps side by side (iteration time, small FCT, large FCT change)
+    per facet row; every cell coloured by the training slowdown class."""
+    from matplotlib.patches import Patch, Rectangle
+
+    y, x = boundary_axes(grid)
+    facets = _facets(table, grid)
+    ys, xs = _y_order(table, y), _x_order(table, x)
+    width = 3 * max(3.4, 1.15 * len(xs) + 1.4) + 1.2
+    fig, axes = _new_figure(width, len(facets) * max(2.6, 0.85 * len(ys) + 1.6) + 0.6,
+                            nrows=len(facets), ncols=3)
+    size = "medium" if len(xs) <= 4 else "small"
+    for row, (facet, rows) in enumerate(facets):
+        for col, (_, prefix, name) in enumerate(BOUNDARY_PANELS):
+            ax = axes[row, col]
+            for i, yv in enumerate(ys):
+                for j, xv in enumerate(xs):
+                    r = _map_cell(rows, y, yv, x, xv)
+                    color, text = "n/a", "n/a"   # a point this facet lacks: nothing ran
+                    if r is not None:
+                        color = r["color"]
+                        text = _cell_text(r[f"{prefix}_mean"], r[f"{prefix}_ci"],
+                                          int(r[f"{prefix}_n"]), int(r["seeds"]))
+                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, edgecolor="white",
+                                           linewidth=2, facecolor=BOUNDARY_COLORS[color]))
+                    ax.text(j, i, text, ha="center", va="center", fontsize=size)
+            ax.set_xlim(-0.5, len(xs) - 0.5)
+            ax.set_ylim(-0.5, len(ys) - 0.5)
+            ax.set_xticks(range(len(xs)), [x_labels.get(v, str(v)) for v in xs])
+            if col == 0:
+                ax.set_yticks(range(len(ys)), [ratio_label(v) if y else _training_label(rows)
+                                               for v in ys])
+                ax.set_ylabel("U_training ≈ 1/R")
+            else:
+                ax.set_yticks(range(len(ys)), [""] * len(ys))
+            ax.grid(False)
+            ax.set_xlabel("U_background (offered load per host link)")
+            letter = "abc"[col]
+            ax.set_title(f"({letter}) {name}\nchange {facet} (%)", fontsize="medium")
+    fig.legend(handles=[Patch(facecolor=BOUNDARY_COLORS[c], label=BOUNDARY_LEGEND[c])
+                        for c in BOUNDARY_CLASSES],
+               loc="outside lower center", ncols=4, title="cell colour: training slowdown "
+               "(iteration-time change, every panel)", fontsize="small")
+    fig.suptitle(title)
+    return fig
+
+
+def _training_label(rows: pd.DataFrame) -> str:
+    """The single map row when R is not an axis: the measured training load."""
+    u = rows["u_training"].mean()
+    return f"U_training ≈ {_pct(u)} %" if np.isfinite(u) else "training"
+
+
+PER_RATIO_STYLE = {"iteration_time": _DEEP[0], "fct_small_mean": _DEEP[1],
+                   "fct_large_mean": _DEEP[4]}
+
+
+def draw_per_ratio(frame: pd.DataFrame, grid: dict, x_labels: dict, title: str) -> Figure:
+    """One panel per R (columns, descending R = rising training load) and per
+    facet (rows): mean change in % over the background axis, 95 % CI bars."""
+    y, x = boundary_axes(grid)
+    facets = _facets(frame, grid)
+    ratios = _y_order(frame, y)
+    xs = _x_order(frame, x)
+    # more than three R: wrap onto rows, so the figure stays page-shaped
+    ncols = len(ratios) if len(ratios) <= 3 else -(-len(ratios) // 2)
+    per_facet = -(-len(ratios) // ncols)
+    fig, axes = _new_figure(max(4.0, 0.9 * len(xs) + 1.6) * ncols + 0.6,
+                            3.4 * len(facets) * per_facet + 0.8, nrows=len(facets) * per_facet,
+                            ncols=ncols, sharey=True)
+    for ax in axes.flat[len(facets) * len(ratios):]:
+        ax.set_visible(False)
+    names = {m: name for m, _, name in BOUNDARY_PANELS}
+    for f, (facet, rows) in enumerate(facets):
+        for k_ratio, ratio in enumerate(ratios):
+            row, col = f * per_facet + k_ratio // ncols, k_ratio % ncols
+            ax = axes[row, col]
+            here = rows[rows[y] == ratio] if y else rows
+            for k, metric in enumerate(PER_RATIO_STYLE):
+                m = here[here["metric"] == metric]
+                if x:
+                    m = m.set_index(x).reindex(xs)
+                pos = np.arange(len(m)) + (k - 1) * 0.08   # apart, so the CI bars do not hide
+                mean = m["mean"].to_numpy(dtype=float) * 100
+                err = np.vstack([mean - m["ci95_low"].to_numpy(dtype=float) * 100,
+                                 m["ci95_high"].to_numpy(dtype=float) * 100 - mean])
+                ax.errorbar(pos, mean, yerr=np.nan_to_num(err), color=PER_RATIO_STYLE[metric],
+                            marker="o", capsize=3, label=names[metric])
+            ax.axhline(0, color="black", linewidth=0.8)
+            # linear within the green limit, logarithmic beyond: iteration changes
+            # of a fraction of a per cent stay visible next to FCT changes and
+            # CIs of hundreds of per cent
+            ax.set_yscale("symlog", linthresh=100 * SLOWDOWN_GREEN_MAX)
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            for limit in (SLOWDOWN_GREEN_MAX, SLOWDOWN_YELLOW_MAX):
+                ax.axhline(100 * limit, color="0.45", linestyle=":", linewidth=1)
+            ax.set_xticks(range(len(xs)), [x_labels.get(v, str(v)).replace(" (", "\n(")
+                                           for v in xs])
+            ax.set_xlim(-0.5, len(xs) - 0.5)
+            ax.set_xlabel("background load per host link" if x != "background.rate"
+                          else "background rate λ (offered load)")
+            head = f"R={ratio:g} (U_training ≈ {_pct(1 / ratio)} %)" if y else "all points"
+            ax.set_title(head + (f"\n{facet}" if len(facets) > 1 else ""), fontsize="medium")
+            if col == 0:
+                ax.set_ylabel(f"mean change vs {grid.get('reference')} (%, symlog)")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    from matplotlib.lines import Line2D
+    handles.append(Line2D([], [], color="0.45", linestyle=":"))
+    labels.append(f"slowdown class limits ({100 * SLOWDOWN_GREEN_MAX:g} %, "
+                  f"{100 * SLOWDOWN_YELLOW_MAX:g} %)")
+    fig.legend(handles, labels, loc="outside lower center", ncols=4, fontsize="small")
+    fig.suptitle(title)
+    return fig
+
+
+def draw_cdf_cells(frame: pd.DataFrame, title: str) -> Figure:
+    """One panel per size class, one CDF step line per chosen cell."""
+    fig, axes = _new_figure(13, 4, ncols=len(SIZE_CLASSES), sharey=True)
+    labels = list(dict.fromkeys(frame["label"]))
+    for ax, name in zip(axes[0], SIZE_CLASSES):
+        here = frame[frame["size_class"] == name]
+        for k, label in enumerate(labels):
+            rows = here[here["label"] == label]
+            if len(rows):
+                ax.step(np.r_[rows["fct_ms"].iloc[0], rows["fct_ms"]], np.r_[0.0, rows["cdf"]],
+                        where="post", color=_DEEP[k % len(_DEEP)],
+                        label=f"{label} (n={len(rows)})")
+        if len(here):
+            ax.set_xscale("log")
+            # plain numbers, major ticks only: 2x10^-1, 3x10^-1 ... overlap
+            ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.legend(fontsize="small", loc="lower right")
+        else:
+            ax.text(0.5, 0.5, "no measured flows", ha="center", va="center",
+                    transform=ax.transAxes)
+            ax.set_xticks([])   # an empty panel has no FCT scale to show
+        ax.set_ylim(0, 1.02)
+        ax.set_title(f"{name} flows")
+        ax.set_xlabel("flow completion time (ms)")
+    axes[0, 0].set_ylabel("fraction of flows")
+    fig.suptitle(title)
+    return fig
+
+
+APP_COLOR = {"training": _DEEP[0], "background": _DEEP[1]}
+_ARM_HATCH = ("", "//", "..", "xx", "\\\\", "oo")
+
+
+def draw_utilization_apps(frame: pd.DataFrame, grid: dict, title: str) -> Figure:
+    """One panel per R (all points in one panel without a ratio axis); bars
+    grouped by the rest of the point, per arm (hatch) one bar per application
+    (colour), the offered background load marked over each background bar."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    y, _ = boundary_axes(grid)
+    keys = [f for f in point_fields(grid) if f != y]
+    frame = frame.assign(arm=frame["arm"].fillna(""))   # a sweep without arms: one bar pair
+    arms = list(dict.fromkeys(frame["arm"]))
+    hatch = {a: _ARM_HATCH[i % len(_ARM_HATCH)] for i, a in enumerate(arms)}
+    panels = _y_order(frame, y)
+    width = 0.8 / (2 * len(arms))
+    n_groups = len(frame[keys].drop_duplicates()) if keys else 1
+    fig, axes = _new_figure(max(7.0, 0.32 * 2 * len(arms) * n_groups + 3.5),
+                            2.6 * len(panels) + 1.0, nrows=len(panels), sharey=True)
+    for ax, ratio in zip(axes[:, 0], panels):
+        here = frame[frame[y] == ratio] if y else frame
+        groups = here[keys].drop_duplicates().reset_index(drop=True) if keys \
+            else pd.DataFrame([{}])
+        labels = []
+        for i, point in enumerate(groups.to_dict("records")):
+            rows = here[(here[keys] == pd.Series(point)).all(axis=1)] if keys else here
+            offered = rows["offered_load"].mean()
+            labels.append(point_label(point, offered))
+            for a, arm in enumerate(arms):
+                r = rows[rows["arm"] == arm]
+                for k, app in enumerate(("training", "background")):
+                    pos = i - 0.4 + width * (2 * a + k + 0.5)
+                    value = float(r[f"u_{app}"].iloc[0]) * 100 if len(r) else np.nan
+                    if not np.isfinite(value):   # every seed of this cell failed
+                        ax.text(pos, 0, "n/a", rotation=90, ha="center", va="bottom",
+                                fontsize="x-small")
+                        continue
+                    ax.bar(pos, value, width, color=APP_COLOR[app], hatch=hatch[arm],
+                           edgecolor="white", linewidth=0.5)
+                    if app == "background" and np.isfinite(offered):
+                        ax.hlines(100 * offered, pos - width / 2, pos + width / 2,
+                                  color="black", linewidth=1.5)
+        ax.set_xticks(range(len(groups)), labels)
+        ax.set_xlim(-0.5, len(groups) - 0.5)
+        ax.set_ylabel("host-uplink util. (%)")
+        ax.grid(axis="x", visible=False)
+        if y:
+            ax.set_title(f"R={ratio:g} (U_training ≈ {_pct(1 / ratio)} %)", fontsize="medium")
+    # once all panels are drawn: the shared scale then covers every panel's bars
+    axes[0, 0].set_ylim(bottom=0)
+    handles = [Patch(facecolor=APP_COLOR[app], label=app) for app in ("training", "background")]
+    handles += [Patch(facecolor="white", edgecolor="0.3", hatch=hatch[a], label=f"arm {a}")
+                for a in arms if a]
+    handles.append(Line2D([], [], color="black", linewidth=1.5, label="offered background load"))
+    fig.legend(handles=handles, fontsize="small", loc="outside lower center",
+               ncols=len(handles))
+    fig.suptitle(title)
+    return fig
+
+
+# --------------------------------------------------------------------------
+# writing the sweep figures
+
+
+def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,
+               formats: tuple[str, ...] = ("png", "pdf"),
+               cells: list[str] | None = None) -> list[Path]:
+    """Draw the figures a sweep directory's tables allow; returns the written
+    files. A figure whose data is missing is skipped (no arms: no map and no
+    per-ratio figure). `cells`: ids (or unique prefixes) for the FCT CDFs,
+    default: both arms of the highest-load, lowest-R point. A directory
+    without sweep.json/summary.parquet raises FileNotFoundError; an unknown
+    cell id UnknownCellError."""
+    sweep = load_sweep(sweep_dir)
+    grid, summary = sweep.grid, sweep.summary
+    # a wrong --cell fails before anything is drawn or written
+    chosen = resolve_cells(summary, list(cells)) if cells else default_cdf_cells(summary, grid)
+    out_dir = Path(out_dir) if out_dir is not None else sweep.dir / "plots"
+    name = grid.get("grid", sweep.dir.name)
+    x_labels = background_labels(summary, grid)
+    figures: list[tuple[str, Figure]] = []
+
+    if sweep.deltas_mean is not None and compared_arms(grid):
+        table = boundary_table(sweep.deltas_mean, summary, grid)
+        if len(table):
+            figures.append(("operating-boundary", draw_boundary(
+                table, grid, x_labels, f"{name}: operating boundary (mean over seeds)")))
+        frame = per_ratio_frame(sweep.deltas_mean, grid)
+        if len(frame):
+            figures.append(("per-ratio", draw_per_ratio(
+                frame, grid, x_labels, f"{name}: change vs {grid.get('reference')} per R, "
+                "mean and 95 % CI over seeds")))
+    if chosen:
+        cdf = cells_cdf_frame(sweep.dir, summary, chosen, list(grid.get("axes", [])))
+        if len(cdf):
+            rows = summary.set_index("cell").loc[chosen]
+            common = point_label({f: rows[f].iloc[0] for f in grid.get("axes", [])
+                                  if rows[f].nunique(dropna=False) == 1})
+            figures.append(("fct-cdf-cells", draw_cdf_cells(
+                cdf, f"{name}: background FCT, measured flows" + (f" ({common})" if common
+                                                                  else ""))))
+    util = utilization_frame(summary, grid)
+    if len(util) and util[["u_training", "u_background"]].notna().to_numpy().any():
+        seeds = summary[SEED_FIELD].nunique() if SEED_FIELD in summary else 1
+        figures.append(("utilization-apps", draw_utilization_apps(
+            util, grid, f"{name}: host-uplink utilisation per application"
+            + (f" (mean over {seeds} seeds)" if seeds > 1 else ""))))
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for stem, fig in figures:
+        written += save_figure(fig, out_dir, stem, tuple(formats))
     return written

@@ -10,8 +10,12 @@ ToS, so the ToS of each band is an explicit, tested table:
     ToS 0x10 -> priority 6,  0x18 -> 4,  0x00 -> 0,  0x08 -> 2
 
 pfifo_fast has Linux's fixed priomap (6 -> band 0, 0 and 4 -> band 1,
-2 -> band 2); prio gets a priomap that sends the k-th ToS of the table above
-to band k (clipped to its last band).
+2 -> band 2) and, as in the model (SPEC §3), a packet limit per band. It is
+built as prio with 3 FIFO children and that priomap: ns-3's own
+PfifoFastQueueDisc shares one limit among its bands (as Linux's does), so a
+starved low band would take buffer space from the high one. prio gets a
+priomap that sends the k-th ToS of the table above to band k (clipped to its
+last band).
 
 ACKs: by default (ack_class = "data") a receiver sends its ACKs in the class
 of the data they acknowledge, as a receiver marking its replies with the
@@ -27,6 +31,7 @@ from harness.config import ConfigError, NetworkConfig
 PFIFO_FAST_BAND_TOS = (0x10, 0x00, 0x08)
 PRIO_BAND_TOS = (0x10, 0x18, 0x00, 0x08)
 TOS_PRIORITY = {0x10: 6, 0x18: 4, 0x00: 0, 0x08: 2}
+PFIFO_FAST_PRIOMAP = (1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1)  # Linux prio2band
 
 
 def prio_priomap(bands: int) -> list[int]:
@@ -84,26 +89,13 @@ def default_classes(bands: int) -> dict[str, int]:
     return classes
 
 
-class PfifoFast:
-    """Linux pfifo_fast: 3 strict-priority bands."""
-
-    def __init__(self, band_limit_packets: int):
-        self.band_limit = band_limit_packets
-
-    def install(self, ns, device):
-        return ns.QueueDiscInstaller.InstallPfifoFast(device, self.band_limit)
-
-    def track(self, tracker, qdisc, link: int, from_node: int, to_node: int) -> None:
-        tracker.TrackPfifoFast(qdisc, link, from_node, to_node)
-
-
 class Prio:
-    """prio with N FIFO bands and the priomap of `prio_priomap`."""
+    """prio with N strict-priority FIFO bands of `band_limit_packets` each."""
 
-    def __init__(self, bands: int, band_limit_packets: int):
+    def __init__(self, bands: int, band_limit_packets: int, priomap):
         self.bands = bands
         self.band_limit = band_limit_packets
-        self.priomap = " ".join(map(str, prio_priomap(bands)))
+        self.priomap = " ".join(map(str, priomap))
 
     def install(self, ns, device):
         return ns.QueueDiscInstaller.InstallPrio(device, self.bands, self.priomap, self.band_limit)
@@ -115,5 +107,5 @@ class Prio:
 def strategy(net: NetworkConfig):
     """The queue-disc strategy for every egress of the network."""
     if net.qdisc == "pfifo_fast":
-        return PfifoFast(net.band_limit_packets)
-    return Prio(net.bands, net.band_limit_packets)
+        return Prio(3, net.band_limit_packets, PFIFO_FAST_PRIOMAP)
+    return Prio(net.bands, net.band_limit_packets, prio_priomap(net.bands))

@@ -17,15 +17,6 @@ Packets(uint32_t n)
 } // namespace
 
 Ptr<QueueDisc>
-QueueDiscInstaller::InstallPfifoFast(Ptr<NetDevice> device, uint32_t bandLimitPackets)
-{
-    TrafficControlHelper tch;
-    // PfifoFastQueueDisc applies MaxSize to each of its three bands.
-    tch.SetRootQueueDisc("ns3::PfifoFastQueueDisc", "MaxSize", Packets(bandLimitPackets));
-    return tch.Install(device).Get(0);
-}
-
-Ptr<QueueDisc>
 QueueDiscInstaller::InstallPrio(Ptr<NetDevice> device,
                                 uint32_t nBands,
                                 const std::string& priomap,

@@ -1,6 +1,9 @@
-// Root queue discs for one egress NetDevice. The harness picks one strategy
-// per link (pfifo_fast or prio); both classify by the packet's socket
-// priority (derived from the IP ToS) through a 16-entry priomap.
+// Root queue discs for one egress NetDevice: prio with N FIFO children, each
+// with its own packet limit, classifying by the packet's socket priority
+// (derived from the IP ToS) through a 16-entry priomap. The harness's
+// pfifo_fast is this with 3 bands and Linux's pfifo_fast priomap: ns-3's own
+// PfifoFastQueueDisc has one limit shared by its bands, and the model (SPEC
+// §3) has a limit per band.
 #ifndef DDNN_QUEUE_DISC_INSTALLER_H
 #define DDNN_QUEUE_DISC_INSTALLER_H
 
@@ -15,8 +18,6 @@ namespace ns3
 class QueueDiscInstaller
 {
   public:
-    /// Linux pfifo_fast: 3 strict-priority bands of `bandLimitPackets` each.
-    static Ptr<QueueDisc> InstallPfifoFast(Ptr<NetDevice> device, uint32_t bandLimitPackets);
     /// prio with `nBands` FIFO children of `bandLimitPackets` each; `priomap`
     /// is 16 band numbers separated by spaces (priority 0..15 -> band).
     static Ptr<QueueDisc> InstallPrio(Ptr<NetDevice> device,

@@ -11,12 +11,6 @@ namespace ns3
 
 NS_OBJECT_ENSURE_REGISTERED(QueueTracker);
 
-namespace
-{
-// PfifoFastQueueDisc's fixed priority -> band map (Linux's prio2band).
-constexpr uint32_t kPfifoFastPrio2Band[16] = {1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
-} // namespace
-
 TypeId
 QueueTracker::GetTypeId()
 {
@@ -31,7 +25,6 @@ void
 QueueTracker::DoDispose()
 {
     m_bands.clear();
-    m_pfifoFastBands.clear();
     m_pending.clear();
     Object::DoDispose();
 }
@@ -49,27 +42,18 @@ QueueTracker::AddBand(uint32_t link, uint32_t fromNode, uint32_t toNode, uint32_
 }
 
 void
-QueueTracker::ConnectBand(ObjectBase* bandQueue, Band* band, bool countDrops)
+QueueTracker::ConnectBand(ObjectBase* bandQueue, Band* band)
 {
     bandQueue->TraceConnectWithoutContext("Enqueue", MakeBoundCallback(&OnEnqueue, band));
     bandQueue->TraceConnectWithoutContext("Dequeue", MakeBoundCallback(&OnDequeue, band));
     bandQueue->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&OnBacklog, band));
-    if (countDrops)
-    {
-        bandQueue->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnDrop, band));
-    }
-}
-
-void
-QueueTracker::TrackPfifoFast(Ptr<QueueDisc> qdisc, uint32_t link, uint32_t fromNode, uint32_t toNode)
-{
-    Track(Pending{qdisc, true, link, fromNode, toNode});
+    bandQueue->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnDrop, band));
 }
 
 void
 QueueTracker::TrackPrio(Ptr<QueueDisc> qdisc, uint32_t link, uint32_t fromNode, uint32_t toNode)
 {
-    Track(Pending{qdisc, false, link, fromNode, toNode});
+    Track(Pending{qdisc, link, fromNode, toNode});
 }
 
 void
@@ -88,25 +72,9 @@ QueueTracker::ConnectPending()
 {
     for (const Pending& p : m_pending)
     {
-        p.pfifoFast ? ConnectPfifoFast(p.qdisc, p.link, p.fromNode, p.toNode)
-                    : ConnectPrio(p.qdisc, p.link, p.fromNode, p.toNode);
+        ConnectPrio(p.qdisc, p.link, p.fromNode, p.toNode);
     }
     m_pending.clear();
-}
-
-void
-QueueTracker::ConnectPfifoFast(Ptr<QueueDisc> qdisc, uint32_t link, uint32_t fromNode, uint32_t toNode)
-{
-    NS_ABORT_MSG_IF(qdisc->GetNInternalQueues() != 3, "not a pfifo_fast queue disc");
-    PfifoFastBands& bands = m_pfifoFastBands.emplace_back();
-    for (uint32_t i = 0; i < 3; ++i)
-    {
-        bands[i] = AddBand(link, fromNode, toNode, i);
-        ConnectBand(PeekPointer(qdisc->GetInternalQueue(i)), bands[i], false);
-    }
-    // pfifo_fast drops before its band queue sees the packet, so its drops
-    // are attributed to bands here, with the queue disc's own priomap.
-    qdisc->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnPfifoFastDrop, &bands));
 }
 
 void
@@ -115,7 +83,7 @@ QueueTracker::ConnectPrio(Ptr<QueueDisc> qdisc, uint32_t link, uint32_t fromNode
     for (uint32_t i = 0; i < qdisc->GetNQueueDiscClasses(); ++i)
     {
         Band* band = AddBand(link, fromNode, toNode, i);
-        ConnectBand(PeekPointer(qdisc->GetQueueDiscClass(i)->GetQueueDisc()), band, true);
+        ConnectBand(PeekPointer(qdisc->GetQueueDiscClass(i)->GetQueueDisc()), band);
     }
 }
 
@@ -144,14 +112,6 @@ void
 QueueTracker::OnBacklog(Band* band, uint32_t, uint32_t newValue)
 {
     band->maxBacklog = std::max(band->maxBacklog, newValue);
-}
-
-void
-QueueTracker::OnPfifoFastDrop(PfifoFastBands* bands, Ptr<const QueueDiscItem> item)
-{
-    SocketPriorityTag tag;
-    uint8_t priority = item->GetPacket()->PeekPacketTag(tag) ? tag.GetPriority() : 0;
-    OnDrop((*bands)[kPfifoFastPrio2Band[priority & 0x0f]], item);
 }
 
 std::string

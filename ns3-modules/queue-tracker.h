@@ -9,7 +9,6 @@
 #include "ns3/object.h"
 #include "ns3/queue-disc.h"
 
-#include <array>
 #include <deque>
 #include <string>
 #include <vector>
@@ -22,8 +21,6 @@ class QueueTracker : public Object
   public:
     static TypeId GetTypeId();
 
-    /// Track a PfifoFastQueueDisc (bands are its internal queues).
-    void TrackPfifoFast(Ptr<QueueDisc> qdisc, uint32_t link, uint32_t fromNode, uint32_t toNode);
     /// Track a PrioQueueDisc (bands are its child queue discs).
     void TrackPrio(Ptr<QueueDisc> qdisc, uint32_t link, uint32_t fromNode, uint32_t toNode);
 
@@ -53,7 +50,6 @@ class QueueTracker : public Object
     struct Pending
     {
         Ptr<QueueDisc> qdisc;
-        bool pfifoFast;
         uint32_t link;
         uint32_t fromNode;
         uint32_t toNode;
@@ -61,21 +57,17 @@ class QueueTracker : public Object
 
     void Track(const Pending& pending);
     void ConnectPending();
-    void ConnectPfifoFast(Ptr<QueueDisc> qdisc, uint32_t link, uint32_t fromNode, uint32_t toNode);
     void ConnectPrio(Ptr<QueueDisc> qdisc, uint32_t link, uint32_t fromNode, uint32_t toNode);
     Band* AddBand(uint32_t link, uint32_t fromNode, uint32_t toNode, uint32_t band);
-    void ConnectBand(ObjectBase* bandQueue, Band* band, bool countDrops);
+    void ConnectBand(ObjectBase* bandQueue, Band* band);
 
     static void OnEnqueue(Band* band, Ptr<const QueueDiscItem> item);
     static void OnDequeue(Band* band, Ptr<const QueueDiscItem> item);
     static void OnDrop(Band* band, Ptr<const QueueDiscItem> item);
     static void OnBacklog(Band* band, uint32_t oldValue, uint32_t newValue);
-    using PfifoFastBands = std::array<Band*, 3>;
-    static void OnPfifoFastDrop(PfifoFastBands* bands, Ptr<const QueueDiscItem> item);
 
     // deques: the pointers handed to trace sinks stay valid as they grow
     std::deque<Band> m_bands;
-    std::deque<PfifoFastBands> m_pfifoFastBands;
     std::vector<Pending> m_pending; //!< queue discs to hook once they are initialised
 };
 

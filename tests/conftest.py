@@ -42,3 +42,47 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def run_plan():
     return lambda p: execute(p, progress=False, quiet=True)
+
+
+# a small sweep, for the sweep and sweep-plot tests
+GRID = """
+name = "tiny"
+scenario = "default"
+timeout = "10min"
+[set]
+"run.duration" = 0.25
+"run.warmup" = 0.05
+"run.cooldown" = 0.05
+"training.enabled" = true
+"training.profile" = "{model}"
+"training.workers" = 4
+[axes]
+"training.ratio" = [2, 1]
+"background.load" = {loads}
+[arms]
+reference = "same"
+same = {{ "training.priority" = "same" }}
+low = {{ "training.priority" = "low" }}
+"""
+
+
+@pytest.fixture(scope="session")
+def grid_file(tmp_path_factory):
+    """A 2 x 2 grid x 2 arms (same, low) of a small training job with background."""
+    d = tmp_path_factory.mktemp("grid")
+    from harness import profiles
+
+    profiles.save_profile(profiles.resnet50_like(10, 1_000_000, 5.0), d / "m1.csv")
+    path = d / "tiny.toml"
+    path.write_text(GRID.format(model=d / "m1.csv", loads="[0.05, 0.1]"))
+    return path
+
+
+@pytest.fixture(scope="session")
+def local_sweep(grid_file, tmp_path_factory):
+    """The tiny grid run once, on the local executor (shared by the sweep tests)."""
+    from harness import sweep
+
+    out = tmp_path_factory.mktemp("sweeps") / "local"
+    report = sweep.run_sweep(sweep.load_grid(grid_file), out, jobs=2, progress=False)
+    return report

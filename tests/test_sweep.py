@@ -11,45 +11,8 @@ import time
 import pandas as pd
 import pytest
 
-from harness import profiles, sweep
+from harness import sweep
 from harness.config import ConfigError
-
-GRID = """
-name = "tiny"
-scenario = "default"
-timeout = "10min"
-[set]
-"run.duration" = 0.25
-"run.warmup" = 0.05
-"run.cooldown" = 0.05
-"training.enabled" = true
-"training.profile" = "{model}"
-"training.workers" = 4
-[axes]
-"training.ratio" = [2, 1]
-"background.load" = {loads}
-[arms]
-reference = "same"
-same = {{ "training.priority" = "same" }}
-low = {{ "training.priority" = "low" }}
-"""
-
-
-@pytest.fixture(scope="module")
-def grid_file(tmp_path_factory):
-    d = tmp_path_factory.mktemp("grid")
-    profiles.save_profile(profiles.resnet50_like(10, 1_000_000, 5.0), d / "m1.csv")
-    path = d / "tiny.toml"
-    path.write_text(GRID.format(model=d / "m1.csv", loads="[0.05, 0.1]"))
-    return path
-
-
-@pytest.fixture(scope="module")
-def local_sweep(grid_file, tmp_path_factory):
-    out = tmp_path_factory.mktemp("sweeps") / "local"
-    report = sweep.run_sweep(sweep.load_grid(grid_file), out, jobs=2, progress=False)
-    return report
-
 
 def results(out) -> pd.DataFrame:
     """The summary without its wall-clock columns (they are measurements of the host)."""
@@ -162,3 +125,13 @@ def test_changed_grid_is_detected_on_resume(local_sweep, grid_file, tmp_path):
     with pytest.raises(sweep.SweepError, match="grid changed"):
         sweep.prepare_dir(local_sweep.out, sweep.load_grid(changed),
                           sweep.expand(sweep.load_grid(changed)), resume=True)
+
+
+@pytest.mark.parametrize("preset, cells", [("quick", 32), ("thesis", 96)])
+def test_presets_expand_to_the_reference_grid(preset, cells):
+    grid = sweep.load_grid(preset)
+    expanded = sweep.expand(grid)
+    assert len(expanded) == cells and all(c.scenario is not None for c in expanded)
+    assert grid.axis_fields[0] == "training.ratio" and grid.reference == "same"
+    ratios = {c.scenario.training.ratio for c in expanded}
+    assert ratios == {16, 8, 4, 2}

@@ -1,0 +1,193 @@
+"""Figures of a sweep directory: the data behind them, and the files written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from harness import plots
+from harness.cli import main
+
+AXES = ["training.ratio", "background.load"]   # the tiny grid's axes (tests/conftest.py)
+
+
+@pytest.fixture(scope="module")
+def tables(local_sweep):
+    return plots.load_sweep(local_sweep.out)
+
+
+def test_boundary_table_has_one_row_per_point(tables):
+    table = plots.boundary_table(tables.deltas_mean, tables.summary, tables.grid)
+    assert len(table) == 4
+    assert set(zip(table["training.ratio"], table["background.load"])) == \
+        {(r, b) for r in (2, 1) for b in (0.05, 0.1)}
+    assert set(table["arm"]) == {"low"}
+    means = tables.deltas_mean.set_index([*AXES, "metric"])["mean"]
+    for row in table.itertuples(index=False):
+        key = (row[1], row[2])
+        assert row.iteration_mean == pytest.approx(means[(*key, "iteration_time")], nan_ok=True)
+        assert row.small_fct_mean == pytest.approx(means[(*key, "fct_small_mean")], nan_ok=True)
+        assert row.color == plots.slowdown_class(row.iteration_mean)
+        # one seed: no CI half-width
+        assert np.isnan(row.iteration_ci)
+    # the axes' measured loads are the reference arm's
+    same = tables.summary[tables.summary["arm"] == "same"].set_index(AXES)
+    first = table.iloc[0]
+    key = (first["training.ratio"], first["background.load"])
+    assert first["u_training"] == pytest.approx(same.loc[key, "u_training"])
+    assert first["u_background"] == pytest.approx(same.loc[key, "u_background"])
+    assert first["offered_load"] == pytest.approx(key[1])
+
+
+def _hand_made(changes: dict[int, list[float]]) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """A sweep over R (one background load) with seeds 1..3: deltas_mean from
+    per-seed iteration changes; R without changes has both its cells failed."""
+    grid = {"grid": "hand", "axes": ["training.ratio", "background.load", "seed"],
+            "arms": ["same", "low"], "reference": "same"}
+    summary, deltas = [], []
+    for ratio, per_seed in changes.items():
+        for seed in (1, 2, 3):
+            ok = bool(per_seed)
+            for arm in ("same", "low"):
+                summary.append({"cell": f"{ratio}-{seed}-{arm}", "arm": arm,
+                                "training.ratio": ratio, "background.load": 0.3, "seed": seed,
+                                "status": "ok" if ok else "failed",
+                                "u_training": 1 / ratio if ok else np.nan,
+                                "u_background": 0.3 if ok else np.nan,
+                                "offered_load": 0.3 if ok else np.nan})
+        for seed, change in zip((1, 2, 3), per_seed):
+            for metric in ("iteration_time", "fct_small_mean", "fct_large_mean"):
+                deltas.append({"training.ratio": ratio, "background.load": 0.3, "seed": seed,
+                               "arm": "low", "metric": metric, "change": change})
+    from harness import metrics
+    means = metrics.delta_means(pd.DataFrame(deltas), AXES, "arm")
+    return means, pd.DataFrame(summary), grid
+
+
+def test_slowdown_classes_follow_the_thresholds():
+    assert (plots.SLOWDOWN_GREEN_MAX, plots.SLOWDOWN_YELLOW_MAX) == (0.01, 0.30)
+    # every seed the same change: the mean is exact, the CI zero
+    cases = {1: [-0.2] * 3, 2: [0.01] * 3, 3: [0.0101] * 3, 4: [0.30] * 3, 5: [0.3001] * 3,
+             6: [], 7: [0.0, 0.02, 0.04]}
+    means, summary, grid = _hand_made(cases)
+    table = plots.boundary_table(means, summary, grid).set_index("training.ratio")
+    assert table["color"].to_dict() == {1: "green", 2: "green", 3: "yellow", 4: "yellow",
+                                        5: "red", 6: "n/a", 7: "yellow"}
+    # the failed point keeps its row: no value, both arms failed on every seed
+    assert np.isnan(table.loc[6, "iteration_mean"]) and table.loc[6, "n"] == 0
+    assert table.loc[6, "failed"] == 6
+    # mean 2 %, sd 2 %, n 3: half-width t(0.975, 2) * 0.02 / sqrt(3)
+    assert table.loc[7, "iteration_mean"] == pytest.approx(0.02)
+    assert table.loc[7, "iteration_ci"] == pytest.approx(4.302653 * 0.02 / np.sqrt(3))
+    assert (table.loc[7, "n"], table.loc[7, "seeds"]) == (3, 3)
+    assert table.loc[1, "u_training"] == pytest.approx(1.0)
+    assert plots.slowdown_class(float("nan")) == "n/a"
+
+
+def test_map_and_per_ratio_figures_show_every_point(tables):
+    grid, summary = tables.grid, tables.summary
+    labels = plots.background_labels(summary, grid)
+    assert labels == {0.05: "5.0 %", 0.1: "10 %"}
+
+    table = plots.boundary_table(tables.deltas_mean, summary, grid)
+    fig = plots.draw_boundary(table, grid, labels, "map")
+    assert len(fig.axes) == 3      # iteration time, small FCT, large FCT
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == \
+        ["R=2 (≈50 %)", "R=1 (≈100 %)"]    # bottom to top: rising training load
+    assert all(len(ax.patches) == 4 for ax in fig.axes)   # one cell per point
+    legend = {t.get_text() for t in fig.legends[0].get_texts()}
+    assert {plots.BOUNDARY_LEGEND[c] for c in plots.BOUNDARY_CLASSES} == legend
+
+    frame = plots.per_ratio_frame(tables.deltas_mean, grid)
+    fig = plots.draw_per_ratio(frame, grid, labels, "per R")
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in panels] == ["R=2 (U_training ≈ 50 %)",
+                                                 "R=1 (U_training ≈ 100 %)"]
+    for ax in panels:   # a line per metric, a point per background load
+        assert len(ax.containers) == 3
+        assert all(len(c.lines[0].get_xdata()) == 2 for c in ax.containers)
+
+
+def test_plot_sweep_writes_every_figure(local_sweep, tmp_path):
+    out = tmp_path / "figs"
+    written = plots.plot_sweep(local_sweep.out, out)
+    assert {p.name for p in written} == {
+        f"{stem}.{fmt}" for stem in ("operating-boundary", "per-ratio", "fct-cdf-cells",
+                                     "utilization-apps") for fmt in ("png", "pdf")}
+    assert all(p.parent == out and p.stat().st_size > 0 for p in written)
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]   # no temporaries
+
+
+def test_cdf_cells_default_to_the_hardest_point(tables):
+    chosen = plots.default_cdf_cells(tables.summary, tables.grid)
+    rows = tables.summary.set_index("cell").loc[chosen]
+    assert list(rows["arm"]) == ["same", "low"]
+    assert (rows["training.ratio"] == 1).all() and (rows["background.load"] == 0.1).all()
+    frame = plots.cells_cdf_frame(tables.dir, tables.summary, chosen, tables.grid["axes"])
+    assert set(frame["label"]) == {"same", "low"}   # same point: the arm tells them apart
+
+    other = tables.summary.iloc[0]
+    picked = plots.resolve_cells(tables.summary, [other["cell"][:10], chosen[0]])
+    assert picked == [other["cell"], chosen[0]]
+    with pytest.raises(plots.UnknownCellError, match="no cells match 'nope'"):
+        plots.resolve_cells(tables.summary, ["nope"])
+
+
+def test_utilization_per_point_and_arm(tables):
+    frame = plots.utilization_frame(tables.summary, tables.grid)
+    assert len(frame) == 8 and (frame["n"] == 1).all()
+    merged = frame.merge(tables.summary, on=[*AXES, "arm"], suffixes=("", "_cell"))
+    assert np.allclose(merged["u_training"], merged["u_training_cell"])
+    assert np.allclose(merged["u_background"], merged["u_background_cell"])
+
+
+def test_a_sweep_without_arms_has_no_boundary_map(local_sweep, tmp_path):
+    # the tiny sweep as if run without arms: only the "same" cells, no deltas
+    src, out = local_sweep.out, tmp_path / "plain"
+    out.mkdir()
+    grid = json.loads((src / "sweep.json").read_text())
+    grid.update(arms=[], reference=None,
+                cells=[{**c, "arm": None} for c in grid["cells"] if c["arm"] == "same"])
+    (out / "sweep.json").write_text(json.dumps(grid))
+    summary = pd.read_parquet(src / "summary.parquet")
+    summary = summary[summary["arm"] == "same"].assign(arm=None)
+    summary.to_parquet(out / "summary.parquet", index=False)
+    (out / "cells").symlink_to(src / "cells")
+
+    written = plots.plot_sweep(out, formats=("png",))
+    assert {p.name for p in written} == {"fct-cdf-cells.png", "utilization-apps.png"}
+    assert all(p.parent == out / "plots" for p in written)
+
+
+def test_not_a_sweep_directory(tmp_path):
+    (tmp_path / "sweep.json").write_text("{}")
+    with pytest.raises(FileNotFoundError,
+                       match=r"not a sweep directory: missing summary\.parquet"):
+        plots.plot_sweep(tmp_path)
+    assert not (tmp_path / "plots").exists()
+
+
+def test_plot_command_dispatches_on_sweep_json(local_sweep, tmp_path):
+    runner = CliRunner()
+    cell = local_sweep.tables["summary"]["cell"].iloc[0]
+    result = runner.invoke(main, ["plot", str(local_sweep.out), "-o", str(tmp_path / "s"),
+                                  "--format", "png", "--cell", cell[:8]])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == [
+        "fct-cdf-cells.png", "operating-boundary.png", "per-ratio.png", "utilization-apps.png"]
+
+    result = runner.invoke(main, ["plot", str(local_sweep.out), "--cell", "nope"])
+    assert result.exit_code == 2 and "no cells match 'nope'" in result.output
+
+    run_dir = local_sweep.out / "cells" / cell      # a cell is a run directory
+    result = runner.invoke(main, ["plot", str(run_dir), "--cell", cell])
+    assert result.exit_code == 2 and "--cell applies to sweep directories" in result.output
+    result = runner.invoke(main, ["plot", str(run_dir), "-o", str(tmp_path / "r"),
+                                  "--format", "png"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "r" / "fct-cdf.png").is_file()
