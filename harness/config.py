@@ -88,6 +88,10 @@ def parse_time(value: Any, where: str, allow_zero: bool = False) -> float:
 # --------------------------------------------------------------------------
 # sections
 
+# MTU minus TCP segment size in the reference study: 1500 - 1380 (IP and TCP
+# headers with options, and headroom), kept for jumbo frames.
+SEGMENT_OVERHEAD_BYTES = 120
+
 
 @dataclass(frozen=True)
 class RunConfig:
@@ -122,7 +126,7 @@ class NetworkConfig:
 @dataclass(frozen=True)
 class TcpConfig:
     congestion_control: str = "newreno"
-    segment_size: int = 1380
+    segment_size: int = 1380         # default: network.mtu - SEGMENT_OVERHEAD_BYTES
     initial_cwnd: int = 10
     buffer_bytes: int = 131072 * 256   # 32 MiB send and receive buffers
 
@@ -410,6 +414,11 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
                "background": _background, "training": _training}
     for key, reader in readers.items():
         out[key] = reader(data.get(key, {}))
+    tcp_raw = data.get("tcp", {})
+    if "segment_size" not in tcp_raw:
+        # MTU 1500 -> 1380 B (the study's); jumbo frames (mtu = 9000) -> 8880 B
+        out["tcp"] = dataclasses.replace(
+            out["tcp"], segment_size=out["network"].mtu - SEGMENT_OVERHEAD_BYTES)
     return Scenario(**out)
 
 

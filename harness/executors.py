@@ -113,12 +113,29 @@ def _child(task: Task, conn) -> None:
         os._exit(0)  # no atexit / ns-3 static destructors in a forked child
 
 
-def run_local(tasks: list[Task], jobs: int, on_done: OnDone) -> None:
+# A known-good network with every kind of object a cell builds (the cells'
+# own scenarios could hit an ns-3 abort, which would end the sweep here).
+WARM_UP = ["run.duration=0.001", "run.warmup=0", "run.cooldown=0", "training.enabled=true",
+           'training.profile="resnet50-like-2MB"', "training.workers=2"]
+
+
+def _warm_up() -> None:
+    """Build and run 1 ms of a small network here, once: cppyy compiles its call
+    wrappers on first use (~1 s), and forked children inherit them compiled."""
+    from harness.config import load_scenario
+    from harness.run import execute, plan
+
+    execute(plan(load_scenario(None, WARM_UP)), progress=False, quiet=True)
+
+
+def run_local(tasks: list[Task], jobs: int, on_done: OnDone, warm_up: bool = True) -> None:
     """Run the tasks, at most `jobs` at a time, each in a child forked from this
     process (ns-3 loaded here first). Calls on_done as each ends."""
     from harness import ns3
 
     ns3.load(quiet=True)  # compiled and loaded once; children inherit it
+    if warm_up and tasks:
+        _warm_up()
     ctx = get_context("fork")
     pending = list(reversed(tasks))
     running: dict = {}  # sentinel -> (process, conn, task, start)

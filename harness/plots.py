@@ -626,7 +626,8 @@ def cells_cdf_frame(sweep_dir: Path, summary: pd.DataFrame, cells: list[str],
         if not path.is_file():
             continue
         differ = point_label({f: r[f] for f in varying})
-        label = ", ".join(str(v) for v in (r["arm"], differ) if pd.notna(v) and v) or cell
+        label = ", ".join(str(v) for v in (r["arm"], differ) if pd.notna(v) and v) \
+            or f"cell {cell}"
         cdf = fct_cdf_frame(pd.read_parquet(path))
         parts.append(cdf.assign(cell=cell, label=label))
     if not parts:
@@ -888,7 +889,8 @@ def draw_utilization_apps(frame: pd.DataFrame, grid: dict, title: str) -> Figure
 
     y, _ = boundary_axes(grid)
     keys = [f for f in point_fields(grid) if f != y]
-    frame = frame.assign(arm=frame["arm"].fillna(""))   # a sweep without arms: one bar pair
+    # a sweep without arms (arm None): one unlabelled bar pair per point
+    frame = frame.assign(arm=frame["arm"].astype(object).where(frame["arm"].notna(), ""))
     arms = list(dict.fromkeys(frame["arm"]))
     hatch = {a: _ARM_HATCH[i % len(_ARM_HATCH)] for i, a in enumerate(arms)}
     panels = _y_order(frame, y)
@@ -941,6 +943,19 @@ def draw_utilization_apps(frame: pd.DataFrame, grid: dict, title: str) -> Figure
 # writing the sweep figures
 
 
+def _cdf_cells_figure(sweep: SweepTables, chosen: list[str], name: str) -> Figure | None:
+    """FCT CDFs of the chosen cells; the axis values they share go in the title."""
+    axes = list(sweep.grid.get("axes", []))
+    cdf = cells_cdf_frame(sweep.dir, sweep.summary, chosen, axes)
+    if cdf.empty:
+        return None
+    rows = sweep.summary.set_index("cell").loc[chosen]
+    common = point_label({f: rows[f].iloc[0] for f in axes if rows[f].nunique(dropna=False) == 1},
+                         rows["offered_load"].mean())
+    return draw_cdf_cells(cdf, f"{name}: background FCT, measured flows"
+                          + (f" ({common})" if common else ""))
+
+
 def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,
                formats: tuple[str, ...] = ("png", "pdf"),
                cells: list[str] | None = None) -> list[Path]:
@@ -956,37 +971,31 @@ def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,
     chosen = resolve_cells(summary, list(cells)) if cells else default_cdf_cells(summary, grid)
     out_dir = Path(out_dir) if out_dir is not None else sweep.dir / "plots"
     name = grid.get("grid", sweep.dir.name)
+    seeds = int(summary[SEED_FIELD].nunique()) if SEED_FIELD in summary else 1
+    over = f" (mean over {seeds} seeds)" if seeds > 1 else ""
     x_labels = background_labels(summary, grid)
-    figures: list[tuple[str, Figure]] = []
+    figures: list[tuple[str, Figure | None]] = []
 
     if sweep.deltas_mean is not None and compared_arms(grid):
         table = boundary_table(sweep.deltas_mean, summary, grid)
         if len(table):
             figures.append(("operating-boundary", draw_boundary(
-                table, grid, x_labels, f"{name}: operating boundary (mean over seeds)")))
+                table, grid, x_labels, f"{name}: operating boundary{over}")))
         frame = per_ratio_frame(sweep.deltas_mean, grid)
         if len(frame):
+            ci = ", 95 % CI over seeds" if seeds > 1 else ""
             figures.append(("per-ratio", draw_per_ratio(
-                frame, grid, x_labels, f"{name}: change vs {grid.get('reference')} per R, "
-                "mean and 95 % CI over seeds")))
+                frame, grid, x_labels, f"{name}: change vs {grid.get('reference')} per R{ci}")))
     if chosen:
-        cdf = cells_cdf_frame(sweep.dir, summary, chosen, list(grid.get("axes", [])))
-        if len(cdf):
-            rows = summary.set_index("cell").loc[chosen]
-            common = point_label({f: rows[f].iloc[0] for f in grid.get("axes", [])
-                                  if rows[f].nunique(dropna=False) == 1})
-            figures.append(("fct-cdf-cells", draw_cdf_cells(
-                cdf, f"{name}: background FCT, measured flows" + (f" ({common})" if common
-                                                                  else ""))))
+        figures.append(("fct-cdf-cells", _cdf_cells_figure(sweep, chosen, name)))
     util = utilization_frame(summary, grid)
-    if len(util) and util[["u_training", "u_background"]].notna().to_numpy().any():
-        seeds = summary[SEED_FIELD].nunique() if SEED_FIELD in summary else 1
+    if util[["u_training", "u_background"]].notna().to_numpy().any():
         figures.append(("utilization-apps", draw_utilization_apps(
-            util, grid, f"{name}: host-uplink utilisation per application"
-            + (f" (mean over {seeds} seeds)" if seeds > 1 else ""))))
+            util, grid, f"{name}: host-uplink utilisation per application{over}")))
 
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for stem, fig in figures:
-        written += save_figure(fig, out_dir, stem, tuple(formats))
+        if fig is not None:
+            written += save_figure(fig, out_dir, stem, tuple(formats))
     return written

@@ -306,6 +306,22 @@ def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, A
     return row
 
 
+def predicted_change(cell: Cell) -> float | None:
+    """The fluid model's iteration-time change for training at low priority
+    under this cell's background load (analytic.leftover_rate_slowdown)."""
+    from harness import analytic
+    from harness.run import plan
+
+    sc = cell.scenario
+    if sc is None or not (sc.training.enabled and sc.background.enabled):
+        return None
+    p = plan(sc)
+    link_bps = min(p.topology.host_link(h).rate_bps for h in p.training_hosts)
+    return analytic.leftover_rate_slowdown(
+        p.profile, len(p.training_hosts), link_bps, min(p.background_load, 0.99),
+        queue=sc.training.policy, barrier=sc.training.barrier, fusion_buffer=p.fusion_buffer)
+
+
 def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]:
     """summary.parquet (one row per cell), deltas.parquet (per seed, each arm vs
     the reference) and deltas_mean.parquet (mean and 95 % CI over seeds)."""
@@ -318,6 +334,7 @@ def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFram
             rows.append(cell_row(cell, None, json.loads(failed.read_text())["error"]))
         else:
             rows.append(cell_row(cell, None, "not run"))
+        rows[-1]["predicted_iteration_change"] = predicted_change(cell)
     summary = pd.DataFrame(rows)
     tables = {"summary": summary}
     if grid.reference is not None:
