@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 import traceback
+import uuid
 from dataclasses import dataclass
 from multiprocessing import connection, get_context
 from pathlib import Path
@@ -223,8 +224,11 @@ def run_dask(tasks: list[Task], jobs: int, scheduler: str | None, on_done: OnDon
     client = Client(scheduler or cluster)
     try:
         started = time.monotonic()
+        # a fresh key per attempt: a long-lived scheduler must not hand back an
+        # earlier attempt's (failed) result
         futures = {client.submit(_dask_task, t.cell, t.timeout_s, pure=False,
-                                 key=f"cell-{t.cell.id}"): t for t in tasks}
+                                 key=f"cell-{t.cell.id}-{uuid.uuid4().hex[:8]}"): t
+                   for t in tasks}
         for future in as_completed(futures):
             task = futures[future]
             try:

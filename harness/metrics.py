@@ -162,6 +162,9 @@ def flat_summary(summary: dict) -> dict[str, float | int | None]:
     for key in ("iterations", "mean_iteration_s", "p50_iteration_s", "p99_iteration_s"):
         row[key] = training.get(key)
     row["training_socket_errors"] = training.get("socket_errors") or None
+    # a job that completed no iteration inside the window is stalled: its
+    # iteration time is longer than anything measured (an infinite change)
+    row["training_stalled"] = bool(training) and not training.get("iterations")
     return row
 
 
@@ -171,7 +174,8 @@ def paired_deltas(summary: pd.DataFrame, keys: list[str], arm_col: str, referenc
     change (value / reference - 1) of each metric. Long format: one row per
     (point, arm, metric)."""
     cols = [m for m, _ in metric_pairs]
-    summary = summary.reindex(columns=list(dict.fromkeys([*summary.columns, *cols])))
+    summary = summary.reindex(columns=list(dict.fromkeys([*summary.columns, *cols,
+                                                          "training_stalled"])))
     ref = summary[summary[arm_col] == reference].set_index(keys)[cols] if keys else \
         summary[summary[arm_col] == reference][cols]
     rows = []
@@ -182,10 +186,14 @@ def paired_deltas(summary: pd.DataFrame, keys: list[str], arm_col: str, referenc
         base = ref.loc[key if len(keys) > 1 else key[0]] if keys else ref.iloc[0]
         for col, name in metric_pairs:
             b, v = base[col], r[col]
-            ok = pd.notna(b) and pd.notna(v) and b != 0
+            if pd.notna(b) and pd.notna(v) and b != 0:
+                change = float(v) / float(b) - 1.0
+            elif col.endswith("iteration_s") and pd.notna(b) and r["training_stalled"] is True:
+                change = math.inf  # the arm stalled where the reference ran
+            else:
+                change = float("nan")
             rows.append({**dict(zip(keys, key)), arm_col: r[arm_col], "metric": name,
-                         "reference": b, "value": v,
-                         "change": float(v) / float(b) - 1.0 if ok else float("nan")})
+                         "reference": b, "value": v, "change": change})
     columns = [*keys, arm_col, "metric", "reference", "value", "change"]
     return pd.DataFrame(rows, columns=columns)
 

@@ -1,0 +1,361 @@
+"""Figures of one run directory, drawn from its tables only (never from ns-3).
+
+plot_run(run_dir) writes, for the tables the run has:
+- training-timeline: worker 0's per-layer compute over a few iterations of
+  the measurement window, above the ring transfer of each fusion buffer;
+- fct-cdf: CDF of measured background FCTs per size class;
+- utilization: host-uplink utilisation over time per application and class.
+
+Data preparation lives in small pure functions on DataFrames (testable
+without pixels); the draw_* functions only turn their output into axes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from harness.metrics import SIZE_CLASSES
+
+REQUIRED = ("config.json", "summary.json")
+PHASE_LABEL = {"fp": "forward", "bp": "backward"}
+# seaborn "deep": blue/orange for compute phases, red/green/purple for the
+# classes, so a class never shares a colour with a phase in the timeline.
+_DEEP = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3",
+         "#937860", "#da8bc3", "#8c8c8c", "#ccb974", "#64b5cd"]
+PHASE_COLOR = {"fp": _DEEP[0], "bp": _DEEP[1]}
+CLASS_COLOR = {"high": _DEEP[3], "normal": _DEEP[2], "low": _DEEP[4]}
+APP_STYLE = {"background": "-", "training": "--", "other": ":"}
+
+
+@dataclass
+class RunTables:
+    """What a run directory holds; optional tables are None when absent."""
+    config: dict
+    summary: dict
+    flows: pd.DataFrame | None
+    utilization: pd.DataFrame | None
+    iterations: pd.DataFrame | None
+    transfers: pd.DataFrame | None
+    compute: pd.DataFrame | None
+
+
+# --------------------------------------------------------------------------
+# reading
+
+
+def load_run(run_dir: Path) -> RunTables:
+    """Read a run directory; FileNotFoundError names what makes it not one."""
+    run_dir = Path(run_dir)
+    missing = [name for name in REQUIRED if not (run_dir / name).is_file()]
+    if missing:
+        raise FileNotFoundError(
+            f"{run_dir} is not a run directory: missing {', '.join(missing)}")
+
+    def table(name: str) -> pd.DataFrame | None:
+        path = run_dir / f"{name}.parquet"
+        return pd.read_parquet(path) if path.is_file() else None
+
+    return RunTables(
+        config=json.loads((run_dir / "config.json").read_text()),
+        summary=json.loads((run_dir / "summary.json").read_text()),
+        flows=table("flows"), utilization=table("utilization"),
+        iterations=table("iterations"), transfers=table("transfers"),
+        compute=table("compute"))
+
+
+def measurement_window(config: dict) -> tuple[float, float]:
+    """[warmup, duration - cooldown] in seconds, from the resolved scenario."""
+    run = config["scenario"]["run"]
+    return float(run["warmup"]), float(run["duration"]) - float(run["cooldown"])
+
+
+def class_order(config: dict) -> list[str]:
+    """Traffic classes by band (highest priority first)."""
+    bands = config.get("classes", {}).get("class_band", {})
+    return sorted(bands, key=lambda name: (bands[name], name))
+
+
+def class_colors(classes: list[str]) -> dict[str, str]:
+    """A stable colour per class: fixed for high/normal/low, the rest in turn."""
+    spare = iter(_DEEP[5:])
+    return {name: CLASS_COLOR.get(name) or next(spare, "#333333") for name in classes}
+
+
+# --------------------------------------------------------------------------
+# data behind the figures (pure)
+
+
+def pick_iterations(iterations: pd.DataFrame, window: tuple[float, float],
+                    count: int = 3, worker: int = 0) -> list[int]:
+    """The first `count` complete iterations of `worker` starting at or after
+    the window start; the first ones of the run if none starts in the window."""
+    mine = iterations[iterations["worker"] == worker].sort_values("iteration")
+    inside = mine[mine["start_ns"] >= window[0] * 1e9]
+    chosen = inside if len(inside) else mine
+    return [int(i) for i in chosen["iteration"].head(count)]
+
+
+def timeline_frames(compute: pd.DataFrame, transfers: pd.DataFrame,
+                    iterations: pd.DataFrame, window: tuple[float, float],
+                    count: int = 3, worker: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(compute_rows, buffer_spans) for the timeline, times in ms.
+
+    compute_rows: `worker`'s layer compute in the chosen iterations
+    (iteration, layer, phase, start_ms, end_ms).
+    buffer_spans: per (iteration, buffer) the first partition send start to
+    the last partition end over all workers (iteration, buffer, layers,
+    traffic_class, start_ms, end_ms, finished); an unfinished partition
+    (end_ns -1) leaves finished False and the end at the last finished one.
+    """
+    chosen = pick_iterations(iterations, window, count, worker)
+    if not chosen:  # no complete iteration: show the first ones computed
+        mine = compute.loc[compute["worker"] == worker, "iteration"]
+        chosen = sorted(mine.unique())[:count]
+    rows = compute[(compute["worker"] == worker) & compute["iteration"].isin(chosen)]
+    compute_rows = pd.DataFrame({
+        "iteration": rows["iteration"], "layer": rows["layer"], "phase": rows["phase"],
+        "start_ms": rows["start_ns"] / 1e6, "end_ms": rows["end_ns"] / 1e6,
+    }).sort_values(["iteration", "start_ms", "layer"]).reset_index(drop=True)
+    return compute_rows, buffer_spans(transfers[transfers["iteration"].isin(chosen)])
+
+
+def buffer_spans(transfers: pd.DataFrame) -> pd.DataFrame:
+    """Per (iteration, buffer): ring transfer span over all workers, in ms."""
+    t = transfers.assign(done=transfers["end_ns"] >= 0,
+                         end=transfers["end_ns"].where(transfers["end_ns"] >= 0))
+    spans = t.groupby(["iteration", "buffer"], sort=True).agg(
+        layers=("layers", "first"), traffic_class=("traffic_class", "first"),
+        start_ns=("start_ns", "min"), end_ns=("end", "max"), finished=("done", "all"))
+    spans["end_ns"] = spans["end_ns"].fillna(spans["start_ns"])
+    return pd.DataFrame({
+        "layers": spans["layers"], "traffic_class": spans["traffic_class"],
+        "start_ms": spans["start_ns"] / 1e6, "end_ms": spans["end_ns"] / 1e6,
+        "finished": spans["finished"],
+    }).reset_index()
+
+
+def iteration_edges(iterations: pd.DataFrame, chosen: list[int], worker: int = 0) -> list[float]:
+    """Start of each chosen iteration and end of the last one, in ms."""
+    mine = iterations[(iterations["worker"] == worker) & iterations["iteration"].isin(chosen)]
+    if mine.empty:
+        return []
+    mine = mine.sort_values("iteration")
+    return [*(mine["start_ns"] / 1e6), float(mine["end_ns"].iloc[-1]) / 1e6]
+
+
+def fct_cdf_frame(flows: pd.DataFrame) -> pd.DataFrame:
+    """Empirical CDF of measured, completed flows' FCT per size class
+    (size_class, fct_ms, cdf); classes without flows are absent."""
+    done = flows[flows["measured"] & flows["completed"]]
+    parts = []
+    for name in SIZE_CLASSES:
+        fct_ms = np.sort(done.loc[done["size_class"].astype(str) == name, "fct_s"].to_numpy()) * 1e3
+        if len(fct_ms):
+            parts.append(pd.DataFrame({"size_class": name, "fct_ms": fct_ms,
+                                       "cdf": np.arange(1, len(fct_ms) + 1) / len(fct_ms)}))
+    if not parts:
+        return pd.DataFrame({"size_class": pd.Series(dtype=str),
+                             "fct_ms": pd.Series(dtype=float), "cdf": pd.Series(dtype=float)})
+    return pd.concat(parts, ignore_index=True)
+
+
+def uplink_utilization(util: pd.DataFrame, n_hosts: int) -> pd.DataFrame:
+    """Mean utilisation over host uplinks per interval, application and class
+    (t_s, app, traffic_class, utilization), zeros where nothing was sent.
+
+    Uplinks are link directions leaving a host (from_node < n_hosts). Idle
+    uplinks have no rows, yet count in the mean: every host has at least one
+    uplink, so the divisor is at least n_hosts."""
+    up = util[util["from_node"] < n_hosts]
+    n_uplinks = max(n_hosts, len(up[["link", "from_node"]].drop_duplicates()))
+    times = np.sort(util["t_s"].unique())
+    total = up.groupby(["app", "traffic_class"])["utilization"].sum()
+    combos = list(total.index)
+    per_t = up.groupby(["t_s", "app", "traffic_class"])["utilization"].sum()
+    full = pd.MultiIndex.from_tuples([(t, a, c) for t in times for a, c in combos],
+                                     names=["t_s", "app", "traffic_class"])
+    mean = per_t.reindex(full, fill_value=0.0) / n_uplinks
+    return mean.rename("utilization").reset_index()
+
+
+# --------------------------------------------------------------------------
+# drawing
+
+
+def _new_figure(width: float, height: float, **subplots) -> tuple[Figure, np.ndarray]:
+    """A Figure not tied to pyplot (no display, no global state), seaborn-styled."""
+    import matplotlib
+    import seaborn as sns
+
+    with matplotlib.rc_context({**sns.axes_style("whitegrid"),
+                                **sns.plotting_context("notebook", font_scale=0.85)}):
+        fig = Figure(figsize=(width, height), layout="constrained")
+        axes = fig.subplots(squeeze=False, **subplots)
+    return fig, axes
+
+
+def draw_timeline(compute_rows: pd.DataFrame, spans: pd.DataFrame, edges: list[float],
+                  colors: dict[str, str], title: str) -> Figure:
+    """Top: layer compute bars; bottom: buffer ring spans; shared time axis."""
+    n_layers = int(compute_rows["layer"].max()) + 1 if len(compute_rows) else 1
+    buffers = spans[["buffer", "layers"]].drop_duplicates().sort_values("buffer")
+    fig, axes = _new_figure(10, 3 + 0.1 * n_layers + 0.25 * len(buffers), nrows=2,
+                            sharex=True, height_ratios=[max(n_layers, 4), max(len(buffers), 3)])
+    top, bottom = axes[0, 0], axes[1, 0]
+
+    for phase in sorted(compute_rows["phase"].unique(), key=list(PHASE_LABEL).index):
+        rows = compute_rows[compute_rows["phase"] == phase]
+        top.barh(rows["layer"], rows["end_ms"] - rows["start_ms"], left=rows["start_ms"],
+                 height=0.8, color=PHASE_COLOR.get(phase, "#333333"),
+                 label=PHASE_LABEL.get(phase, phase))
+    top.set_ylabel("layer (worker 0)")
+    top.set_ylim(-0.8, n_layers - 0.2)
+    top.yaxis.set_major_locator(MaxNLocator(integer=True))
+    top.legend(loc="upper right", fontsize="small", framealpha=0.9)
+
+    for cls, rows in spans.groupby("traffic_class"):
+        bottom.barh(rows["buffer"], rows["end_ms"] - rows["start_ms"], left=rows["start_ms"],
+                    height=0.7, color=colors.get(cls, "#333333"), label=f"class {cls}")
+    unfinished = spans[~spans["finished"]]
+    if len(unfinished):  # still in flight at the end of the run
+        bottom.barh(unfinished["buffer"], unfinished["end_ms"] - unfinished["start_ms"],
+                    left=unfinished["start_ms"], height=0.7, fill=False, hatch="//",
+                    label="unfinished")
+    bottom.set_yticks(buffers["buffer"], [f"{b}: {l}" for b, l in buffers.itertuples(index=False)])
+    bottom.invert_yaxis()  # buffer 0 holds the last layers: on top, like the layers above
+    bottom.set_ylabel("fusion buffer: layers")
+    bottom.set_xlabel("simulated time (ms)")
+    bottom.legend(loc="upper right", fontsize="small", framealpha=0.9)
+
+    # bars pin the axis to their ends; pad so the iteration lines stay visible
+    times = pd.concat([pd.Series(edges, dtype=float), compute_rows["start_ms"],
+                       compute_rows["end_ms"], spans["start_ms"], spans["end_ms"]])
+    lo, hi = times.min(), times.max()
+    bottom.set_xlim(lo - 0.01 * (hi - lo), hi + 0.01 * (hi - lo))
+    for ax in (top, bottom):
+        for x in edges:
+            ax.axvline(x, color="black", linestyle="--", linewidth=0.8)
+    for iteration, x in zip(sorted(compute_rows["iteration"].unique()), edges[:-1]):
+        top.annotate(f"iteration {iteration}", (x, 1), xycoords=("data", "axes fraction"),
+                     xytext=(3, -3), textcoords="offset points", va="top", fontsize="small")
+    fig.suptitle(title)
+    return fig
+
+
+def draw_fct_cdf(cdf: pd.DataFrame, title: str) -> Figure:
+    """One CDF step line per size class, log-scaled FCT."""
+    fig, axes = _new_figure(6.5, 4)
+    ax = axes[0, 0]
+    for k, name in enumerate(SIZE_CLASSES):
+        rows = cdf[cdf["size_class"] == name]
+        if len(rows):
+            ax.step(np.r_[rows["fct_ms"].iloc[0], rows["fct_ms"]], np.r_[0.0, rows["cdf"]],
+                    where="post", color=_DEEP[k], label=f"{name} (n={len(rows)})")
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("flow completion time (ms)")
+    ax.set_ylabel("fraction of flows")
+    ax.legend(title="size class", fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    fig.suptitle(title)
+    return fig
+
+
+def draw_utilization(frame: pd.DataFrame, interval_s: float, window: tuple[float, float],
+                     colors: dict[str, str], title: str) -> Figure:
+    """Step lines per (application, class): colour = class, line style = app."""
+    fig, axes = _new_figure(8, 4)
+    ax = axes[0, 0]
+    times = np.sort(frame["t_s"].unique())
+    edges = np.r_[times, times[-1] + interval_s] if len(times) else times
+    for (app, cls), rows in frame.groupby(["app", "traffic_class"]):
+        y = rows.sort_values("t_s")["utilization"].to_numpy() * 100
+        ax.step(edges, np.r_[y, y[-1]], where="post", color=colors.get(cls, "#333333"),
+                linestyle=APP_STYLE.get(app, "-."), label=f"{app} ({cls})")
+    if len(times):
+        total = frame.groupby("t_s")["utilization"].sum().to_numpy() * 100
+        ax.step(edges, np.r_[total, total[-1]], where="post", color="black", linewidth=0.8,
+                alpha=0.6, label="total")
+        # shade what lies outside the measurement window
+        ax.axvspan(edges[0], window[0], color="0.85", zorder=0, label="not measured")
+        ax.axvspan(window[1], edges[-1], color="0.85", zorder=0)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("mean host-uplink utilisation (%)")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    fig.suptitle(title)
+    return fig
+
+
+# --------------------------------------------------------------------------
+# writing
+
+
+def save_figure(fig: Figure, out_dir: Path, stem: str, formats: tuple[str, ...]) -> list[Path]:
+    """Write fig as out_dir/stem.<fmt> for each format, each atomically."""
+    written = []
+    for fmt in formats:
+        path = out_dir / f"{stem}.{fmt}"
+        tmp = out_dir / f".{stem}.{fmt}.tmp-{os.getpid()}"
+        try:
+            fig.savefig(tmp, format=fmt, dpi=150)
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        written.append(path)
+    return written
+
+
+def _timeline_figure(run: RunTables, window: tuple[float, float], colors: dict) -> Figure | None:
+    compute_rows, spans = timeline_frames(run.compute, run.transfers, run.iterations, window)
+    if compute_rows.empty:
+        return None
+    edges = iteration_edges(run.iterations, sorted(compute_rows["iteration"].unique()))
+    mean_s = run.summary.get("training", {}).get("mean_iteration_s")
+    mean = f"mean iteration {mean_s * 1e3:.1f} ms" if mean_s else "no measured iteration"
+    name = run.config["scenario"]["name"]
+    return draw_timeline(compute_rows, spans, edges, colors,
+                         f"{name}: training timeline ({mean})")
+
+
+def plot_run(run_dir: Path, out_dir: Path | None = None,
+             formats: tuple[str, ...] = ("png", "pdf")) -> list[Path]:
+    """Draw the figures the run's tables allow; returns the written files.
+    Missing optional tables skip their figure; a directory without
+    config.json/summary.json raises FileNotFoundError."""
+    run_dir = Path(run_dir)
+    run = load_run(run_dir)
+    out_dir = Path(out_dir) if out_dir is not None else run_dir / "plots"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    formats = tuple(formats)
+    window = measurement_window(run.config)
+    colors = class_colors(class_order(run.config))
+    name = run.config["scenario"]["name"]
+    figures: list[tuple[str, Figure | None]] = []
+
+    if run.compute is not None and run.transfers is not None and run.iterations is not None:
+        figures.append(("training-timeline", _timeline_figure(run, window, colors)))
+    if run.flows is not None:
+        cdf = fct_cdf_frame(run.flows)
+        if len(cdf):
+            figures.append(("fct-cdf", draw_fct_cdf(cdf, f"{name}: background FCT, measured flows")))
+    if run.utilization is not None:
+        frame = uplink_utilization(run.utilization, int(run.config["topology"]["hosts"]))
+        if len(frame):
+            interval = float(run.config["scenario"]["run"]["utilization_interval"])
+            figures.append(("utilization", draw_utilization(
+                frame, interval, window, colors, f"{name}: host-uplink utilisation")))
+
+    written = []
+    for stem, fig in figures:
+        if fig is not None:
+            written += save_figure(fig, out_dir, stem, formats)
+    return written
+

@@ -1,0 +1,86 @@
+"""`python -m bench --quick`: the report is complete and well-formed, and the
+native program replays the harness's scenario exactly (no timing asserts)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SECTIONS = ("overhead", "startup", "memory", "sweep", "speed")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> dict:
+    out = tmp_path_factory.mktemp("bench") / "report.json"
+    proc = subprocess.run([sys.executable, "-m", "bench", "--quick", "-o", str(out)],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "simulation phase vs native" in proc.stdout   # the printed table
+    assert not list(out.parent.glob(".report.json.*")), "temporary file left behind"
+    return json.loads(out.read_text())
+
+
+def _positive(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+def test_report_has_every_section_and_target(report):
+    assert report["bench"]["quick"] is True
+    assert set(report["sections"]) == set(SECTIONS)
+    assert {t["section"] for t in report["targets"]} == set(SECTIONS)
+    for t in report["targets"]:
+        assert t["value"] is not None and t["met"] in (True, False), t
+
+
+def test_native_and_harness_agree(report):
+    overhead = report["sections"]["overhead"]
+    assert overhead["agree"] is True
+    for a in overhead["agreement"]:
+        assert a["harness_events"] == a["native_events"] > 0
+        assert a["flows"]["identical"] and a["flows"]["native_completed"] > 0
+        assert a["iterations"]["identical"] and a["iterations"]["native"] > 0
+        assert a["queues_identical"]
+        assert a["link_bytes"]["harness"] == a["link_bytes"]["native"] > 0
+
+
+def test_costs_are_positive(report):
+    s = report["sections"]
+    for pair in s["overhead"]["pairs"]:
+        for side in ("harness", "native"):
+            assert _positive(pair[side]["process"]["wall_s"])
+            assert _positive(pair[side]["process"]["user_s"])
+            assert _positive(pair[side]["phase"]["wall_s"])
+            assert pair[side]["phase"]["events"] == pair["native"]["phase"]["events"]
+    assert _positive(s["startup"]["warm_startup_s"]["median"])
+    assert _positive(s["memory"]["manifest_peak_rss_mib"])
+    for run in s["sweep"]["runs"].values():
+        assert run["failed"] == 0 and run["cells"] > 0 and _positive(run["cells_per_hour"])
+    for scenario in s["speed"]["scenarios"].values():
+        for key in ("events_per_s", "sim_s_per_wall_s", "events_per_payload_mb"):
+            assert _positive(scenario[key]["median"]), key
+    assert _positive(s["speed"]["jumbo"]["wall_speedup"])
+    assert _positive(s["speed"]["jumbo"]["events_ratio"])
+
+
+def test_recipe_lists_the_plan_in_order():
+    from bench.recipe import recipe
+    from harness.config import load_scenario
+    from harness.run import plan
+
+    p = plan(load_scenario(None, ["run.duration=0.05", "run.warmup=0.01",
+                                  "run.cooldown=0.01"]))
+    lines = recipe(p).splitlines()
+    directives = [line.split()[0] for line in lines if not line.startswith("#")]
+    assert lines[0] == "ddnn-recipe 1"
+    order = ["default", "seed", "run", "nodes", "link", "prio", "assign", "host", "route",
+             "utilization", "app-ports", "track", "flow-apps", "flow-host", "flow", "stop"]
+    firsts = [directives.index(d) for d in order]
+    assert firsts == sorted(firsts)
+    assert directives.count("flow") == len(p.flows)
+    assert directives.count("prio") == 2 * len(p.topology.links)
+    assert directives.count("default") == len(p.tcp_defaults)
