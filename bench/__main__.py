@@ -1,0 +1,208 @@
+"""`python -m bench [--quick] [--only SECTION]... [-o PATH]`: measure the
+harness (overhead vs a native ns-3 program, start-up, memory, sweep scaling,
+speed), write a JSON report and print a short table."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench import config, procs, sections
+
+DEFAULT_OUTPUT = sections.REPO_DIR / "results" / "bench" / "report.json"
+
+# (section, path into its result, comparison, limit, what the target is)
+TARGETS = (
+    ("overhead", ("phase_overhead_pct", "median"), "<=", 2.0,
+     "simulation phase vs native (timed), %"),
+    ("overhead", ("callgrind", "simulator_run_overhead_pct"), "<=", 2.0,
+     "Simulator::Run() vs native (callgrind), %"),
+    ("overhead", ("callgrind", "projected_phase_overhead_pct"), "<=", 2.0,
+     "simulation phase vs native (callgrind), %"),
+    ("overhead", ("process_overhead_pct", "median"), "<=", 10.0, "whole process vs native, %"),
+    ("overhead", ("agree",), "==", True, "native and harness runs agree"),
+    ("startup", ("warm_startup_s", "median"), "<=", 3.0, "warm start-up, s"),
+    ("memory", ("manifest_peak_rss_mib",), "<=", 1024.0, "peak RSS, MiB"),
+    ("sweep", ("efficiency_local_j2",), ">=", 0.9, "sweep efficiency -j 2 local"),
+    ("sweep", ("efficiency_dask_j2",), ">=", 0.9, "sweep efficiency dask -j 2"),
+)
+
+
+def _host() -> dict:
+    model = ""
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            model = line.split(":", 1)[1].strip()
+            break
+    return {"cpus": os.cpu_count(), "cpu_model": model, "machine": platform.machine(),
+            "python": platform.python_version(), "load_1min_at_start": os.getloadavg()[0],
+            "perf_instructions": procs.perf_instructions_available()}
+
+
+def _lookup(data: dict, path: tuple[str, ...]):
+    for key in path:
+        if not isinstance(data, dict) or key not in data:
+            return None
+        data = data[key]
+    return data
+
+
+def targets(results: dict) -> list[dict]:
+    out = []
+    for section, path, op, limit, what in TARGETS:
+        if section not in results:
+            continue
+        value = _lookup(results[section], path)
+        if value is None:
+            continue   # not measured in this setting (e.g. callgrind in --quick)
+        if op == "<=":
+            met = value <= limit
+        elif op == ">=":
+            met = value >= limit
+        else:
+            met = value == limit
+        out.append({"section": section, "metric": ".".join(path), "what": what,
+                    "value": value, "target": f"{op} {limit}", "met": met})
+    return out
+
+
+def write_report(report: dict, path: Path) -> None:
+    """Write JSON under a temporary name, then rename it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    with os.fdopen(fd, "w") as f:
+        json.dump(report, f, indent=2, default=str)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def _fmt(value) -> str:
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+    return str(value)
+
+
+def table(report: dict) -> str:
+    res = {k: v for k, v in report["sections"].items() if "error" not in v}
+    lines = [f"{'metric':<44} {'value':>14}  {'target':>10}  met"]
+    for t in report["targets"]:
+        lines.append(f"{t['what']:<44} {_fmt(t['value']):>14}  {t['target']:>10}  "
+                     f"{'-' if t['met'] is None else ('yes' if t['met'] else 'NO')}")
+    if "overhead" in res:
+        o = res["overhead"]
+        lines.append(f"  overhead measured in {o['measure']}; the harness process "
+                     f"costs {o['process_extra_user_s']['median']:.2f} s more user CPU")
+        agreed = sum(a["agree"] for a in o["agreement"])
+        events = sorted({a["native_events"] for a in o["agreement"]})
+        lines.append(f"  native vs harness: {agreed}/{len(o['agreement'])} run pairs identical "
+                     f"(events, flows, iterations, queues, link bytes); events "
+                     + ", ".join(f"{e:,}" for e in events))
+        for a in o["agreement"]:
+            if not a["agree"]:
+                lines.append(f"  DIFFER: events harness {a['harness_events']:,} "
+                             f"native {a['native_events']:,}")
+        cg = o.get("callgrind")
+        if cg:
+            lines.append(f"  callgrind ({cg['scenario']['label']}): phase instructions harness "
+                         f"{cg['phase_instructions']['harness']:,} native "
+                         f"{cg['phase_instructions']['native']:,}; outside Run() the harness "
+                         f"adds {cg.get('outside_run_extra_instructions', 0):,} per run")
+        if o.get("native_hot_spots"):
+            top = o["native_hot_spots"][0]
+            lines.append(f"  native hot spot: {top['percent']:.0f}% in {top['symbol']}")
+    if "startup" in res and res["startup"]["cold"]:
+        lines.append(f"{'cold start-up, s':<44} {_fmt(res['startup']['cold']['startup_s']):>14}")
+    if "speed" in res:
+        for label, s in res["speed"]["scenarios"].items():
+            lines.append(f"{label + ', events/s':<44} {_fmt(s['events_per_s']['median']):>14}")
+            lines.append(f"{label + ', sim s per wall s':<44} "
+                         f"{_fmt(s['sim_s_per_wall_s']['median']):>14}")
+        lines.append(f"{'jumbo frames wall speed-up':<44} "
+                     f"{_fmt(res['speed']['jumbo']['wall_speedup']):>14}")
+        rule = res["speed"]["rule_of_thumb"]
+        lines.append(f"{'events per payload MB (MTU 1500)':<44} "
+                     f"{_fmt(rule['events_per_payload_mb']['median']):>14}")
+        lines.append(f"{'wall s per payload MB (MTU 1500)':<44} "
+                     f"{_fmt(rule['wall_s_per_payload_mb']['median']):>14}")
+    if "sweep" in res:
+        for name, run in res["sweep"]["runs"].items():
+            lines.append(f"{'sweep ' + name + ', cells/h':<44} {_fmt(run['cells_per_hour']):>14}")
+    if report["bench"]["quick"]:
+        lines.append("note: --quick runs tiny scenarios: its timings say nothing about the targets")
+    load = report["bench"]["other_busy_cores_max"]
+    if load is not None and load > 0.25:
+        lines.append(f"note: other processes used up to {load:.2f} cores during the runs")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true",
+                        help="tiny scenarios (a smoke test of the bench, ~1 minute)")
+    parser.add_argument("--only", action="append", choices=config.SECTIONS, metavar="NAME",
+                        help=f"run only this section (repeatable): {', '.join(config.SECTIONS)}")
+    parser.add_argument("-o", "--output", type=Path, default=DEFAULT_OUTPUT,
+                        help=f"report path (default {DEFAULT_OUTPUT.relative_to(sections.REPO_DIR)})")
+    parser.add_argument("--keep", action="store_true", help="keep the runs' work directory")
+    parser.add_argument("--wait-quiet", type=float, default=None, metavar="SECONDS",
+                        help="before each section, wait up to this long for other processes "
+                             "to use < 0.5 cores (default 30, --quick 0)")
+    args = parser.parse_args(argv)
+
+    cfg = config.quick() if args.quick else config.full()
+    wait = args.wait_quiet if args.wait_quiet is not None else (0.0 if args.quick else 30.0)
+    wanted = [s for s in config.SECTIONS if not args.only or s in args.only]
+    started = time.time()
+    host = _host()
+    work = Path(tempfile.mkdtemp(prefix="ddnn-bench-"))
+    runner = sections.Runner(work)
+    results: dict = {}
+    try:
+        for name in wanted:
+            quiet = procs.wait_quiet(wait)
+            print(f"bench: {name} (other processes busy: {quiet['busy_cores']:.2f} cores)...",
+                  file=sys.stderr, flush=True)
+            t0 = time.time()
+            try:
+                results[name] = getattr(sections, name)(runner, cfg)
+            except Exception as e:  # a failed section is reported; the others still run
+                print(f"bench: {name} failed: {e}", file=sys.stderr)
+                results[name] = {"error": f"{type(e).__name__}: {e}"}
+            results[name]["section_wall_s"] = time.time() - t0
+            results[name]["machine_before"] = quiet
+    finally:
+        if args.keep:
+            print(f"bench: runs kept in {work}", file=sys.stderr)
+        else:
+            sections.remove_work(work)
+    busy = [c.other_busy_cores for c in runner.costs]
+    report = {
+        "bench": {"version": 1, "quick": cfg.quick, "sections": wanted,
+                  "started": datetime.datetime.fromtimestamp(started).isoformat(timespec="seconds"),
+                  "wall_s": time.time() - started, "host": host,
+                  "load_1min_at_end": os.getloadavg()[0],
+                  "other_busy_cores_max": max(busy) if busy else None,
+                  "other_busy_cores_median": sorted(busy)[len(busy) // 2] if busy else None},
+        "sections": results,
+    }
+    report["targets"] = targets({k: v for k, v in results.items() if "error" not in v})
+    write_report(report, args.output)
+    print(table(report))
+    print(f"report: {args.output}")
+    failed = [k for k, v in results.items() if "error" in v]
+    if failed:
+        print(f"bench: sections failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

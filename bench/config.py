@@ -1,0 +1,107 @@
+"""What each bench section runs, in the full and the --quick setting."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SECTIONS = ("overhead", "startup", "memory", "sweep", "speed")
+
+
+@dataclass(frozen=True)
+class ScenarioRun:
+    """A `harness run` invocation: scenario (None: the built-in default) and --set values."""
+
+    label: str
+    scenario: str | None
+    overrides: tuple[str, ...] = ()
+
+    def args(self) -> list[str]:
+        out = [self.scenario] if self.scenario else []
+        for value in self.overrides:
+            out += ["--set", value]
+        return out
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    quick: bool
+    reps: int                          # A/B pairs (overhead) and warm start-ups
+    overhead: ScenarioRun              # the timed scenario, ~10 s of wall time
+    check: ScenarioRun | None          # one more agreement check (training + background)
+    callgrind: ScenarioRun | None      # exact phase instructions under callgrind (slow)
+    startup: ScenarioRun               # a tiny run: start-up is what it measures
+    cold_start: bool                   # also a start-up with an empty cache
+    sweep_duration: float              # simulated seconds per sweep cell
+    sweep_seeds: tuple[int, ...]       # cells = seeds x arms (same, low)
+    speed: tuple[ScenarioRun, ...]     # default, default with jumbo frames, thesis
+    speed_reps: int                    # repetitions of the default and jumbo runs
+    memory: ScenarioRun                # the run whose peak RSS is reported
+
+
+def _window(duration: float, margin: float) -> tuple[str, ...]:
+    return (f"run.duration={duration:g}", f"run.warmup={margin:g}", f"run.cooldown={margin:g}")
+
+
+TRAINING = ("training.enabled=true", "training.workers=4",
+            "training.profile=resnet50-like-2MB", "training.ratio=1")
+THESIS_CELL = ("training.ratio=4", "background.rate=92")
+
+
+def full() -> BenchConfig:
+    default = ScenarioRun("default", None)
+    return BenchConfig(
+        quick=False, reps=5,
+        overhead=ScenarioRun("default-0.4s", None, _window(0.4, 0.05)),
+        check=ScenarioRun("default-training-0.1s", None, _window(0.1, 0.01) + TRAINING),
+        callgrind=ScenarioRun("default-0.05s", None, _window(0.05, 0.01)),
+        startup=ScenarioRun("default-0.02s", None, _window(0.02, 0.005)),
+        cold_start=True,
+        sweep_duration=0.4, sweep_seeds=(1, 2, 3),
+        speed=(default,
+               ScenarioRun("default-jumbo", None, ("network.mtu=9000",)),
+               ScenarioRun("thesis-short", "thesis", _window(0.3, 0.1) + THESIS_CELL)),
+        speed_reps=2,
+        memory=default,
+    )
+
+
+def quick() -> BenchConfig:
+    tiny = ScenarioRun("default-training-0.1s", None, _window(0.1, 0.01) + TRAINING)
+    return BenchConfig(
+        quick=True, reps=1,
+        overhead=tiny, check=None, callgrind=None, startup=tiny, cold_start=False,
+        sweep_duration=0.03, sweep_seeds=(1,),
+        speed=(ScenarioRun("default-0.05s", None, _window(0.05, 0.01)),
+               ScenarioRun("default-jumbo-0.05s", None,
+                           _window(0.05, 0.01) + ("network.mtu=9000",)),
+               ScenarioRun("thesis-0.005s", "thesis", _window(0.005, 0.001) + THESIS_CELL)),
+        speed_reps=1,
+        memory=tiny,
+    )
+
+
+SWEEP_GRID = """\
+name = "bench"
+scenario = "default"
+timeout = "30min"
+[set]
+"run.duration" = {duration}
+"run.warmup" = {margin}
+"run.cooldown" = {margin}
+"training.enabled" = true
+"training.workers" = 4
+"training.profile" = "resnet50-like-2MB"
+"training.ratio" = 2
+[axes]
+seed = {seeds}
+[arms]
+reference = "same"
+same = {{ "training.priority" = "same" }}
+low = {{ "training.priority" = "low" }}
+"""
+
+
+def sweep_grid(cfg: BenchConfig) -> str:
+    """A grid of len(seeds) x 2 arms cells of about equal cost."""
+    return SWEEP_GRID.format(duration=cfg.sweep_duration, margin=cfg.sweep_duration / 10,
+                             seeds=list(cfg.sweep_seeds))

@@ -1,0 +1,82 @@
+"""Build and run bench/native/main.cc: the harness's scenario as a plain C++
+ns-3 program, linked against the wheel's libraries and the harness's
+compiled ns3-modules library (harness.ns3.build_modules)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from harness import ns3
+
+SOURCE = Path(__file__).resolve().parent / "native" / "main.cc"
+MARKER_SOURCE = SOURCE.parent / "marker.c"
+
+
+def _command(output: Path, modules_library: Path) -> list[str]:
+    """g++ with the flags and include directories build_modules compiles with."""
+    wheel = ns3.find_wheel()
+    libs = [str(wheel.library(m)) for m in ns3.NS3_LIBRARIES]
+    return [os.environ.get("CXX", "g++"), *ns3.CXXFLAGS, "-I", str(wheel.include_dir),
+            "-I", str(ns3.MODULES_DIR), str(SOURCE), "-o", str(output),
+            str(modules_library), *libs,
+            f"-Wl,-rpath,{wheel.lib_dir}", f"-Wl,-rpath,{modules_library.parent}"]
+
+
+def _cached_build(name: str, key_parts: list[bytes], command) -> Path:
+    """Build `name`-<key> in the harness cache unless it is there; command(tmp)
+    is the compiler command writing to tmp (renamed into place: atomic)."""
+    key = hashlib.sha256(b"\0".join(key_parts)).hexdigest()[:16]
+    out_dir = ns3.cache_dir() / "bench"
+    target = out_dir / f"{name}-{key}"
+    if target.exists():
+        return target
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tmp = out_dir / f".{target.name}.tmp-{os.getpid()}"
+    proc = subprocess.run(command(tmp), capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{name} failed to build:\n{proc.stderr[-4000:]}")
+    os.replace(tmp, target)
+    return target
+
+
+def build(quiet: bool = True) -> Path:
+    """The native binary (compiled once per main.cc and modules library)."""
+    modules_library = ns3.build_modules(quiet=quiet)
+    return _cached_build("bench-native",
+                         [SOURCE.read_bytes(), str(modules_library).encode(),
+                          " ".join(ns3.CXXFLAGS).encode()],
+                         lambda tmp: _command(tmp, modules_library))
+
+
+def valgrind_available() -> bool:
+    return shutil.which("valgrind") is not None and Path("/usr/include/valgrind/callgrind.h").exists()
+
+
+def build_marker() -> Path:
+    """libbench-marker.so: bench_phase_start/stop for callgrind (marker.c)."""
+    cc = os.environ.get("CC", "gcc")
+    return _cached_build("libbench-marker", [MARKER_SOURCE.read_bytes(), cc.encode()],
+                         lambda tmp: [cc, "-O2", "-shared", "-fPIC", str(MARKER_SOURCE),
+                                      "-o", str(tmp)])
+
+
+def command(binary: Path, recipe: Path, tables: Path | None = None) -> list[str]:
+    cmd = [str(binary), f"--recipe={recipe}"]
+    if tables is not None:
+        cmd.append(f"--tables={tables}")
+    return cmd
+
+
+def parse_output(stdout: str) -> dict[str, float]:
+    """The native program's "key value" lines."""
+    out: dict[str, float] = {}
+    for line in stdout.splitlines():
+        key, _, value = line.partition(" ")
+        if value:
+            number = float(value)
+            out[key] = int(number) if number.is_integer() else number
+    return out

@@ -1,0 +1,450 @@
+"""The bench's sections: each runs real processes and returns a JSON-able dict.
+
+Runs: `harness run` goes through bench.harness_driver (the same CLI, plus a
+counter around the simulation phase); the native program is bench/native.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from bench import compare, native, procs
+from bench.config import BenchConfig, ScenarioRun, sweep_grid
+from bench.recipe import write_recipe
+
+REPO_DIR = Path(__file__).resolve().parent.parent
+
+
+def spread(values: list[float]) -> dict:
+    """median, min, max and n of a list of numbers."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return {"n": 0, "median": None, "min": None, "max": None}
+    return {"n": len(values), "median": statistics.median(values),
+            "min": min(values), "max": max(values)}
+
+
+@dataclass
+class HarnessRun:
+    run_dir: Path
+    cost: procs.ProcessCost
+    phase: dict          # bench.counters.PhaseCost of the Stop/Run phase, + events
+    manifest: dict
+    summary: dict
+
+
+@dataclass
+class NativeRun:
+    cost: procs.ProcessCost
+    counters: dict       # what the program printed
+    tables: Path
+
+
+class Runner:
+    """Runs harness and native processes inside one work directory."""
+
+    def __init__(self, work: Path):
+        self.work = work
+        self._cached: dict[tuple, HarnessRun] = {}
+        self._count = 0
+        self.costs: list[procs.ProcessCost] = []   # every process measured
+
+    def measure(self, cmd: list[str], env: dict[str, str] | None = None):
+        """procs.run with the bench's environment, from the repository root."""
+        cost, proc = procs.run(cmd, env=self._env(env), cwd=REPO_DIR)
+        self.costs.append(cost)
+        return cost, proc
+
+    def _env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_DIR),
+                                                          env.get("PYTHONPATH")]))
+        return env | (extra or {})
+
+    def fresh_dir(self, name: str) -> Path:
+        """A new, numbered path in the work directory."""
+        self._count += 1
+        return self.work / f"{self._count:03d}-{name}"
+
+    def harness(self, run: ScenarioRun, env: dict[str, str] | None = None,
+                reuse: bool = False) -> HarnessRun:
+        """`harness run` of `run`; reuse: return an earlier identical run if any."""
+        key = (run, tuple(sorted((env or {}).items())))
+        if reuse and key in self._cached:
+            return self._cached[key]
+        base = self.fresh_dir(f"harness-{run.label}")
+        base.mkdir(parents=True)
+        phase_file, run_dir = base / "phase.json", base / "run"
+        cmd = [sys.executable, "-m", "bench.harness_driver", str(phase_file), "run",
+               *run.args(), "-o", str(run_dir), "--no-progress"]
+        cost, _ = self.measure(cmd, env)
+        result = HarnessRun(run_dir, cost, json.loads(phase_file.read_text()),
+                            json.loads((run_dir / "manifest.json").read_text()),
+                            json.loads((run_dir / "summary.json").read_text()))
+        self._cached[key] = result
+        return result
+
+    def recipe(self, run: ScenarioRun) -> Path:
+        from harness.config import load_scenario
+        from harness.run import plan
+
+        path = self.work / "recipes" / f"{run.label}.recipe"
+        if not path.exists():
+            write_recipe(plan(load_scenario(run.scenario, list(run.overrides))), path)
+        return path
+
+    def native(self, run: ScenarioRun) -> NativeRun:
+        binary, recipe = native.build(), self.recipe(run)
+        tables = self.fresh_dir(f"native-{run.label}")
+        tables.mkdir(parents=True)
+        cost, proc = self.measure(native.command(binary, recipe, tables))
+        return NativeRun(cost, native.parse_output(proc.stdout), tables)
+
+
+# --------------------------------------------------------------------------
+# 1. overhead vs native
+
+
+def _overhead_pct(harness: float, native_: float) -> float | None:
+    return 100.0 * (harness / native_ - 1.0) if native_ > 0 and harness >= 0 else None
+
+
+def _pair(r: Runner, run: ScenarioRun, harness_first: bool) -> tuple[dict, dict]:
+    """One A/B pair: the costs of both runs, and whether they agree."""
+    runs: dict = {}
+    for side in (("harness", "native") if harness_first else ("native", "harness")):
+        runs[side] = r.harness(run) if side == "harness" else r.native(run)
+    h, n = runs["harness"], runs["native"]
+    native_phase = {"wall_s": n.counters["sim_wall_s"], "user_s": n.counters["sim_user_s"],
+                    "system_s": n.counters["sim_system_s"],
+                    "instructions": n.counters["sim_instructions"], "events": n.counters["events"]}
+    pair = {"harness": {"process": h.cost.to_dict(), "phase": h.phase},
+            "native": {"process": n.cost.to_dict(), "phase": native_phase}}
+    return pair, compare.agreement(h.run_dir, n.counters, n.tables)
+
+
+def _summarize(pairs: list[dict], measure: str) -> dict:
+    """Overhead in % (harness / native - 1) per pair, for the whole process and
+    the simulation phase, by `measure` and by wall time."""
+    out: dict = {}
+    for part in ("process", "phase"):
+        def values(side: str, m: str) -> list[float]:
+            return [p[side][part][m] for p in pairs]
+        out[f"{part}_overhead_pct"] = spread(
+            [_overhead_pct(h, n) for h, n in zip(values("harness", measure),
+                                                 values("native", measure))])
+        # under contention CPU time only grows: the minima are the least disturbed
+        out[f"{part}_overhead_pct_of_minima"] = _overhead_pct(min(values("harness", measure)),
+                                                              min(values("native", measure)))
+        out[f"{part}_wall_overhead_pct"] = spread(
+            [_overhead_pct(h, n) for h, n in zip(values("harness", "wall_s"),
+                                                 values("native", "wall_s"))])
+        for m in sorted({measure, "user_s"}):
+            out[f"{part}_harness_{m}"] = spread(values("harness", m))
+            out[f"{part}_native_{m}"] = spread(values("native", m))
+        out[f"{part}_extra_user_s"] = spread(
+            [h - n for h, n in zip(values("harness", "user_s"), values("native", "user_s"))])
+    return out
+
+
+def overhead(r: Runner, cfg: BenchConfig) -> dict:
+    """The same scenario from `harness run` and from the native program, A/B
+    interleaved (the order alternates), compared by user-space instructions
+    when the CPU counts them, else by user CPU seconds; plus exact phase
+    instruction counts under callgrind on a smaller scenario."""
+    pairs, agreements = [], []
+    for i in range(cfg.reps):
+        pair, agree = _pair(r, cfg.overhead, harness_first=i % 2 == 0)
+        pairs.append(pair)
+        agreements.append(agree)
+    if cfg.check is not None:
+        _, agree = _pair(r, cfg.check, harness_first=True)
+        agreements.append(agree | {"scenario": cfg.check.label})
+    counted = all(p[s][part]["instructions"] > 0 for p in pairs
+                  for s in ("harness", "native") for part in ("process", "phase"))
+    measure = "instructions" if counted else "user_s"
+    result = {
+        "scenario": {"label": cfg.overhead.label, "args": cfg.overhead.args()},
+        "measure": "user-space instructions" if counted else
+                   "user CPU seconds (no hardware instruction counter on this machine)",
+        "method": (
+            "A/B interleaved pairs, order alternating. Whole process: the child's "
+            "user CPU time (wait4) or perf stat instructions:u. Simulation phase: a "
+            "marker in each program, i.e. counters read in-process right before "
+            "Simulator::Stop/Run and right after (harness: around "
+            "harness.run._run_with_progress, wrapped by bench.harness_driver; native: "
+            "around Stop/Run in main.cc): getrusage user/system time and, with a PMU, "
+            "a perf_event_open instructions:u counter of the thread. 'callgrind': the "
+            "same markers, counted exactly by valgrind on a smaller scenario."),
+        "pairs": pairs,
+        "agreement": agreements,
+        "agree": all(a["agree"] for a in agreements),
+        **_summarize(pairs, measure),
+        "other_busy_cores": spread([p[s]["process"]["other_busy_cores"]
+                                    for p in pairs for s in ("harness", "native")]),
+        "native_hot_spots": hot_spots(r, cfg.overhead),
+    }
+    timed = {"label": cfg.overhead.label,
+             "native_phase_user_s": result["phase_native_user_s"]["median"]}
+    result["callgrind"] = callgrind_phase(r, cfg.callgrind, timed) if cfg.callgrind else None
+    return result
+
+
+def hot_spots(r: Runner, run: ScenarioRun, top: int = 8) -> list[dict] | None:
+    """Where the native program spends its CPU time (perf record -e cpu-clock,
+    which works without a PMU): the top symbols, in % of samples."""
+    if shutil.which("perf") is None:
+        return None
+    data = r.work / f"perf-{run.label}.data"
+    cmd = ["perf", "record", "-q", "-e", "cpu-clock", "-F", "499", "-o", str(data), "--",
+           *native.command(native.build(), r.recipe(run), None)]
+    r.measure(cmd)
+    report = subprocess.run(["perf", "report", "-i", str(data), "--stdio", "--no-children",
+                             "--sort", "dso,symbol"], capture_output=True, text=True)
+    out = []
+    for line in report.stdout.splitlines():
+        parts = line.split()
+        while parts and parts[-1] == "-":   # empty columns perf adds
+            parts.pop()
+        if len(parts) >= 4 and parts[0].endswith("%") and parts[2] == "[.]":
+            out.append({"percent": float(parts[0].rstrip("%")), "dso": parts[1],
+                        "symbol": " ".join(parts[3:])})
+        if len(out) == top:
+            break
+    return out
+
+
+def _collected(log: Path) -> int:
+    for line in log.read_text().splitlines():
+        if "Collected :" in line:
+            return int(line.split(":")[-1].strip())
+    raise RuntimeError(f"no 'Collected' line in {log}")
+
+
+def _inclusive(profile: Path, function: str) -> int | None:
+    """Inclusive instructions of `function` in a callgrind profile."""
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100",
+                          str(profile)], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if f":{function} [" in line:
+            return int(line.split()[0].replace(",", ""))
+    return None
+
+
+def callgrind_phase(r: Runner, run: ScenarioRun, timed: dict | None = None) -> dict | None:
+    """Exact instruction counts of the simulation phase (callgrind, counting
+    only between the phase markers), harness vs native: deterministic, so
+    neither load nor a missing PMU blurs them. Slow, so a small scenario; the
+    harness's extra work outside Simulator::Run() is a constant per run, which
+    `timed` (the overhead section's native phase CPU seconds) scales to the
+    timed scenario."""
+    if not native.valgrind_available():
+        return None
+    phase: dict[str, int] = {}
+    inside_run: dict[str, int | None] = {}
+    events: dict[str, int] = {}
+    for side in ("native", "harness"):
+        base = r.fresh_dir(f"callgrind-{side}-{run.label}")
+        base.mkdir(parents=True)
+        valgrind = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+                    f"--callgrind-out-file={base / 'callgrind.out'}",
+                    f"--log-file={base / 'valgrind.log'}"]
+        if side == "native":
+            _, proc = r.measure([*valgrind, *native.command(native.build(), r.recipe(run),
+                                                              base)])
+            events[side] = native.parse_output(proc.stdout)["events"]
+        else:
+            r.measure([*valgrind, sys.executable, "-m", "bench.harness_driver",
+                       str(base / "phase.json"), "run", *run.args(), "-o", str(base / "run"),
+                       "--no-progress"], env={"BENCH_PHASE_MARKER": str(native.build_marker())})
+            events[side] = json.loads((base / "phase.json").read_text())["events"]
+        phase[side] = _collected(base / "valgrind.log")
+        inside_run[side] = _inclusive(base / "callgrind.out", "ns3::Simulator::Run()")
+    result = {"scenario": {"label": run.label, "args": run.args()},
+              "events": events, "phase_instructions": phase,
+              "simulator_run_instructions": inside_run,
+              "phase_overhead_pct": _overhead_pct(phase["harness"], phase["native"]),
+              "method": "valgrind --tool=callgrind --instr-atstart=no: instrumentation on "
+                        "only between the phase markers (native: around Simulator::Stop/Run "
+                        "in main.cc; harness: around harness.run._run_with_progress, via "
+                        "bench/native/marker.c loaded with ctypes); Simulator::Run()'s "
+                        "inclusive count from callgrind_annotate"}
+    if None not in inside_run.values():
+        result["simulator_run_overhead_pct"] = _overhead_pct(inside_run["harness"],
+                                                             inside_run["native"])
+        extra = (phase["harness"] - inside_run["harness"]) - (phase["native"] - inside_run["native"])
+        result["outside_run_extra_instructions"] = extra
+        if timed:
+            # the native's instruction rate, from a plain run of this scenario
+            rate = phase["native"] / min(r.native(run).counters["sim_user_s"] for _ in range(3))
+            result["native_instructions_per_cpu_s"] = rate
+            result["projected_phase_overhead_pct"] = (
+                result["simulator_run_overhead_pct"]
+                + 100.0 * extra / (rate * timed["native_phase_user_s"]))
+            result["projected_for"] = timed["label"]
+    return result
+
+
+# --------------------------------------------------------------------------
+# 2. start-up
+
+
+def startup(r: Runner, cfg: BenchConfig) -> dict:
+    """manifest startup_s (process start to the network built, i.e. to the
+    first simulated event), with a warm cache and with an empty one."""
+    first = r.harness(cfg.startup, reuse=True)  # the cache is warm from here on
+    # --quick: that first run is the measurement (the cache was warm already,
+    # unless this is a fresh machine: then it is only a smoke test)
+    warm = [first] if cfg.quick else [r.harness(cfg.startup) for _ in range(cfg.reps)]
+    result: dict = {
+        "scenario": {"label": cfg.startup.label, "args": cfg.startup.args()},
+        "warm_startup_s": spread([w.manifest["startup_s"] for w in warm]),
+        "warm_process_wall_s": spread([w.cost.wall_s for w in warm]),
+        "other_busy_cores": spread([w.cost.other_busy_cores for w in warm]),
+    }
+    if cfg.cold_start:
+        with tempfile.TemporaryDirectory(prefix="bench-cold-cache-") as cache:
+            cold = r.harness(cfg.startup, env={"DDNN_HARNESS_CACHE": cache})
+            built = sorted(str(p.relative_to(cache)) for p in Path(cache).rglob("*")
+                           if p.is_file() and p.suffix in (".so", ".pch"))
+        result["cold"] = {"startup_s": cold.manifest["startup_s"], "process_wall_s": cold.cost.wall_s,
+                          "user_s": cold.cost.user_s, "other_busy_cores": cold.cost.other_busy_cores,
+                          "built": built}
+    else:
+        result["cold"] = None
+    return result
+
+
+# --------------------------------------------------------------------------
+# 3. memory
+
+
+def memory(r: Runner, cfg: BenchConfig) -> dict:
+    h = r.harness(cfg.memory, reuse=True)
+    return {"scenario": {"label": cfg.memory.label, "args": cfg.memory.args()},
+            "manifest_peak_rss_mib": h.manifest["peak_rss_mib"],
+            "time_max_rss_mib": h.cost.time_max_rss_mib,
+            "wait4_max_rss_mib": h.cost.max_rss_mib}
+
+
+# --------------------------------------------------------------------------
+# 4. sweep scaling
+
+
+def sweep(r: Runner, cfg: BenchConfig) -> dict:
+    grid = r.work / "grid.toml"
+    grid.write_text(sweep_grid(cfg))
+    runs = {}
+    for jobs, executor in ((1, "local"), (2, "local"), (2, "dask")):
+        name = f"{executor}-j{jobs}"
+        out = r.work / "sweeps" / name
+        cmd = [sys.executable, "-m", "bench.sweep_driver", str(grid), str(out), str(jobs),
+               executor]
+        cost, proc = r.measure(cmd)
+        report = json.loads(proc.stdout.strip().splitlines()[-1])
+        runs[name] = {"jobs": jobs, "executor": executor, "cells": report["cells"],
+                      "failed": report["failed"], "wall_s": report["wall_s"],
+                      "cells_per_hour": report["cells"] / report["wall_s"] * 3600,
+                      "cell_wall_s": spread(report["cell_wall_s"]),
+                      "other_busy_cores": cost.other_busy_cores,
+                      "load_1min": cost.load_1min}
+    j1 = runs["local-j1"]["cells_per_hour"]
+    return {"grid": sweep_grid(cfg), "runs": runs,
+            "efficiency_local_j2": runs["local-j2"]["cells_per_hour"] / (2 * j1),
+            "efficiency_dask_j2": runs["dask-j2"]["cells_per_hour"] / (2 * j1)}
+
+
+# --------------------------------------------------------------------------
+# 5. speed
+
+
+def _delivered(run_dir: Path, n_hosts: int) -> dict:
+    """Payload bytes delivered (flows received + training partitions) and wire
+    bytes sent by the hosts (utilization.parquet, host uplinks)."""
+    flows = pd.read_parquet(run_dir / "flows.parquet")
+    payload = int(flows["received_bytes"].sum())
+    transfers = run_dir / "transfers.parquet"
+    if transfers.is_file():
+        t = pd.read_parquet(transfers)
+        payload += int(t.loc[t["end_ns"] >= 0, "bytes"].sum())
+    util = pd.read_parquet(run_dir / "utilization.parquet")
+    wire = int(util.loc[util["from_node"] < n_hosts, "bytes"].sum())
+    return {"payload_bytes": payload, "host_uplink_wire_bytes": wire}
+
+
+def _speed_row(h: HarnessRun) -> dict:
+    config = json.loads((h.run_dir / "config.json").read_text())
+    delivered = _delivered(h.run_dir, config["topology"]["hosts"])
+    events = h.summary["events"]
+    return {"events": events, "simulated_s": h.summary["simulated_s"],
+            "simulation_wall_s": h.manifest["simulation_wall_s"],
+            "events_per_s": h.summary["events_per_s"],
+            "sim_s_per_wall_s": h.summary["sim_s_per_wall_s"],
+            "process_wall_s": h.cost.wall_s, "user_s": h.cost.user_s,
+            "startup_s": h.manifest["startup_s"], "other_busy_cores": h.cost.other_busy_cores,
+            **delivered,
+            "events_per_payload_mb": events / max(1, delivered["payload_bytes"]) * 1e6,
+            "events_per_wire_mb": events / max(1, delivered["host_uplink_wire_bytes"]) * 1e6,
+            "wall_s_per_payload_mb": (h.manifest["simulation_wall_s"]
+                                      / max(1, delivered["payload_bytes"]) * 1e6),
+            "training_iterations": h.summary.get("training", {}).get("iterations"),
+            "fct_mean_s": {k: v["mean_fct_s"] for k, v in h.summary["fct"].items()},
+            "segment_size": config["tcp_attributes"]["ns3::TcpSocket::SegmentSize"]}
+
+
+def speed(r: Runner, cfg: BenchConfig) -> dict:
+    default, jumbo, *others = cfg.speed
+    rows: dict[str, list[dict]] = {run.label: [] for run in cfg.speed}
+    for i in range(cfg.speed_reps):      # default and jumbo interleaved
+        for run in (default, jumbo):
+            rows[run.label].append(_speed_row(r.harness(run, reuse=i == 0)))
+    for run in others:
+        rows[run.label].append(_speed_row(r.harness(run)))
+    scenarios = {}
+    for run in cfg.speed:
+        rs = rows[run.label]
+        scenarios[run.label] = {
+            "args": run.args(), "runs": rs,
+            **{k: spread([x[k] for x in rs]) for k in
+               ("events_per_s", "sim_s_per_wall_s", "simulation_wall_s", "events_per_payload_mb",
+                "events_per_wire_mb", "wall_s_per_payload_mb")}}
+    d, j = rows[default.label], rows[jumbo.label]
+    wall_d = statistics.median(x["simulation_wall_s"] for x in d)
+    wall_j = statistics.median(x["simulation_wall_s"] for x in j)
+    all_rows = [x for rs in rows.values() for x in rs]
+    return {
+        "scenarios": scenarios,
+        "jumbo": {"wall_speedup": wall_d / wall_j,
+                  "events_ratio": d[0]["events"] / j[0]["events"],
+                  "fct_mean_s_mtu1500": d[0]["fct_mean_s"], "fct_mean_s_mtu9000": j[0]["fct_mean_s"],
+                  "note": "jumbo frames (MTU 9000, 8880 B segments) send ~6x fewer packets "
+                          "per byte and each ACK walks a ~6x shorter list of segments in "
+                          "flight, hence more than 6x faster; but it is another network "
+                          "(serialisation per packet, queue limits in packets, cwnd growth "
+                          "per segment): a fidelity trade-off, not a free speed-up"},
+        "rule_of_thumb": {
+            "events_per_payload_mb": spread([x["events_per_payload_mb"] for x in all_rows
+                                             if x["segment_size"] == d[0]["segment_size"]]),
+            "events_per_s": spread([x["events_per_s"] for x in all_rows
+                                    if x["segment_size"] == d[0]["segment_size"]]),
+            "wall_s_per_payload_mb": spread([x["wall_s_per_payload_mb"] for x in all_rows
+                                             if x["segment_size"] == d[0]["segment_size"]]),
+            "how": "wall time of a run ~ payload MB delivered x wall_s_per_payload_mb "
+                   "(= events_per_payload_mb / events_per_s), for MTU 1500; events/s "
+                   "falls as TCP windows grow, so use the rate of a similar workload",
+        },
+    }
+
+
+def remove_work(work: Path) -> None:
+    shutil.rmtree(work, ignore_errors=True)

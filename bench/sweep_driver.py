@@ -1,0 +1,26 @@
+"""`python -m bench.sweep_driver GRID OUT JOBS EXECUTOR`: one sweep in a process
+of its own (so ns-3, loaded by the local executor's parent, stays out of the
+bench process), reported on stdout as JSON."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def main(argv: list[str]) -> None:
+    from harness.sweep import load_grid, run_sweep
+
+    grid, out, jobs, executor = Path(argv[0]), Path(argv[1]), int(argv[2]), argv[3]
+    report = run_sweep(load_grid(grid), out, jobs=jobs, executor=executor, progress=False)
+    summary = report.tables["summary"]
+    cell_wall = summary["wall_s"].dropna() if "wall_s" in summary else []
+    print(json.dumps({"cells": report.cells, "ran": report.ran, "failed": len(report.failed),
+                      "wall_s": report.wall_s,
+                      "cell_wall_s": [float(w) for w in cell_wall],
+                      "events": [int(e) for e in summary.get("events", [])]}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
