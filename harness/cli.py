@@ -146,7 +146,7 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
                err=True)
     try:
         report = sweeps.run_sweep(grid, out, jobs, executor, scheduler, resume, retry_failed,
-                                  progress)
+                                  progress, cells)
     except sweeps.SweepError as e:
         _fail(str(e))
     summary = report.tables["summary"]
@@ -170,7 +170,7 @@ def _print_deltas(means, keys: list[str]) -> None:
         index=[*keys, "arm"], columns="metric", values="mean", sort=False)
     if table.empty:
         return
-    table = table.rename(columns=shown)[[c for c in shown.values() if c in table.rename(columns=shown)]]
+    table = table[[m for m in shown if m in table]].rename(columns=shown)
     click.echo("mean change vs the reference arm, over seeds:")
     click.echo((table * 100).round(1).astype(str).add(" %").to_string())
 

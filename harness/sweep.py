@@ -79,6 +79,7 @@ class Cell:
     point: tuple[tuple[str, Any], ...]     # axis field -> value
     scenario: Scenario | None              # None: invalid (see error)
     error: str | None = None
+    predicted_iteration_change: float | None = None  # fluid model, low priority
 
     def labels(self) -> dict[str, Any]:
         return {"cell": self.id, "arm": self.arm, **dict(self.point)}
@@ -191,8 +192,9 @@ def expand(grid: Grid) -> list[Cell]:
             raw = apply_values(grid.base, [(f.split("."), v) for f, v in (*point, *arm_fields)])
             try:
                 scenario = scenario_from_dict(raw)
-                plan(scenario)  # every check a run makes before ns-3, now
-                cell = Cell(scenario.digest(), arm, point, scenario)
+                p = plan(scenario)  # every check a run makes before ns-3, now
+                cell = Cell(scenario.digest(), arm, point, scenario,
+                            predicted_iteration_change=predicted_change(p))
             except ConfigError as e:
                 blob = json.dumps(raw, sort_keys=True, default=str).encode()
                 cell = Cell("x" + hashlib.sha256(blob).hexdigest()[:15], arm, point, None,
@@ -306,16 +308,14 @@ def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, A
     return row
 
 
-def predicted_change(cell: Cell) -> float | None:
+def predicted_change(p) -> float | None:
     """The fluid model's iteration-time change for training at low priority
-    under this cell's background load (analytic.leftover_rate_slowdown)."""
+    under a planned cell's background load (analytic.leftover_rate_slowdown)."""
     from harness import analytic
-    from harness.run import plan
 
-    sc = cell.scenario
-    if sc is None or not (sc.training.enabled and sc.background.enabled):
+    sc = p.scenario
+    if not (sc.training.enabled and sc.background.enabled):
         return None
-    p = plan(sc)
     link_bps = min(p.topology.host_link(h).rate_bps for h in p.training_hosts)
     return analytic.leftover_rate_slowdown(
         p.profile, len(p.training_hosts), link_bps, min(p.background_load, 0.99),
@@ -334,7 +334,7 @@ def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFram
             rows.append(cell_row(cell, None, json.loads(failed.read_text())["error"]))
         else:
             rows.append(cell_row(cell, None, "not run"))
-        rows[-1]["predicted_iteration_change"] = predicted_change(cell)
+        rows[-1]["predicted_iteration_change"] = cell.predicted_iteration_change
     summary = pd.DataFrame(rows)
     tables = {"summary": summary}
     if grid.reference is not None:
@@ -345,9 +345,7 @@ def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFram
         tables["deltas_mean"] = metrics.delta_means(
             deltas, [k for k in keys if k != SEED_AXIS], "arm")
     for name, df in tables.items():
-        tmp = out / f".{name}.parquet.tmp-{os.getpid()}"
-        df.to_parquet(tmp, index=False)
-        os.replace(tmp, out / f"{name}.parquet")
+        write_atomic(out / f"{name}.parquet", df.to_parquet(index=False))
     return tables
 
 
@@ -368,8 +366,9 @@ class SweepReport:
 
 def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
               scheduler: str | None = None, resume: bool = False, retry_failed: bool = False,
-              progress: bool | None = None) -> SweepReport:
-    """Run every cell not yet done, record failures, aggregate the tables."""
+              progress: bool | None = None, cells: list[Cell] | None = None) -> SweepReport:
+    """Run every cell not yet done, record failures, aggregate the tables.
+    cells: expand(grid), when the caller has it already."""
     import time
 
     from tqdm import tqdm
@@ -377,7 +376,7 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
     from harness import executors
 
     started = time.monotonic()
-    cells = expand(grid)
+    cells = expand(grid) if cells is None else cells
     prepare_dir(out, grid, cells, resume)
     todo: list[Cell] = []
     for cell in cells:

@@ -51,24 +51,28 @@ class RunTables:
 # reading
 
 
+def require_files(directory: Path, names: tuple[str, ...], kind: str) -> None:
+    """FileNotFoundError naming what makes `directory` not a `kind` directory."""
+    missing = [name for name in names if not (directory / name).is_file()]
+    if missing:
+        raise FileNotFoundError(
+            f"{directory} is not a {kind} directory: missing {', '.join(missing)}")
+
+
+def optional_table(directory: Path, name: str) -> pd.DataFrame | None:
+    """`name`.parquet of `directory`, or None when the run/sweep has none."""
+    path = directory / f"{name}.parquet"
+    return pd.read_parquet(path) if path.is_file() else None
+
+
 def load_run(run_dir: Path) -> RunTables:
     """Read a run directory; FileNotFoundError names what makes it not one."""
     run_dir = Path(run_dir)
-    missing = [name for name in REQUIRED if not (run_dir / name).is_file()]
-    if missing:
-        raise FileNotFoundError(
-            f"{run_dir} is not a run directory: missing {', '.join(missing)}")
-
-    def table(name: str) -> pd.DataFrame | None:
-        path = run_dir / f"{name}.parquet"
-        return pd.read_parquet(path) if path.is_file() else None
-
-    return RunTables(
-        config=json.loads((run_dir / "config.json").read_text()),
-        summary=json.loads((run_dir / "summary.json").read_text()),
-        flows=table("flows"), utilization=table("utilization"),
-        iterations=table("iterations"), transfers=table("transfers"),
-        compute=table("compute"))
+    require_files(run_dir, REQUIRED, "run")
+    tables = {name: optional_table(run_dir, name)
+              for name in ("flows", "utilization", "iterations", "transfers", "compute")}
+    return RunTables(config=json.loads((run_dir / "config.json").read_text()),
+                     summary=json.loads((run_dir / "summary.json").read_text()), **tables)
 
 
 def measurement_window(config: dict) -> tuple[float, float]:

@@ -26,7 +26,8 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from harness.metrics import SIZE_CLASSES
 from harness.sweep import SEED_AXIS as SEED_FIELD
-from harness.plots.run_figures import _DEEP, _new_figure, fct_cdf_frame, save_figure
+from harness.plots.run_figures import (_DEEP, _new_figure, fct_cdf_frame, optional_table,
+                                       require_files, save_figure)
 
 
 
@@ -70,17 +71,10 @@ class SweepTables:
 def load_sweep(sweep_dir: Path) -> SweepTables:
     """Read a sweep directory; FileNotFoundError names what makes it not one."""
     sweep_dir = Path(sweep_dir)
-    missing = [name for name in SWEEP_REQUIRED if not (sweep_dir / name).is_file()]
-    if missing:
-        raise FileNotFoundError(
-            f"{sweep_dir} is not a sweep directory: missing {', '.join(missing)}")
-
-    def table(name: str) -> pd.DataFrame | None:
-        path = sweep_dir / f"{name}.parquet"
-        return pd.read_parquet(path) if path.is_file() else None
-
+    require_files(sweep_dir, SWEEP_REQUIRED, "sweep")
     return SweepTables(sweep_dir, json.loads((sweep_dir / "sweep.json").read_text()),
-                       table("summary"), table("deltas"), table("deltas_mean"))
+                       *(optional_table(sweep_dir, name)
+                         for name in ("summary", "deltas", "deltas_mean")))
 
 
 # --------------------------------------------------------------------------
