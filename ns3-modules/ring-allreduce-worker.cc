@@ -31,11 +31,6 @@ RingAllreduceWorker::RingAllreduceWorker()
     : m_rank(0),
       m_n(0),
       m_running(false),
-      m_nLayers(0),
-      m_iteration(0),
-      m_backward(false),
-      m_busy(false),
-      m_layer(0),
       m_arActive(false),
       m_arIteration(0),
       m_arBuffer(0),
@@ -71,7 +66,7 @@ RingAllreduceWorker::GetRank() const
 uint64_t
 RingAllreduceWorker::GetIteration() const
 {
-    return m_iteration;
+    return m_compute.GetIteration();
 }
 
 bool
@@ -115,7 +110,7 @@ RingAllreduceWorker::DoDispose()
     // The run may end with an allreduce in flight: detach from the sockets
     // so nothing calls back into a disposed worker while ns-3 tears down.
     m_running = false;
-    m_computeEvent.Cancel();
+    m_compute.Stop();
     ClearCallbacks(m_sendSocket);
     ClearCallbacks(m_recvSocket);
     ClearCallbacks(m_listener);
@@ -134,14 +129,21 @@ RingAllreduceWorker::StartApplication()
     NS_ABORT_MSG_IF(!m_job, "RingAllreduceWorker: Setup() before the application starts");
     m_job->Freeze();
     m_n = m_job->GetNWorkers();
-    m_nLayers = m_job->GetNLayers();
     m_ackTos = m_job->GetAckTos();
-    m_syncedIteration.assign(m_nLayers, -1);
+    std::vector<Time> forward;
+    std::vector<Time> backward;
+    for (uint32_t i = 0; i < m_job->GetNLayers(); ++i)
+    {
+        forward.push_back(m_job->GetForwardTime(i));
+        backward.push_back(m_job->GetBackwardTime(i));
+    }
+    m_compute.Setup(forward,
+                    backward,
+                    m_job->GetBarrier(),
+                    MakeCallback(&RingAllreduceWorker::IterationStarted, this),
+                    MakeCallback(&RingAllreduceWorker::ComputeDone, this),
+                    MakeCallback(&RingAllreduceWorker::GradientsReady, this));
     m_running = true;
-    m_iteration = 0;
-    m_layer = 0;
-    m_backward = false;
-    m_busy = false;
 
     const uint16_t port = m_job->GetPort();
     // The first data on the connection is buffer 0 (the first to close):
@@ -168,7 +170,7 @@ RingAllreduceWorker::StartApplication()
                                     MakeCallback(&RingAllreduceWorker::SendSocketError, this));
     m_sendSocket->Connect(InetSocketAddress(m_right, port));
 
-    TryForward();
+    m_compute.Start();
 }
 
 void
@@ -177,105 +179,31 @@ RingAllreduceWorker::StopApplication()
     // Compute stops; the connections are left as they are (a close would
     // look like a failure to the neighbours that are still running).
     m_running = false;
-    m_computeEvent.Cancel();
-    m_busy = false;
+    m_compute.Stop();
 }
 
 // ------------------------------------------------------------------ compute
 
-bool
-RingAllreduceWorker::LayerSynced(uint32_t layer) const
+void
+RingAllreduceWorker::IterationStarted(uint64_t iteration)
 {
-    return m_syncedIteration[layer] >= int64_t(m_iteration) - 1;
+    m_job->NotifyIterationStart(m_rank, iteration);
 }
 
 void
-RingAllreduceWorker::TryForward()
+RingAllreduceWorker::ComputeDone(uint64_t iteration, uint32_t layer, bool backward, Time start)
 {
-    if (!m_running || m_busy || m_backward)
-    {
-        return;
-    }
-    const uint32_t i = m_layer;
-    if (m_iteration > 0)
-    {
-        if (!LayerSynced(i))
-        {
-            return; // resumed by the allreduce that synchronises layer i
-        }
-        if (i == 0 && m_job->GetBarrier())
-        {
-            for (uint32_t l = 0; l < m_nLayers; ++l)
-            {
-                if (!LayerSynced(l))
-                {
-                    return;
-                }
-            }
-        }
-    }
-    if (i == 0)
-    {
-        m_job->NotifyIterationStart(m_rank, m_iteration);
-    }
-    m_busy = true;
-    m_computeEvent = Simulator::Schedule(m_job->GetForwardTime(i),
-                                         &RingAllreduceWorker::ForwardDone,
-                                         this);
+    m_job->NotifyComputeDone(m_rank, iteration, layer, backward, start);
 }
 
 void
-RingAllreduceWorker::ForwardDone()
+RingAllreduceWorker::GradientsReady(uint64_t iteration, uint32_t layer)
 {
-    m_busy = false;
-    m_job->NotifyComputeDone(m_rank,
-                             m_iteration,
-                             m_layer,
-                             false,
-                             Simulator::Now() - m_job->GetForwardTime(m_layer));
-    m_layer++;
-    if (m_layer < m_nLayers)
-    {
-        TryForward();
-        return;
-    }
-    // Backward of layer L-1 follows forward of L-1 at once.
-    m_backward = true;
-    m_layer = m_nLayers - 1;
-    m_busy = true;
-    m_computeEvent = Simulator::Schedule(m_job->GetBackwardTime(m_layer),
-                                         &RingAllreduceWorker::BackwardDone,
-                                         this);
-}
-
-void
-RingAllreduceWorker::BackwardDone()
-{
-    m_busy = false;
-    const uint32_t i = m_layer;
-    m_job->NotifyComputeDone(m_rank,
-                             m_iteration,
-                             i,
-                             true,
-                             Simulator::Now() - m_job->GetBackwardTime(i));
-    const int32_t closes = m_job->GetBufferClosingAfter(i);
+    const int32_t closes = m_job->GetBufferClosingAfter(layer);
     if (closes >= 0)
     {
-        m_job->NotifyBufferReady(m_rank, m_iteration, uint32_t(closes));
+        m_job->NotifyBufferReady(m_rank, iteration, uint32_t(closes));
     }
-    if (i > 0)
-    {
-        m_layer = i - 1;
-        m_busy = true;
-        m_computeEvent = Simulator::Schedule(m_job->GetBackwardTime(m_layer),
-                                             &RingAllreduceWorker::BackwardDone,
-                                             this);
-        return;
-    }
-    m_backward = false;
-    m_iteration++;
-    m_layer = 0;
-    TryForward();
 }
 
 // ------------------------------------------------------------------ ring
@@ -408,10 +336,10 @@ RingAllreduceWorker::ProcessReceived()
             const auto& buffer = m_job->GetBuffer(m_arBuffer);
             for (uint32_t layer : buffer.layers)
             {
-                m_syncedIteration[layer] = int64_t(m_arIteration);
+                m_compute.SetSynced(layer, m_arIteration);
             }
             m_job->NotifyAllreduceFinished(m_rank);
-            TryForward();
+            m_compute.TryForward();
             break;
         }
         SendStep(m_rxStep); // step s+1 only after the whole step-s partition arrived

@@ -18,6 +18,7 @@
 #ifndef DDNN_RING_ALLREDUCE_WORKER_H
 #define DDNN_RING_ALLREDUCE_WORKER_H
 
+#include "layer-compute.h"
 #include "ring-allreduce-job.h"
 
 #include "ns3/application.h"
@@ -60,11 +61,10 @@ class RingAllreduceWorker : public Application
     void StartApplication() override;
     void StopApplication() override;
 
-    // compute
-    void TryForward();
-    void ForwardDone();
-    void BackwardDone();
-    bool LayerSynced(uint32_t layer) const;
+    // compute (LayerCompute callbacks)
+    void IterationStarted(uint64_t iteration);
+    void ComputeDone(uint64_t iteration, uint32_t layer, bool backward, Time start);
+    void GradientsReady(uint64_t iteration, uint32_t layer);
 
     // ring
     void SendStep(uint32_t step);
@@ -94,14 +94,7 @@ class RingAllreduceWorker : public Application
     Ipv4Address m_right;
     bool m_running;
 
-    // compute state
-    uint32_t m_nLayers;
-    uint64_t m_iteration;  //!< iteration being computed
-    bool m_backward;       //!< in the backward pass of m_iteration
-    bool m_busy;           //!< a forward/backward event is pending
-    uint32_t m_layer;      //!< forward: next layer to start; backward: layer computing
-    EventId m_computeEvent;
-    std::vector<int64_t> m_syncedIteration; //!< per layer; -1: never synchronised
+    LayerCompute m_compute;
 
     // allreduce state
     bool m_arActive;

@@ -1,0 +1,74 @@
+// One worker's compute timeline (SPEC §2): forward of layers 0..L-1, then
+// backward L-1..0, one layer at a time, as scheduled events. In iteration
+// k > 0, forward of layer i starts when forward of i-1 is done AND layer i's
+// parameters of iteration k-1 are synchronised here (SetSynced); with the
+// barrier, forward of layer 0 waits for every layer. Shared by the ring and
+// the parameter-server workers, which tell it what the network delivered and
+// hear back through callbacks when an iteration starts, a layer's compute
+// finishes and a layer's gradients are ready.
+#ifndef DDNN_LAYER_COMPUTE_H
+#define DDNN_LAYER_COMPUTE_H
+
+#include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+class LayerCompute
+{
+  public:
+    /// (iteration): forward of layer 0 starts.
+    typedef Callback<void, uint64_t> IterationStartCallback;
+    /// (iteration, layer, backward, start): one layer's compute finished now.
+    typedef Callback<void, uint64_t, uint32_t, bool, Time> ComputeDoneCallback;
+    /// (iteration, layer): backward of `layer` finished, its gradients are ready.
+    typedef Callback<void, uint64_t, uint32_t> GradientsReadyCallback;
+
+    LayerCompute();
+
+    void Setup(const std::vector<Time>& forward,
+               const std::vector<Time>& backward,
+               bool barrier,
+               IterationStartCallback iterationStart,
+               ComputeDoneCallback computeDone,
+               GradientsReadyCallback gradientsReady);
+    /// Iteration 0, forward of layer 0, now.
+    void Start();
+    /// Compute stops (pending compute is cancelled).
+    void Stop();
+    /// Layer `layer`'s parameters of `iteration` are synchronised on this worker.
+    void SetSynced(uint32_t layer, uint64_t iteration);
+    /// Start the next forward if it may start now (after SetSynced calls).
+    void TryForward();
+    /// Iteration being computed (0-based).
+    uint64_t GetIteration() const;
+
+  private:
+    bool LayerSynced(uint32_t layer) const;
+    void ForwardDone();
+    void BackwardDone();
+
+    std::vector<Time> m_forward;
+    std::vector<Time> m_backward;
+    bool m_barrier;
+    IterationStartCallback m_iterationStart;
+    ComputeDoneCallback m_computeDone;
+    GradientsReadyCallback m_gradientsReady;
+
+    bool m_running;
+    uint64_t m_iteration;
+    bool m_inBackward;  //!< in the backward pass of m_iteration
+    bool m_busy;        //!< a forward/backward event is pending
+    uint32_t m_layer;   //!< forward: next layer to start; backward: layer computing
+    EventId m_event;
+    std::vector<int64_t> m_syncedIteration; //!< per layer; -1: never synchronised
+};
+
+} // namespace ns3
+
+#endif
