@@ -55,13 +55,14 @@ from __future__ import annotations
 
 import heapq
 import math
+from typing import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .profiles import Buffer, Profile, ProfileError, check_fits, fuse, fusion_buffer_bytes
 
-__all__ = ["AnalyticResult", "QUEUE_POLICIES", "allreduce_ms", "simulate"]
+__all__ = ["AnalyticResult", "QUEUE_POLICIES", "allreduce_ms", "simulate", "simulate_ps"]
 
 #: Transmission-queue policies the model (and the ns-3 app) implement.
 QUEUE_POLICIES: tuple[str, ...] = ("fifo", "priority")
@@ -282,18 +283,111 @@ def simulate(
 
 
 def leftover_rate_slowdown(profile: Profile, n_workers: int, link_bps: float,
-                           background_load: float, iterations: int = 6, **kwargs) -> float:
+                           background_load: float, iterations: int = 6,
+                           model: Callable[..., AnalyticResult] | None = None,
+                           **kwargs) -> float:
     """Fluid estimate of what strict low priority costs training: the job gets
     only the capacity the background leaves, link_bps x (1 - load), instead
     of the whole link. Returns the relative change of the steady-state
     iteration time (0.05 = 5 % slower). It ignores burstiness, so it is a
     lower bound: the background's large flows starve the low band for whole
-    flow times, and TCP needs time to come back."""
+    flow times, and TCP needs time to come back. `model`: ``simulate``
+    (default, ring) or ``simulate_ps`` (kwargs: its other arguments)."""
     if not 0 <= background_load < 1:
         raise ValueError(f"background_load must be in [0, 1) (got {background_load!r})")
+    model = model or simulate
 
     def steady(rate: float) -> float:
-        return float(simulate(profile, n_workers, rate, iterations, **kwargs)
+        return float(model(profile, n_workers, rate, iterations=iterations, **kwargs)
                      .iteration_ms[1:].mean())
 
     return steady(link_bps * (1 - background_load)) / steady(link_bps) - 1
+
+
+# ------------------------------------------------------------------ parameter servers
+
+
+def simulate_ps(
+    profile: Profile,
+    n_workers: int,
+    link_bps: float,
+    tensor_shards: tuple[int, ...],
+    colocated: tuple[bool, ...] = (),
+    iterations: int = 10,
+    barrier: bool = False,
+    aggregation_bytes: int = 0,
+) -> AnalyticResult:
+    """No-contention model of a parameter-server job under the fifo policy
+    (SPEC §2b, §6). Compute is as in ``simulate``; tensor i (= layer i) is
+    pushed when backward of i ends.
+
+    Each shard k has two links, each a FIFO server at ``link_bps``: in, which
+    carries the W' remote workers' pushes of its tensors (W' x P_i, the
+    W-to-1 incast), and out, which carries the pulls (1-to-W fan-out). W' = W,
+    or W - 1 when shard k is co-located with a worker (``colocated[k]``):
+    the local copy takes no time. Every worker's own links carry P_i per
+    tensor and are never the bottleneck while W' >= number of shards, which
+    the model assumes (the busiest shard link is the bottleneck).
+
+    Push of i occupies shard-in from max(ready_i, in free); aggregation
+    completes when it ends. Pull of i occupies shard-out from max(aggregated,
+    out free) for W' x P_i. With ``aggregation_bytes`` > 0 the pull may start
+    once the first unit of the push arrived and ends no earlier than one unit
+    after the push. Layer i is synchronised at the end of its pull.
+    Propagation delay and TCP's ramp-up are not modelled.
+    """
+    n_layers = profile.n_layers
+    if len(tensor_shards) != n_layers:
+        raise ValueError(f"tensor_shards has {len(tensor_shards)} entries for {n_layers} tensors")
+    n_shards = max(tensor_shards) + 1
+    colocated = tuple(colocated) or (False,) * n_shards
+    F, B, P = profile.fp_ms, profile.bp_ms, profile.layer_bytes
+    ms_per_byte = 8e3 / link_bps
+    remote = [n_workers - (1 if colocated[k] else 0) for k in range(n_shards)]
+    in_free = [0.0] * n_shards
+    out_free = [0.0] * n_shards
+    starts = np.empty(iterations + 1)
+    sync_prev: list[float] | None = None
+    t = 0.0
+    rows = []
+    for k in range(iterations + 1):
+        t0 = 0.0 if sync_prev is None else max(t, sync_prev[0],
+                                                max(sync_prev) if barrier else 0.0)
+        starts[k] = t0
+        if k == iterations:
+            break
+        cur = t0
+        for i in range(n_layers):
+            s = cur if (sync_prev is None or i == 0) else max(cur, sync_prev[i])
+            cur = s + F[i]
+        sync = [0.0] * n_layers
+        for i in range(n_layers - 1, -1, -1):  # backward; tensors leave in this order
+            cur += B[i]
+            shard, w = tensor_shards[i], remote[tensor_shards[i]]
+            push_start = max(cur, in_free[shard])
+            push_end = push_start + w * P[i] * ms_per_byte
+            in_free[shard] = push_end
+            if aggregation_bytes:
+                unit = min(aggregation_bytes, P[i]) * w * ms_per_byte
+                pull_start = max(push_start + unit, out_free[shard])
+                pull_end = max(pull_start + w * P[i] * ms_per_byte, push_end + unit)
+            else:
+                pull_start = max(push_end, out_free[shard])
+                pull_end = pull_start + w * P[i] * ms_per_byte
+            out_free[shard] = pull_end
+            sync[i] = pull_end if w > 0 else cur
+            rows.append((k, i, P[i], shard, cur, push_start, push_end, pull_start, pull_end))
+        t = cur
+        sync_prev = sync
+
+    import pandas as pd
+
+    timeline = pd.DataFrame(rows, columns=["iteration", "tensor", "bytes", "shard", "ready_ms",
+                                           "push_start_ms", "push_end_ms", "pull_start_ms",
+                                           "pull_end_ms"])
+    return AnalyticResult(
+        iteration_ms=np.diff(starts), timeline=timeline, compute=pd.DataFrame(),
+        iteration_start_ms=starts,
+        params=dict(profile=profile.name, n_workers=int(n_workers), link_bps=float(link_bps),
+                    shards=n_shards, iterations=iterations, barrier=bool(barrier),
+                    aggregation_bytes=int(aggregation_bytes)))

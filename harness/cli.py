@@ -219,12 +219,13 @@ def _print_summary(summary: dict, manifest: dict) -> None:
                    f"{s['mean_slowdown']:>15.2f}")
     tr = summary.get("training")
     if tr:
+        job = f"training ({tr.get('architecture', 'ring')}, {tr.get('policy', 'fifo')})"
         if tr["iterations"]:
-            click.echo(f"training: {tr['iterations']} iterations in the window, mean "
+            click.echo(f"{job}: {tr['iterations']} iterations in the window, mean "
                        f"{tr['mean_iteration_s'] * 1e3:.3f} ms, p50 {tr['p50_iteration_s'] * 1e3:.3f}"
                        f" ms, p99 {tr['p99_iteration_s'] * 1e3:.3f} ms")
         else:
-            click.echo("training: no iteration completed inside the measurement window")
+            click.echo(f"{job}: no iteration completed inside the measurement window")
     util = summary.get("host_uplink_utilization", {})
     if util:
         click.echo("host uplink utilisation: " + ", ".join(f"{app} {u:.1%}"

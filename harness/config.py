@@ -85,6 +85,28 @@ def parse_time(value: Any, where: str, allow_zero: bool = False) -> float:
     return seconds
 
 
+_BYTE_UNITS = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3,
+               "kib": 1024, "mib": 1024**2, "gib": 1024**3}
+
+
+def parse_bytes(value: Any, where: str, allow_zero: bool = False) -> int:
+    """A size in bytes, from 160000 or "160KB" / "1MiB" (KB = 1000 B)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        size = value
+    elif isinstance(value, str):
+        m = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]+)\s*", value)
+        unit = m and _BYTE_UNITS.get(m.group(2).lower())
+        if not unit:
+            raise ConfigError(where, f"cannot read size {value!r}; use e.g. 160000, "
+                                     "\"160KB\", \"30 KB\" or \"4MiB\"")
+        size = round(float(m.group(1)) * unit)
+    else:
+        raise ConfigTypeError(where, f"expected a size in bytes, got {value!r}")
+    if size < 0 or (size == 0 and not allow_zero):
+        raise ConfigError(where, f"must be {'>=' if allow_zero else '>'} 0 bytes (got {value!r})")
+    return size
+
+
 # --------------------------------------------------------------------------
 # sections
 
@@ -144,22 +166,37 @@ class BackgroundConfig:
 
 @dataclass(frozen=True)
 class TrainingConfig:
-    """One ring-allreduce job (SPEC §2a)."""
+    """One training job: ring allreduce (SPEC §2a) or parameter servers (§2b)."""
 
     enabled: bool = False
+    architecture: str = "ring"       # ring | ps
     profile: str = "resnet50-like"   # workloads/profiles/<name>.csv or a path
     ratio: float | None = None       # compute-to-network ratio R: rescale compute to it
     model_bytes: int | None = None   # M in R = T / (M 2(1-1/N) 8 / link); default: profile's
     workers: int = 4                 # on hosts 0..workers-1 unless `hosts` is given
     hosts: tuple[int, ...] = ()
-    policy: str = "fifo"             # transmission queue: fifo | priority
+    policy: str = "fifo"             # harness.schedulers.POLICIES (ring: fifo | priority)
+    # the policy's parameters, from [training.scheduler], checked and with
+    # defaults filled in: ((name, value), ...)
+    scheduler: tuple[tuple[str, Any], ...] = ()
     barrier: bool = False
     priority: str = "same"           # traffic class; "same" = the background's class
     # per-layer classes overriding `priority`: ((class, first, last), ...), from
     # TOML `layer_classes = { high = "0-9" }` (layers 0..9 in high, the rest `priority`)
     layer_classes: tuple[tuple[str, int, int], ...] = ()
-    fusion_buffer: int | None = None  # bytes; default one more than the largest layer
-    port: int = 5000
+    fusion_buffer: int | None = None  # ring: bytes; default one more than the largest layer
+    port: int = 5000                 # ps: port + class index, one port per traffic class
+    # parameter servers
+    servers: int = 1                 # shards K
+    server_placement: str = "dedicated"  # dedicated: hosts after the workers; colocated: on workers 0..K-1
+    server_hosts: tuple[int, ...] = ()   # explicit shard hosts (a worker's host = co-located)
+    aggregation: str = "tensor"      # tensor | chunk (pull overlaps push)
+    aggregation_chunk: int | None = None  # bytes; default the policy's chunk, else 64 KiB
+    deadline_class: str | None = None     # raise a transfer to this class when its slack runs out
+
+    @property
+    def scheduler_params(self) -> dict[str, Any]:
+        return dict(self.scheduler)
 
 
 @dataclass(frozen=True)
@@ -195,13 +232,16 @@ _SECTION_KEYS = {
     "background": {"enabled": "enabled", "workload": "workload", "rate": "rate",
                    "load": "load", "class": "traffic_class", "hosts": "hosts",
                    "port": "port"},
-    "training": {k: k for k in ("enabled", "profile", "ratio", "workers", "hosts", "policy",
-                                "barrier", "priority", "layer_classes", "fusion_buffer",
-                                "model_bytes",
-                                "port")},
+    "training": {k: k for k in ("enabled", "architecture", "profile", "ratio", "workers",
+                                "hosts", "policy", "scheduler", "barrier", "priority",
+                                "layer_classes", "fusion_buffer", "model_bytes", "port",
+                                "servers", "server_placement", "server_hosts", "aggregation",
+                                "aggregation_chunk", "deadline_class")},
 }
 _TOP_KEYS = ("name", "seed", "run", "topology", "network", "tcp", "background", "training")
-TRAINING_POLICIES = ("fifo", "priority")
+ARCHITECTURES = ("ring", "ps")
+SERVER_PLACEMENTS = ("dedicated", "colocated")
+AGGREGATIONS = ("tensor", "chunk")
 
 
 def _check_keys(data: dict, allowed, where: str) -> None:
@@ -356,13 +396,29 @@ def _training(data: Any) -> TrainingConfig:
         out["ratio"] = _float(d["ratio"], "training.ratio")
     if "workers" in d:
         out["workers"] = _int(d["workers"], "training.workers", 2)
+    if "architecture" in d:
+        out["architecture"] = _str(d["architecture"], "training.architecture", ARCHITECTURES)
     if "hosts" in d:
         out["hosts"] = _host_list(d["hosts"], "training.hosts")
         if len(out["hosts"]) < 2:
-            raise ConfigError("training.hosts", "a ring needs at least 2 workers")
+            raise ConfigError("training.hosts", "a job needs at least 2 workers")
         out["workers"] = len(out["hosts"])
     if "policy" in d:
-        out["policy"] = _str(d["policy"], "training.policy", TRAINING_POLICIES)
+        out["policy"] = _str(d["policy"], "training.policy")
+    if "servers" in d:
+        out["servers"] = _int(d["servers"], "training.servers", 1)
+    if "server_placement" in d:
+        out["server_placement"] = _str(d["server_placement"], "training.server_placement",
+                                       SERVER_PLACEMENTS)
+    if "server_hosts" in d:
+        out["server_hosts"] = _host_list(d["server_hosts"], "training.server_hosts")
+        out["servers"] = len(out["server_hosts"])
+    if "aggregation" in d:
+        out["aggregation"] = _str(d["aggregation"], "training.aggregation", AGGREGATIONS)
+    if "aggregation_chunk" in d:
+        out["aggregation_chunk"] = parse_bytes(d["aggregation_chunk"], "training.aggregation_chunk")
+    if "deadline_class" in d:
+        out["deadline_class"] = _str(d["deadline_class"], "training.deadline_class")
     if "barrier" in d:
         out["barrier"] = _bool(d["barrier"], "training.barrier")
     if "priority" in d:
@@ -375,7 +431,27 @@ def _training(data: Any) -> TrainingConfig:
         out["fusion_buffer"] = _int(d["fusion_buffer"], "training.fusion_buffer", 1)
     if "port" in d:
         out["port"] = _int(d["port"], "training.port", 1, 65535)
-    return TrainingConfig(**out)
+    return _training_policy(TrainingConfig(**out), d.get("scheduler", {}))
+
+
+def _training_policy(cfg: TrainingConfig, scheduler: Any) -> TrainingConfig:
+    """Check the policy against the architecture and fill in its parameters."""
+    from harness import schedulers  # it imports this module's errors
+
+    if not isinstance(scheduler, dict):
+        raise ConfigError("training.scheduler", f"expected a table of the policy's "
+                          f"parameters, got {scheduler!r}")
+    values = schedulers.resolve(cfg.policy, cfg.architecture, scheduler)
+    if cfg.architecture == "ring":
+        for key, default in (("servers", 1), ("server_hosts", ()), ("aggregation", "tensor"),
+                             ("aggregation_chunk", None), ("deadline_class", None)):
+            if getattr(cfg, key) != default:
+                raise ConfigError(f"training.{key}", "is a parameter-server setting; set "
+                                  "training.architecture = \"ps\"")
+    elif cfg.fusion_buffer is not None:
+        raise ConfigError("training.fusion_buffer", "is a ring-allreduce setting (a "
+                          "parameter-server job sends tensors, not fused buffers)")
+    return dataclasses.replace(cfg, scheduler=tuple(sorted(values.items())))
 
 
 def _layer_classes(value: Any, where: str) -> tuple[tuple[str, int, int], ...]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness import background, metrics, qdisc, routing, tcp, training
+from harness import background, metrics, profiles, ps, qdisc, routing, tcp, training
 from harness.config import ConfigError, Scenario
 from harness.topology import Topology, load_topology
 
@@ -41,8 +41,12 @@ class Plan:
     training_hosts: tuple[int, ...] = ()
     training_tos: int = 0
     training_layer_tos: tuple[int, ...] = ()
-    fusion_buffer: int = 0
+    fusion_buffer: int = 0          # ring
     profile: object = None          # harness.profiles.Profile of the training job
+    training_link_bps: float = 0.0  # slowest host link of the job
+    server_hosts: tuple[int, ...] = ()   # ps: host of each shard
+    tensor_shards: tuple[int, ...] = ()  # ps: shard of each tensor
+    deadline_tos: int = -1          # ps: class raised to when slack runs out; -1 none
 
     def resolved(self) -> dict:
         """The scenario plus what was derived from it, for the run directory."""
@@ -65,6 +69,9 @@ class Plan:
             "training": {"hosts": list(self.training_hosts), "tos": self.training_tos,
                          "layer_tos": list(self.training_layer_tos),
                          "fusion_buffer": self.fusion_buffer,
+                         "server_hosts": list(self.server_hosts),
+                         "tensor_shards": list(self.tensor_shards),
+                         "deadline_tos": self.deadline_tos,
                          "profile": getattr(self.profile, "name", None),
                          "compute_ms": getattr(self.profile, "compute_ms", None)},
         }
@@ -95,18 +102,37 @@ def plan(scenario: Scenario) -> Plan:
             flows=background.schedule(hosts, rate, scenario.run.duration, cdf, scenario.seed))
     tr = scenario.training
     if tr.enabled:
-        hosts = training.worker_hosts(tr, topo)
-        link_bps = min(topo.host_link(h).rate_bps for h in hosts)
-        cls = bg.traffic_class if tr.priority == "same" else tr.priority
-        profile = training.load(tr, len(hosts), link_bps)
-        tos = classes.tos(cls, "training.priority")
-        extra.update(training_hosts=hosts, profile=profile, training_tos=tos,
-                     training_layer_tos=training.layer_tos(tr, profile, classes, tos),
-                     fusion_buffer=training.fusion_buffer(tr, profile))
-        if bg.enabled and tr.port == bg.port:
-            raise ConfigError("training.port", f"{tr.port} is the background port")
+        extra.update(_plan_training(tr, topo, classes, bg))
+
     return Plan(scenario, topo, classes, worst, tcp.attribute_defaults(scenario.tcp, worst),
                 **extra)
+
+
+def _plan_training(tr, topo: Topology, classes: qdisc.ClassTable, bg) -> dict:
+    hosts = training.worker_hosts(tr, topo)
+    cls = bg.traffic_class if tr.priority == "same" else tr.priority
+    tos = classes.tos(cls, "training.priority")
+    out: dict = {"training_hosts": hosts, "training_tos": tos}
+    if tr.architecture == "ring":
+        link_bps = min(topo.host_link(h).rate_bps for h in hosts)
+        profile = training.load(tr, lambda m: profiles.network_time_ms(m, len(hosts), link_bps))
+        out["fusion_buffer"] = training.fusion_buffer(tr, profile)
+        ports = (tr.port, tr.port)
+    else:
+        shards = ps.server_hosts(tr, topo, hosts)
+        link_bps = min(topo.host_link(h).rate_bps for h in (*hosts, *shards))
+        profile = training.load(tr, lambda m: ps.network_time_ms(m, hosts, shards, link_bps))
+        out.update(server_hosts=shards,
+                   tensor_shards=ps.assign_shards(profile.layer_bytes, len(shards)))
+        if tr.deadline_class is not None:
+            out["deadline_tos"] = classes.tos(tr.deadline_class, "training.deadline_class")
+        ports = (tr.port, tr.port + classes.bands - 1)  # one per class at most
+    if bg.enabled and ports[0] <= bg.port <= ports[1]:
+        raise ConfigError("training.port", f"ports {ports[0]}-{ports[1]} of the job include "
+                          f"the background port {bg.port}")
+    out.update(profile=profile, training_link_bps=link_bps,
+               training_layer_tos=training.layer_tos(tr, profile, classes, tos))
+    return out
 
 
 @dataclass
@@ -120,6 +146,7 @@ class RunResult:
     iterations: pd.DataFrame | None = None   # training jobs only
     transfers: pd.DataFrame | None = None
     compute: pd.DataFrame | None = None
+    scheduler: pd.DataFrame | None = None    # ps: the policy's adaptive state over iterations
 
 
 # --------------------------------------------------------------------------
@@ -164,12 +191,19 @@ class _Network:
             self.utilization.Track(self.builder.GetLinkDevice(i, 1), i, link.b, link.a)
 
         self.job = None
-        if sc.training.enabled:
-            self.utilization.AddApplicationPorts(sc.training.port, sc.training.port,
-                                                 APP_TRAINING)
-            self.job = training.install(ns, self.builder, p.profile, sc.training,
+        tr = sc.training
+        if tr.enabled and tr.architecture == "ring":
+            self.utilization.AddApplicationPorts(tr.port, tr.port, APP_TRAINING)
+            self.job = training.install(ns, self.builder, p.profile, tr,
                                         p.training_hosts, self.host_addresses, p.training_tos,
                                         p.ack_tos, p.training_layer_tos, p.fusion_buffer)
+        elif tr.enabled:
+            self.utilization.AddApplicationPorts(tr.port, tr.port + p.classes.bands - 1,
+                                                 APP_TRAINING)
+            self.job = ps.install(ns, self.builder, p.profile, tr, p.training_hosts,
+                                  p.server_hosts, self.host_addresses, p.training_tos,
+                                  p.training_layer_tos, p.tensor_shards, p.deadline_tos,
+                                  p.training_link_bps)
         self.flow_log = None
         if sc.background.enabled:
             self.flow_log = background.install(
@@ -237,8 +271,12 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False) -> RunR
         raw_training = {"iterations": _csv(net.job.IterationsCsv()),
                         "transfers": _csv(net.job.TransfersCsv()),
                         "compute": _csv(net.job.ComputeCsv()),
-                        "buffers": _csv(net.job.BuffersCsv()),
                         "errors": str(net.job.GetErrors())}
+        if p.scenario.training.architecture == "ring":
+            raw_training["buffers"] = _csv(net.job.BuffersCsv())
+        else:
+            raw_training["tensors"] = _csv(net.job.TensorsCsv())
+            raw_training["scheduler"] = _csv(net.job.SchedulerCsv())
     ns.Simulator.Destroy()
     del net
 
@@ -265,7 +303,7 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
     util = metrics.utilization_table(
         raw_util, sc.run.utilization_interval, {i: l.rate_bps for i, l in enumerate(topo.links)},
         tos_class, {APP_OTHER: "other", APP_BACKGROUND: "background", APP_TRAINING: "training"})
-    iterations = transfers = compute = None
+    iterations = transfers = compute = scheduler = None
     if raw_training is not None:
         window = sc.run.window
         iterations = raw_training["iterations"]
@@ -273,10 +311,13 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
             iteration_s=(iterations["end_ns"] - iterations["start_ns"]) / 1e9,
             measured=(iterations["start_ns"] / 1e9 >= window[0])
             & (iterations["end_ns"] / 1e9 <= window[1]))
-        # each partition row carries the class its fusion buffer was sent in
-        buffer_class = raw_training["buffers"].set_index("buffer")["tos"].map(tos_class)
-        transfers = raw_training["transfers"].assign(
-            traffic_class=lambda t: t["buffer"].map(buffer_class))
+        transfers = raw_training["transfers"]
+        if "tos" in transfers:  # ps: each chunk row carries the class it was sent in
+            transfers = transfers.assign(traffic_class=transfers["tos"].map(tos_class))
+        else:  # ring: each partition row carries the class of its fusion buffer
+            buffer_class = raw_training["buffers"].set_index("buffer")["tos"].map(tos_class)
+            transfers = transfers.assign(traffic_class=transfers["buffer"].map(buffer_class))
+        scheduler = raw_training.get("scheduler")
         compute = raw_training["compute"]
         errors = raw_training["errors"]
     summary = {
@@ -290,7 +331,11 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
     }
     if iterations is not None:
         summary["training"] = {**metrics.iteration_summary(iterations),
+                               "architecture": sc.training.architecture,
+                               "policy": sc.training.policy,
                                "socket_errors": errors.strip()}
+        if scheduler is not None and len(scheduler):
+            summary["training"]["scheduler_state"] = str(scheduler["state"].iloc[-1])
     manifest = {
         "versions": _versions(),
         "seed": sc.seed,
@@ -299,7 +344,8 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         "events": timing["events"],
         "simulation_wall_s": timing["wall_s"],
     }
-    return RunResult(p, flows, queues, util, summary, manifest, iterations, transfers, compute)
+    return RunResult(p, flows, queues, util, summary, manifest, iterations, transfers, compute,
+                     scheduler)
 
 
 def _empty_flow_log() -> pd.DataFrame:
@@ -363,6 +409,8 @@ def write_run_dir(result: RunResult, out_dir: Path, extra_json: dict | None = No
         result.iterations.to_parquet(tmp / "iterations.parquet", index=False)
         result.transfers.to_parquet(tmp / "transfers.parquet", index=False)
         result.compute.to_parquet(tmp / "compute.parquet", index=False)
+    if result.scheduler is not None:
+        result.scheduler.to_parquet(tmp / "scheduler.parquet", index=False)
     _write_json(tmp / "config.json", result.plan.resolved())
     _write_json(tmp / "summary.json", result.summary)
     _write_json(tmp / "manifest.json", result.manifest)

@@ -316,10 +316,17 @@ def predicted_change(p) -> float | None:
     sc = p.scenario
     if not (sc.training.enabled and sc.background.enabled):
         return None
-    link_bps = min(p.topology.host_link(h).rate_bps for h in p.training_hosts)
+    load = min(p.background_load, 0.99)
+    tr = sc.training
+    if tr.architecture == "ps":  # the PS model is the fifo policy's
+        return analytic.leftover_rate_slowdown(
+            p.profile, len(p.training_hosts), p.training_link_bps, load,
+            model=analytic.simulate_ps, tensor_shards=p.tensor_shards,
+            colocated=tuple(h in p.training_hosts for h in p.server_hosts),
+            barrier=tr.barrier)
     return analytic.leftover_rate_slowdown(
-        p.profile, len(p.training_hosts), link_bps, min(p.background_load, 0.99),
-        queue=sc.training.policy, barrier=sc.training.barrier, fusion_buffer=p.fusion_buffer)
+        p.profile, len(p.training_hosts), p.training_link_bps, load,
+        queue=tr.policy, barrier=tr.barrier, fusion_buffer=p.fusion_buffer)
 
 
 def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]:

@@ -1,10 +1,13 @@
 """The training job of a scenario: its model profile (from workloads/profiles,
-optionally rescaled to a compute-to-network ratio R) and its installation as
-a RingAllreduceJob on the worker hosts."""
+optionally rescaled to a compute-to-network ratio R), its per-layer classes,
+and, for ring allreduce, its installation as a RingAllreduceJob on the worker
+hosts (parameter-server jobs: harness.ps)."""
 
 from __future__ import annotations
 
 import dataclasses
+
+from typing import Callable
 
 from harness import profiles
 from harness.config import WORKLOADS_DIR, ConfigError, TrainingConfig, resolve_data_file
@@ -19,11 +22,13 @@ def worker_hosts(cfg: TrainingConfig, topo) -> tuple[int, ...]:
     return hosts
 
 
-def load(cfg: TrainingConfig, n_workers: int, link_bps: float) -> profiles.Profile:
+def load(cfg: TrainingConfig, network_ms: Callable[[float], float]) -> profiles.Profile:
     """The job's profile; with `ratio`, every layer's compute is scaled so the
-    iteration's compute is R x the ring time of `model_bytes` (default: the
-    profile's bytes). For the resnet50-like family compute is linear in T, so
-    scaling equals regenerating (sizes stay as in the file)."""
+    iteration's compute is R x network_ms(`model_bytes`) (default: the
+    profile's bytes), the job's network time per iteration: the ring time
+    for ring allreduce, harness.ps.network_time_ms for parameter servers.
+    For the resnet50-like family compute is linear in T, so scaling equals
+    regenerating (sizes stay as in the file)."""
     path = resolve_data_file(cfg.profile, PROFILES_DIR, ".csv", "training.profile")
     try:
         profile = profiles.load_profile(path)
@@ -32,8 +37,7 @@ def load(cfg: TrainingConfig, n_workers: int, link_bps: float) -> profiles.Profi
     if cfg.ratio is None:
         return profile
     model_bytes = cfg.model_bytes or profile.model_bytes
-    compute = profiles.compute_ms_for_ratio(cfg.ratio, model_bytes, n_workers, link_bps)
-    scale = compute / profile.compute_ms
+    scale = cfg.ratio * network_ms(model_bytes) / profile.compute_ms
     return dataclasses.replace(profile, name=f"{profile.name}-R{cfg.ratio:g}",
                                fp_ms=tuple(t * scale for t in profile.fp_ms),
                                bp_ms=tuple(t * scale for t in profile.bp_ms))

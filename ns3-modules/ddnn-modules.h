@@ -8,5 +8,6 @@
 #include "link-utilization-tracker.h"
 #include "queue-disc-installer.h"
 #include "queue-tracker.h"
+#include "ps-helper.h"
 #include "ring-allreduce-helper.h"
 #include "topology-builder.h"

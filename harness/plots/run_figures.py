@@ -2,7 +2,8 @@
 
 plot_run(run_dir) writes, for the tables the run has:
 - training-timeline: worker 0's per-layer compute over a few iterations of
-  the measurement window, above the ring transfer of each fusion buffer;
+  the measurement window, above the ring transfer of each fusion buffer
+  (parameter servers: each tensor's first push to its last pull);
 - fct-cdf: CDF of measured background FCTs per size class;
 - utilization: host-uplink utilisation over time per application and class.
 
@@ -207,8 +208,9 @@ def _new_figure(width: float, height: float, **subplots) -> tuple[Figure, np.nda
 
 
 def draw_timeline(compute_rows: pd.DataFrame, spans: pd.DataFrame, edges: list[float],
-                  colors: dict[str, str], title: str) -> Figure:
-    """Top: layer compute bars; bottom: buffer ring spans; shared time axis."""
+                  colors: dict[str, str], title: str, tensors: bool = False) -> Figure:
+    """Top: layer compute bars; bottom: buffer ring spans (tensors: a
+    parameter-server job's push-to-pull spans per tensor); shared time axis."""
     n_layers = int(compute_rows["layer"].max()) + 1 if len(compute_rows) else 1
     buffers = spans[["buffer", "layers"]].drop_duplicates().sort_values("buffer")
     fig, axes = _new_figure(10, 3 + 0.1 * n_layers + 0.25 * len(buffers), nrows=2,
@@ -233,9 +235,15 @@ def draw_timeline(compute_rows: pd.DataFrame, spans: pd.DataFrame, edges: list[f
         bottom.barh(unfinished["buffer"], unfinished["end_ms"] - unfinished["start_ms"],
                     left=unfinished["start_ms"], height=0.7, fill=False, hatch="//",
                     label="unfinished")
-    bottom.set_yticks(buffers["buffer"], [f"{b}: {l}" for b, l in buffers.itertuples(index=False)])
-    bottom.invert_yaxis()  # buffer 0 holds the last layers: on top, like the layers above
-    bottom.set_ylabel("fusion buffer: layers")
+    if tensors:  # tensor i is layer i: same order as the layers above
+        bottom.set_ylim(-0.8, len(buffers) - 0.2)
+        bottom.yaxis.set_major_locator(MaxNLocator(integer=True))
+        bottom.set_ylabel("tensor: first push to last pull")
+    else:
+        bottom.set_yticks(buffers["buffer"],
+                          [f"{b}: {l}" for b, l in buffers.itertuples(index=False)])
+        bottom.invert_yaxis()  # buffer 0 holds the last layers: on top, like the layers above
+        bottom.set_ylabel("fusion buffer: layers")
     bottom.set_xlabel("simulated time (ms)")
     bottom.legend(loc="upper right", fontsize="small", framealpha=0.9)
 
@@ -326,7 +334,8 @@ def _timeline_figure(run: RunTables, window: tuple[float, float], colors: dict) 
     mean = f"mean iteration {mean_s * 1e3:.1f} ms" if mean_s else "no measured iteration"
     name = run.config["scenario"]["name"]
     return draw_timeline(compute_rows, spans, edges, colors,
-                         f"{name}: training timeline ({mean})")
+                         f"{name}: training timeline ({mean})",
+                         tensors="direction" in run.transfers.columns)
 
 
 def plot_run(run_dir: Path, out_dir: Path | None = None,

@@ -1,0 +1,207 @@
+"""Communication-scheduling policies (SPEC §2c): the harness's table of them.
+
+Each policy is implemented in C++ by one CommScheduler subclass per sending
+side (ns3-modules/<name>-scheduler.{h,cc}); this module says which class the
+workers (pushes) and the shards (pulls) use, which parameters a scenario may
+give in ``[training.scheduler]``, their defaults, and the checks that run
+before any simulation. Adding a policy: its C++ file pair plus one entry in
+POLICIES.
+
+Ring-allreduce jobs support the policies marked ``ring`` (their transmission
+queue: fifo or priority); the others need a parameter-server job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from harness.config import ConfigError, ConfigTypeError, parse_bytes
+
+@dataclass(frozen=True)
+class Param:
+    """One scenario parameter of a policy and the C++ attribute it sets."""
+
+    attribute: str
+    default: Any
+    kind: str                        # "bytes" | "int" | "float" | "bool" | "candidates"
+    doc: str
+    sides: tuple[str, ...] = ("push", "pull")
+
+
+@dataclass(frozen=True)
+class Policy:
+    name: str
+    summary: str
+    push: str                        # CommScheduler TypeId at the workers
+    pull: str                        # ... at the shards
+    params: dict[str, Param] = field(default_factory=dict)
+    ring: bool = False               # also a ring-allreduce queue policy
+    chunk_param: str | None = None   # the parameter that cuts tensors, if any
+    chunk_aggregation: bool = False  # the shards aggregate per chunk (mercury)
+    check: Callable[[dict, str], None] | None = None
+
+
+def _credit_covers_partition(values: dict, where: str) -> None:
+    if values["credit"] < values["partition"]:
+        raise ConfigError(f"{where}.credit", f"{values['credit']} B is smaller than one "
+                          f"partition ({values['partition']} B); give at least the partition")
+
+
+def _candidates_valid(values: dict, where: str) -> None:
+    for i, (partition, credit) in enumerate(values["candidates"]):
+        if credit < partition:
+            raise ConfigError(f"{where}.candidates[{i}]", f"credit {credit} B is smaller than "
+                              f"its partition {partition} B")
+
+
+def _mercury_credit(values: dict, where: str) -> None:
+    if values["credit"] < values["chunk"]:
+        raise ConfigError(f"{where}.credit", f"{values['credit']} B is smaller than one chunk "
+                          f"({values['chunk']} B)")
+
+
+_PARTITION = Param("PartitionBytes", 160_000, "bytes", "size tensors are cut into")
+_CREDIT = Param("CreditBytes", 160_000, "bytes",
+                "bytes committed and not yet received (at least one partition)")
+
+POLICIES: dict[str, Policy] = {p.name: p for p in (
+    Policy("fifo", "whole tensors in the order they became ready (wait-free backprop)",
+           "ns3::FifoScheduler", "ns3::FifoScheduler", ring=True),
+    Policy("priority", "whole tensors, lowest layer first, one at a time, no preemption",
+           "ns3::PriorityScheduler", "ns3::PriorityScheduler", ring=True),
+    Policy("bytescheduler", "tensors cut into partitions, strict priority among them, "
+           "at most `credit` bytes in flight",
+           "ns3::ByteScheduler", "ns3::ByteScheduler",
+           {"partition": _PARTITION, "credit": _CREDIT},
+           chunk_param="partition", check=_credit_covers_partition),
+    Policy("p3", "bytescheduler preset: 160 KB partitions, credit one partition (Jayarajan "
+           "et al.)",
+           "ns3::ByteScheduler", "ns3::ByteScheduler",
+           {"partition": _PARTITION}, chunk_param="partition"),
+    Policy("autobyte", "bytescheduler whose (partition, credit) is re-chosen every `interval` "
+           "iterations from `candidates` by measured iteration time (a measured search in "
+           "place of AutoByte's learned predictor)",
+           "ns3::AutoByteScheduler", "ns3::AutoByteScheduler",
+           {"candidates": Param("Candidates",
+                                ((160_000, 160_000), (1_000_000, 1_000_000),
+                                 (160_000, 640_000), (4_000_000, 8_000_000)),
+                                "candidates", "[partition, credit] pairs; the first is used first"),
+            "interval": Param("Interval", 10, "int", "iterations between decisions"),
+            "min_gain": Param("MinGain", 0.05, "float", "relative gain a switch must promise")},
+           check=_candidates_valid),
+    Policy("prophet", "ready gradients grouped into blocks sized by the profiled gradient "
+           "ready times and the measured bandwidth; one block in flight; gradient 0 at once",
+           "ns3::ProphetScheduler", "ns3::FifoScheduler",
+           {"bandwidth": Param("BandwidthBps", None, "float",
+                               "initial bandwidth estimate in bit/s (default: the host link)",
+                               sides=("push",))}),
+    Policy("tictac", "the shards pull in a fixed order per iteration, front layers first, one "
+           "transfer at a time per worker; pushes are fifo",
+           "ns3::FifoScheduler", "ns3::TicTacScheduler"),
+    Policy("mercury", "~30 KB chunks, strict per-tensor priority, preemptive between chunks; "
+           "per-chunk aggregation at the shards",
+           "ns3::MercuryScheduler", "ns3::MercuryScheduler",
+           {"chunk": Param("ChunkBytes", 30_000, "bytes", "size tensors are cut into"),
+            "credit": Param("CreditBytes", 60_000, "bytes",
+                            "bytes committed below the priority queue (at least one chunk)"),
+            "preemptive": Param("Preemptive", True, "bool",
+                                "false: the no-preemption variant")},
+           chunk_param="chunk", chunk_aggregation=True, check=_mercury_credit),
+    Policy("mercury-np", "mercury without preemption: a started tensor finishes first",
+           "ns3::MercuryScheduler", "ns3::MercuryScheduler",
+           {"chunk": Param("ChunkBytes", 30_000, "bytes", "size tensors are cut into"),
+            "credit": Param("CreditBytes", 60_000, "bytes",
+                            "bytes committed below the priority queue (at least one chunk)")},
+           chunk_param="chunk", chunk_aggregation=True, check=_mercury_credit),
+)}
+
+#: Attributes a policy always sets, whatever the scenario says.
+_FIXED = {"p3": {"CreditBytes": None},          # = the partition (one in flight)
+          "mercury-np": {"Preemptive": "false"}}
+
+RING_POLICIES = tuple(n for n, p in POLICIES.items() if p.ring)
+
+
+def policy(name: str, architecture: str, where: str = "training.policy") -> Policy:
+    if name not in POLICIES:
+        raise ConfigError(where, f"unknown policy {name!r}; allowed: {', '.join(POLICIES)}")
+    if architecture == "ring" and not POLICIES[name].ring:
+        raise ConfigError(where, f"{name!r} needs a parameter-server job "
+                          f"(training.architecture = \"ps\"); ring-allreduce jobs allow: "
+                          f"{', '.join(RING_POLICIES)}")
+    return POLICIES[name]
+
+
+def _value(param: Param, value: Any, where: str):
+    if param.kind == "bytes":
+        return parse_bytes(value, where)
+    if param.kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(where, f"expected an integer >= 1, got {value!r}")
+        return value
+    if param.kind == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise ConfigError(where, f"expected a number > 0, got {value!r}")
+        return float(value)
+    if param.kind == "bool":
+        if not isinstance(value, bool):
+            raise ConfigTypeError(where, f"expected true or false, got {value!r}")
+        return value
+    if param.kind == "candidates":
+        if not isinstance(value, (list, tuple)) or not value:
+            raise ConfigError(where, "expected a non-empty list of [partition, credit] pairs")
+        pairs = []
+        for i, pair in enumerate(value):
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise ConfigError(f"{where}[{i}]", f"expected [partition, credit], got {pair!r}")
+            pairs.append((parse_bytes(pair[0], f"{where}[{i}]"),
+                          parse_bytes(pair[1], f"{where}[{i}]")))
+        return tuple(pairs)
+    raise AssertionError(param.kind)
+
+
+def resolve(name: str, architecture: str, given: dict[str, Any],
+            where: str = "training.scheduler") -> dict[str, Any]:
+    """The policy's parameters: defaults overridden by `given`, each checked."""
+    pol = policy(name, architecture)
+    for key in given:
+        if key not in pol.params:
+            allowed = ", ".join(pol.params) or "none"
+            raise ConfigError(f"{where}.{key}", f"not a parameter of policy {name!r}; "
+                              f"allowed: {allowed}")
+    values = {k: _value(p, given[k], f"{where}.{k}") if k in given else p.default
+              for k, p in pol.params.items()}
+    if pol.check is not None:
+        pol.check(values, where)
+    return values
+
+
+def chunk_bytes(name: str, values: dict[str, Any]) -> int | None:
+    """Size the policy cuts tensors into (None: whole tensors)."""
+    param = POLICIES[name].chunk_param
+    return values[param] if param else None
+
+
+def attributes(name: str, values: dict[str, Any], side: str,
+               link_bps: float) -> tuple[str, list[str]]:
+    """(TypeId, ["Name=Value", ...]) of the scheduler on `side` ("push"/"pull")."""
+    pol = POLICIES[name]
+    type_id = pol.push if side == "push" else pol.pull
+    out = {}
+    for key, param in pol.params.items():
+        if side not in param.sides:
+            continue
+        value = values[key]
+        if param.kind == "candidates":
+            text = ",".join(f"{p}:{c}" for p, c in value)
+        elif param.kind == "bool":
+            text = "true" if value else "false"
+        elif value is None and param.attribute == "BandwidthBps":
+            text = repr(float(link_bps))
+        else:
+            text = str(value)
+        out[param.attribute] = text
+    for attribute, text in _FIXED.get(name, {}).items():
+        out[attribute] = text if text is not None else str(values["partition"])
+    return type_id, [f"{k}={v}" for k, v in out.items()]

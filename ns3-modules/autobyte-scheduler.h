@@ -1,0 +1,59 @@
+// autobyte (SPEC §2c; after AutoByte, ICDCS'22): a ByteScheduler whose
+// (partition, credit) is re-chosen online every Interval iterations from a
+// grid of Candidates. The paper's learned predictor is replaced by a measured
+// search: each candidate is first run for one interval (exploration, in the
+// given order, starting with the first), then the one with the shortest
+// measured mean iteration time is kept; a switch happens only when its
+// measured mean is at least MinGain shorter than the current one's latest.
+// Every sender of a job sees the same iteration times (worker 0's), so all
+// switch together.
+#ifndef DDNN_AUTOBYTE_SCHEDULER_H
+#define DDNN_AUTOBYTE_SCHEDULER_H
+
+#include "byte-scheduler.h"
+
+#include "ns3/traced-callback.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+class AutoByteScheduler : public ByteScheduler
+{
+  public:
+    static TypeId GetTypeId();
+    AutoByteScheduler();
+
+    void Validate() const override;
+    void NotifyIterationDone(uint64_t iteration, Time duration) override;
+    std::string GetState() const override;
+
+    /// Signature of the ConfigChanged trace source.
+    typedef void (*ConfigCallback)(uint64_t iteration, uint64_t partition, uint64_t credit);
+
+  protected:
+    // the current candidate's (ByteScheduler's own attributes are not used:
+    // attribute construction order would let them overwrite the candidate)
+    uint64_t GetChunkBytes() const override;
+    uint64_t GetCreditBytes() const override;
+
+  private:
+    void SetCandidates(std::string text);
+    std::string GetCandidatesText() const;
+    void Use(size_t candidate, uint64_t iteration);
+
+    std::vector<std::pair<uint64_t, uint64_t>> m_candidates; //!< (partition, credit)
+    std::vector<double> m_measuredMs;                        //!< per candidate; < 0: not yet
+    size_t m_current;
+    uint32_t m_interval;
+    double m_minGain;
+    std::vector<double> m_window; //!< iteration times (ms) since the last decision
+    TracedCallback<uint64_t, uint64_t, uint64_t> m_configTrace;
+};
+
+} // namespace ns3
+
+#endif

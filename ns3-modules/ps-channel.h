@@ -1,0 +1,116 @@
+// One end of the link between a PS worker and one shard: one persistent TCP
+// connection per traffic class of the job (the worker end connects to port
+// Port + class index; the shard end attaches what its listeners accept), or
+// no connection at all when worker and shard share a host (chunks are then
+// delivered at once, as a local copy).
+//
+// Sending: items go to the end's CommScheduler; Pump() commits what the
+// policy admits into the connection of the chunk's class. Receiving: bytes
+// are not tagged on the wire; the sending end appends each committed chunk's
+// descriptor to this end's queue for that connection, and TCP's in-order
+// delivery tells where one chunk ends and the next begins (received-byte
+// accounting, as in the ring). When a chunk is complete the sending end's
+// in-flight bytes drop (the credit of bytescheduler and friends).
+#ifndef DDNN_PS_CHANNEL_H
+#define DDNN_PS_CHANNEL_H
+
+#include "comm-scheduler.h"
+
+#include "ns3/callback.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/node.h"
+#include "ns3/object.h"
+#include "ns3/socket.h"
+
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+class PsJob;
+
+class PsChannel : public Object
+{
+  public:
+    /// A whole chunk arrived.
+    typedef Callback<void, const PsChunk&> ChunkCallback;
+    /// Bytes [from, to) of a chunk (offsets within the chunk) arrived.
+    typedef Callback<void, const PsChunk&, uint64_t, uint64_t> ProgressCallback;
+    typedef Callback<void, const std::string&> ErrorCallback;
+
+    static TypeId GetTypeId();
+    PsChannel();
+
+    /// This end, on `node`, of the link between `worker` and `shard`; it
+    /// sends pushes (the worker's end) or pulls (the shard's end).
+    void Setup(PsJob* job, Ptr<Node> node, uint32_t worker, uint32_t shard, bool push,
+               Ptr<CommScheduler> scheduler);
+    /// The other end (the two ends are wired by PsJob::Wire()).
+    void SetPeer(PsChannel* peer);
+    void SetLocal(bool local);
+    void SetCallbacks(ChunkCallback chunk, ProgressCallback progress, ErrorCallback error);
+
+    /// Worker end: open one connection per class to the shard at `server`.
+    void Connect(Ipv4Address server);
+    /// Shard end: the accepted connection of class `cls`.
+    void Attach(uint32_t cls, Ptr<Socket> socket);
+    /// Send `item`; at `raiseAt` (if the job has a deadline class and the
+    /// item is not yet sent) its class is raised to that class.
+    void Send(PsChunk item, Time raiseAt);
+
+    bool IsLocal() const;
+    /// Every connection of this end is up (true for a local channel).
+    bool IsConnected() const;
+    bool HasConnection(uint32_t cls) const;
+    Ptr<CommScheduler> GetScheduler() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct Connection
+    {
+        Ptr<Socket> socket;
+        bool up = false;
+        uint64_t backlog = 0;                        //!< committed, not yet in the socket
+        std::deque<std::pair<PsChunk, Time>> incoming; //!< the peer's commits, stream order
+        uint64_t rxInChunk = 0;                      //!< bytes of incoming.front() received
+    };
+
+    void Pump();
+    void Flush(uint32_t cls);
+    void SendReady(uint32_t cls, Ptr<Socket> socket, uint32_t available);
+    void Receive(uint32_t cls, Ptr<Socket> socket);
+    void Consume(uint32_t cls, uint64_t bytes);
+    void Arrived(const PsChunk& chunk, Time sent, uint64_t from, uint64_t to, bool complete);
+    void LocalArrive(PsChunk chunk, Time sent);
+    void Delivered(const PsChunk& chunk, Time sent);
+    void RaiseNow(uint64_t iteration, uint32_t tensor);
+    void Connected(uint32_t cls, Ptr<Socket> socket);
+    void ConnectFailed(uint32_t cls, Ptr<Socket> socket);
+    void Closed(uint32_t cls, Ptr<Socket> socket);
+    void Failed(uint32_t cls, Ptr<Socket> socket);
+    void Error(const std::string& what);
+    void Watch(uint32_t cls, Ptr<Socket> socket);
+
+    PsJob* m_job;
+    Ptr<Node> m_node;
+    uint32_t m_worker;
+    uint32_t m_shard;
+    bool m_push;
+    bool m_local;
+    Ptr<CommScheduler> m_scheduler;
+    PsChannel* m_peer;
+    std::vector<Connection> m_conns;
+    uint64_t m_inflight;
+    ChunkCallback m_chunkCallback;
+    ProgressCallback m_progressCallback;
+    ErrorCallback m_errorCallback;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,67 @@
+// Installs a parameter-server training job: one PsWorker per worker node and
+// one PsServer per shard node (a node may hold both: co-located PS), all
+// sharing one PsJob, which Install() returns wired. Plain scalars and
+// vectors, so the harness calls it from Python without glue:
+//
+//   helper = ns.PsHelper()
+//   helper.SetLayers(bytes, fp_ns, bp_ns)
+//   helper.SetTensorShards(shards)                   # shard of each layer
+//   helper.SetScheduler(True, "ns3::ByteScheduler", ["PartitionBytes=160000"])
+//   job = helper.Install(worker_node_ids, worker_addresses, shard_node_ids, shard_addresses)
+#ifndef DDNN_PS_HELPER_H
+#define DDNN_PS_HELPER_H
+
+#include "ps-job.h"
+#include "ps-server.h"
+#include "ps-worker.h"
+
+#include "ns3/attribute.h"
+#include "ns3/nstime.h"
+#include "ns3/object-factory.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class PsHelper
+{
+  public:
+    PsHelper();
+
+    /// An attribute of the jobs this helper creates (JobId, Port, Barrier,
+    /// DefaultTos, AggregationBytes, DeadlineTos, LinkBps).
+    void SetJobAttribute(const std::string& name, const AttributeValue& value);
+    void SetLayers(const std::vector<uint64_t>& bytes,
+                   const std::vector<int64_t>& fpNs,
+                   const std::vector<int64_t>& bpNs);
+    void SetLayerTos(uint32_t layer, uint8_t tos);
+    void SetTensorShards(const std::vector<uint32_t>& shards);
+    /// Policy of pushes (push = true) or pulls: a CommScheduler TypeId name
+    /// and "Name=Value" attributes.
+    void SetScheduler(bool push, const std::string& typeId, const std::vector<std::string>& attributes);
+    void SetStartTime(Time start);
+
+    /// Workers of rank r on node workerNodeIds[r] (NodeList ids) with IPv4
+    /// address workerAddresses[r] (host order); shard k on shardNodeIds[k].
+    Ptr<PsJob> Install(const std::vector<uint32_t>& workerNodeIds,
+                       const std::vector<uint32_t>& workerAddresses,
+                       const std::vector<uint32_t>& shardNodeIds,
+                       const std::vector<uint32_t>& shardAddresses) const;
+
+  private:
+    ObjectFactory m_jobFactory;
+    std::vector<uint64_t> m_bytes;
+    std::vector<int64_t> m_fpNs;
+    std::vector<int64_t> m_bpNs;
+    std::map<uint32_t, uint8_t> m_layerTos;
+    std::vector<uint32_t> m_shards;
+    std::map<bool, std::pair<std::string, std::vector<std::string>>> m_schedulers;
+    Time m_start;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,545 @@
+#include "ps-job.h"
+
+#include "ps-channel.h"
+#include "ps-server.h"
+#include "ps-worker.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/integer.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("PsJob");
+
+NS_OBJECT_ENSURE_REGISTERED(PsJob);
+
+TypeId
+PsJob::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::PsJob")
+            .SetParent<Object>()
+            .SetGroupName("Ddnn")
+            .AddConstructor<PsJob>()
+            .AddAttribute("JobId",
+                          "Job number, the 'job' column of the tables.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&PsJob::m_jobId),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Port",
+                          "Shards listen on Port + class index, one port per traffic class.",
+                          UintegerValue(5000),
+                          MakeUintegerAccessor(&PsJob::m_port),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("Barrier",
+                          "Forward of layer 0 waits until ALL parameters of the previous "
+                          "iteration are pulled.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&PsJob::m_barrier),
+                          MakeBooleanChecker())
+            .AddAttribute("DefaultTos",
+                          "IP ToS of every layer not given one with SetLayerTos().",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&PsJob::m_defaultTos),
+                          MakeUintegerChecker<uint8_t>())
+            .AddAttribute("AggregationBytes",
+                          "Unit the shards aggregate and pull in: 0 = whole tensors (pull "
+                          "after the whole push), else chunks of this size (pull overlaps "
+                          "push).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&PsJob::m_aggregationBytes),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("DeadlineTos",
+                          "Class (IP ToS) a transfer not yet sent is raised to when its slack "
+                          "(time until the forward pass needs it minus its transfer time at "
+                          "LinkBps) runs out; -1 = off.",
+                          IntegerValue(-1),
+                          MakeIntegerAccessor(&PsJob::m_deadlineTos),
+                          MakeIntegerChecker<int32_t>(-1, 255))
+            .AddAttribute("LinkBps",
+                          "Link rate for the deadline-aware class's transfer-time estimates.",
+                          UintegerValue(10000000000ULL),
+                          MakeUintegerAccessor(&PsJob::m_linkBps),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddTraceSource("IterationCompleted",
+                            "A worker completed an iteration: (worker, iteration, duration).",
+                            MakeTraceSourceAccessor(&PsJob::m_iterationTrace),
+                            "ns3::PsJob::IterationCallback");
+    return tid;
+}
+
+PsJob::PsJob()
+    : m_nShards(0),
+      m_jobId(0),
+      m_port(5000),
+      m_barrier(false),
+      m_defaultTos(0),
+      m_deadlineTos(-1),
+      m_linkBps(10000000000ULL),
+      m_aggregationBytes(0),
+      m_wired(false),
+      m_nErrors(0)
+{
+    m_pushFactory.SetTypeId("ns3::FifoScheduler");
+    m_pullFactory.SetTypeId("ns3::FifoScheduler");
+}
+
+void
+PsJob::DoDispose()
+{
+    m_workers.clear();
+    m_servers.clear();
+    m_schedulers.clear();
+    Object::DoDispose();
+}
+
+// ------------------------------------------------------------------ description
+
+void
+PsJob::CheckNotWired(const char* what) const
+{
+    NS_ABORT_MSG_IF(m_wired, "PsJob::" << what << ": the job is wired; describe it before");
+}
+
+void
+PsJob::SetLayers(const std::vector<uint64_t>& bytes,
+                 const std::vector<int64_t>& fpNs,
+                 const std::vector<int64_t>& bpNs)
+{
+    CheckNotWired("SetLayers");
+    NS_ABORT_MSG_IF(bytes.empty(), "PsJob::SetLayers: no layers");
+    NS_ABORT_MSG_IF(bytes.size() != fpNs.size() || bytes.size() != bpNs.size(),
+                    "PsJob::SetLayers: bytes, fpNs and bpNs must have the same length");
+    for (size_t i = 0; i < bytes.size(); ++i)
+    {
+        NS_ABORT_MSG_IF(bytes[i] == 0, "layer " << i << ": bytes must be > 0");
+        NS_ABORT_MSG_IF(fpNs[i] < 0 || bpNs[i] < 0, "layer " << i << ": negative compute time");
+    }
+    m_bytes = bytes;
+    m_fpNs = fpNs;
+    m_bpNs = bpNs;
+    m_tos.assign(bytes.size(), -1);
+    m_shard.assign(bytes.size(), 0);
+    m_nShards = 1;
+}
+
+void
+PsJob::SetLayerTos(uint32_t layer, uint8_t tos)
+{
+    CheckNotWired("SetLayerTos");
+    NS_ABORT_MSG_IF(layer >= m_bytes.size(), "PsJob::SetLayerTos: no layer " << layer);
+    m_tos[layer] = tos;
+}
+
+void
+PsJob::SetTensorShards(const std::vector<uint32_t>& shards)
+{
+    CheckNotWired("SetTensorShards");
+    NS_ABORT_MSG_IF(shards.size() != m_bytes.size(),
+                    "PsJob::SetTensorShards: " << shards.size() << " shards for "
+                                               << m_bytes.size() << " tensors");
+    m_shard = shards;
+    m_nShards = *std::max_element(shards.begin(), shards.end()) + 1;
+}
+
+void
+PsJob::SetScheduler(bool push, const std::string& typeId, const std::vector<std::string>& attributes)
+{
+    CheckNotWired("SetScheduler");
+    TypeId tid;
+    NS_ABORT_MSG_IF(!TypeId::LookupByNameFailSafe(typeId, &tid) ||
+                        !tid.IsChildOf(CommScheduler::GetTypeId()),
+                    "PsJob::SetScheduler: " << typeId << " is not a CommScheduler");
+    ObjectFactory& factory = push ? m_pushFactory : m_pullFactory;
+    factory = ObjectFactory(typeId);
+    for (const auto& attribute : attributes)
+    {
+        const auto eq = attribute.find('=');
+        NS_ABORT_MSG_IF(eq == std::string::npos,
+                        "PsJob::SetScheduler: attribute '" << attribute << "' is not Name=Value");
+        factory.Set(attribute.substr(0, eq), StringValue(attribute.substr(eq + 1)));
+    }
+    // fail now, not in the middle of the run
+    Ptr<CommScheduler> probe = factory.Create<CommScheduler>();
+    probe->Validate();
+}
+
+uint32_t
+PsJob::GetNLayers() const
+{
+    return m_bytes.size();
+}
+
+uint64_t
+PsJob::GetLayerBytes(uint32_t layer) const
+{
+    return m_bytes.at(layer);
+}
+
+Time
+PsJob::GetForwardTime(uint32_t layer) const
+{
+    return NanoSeconds(m_fpNs.at(layer));
+}
+
+Time
+PsJob::GetBackwardTime(uint32_t layer) const
+{
+    return NanoSeconds(m_bpNs.at(layer));
+}
+
+uint8_t
+PsJob::GetLayerTos(uint32_t layer) const
+{
+    const int32_t tos = m_tos.at(layer);
+    return tos < 0 ? m_defaultTos : uint8_t(tos);
+}
+
+uint32_t
+PsJob::GetShard(uint32_t tensor) const
+{
+    return m_shard.at(tensor);
+}
+
+uint32_t
+PsJob::GetNShards() const
+{
+    return m_nShards;
+}
+
+std::vector<uint32_t>
+PsJob::GetShardTensors(uint32_t shard) const
+{
+    std::vector<uint32_t> out;
+    for (uint32_t t = 0; t < m_shard.size(); ++t)
+    {
+        if (m_shard[t] == shard)
+        {
+            out.push_back(t);
+        }
+    }
+    return out;
+}
+
+uint16_t
+PsJob::GetPort() const
+{
+    return m_port;
+}
+
+bool
+PsJob::GetBarrier() const
+{
+    return m_barrier;
+}
+
+uint64_t
+PsJob::GetAggregationBytes() const
+{
+    return m_aggregationBytes;
+}
+
+int32_t
+PsJob::GetDeadlineTos() const
+{
+    return m_deadlineTos;
+}
+
+uint64_t
+PsJob::GetLinkBps() const
+{
+    return m_linkBps;
+}
+
+const std::vector<uint8_t>&
+PsJob::GetClasses() const
+{
+    return m_classes;
+}
+
+uint32_t
+PsJob::GetClassIndex(uint8_t tos) const
+{
+    auto it = std::find(m_classes.begin(), m_classes.end(), tos);
+    NS_ABORT_MSG_IF(it == m_classes.end(), "PsJob: ToS " << unsigned(tos) << " is not a class of the job");
+    return it - m_classes.begin();
+}
+
+// ------------------------------------------------------------------ wiring
+
+uint32_t
+PsJob::AddWorker(Ptr<PsWorker> worker, Ipv4Address address)
+{
+    CheckNotWired("AddWorker");
+    m_workers.push_back(worker);
+    m_workerAddresses.push_back(address);
+    m_iterationStartNs.push_back(0);
+    m_iterationOpen.push_back(-1);
+    return m_workers.size() - 1;
+}
+
+uint32_t
+PsJob::AddServer(Ptr<PsServer> server, Ipv4Address address)
+{
+    CheckNotWired("AddServer");
+    m_servers.push_back(server);
+    m_serverAddresses.push_back(address);
+    return m_servers.size() - 1;
+}
+
+Ptr<CommScheduler>
+PsJob::CreateScheduler(bool push, uint32_t shard)
+{
+    Ptr<CommScheduler> s = (push ? m_pushFactory : m_pullFactory).Create<CommScheduler>();
+    s->Attach(this, shard, push);
+    s->Validate();
+    m_schedulers.push_back(s);
+    return s;
+}
+
+void
+PsJob::Wire()
+{
+    CheckNotWired("Wire");
+    NS_ABORT_MSG_IF(m_bytes.empty(), "PsJob: no layers (call SetLayers)");
+    NS_ABORT_MSG_IF(m_workers.size() < 1, "PsJob: no workers");
+    NS_ABORT_MSG_IF(m_servers.size() != m_nShards,
+                    "PsJob: tensors are assigned to " << m_nShards << " shards but "
+                                                      << m_servers.size() << " are installed");
+    m_classes.clear();
+    for (uint32_t l = 0; l < m_bytes.size(); ++l)
+    {
+        m_classes.push_back(GetLayerTos(l));
+    }
+    if (m_deadlineTos >= 0)
+    {
+        m_classes.push_back(uint8_t(m_deadlineTos));
+    }
+    std::sort(m_classes.begin(), m_classes.end());
+    m_classes.erase(std::unique(m_classes.begin(), m_classes.end()), m_classes.end());
+    m_wired = true;
+    for (uint32_t w = 0; w < m_workers.size(); ++w)
+    {
+        for (uint32_t s = 0; s < m_servers.size(); ++s)
+        {
+            auto workerEnd = CreateObject<PsChannel>();
+            auto serverEnd = CreateObject<PsChannel>();
+            workerEnd->Setup(this, m_workers[w]->GetNode(), w, s, true, CreateScheduler(true, s));
+            serverEnd->Setup(this, m_servers[s]->GetNode(), w, s, false, CreateScheduler(false, s));
+            workerEnd->SetPeer(PeekPointer(serverEnd));
+            serverEnd->SetPeer(PeekPointer(workerEnd));
+            const bool local = m_workers[w]->GetNode() == m_servers[s]->GetNode();
+            workerEnd->SetLocal(local);
+            serverEnd->SetLocal(local);
+            m_workers[w]->AddChannel(s, workerEnd);
+            m_servers[s]->AddChannel(w, serverEnd);
+        }
+    }
+}
+
+uint32_t
+PsJob::GetNWorkers() const
+{
+    return m_workers.size();
+}
+
+Ipv4Address
+PsJob::GetServerAddress(uint32_t shard) const
+{
+    return m_serverAddresses.at(shard);
+}
+
+int32_t
+PsJob::GetWorkerRank(Ipv4Address address) const
+{
+    auto it = std::find(m_workerAddresses.begin(), m_workerAddresses.end(), address);
+    return it == m_workerAddresses.end() ? -1 : int32_t(it - m_workerAddresses.begin());
+}
+
+Ptr<PsWorker>
+PsJob::GetWorker(uint32_t rank) const
+{
+    return m_workers.at(rank);
+}
+
+Ptr<PsServer>
+PsJob::GetServer(uint32_t shard) const
+{
+    return m_servers.at(shard);
+}
+
+// ------------------------------------------------------------------ records
+
+void
+PsJob::NotifyIterationStart(uint32_t worker, uint64_t iteration)
+{
+    const int64_t now = Simulator::Now().GetNanoSeconds();
+    if (m_iterationOpen.at(worker) >= 0)
+    {
+        IterationRow row{worker, uint64_t(m_iterationOpen[worker]), m_iterationStartNs[worker], now};
+        m_iterations.push_back(row);
+        m_iterationTrace(worker, row.iteration, NanoSeconds(now - row.startNs));
+        if (worker == 0)
+        {
+            // adaptive policies (autobyte) decide on the job's iteration times
+            for (auto& s : m_schedulers)
+            {
+                s->NotifyIterationDone(row.iteration, NanoSeconds(now - row.startNs));
+            }
+            const std::string state = m_schedulers.empty() ? "" : m_schedulers[0]->GetState();
+            if (!state.empty() &&
+                (m_schedulerStates.empty() || m_schedulerStates.back().second != state))
+            {
+                m_schedulerStates.emplace_back(row.iteration + 1, state);
+            }
+        }
+    }
+    else if (worker == 0 && !m_schedulers.empty() && !m_schedulers[0]->GetState().empty())
+    {
+        m_schedulerStates.emplace_back(iteration, m_schedulers[0]->GetState());
+    }
+    m_iterationOpen[worker] = int64_t(iteration);
+    m_iterationStartNs[worker] = now;
+}
+
+void
+PsJob::NotifyComputeDone(uint32_t worker, uint64_t iteration, uint32_t layer, bool backward,
+                         Time start)
+{
+    m_compute.push_back(
+        {worker, iteration, layer, backward, start.GetNanoSeconds(), Simulator::Now().GetNanoSeconds()});
+}
+
+uint64_t
+PsJob::NotifyChunkSent(uint32_t worker, uint32_t shard, bool push, const PsChunk& chunk,
+                       bool local)
+{
+    m_transfers.push_back(
+        {worker, shard, push, local, chunk, Simulator::Now().GetNanoSeconds(), -1});
+    return m_transfers.size() - 1;
+}
+
+void
+PsJob::NotifyChunkDelivered(uint64_t row)
+{
+    m_transfers.at(row).endNs = Simulator::Now().GetNanoSeconds();
+}
+
+void
+PsJob::NotifyError(const std::string& who, const std::string& what)
+{
+    m_nErrors++;
+    std::ostringstream os;
+    os << Simulator::Now().GetNanoSeconds() << " ns " << who << ": " << what << '\n';
+    m_errors += os.str();
+    NS_LOG_WARN("job " << m_jobId << ": " << os.str());
+}
+
+// ------------------------------------------------------------------ results
+
+uint64_t
+PsJob::GetNIterations() const
+{
+    return m_iterations.size();
+}
+
+uint64_t
+PsJob::GetNErrors() const
+{
+    return m_nErrors;
+}
+
+std::string
+PsJob::GetErrors() const
+{
+    return m_errors;
+}
+
+uint32_t
+PsJob::GetNConnectedWorkers() const
+{
+    uint32_t n = 0;
+    for (const auto& w : m_workers)
+    {
+        n += w->IsConnected();
+    }
+    return n;
+}
+
+std::string
+PsJob::IterationsCsv() const
+{
+    std::ostringstream os;
+    os << "job,worker,iteration,start_ns,end_ns\n";
+    for (const auto& r : m_iterations)
+    {
+        os << m_jobId << ',' << r.worker << ',' << r.iteration << ',' << r.startNs << ','
+           << r.endNs << '\n';
+    }
+    return os.str();
+}
+
+std::string
+PsJob::ComputeCsv() const
+{
+    std::ostringstream os;
+    os << "job,worker,iteration,layer,phase,start_ns,end_ns\n";
+    for (const auto& r : m_compute)
+    {
+        os << m_jobId << ',' << r.worker << ',' << r.iteration << ',' << r.layer << ','
+           << (r.backward ? "bp" : "fp") << ',' << r.startNs << ',' << r.endNs << '\n';
+    }
+    return os.str();
+}
+
+std::string
+PsJob::TransfersCsv() const
+{
+    std::ostringstream os;
+    os << "job,worker,shard,direction,iteration,buffer,layers,offset,bytes,tos,local,start_ns,"
+          "end_ns\n";
+    for (const auto& r : m_transfers)
+    {
+        os << m_jobId << ',' << r.worker << ',' << r.shard << ',' << (r.push ? "push" : "pull")
+           << ',' << r.chunk.iteration << ',' << r.chunk.tensor << ',' << r.chunk.tensor << ','
+           << r.chunk.offset << ',' << r.chunk.bytes << ',' << unsigned(r.chunk.tos) << ','
+           << (r.local ? 1 : 0) << ',' << r.startNs << ',' << r.endNs << '\n';
+    }
+    return os.str();
+}
+
+std::string
+PsJob::TensorsCsv() const
+{
+    std::ostringstream os;
+    os << "tensor,bytes,shard,tos\n";
+    for (uint32_t t = 0; t < m_bytes.size(); ++t)
+    {
+        os << t << ',' << m_bytes[t] << ',' << m_shard[t] << ',' << unsigned(GetLayerTos(t))
+           << '\n';
+    }
+    return os.str();
+}
+
+std::string
+PsJob::SchedulerCsv() const
+{
+    std::ostringstream os;
+    os << "iteration,state\n";
+    for (const auto& [iteration, state] : m_schedulerStates)
+    {
+        os << iteration << ',' << state << '\n';
+    }
+    return os.str();
+}
+
+} // namespace ns3

@@ -1,0 +1,230 @@
+"""Parameter-server jobs and communication-scheduling policies, on real ns-3
+(4 workers and one shard on the 8-host 1 Gbit/s ToR, a 2 MB 20-layer model)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from conftest import small_plan
+from harness import analytic, profiles, ps, schedulers
+from harness.config import ConfigError, parse_bytes
+
+W, LINK_BPS = 4, 1e9
+
+
+@pytest.fixture(scope="module")
+def small_model(tmp_path_factory):
+    path = tmp_path_factory.mktemp("profiles") / "small-model.csv"
+    profiles.save_profile(profiles.resnet50_like(20, 2_000_000, 10.0), path)
+    return path
+
+
+def ps_plan(model, *overrides):
+    return small_plan("training.enabled=true", 'training.architecture="ps"',
+                      f'training.profile="{model}"', f"training.workers={W}",
+                      'topology.file="single-tor-1g"', "background.enabled=false", *overrides)
+
+
+def complete_iterations(r) -> list[int]:
+    """Iterations every worker finished (their pulls all arrived)."""
+    it = r.iterations
+    done = it.groupby("iteration")["worker"].nunique()
+    return sorted(done[done == W].index)
+
+
+def bytes_per(transfers: pd.DataFrame, direction: str) -> pd.Series:
+    t = transfers[transfers["direction"] == direction]
+    return t.groupby(["iteration", "worker", "buffer"])["bytes"].sum()
+
+
+# ---------------------------------------------------------------- no contention
+
+
+def test_compute_bound_job_matches_the_analytic_model_and_moves_exact_bytes(small_model,
+                                                                            run_plan):
+    p = ps_plan(small_model, "training.ratio=4", "run.duration=1.5", "run.warmup=0.3",
+                "run.cooldown=0.01")
+    assert p.server_hosts == (W,)  # the first host without a worker
+    r = run_plan(p)
+    got = r.summary["training"]
+    assert got["socket_errors"] == ""
+    expected = analytic.simulate_ps(p.profile, W, LINK_BPS, p.tensor_shards, iterations=6)
+    assert got["mean_iteration_s"] * 1e3 == pytest.approx(expected.iteration_ms[1:].mean(),
+                                                          rel=0.02)
+
+    # every worker pushed every tensor and pulled every tensor's parameters,
+    # byte for byte, in every iteration it completed
+    done = complete_iterations(r)
+    assert len(done) >= 3
+    t = r.transfers[r.transfers["iteration"].isin(done)]
+    assert (t["end_ns"] >= t["start_ns"]).all()
+    sizes = pd.Series(p.profile.layer_bytes)
+    for direction in ("push", "pull"):
+        per = bytes_per(t, direction)
+        assert len(per) == len(done) * W * p.profile.n_layers
+        assert (per.to_numpy() == sizes[per.index.get_level_values("buffer")].to_numpy()).all()
+    assert set(r.utilization["app"]) == {"training"}
+
+
+def test_incast_waits_in_the_shard_downlink_queue(small_model, run_plan):
+    """K = 1, W = 4: the ToR's egress towards the shard is where packets wait."""
+    p = ps_plan(small_model, "training.ratio=1", "run.duration=0.3", "run.warmup=0.05",
+                "run.cooldown=0.01")
+    r = run_plan(p)
+    q = r.queues
+    shard = p.server_hosts[0]
+    switch = p.topology.n_hosts  # the single ToR follows the hosts
+    downlink = q[(q["from_node"] == switch) & (q["to_node"] == shard)]
+    band = p.classes.band(p.classes.class_of_tos()[p.training_tos], "")
+    busiest = downlink.sort_values("max_backlog_packets").iloc[-1]
+    assert busiest["max_backlog_packets"] == q["max_backlog_packets"].max()
+    assert busiest["max_backlog_packets"] > 50
+    assert busiest["band"] == band
+    # the shard's uplink (pulls fan out) queues at the shard host, not at the ToR
+    others = q[(q["from_node"] == switch) & (q["to_node"] != shard)]
+    assert others["max_backlog_packets"].max() < busiest["max_backlog_packets"]
+
+
+def test_analytic_ps_model_is_bound_by_the_shard_link(small_model):
+    profile = profiles.load_profile(small_model)
+    shards = ps.assign_shards(profile.layer_bytes, 1)
+    fast = dict(profile=profile, n_workers=W, tensor_shards=shards, iterations=4)
+    r = analytic.simulate_ps(link_bps=LINK_BPS, **fast)
+    shard_ms = W * profile.model_bytes * 8 / LINK_BPS * 1e3
+    assert r.iteration_ms[1:].min() >= shard_ms
+    # co-located: the local worker's share skips the network
+    local = analytic.simulate_ps(link_bps=LINK_BPS, colocated=(True,), **fast)
+    assert local.iteration_ms[1:].mean() < r.iteration_ms[1:].mean()
+    # per-chunk aggregation lets pulls overlap pushes
+    chunked = analytic.simulate_ps(link_bps=LINK_BPS, aggregation_bytes=30_000, **fast)
+    assert chunked.iteration_ms[1:].mean() < r.iteration_ms[1:].mean()
+
+
+# ---------------------------------------------------------------- policies
+
+
+POLICY_RUNS = {
+    "fifo": ['training.policy="fifo"'],
+    "priority": ['training.policy="priority"'],
+    "bytescheduler": ['training.policy="bytescheduler"'],
+    "mercury": ['training.policy="mercury"'],
+    "bytescheduler-huge-credit": ['training.policy="bytescheduler"',
+                                  'training.scheduler.credit="100MB"'],
+}
+
+
+@pytest.fixture(scope="module")
+def network_bound(small_model):
+    """Mean iteration time (s) per policy, network-bound (R = 1)."""
+    from harness.run import execute
+
+    out = {}
+    for name, overrides in POLICY_RUNS.items():
+        p = ps_plan(small_model, "training.ratio=1", "run.duration=0.8", "run.warmup=0.2",
+                    "run.cooldown=0.01", *overrides)
+        r = execute(p, progress=False, quiet=True)
+        assert r.summary["training"]["socket_errors"] == ""
+        out[name] = r.summary["training"]["mean_iteration_s"]
+    return out
+
+
+@pytest.mark.parametrize("policy", ["priority", "bytescheduler", "mercury"])
+def test_scheduling_policies_beat_fifo_when_network_bound(network_bound, policy):
+    assert network_bound[policy] < 0.95 * network_bound["fifo"]
+
+
+def test_bytescheduler_with_a_credit_above_the_model_is_fifo(network_bound):
+    assert network_bound["bytescheduler-huge-credit"] == pytest.approx(network_bound["fifo"],
+                                                                       rel=0.01)
+
+
+def test_colocated_shards_and_deadline_class(small_model, run_plan):
+    """K = 2 shards on workers 0 and 1: their own pushes and pulls are local
+    copies; training in low with the deadline-aware class high: transfers
+    whose slack ran out travel high."""
+    p = ps_plan(small_model, "training.ratio=1", "training.servers=2",
+                'training.server_placement="colocated"', 'training.priority="low"',
+                'training.deadline_class="high"', 'training.policy="mercury"',
+                "run.duration=0.3", "run.warmup=0.05", "run.cooldown=0.01")
+    assert p.server_hosts == (0, 1)
+    assert set(p.tensor_shards) == {0, 1}
+    r = run_plan(p)
+    assert r.summary["training"]["socket_errors"] == ""
+    t = r.transfers
+    local = t[t["local"] == 1]
+    assert set(zip(local["worker"], local["shard"])) == {(0, 0), (1, 1)}
+    assert (local.loc[local["end_ns"] >= 0, "end_ns"] == local.loc[local["end_ns"] >= 0,
+                                                                    "start_ns"]).all()
+    assert set(t["traffic_class"]) == {"high", "low"}
+    done = complete_iterations(r)
+    assert done
+    per = bytes_per(t[t["iteration"].isin(done)], "pull")
+    assert per.sum() == len(done) * W * p.profile.model_bytes
+
+
+def test_autobyte_explores_its_candidates(small_model, run_plan):
+    p = ps_plan(small_model, "training.ratio=1", 'training.policy="autobyte"',
+                "training.scheduler.interval=2",
+                'training.scheduler.candidates=[[100000, 100000], [400000, 800000]]',
+                "run.duration=0.5", "run.warmup=0.05", "run.cooldown=0.01")
+    r = run_plan(p)
+    states = list(r.scheduler["state"])
+    assert states[0] == "partition=100000;credit=100000"
+    assert "partition=400000;credit=800000" in states
+
+
+# ---------------------------------------------------------------- checks before running
+
+
+@pytest.mark.parametrize("overrides, field", [
+    (['training.policy="bytescheduler"', "training.scheduler.partition=0"],
+     "training.scheduler.partition"),
+    (['training.policy="bytescheduler"', "training.scheduler.partition=200000",
+      "training.scheduler.credit=100000"], "training.scheduler.credit"),
+    (['training.policy="mercury"', 'training.scheduler.chunk="0KB"'], "training.scheduler.chunk"),
+    (['training.policy="mercury"', "training.scheduler.credit=1000"],
+     "training.scheduler.credit"),
+    (['training.policy="autobyte"', "training.scheduler.candidates=[[1000, 10]]"],
+     "training.scheduler.candidates[0]"),
+    (['training.policy="p3"', "training.scheduler.credit=1"], "training.scheduler.credit"),
+    (['training.policy="bytescheduler"', 'training.scheduler.partition="lots"'],
+     "training.scheduler.partition"),
+    (['training.policy="lifo"'], "training.policy"),
+    (["training.servers=5"], "training.servers"),
+    (["training.servers=5", 'training.server_placement="colocated"'], "training.servers"),
+    (['training.deadline_class="urgent"'], "training.deadline_class"),
+    (["training.fusion_buffer=1000000"], "training.fusion_buffer"),
+])
+def test_invalid_ps_settings_name_the_field(small_model, overrides, field):
+    with pytest.raises(ConfigError) as err:
+        ps_plan(small_model, *overrides)
+    assert err.value.field == field
+
+
+def test_ring_jobs_refuse_ps_policies_and_settings():
+    for overrides, field in ((['training.policy="mercury"'], "training.policy"),
+                             (["training.servers=2"], "training.servers")):
+        with pytest.raises(ConfigError) as err:
+            small_plan("training.enabled=true", *overrides)
+        assert err.value.field == field
+        assert "ps" in str(err.value)
+
+
+def test_shards_are_balanced_by_size():
+    sizes = (100, 90, 10, 10, 10, 50, 40, 5)
+    shards = ps.assign_shards(sizes, 3)
+    load = [sum(s for s, k in zip(sizes, shards) if k == shard) for shard in range(3)]
+    assert max(load) - min(load) <= max(sizes)
+    assert ps.assign_shards(sizes, 1) == (0,) * len(sizes)
+
+
+def test_policy_table_is_complete():
+    for name, pol in schedulers.POLICIES.items():
+        values = schedulers.resolve(name, "ps", {})
+        for side in ("push", "pull"):
+            type_id, attrs = schedulers.attributes(name, values, side, LINK_BPS)
+            assert type_id.startswith("ns3::") and type_id.endswith("Scheduler")
+            assert all("=" in a for a in attrs)
+    assert set(schedulers.RING_POLICIES) == {"fifo", "priority"}
+    assert parse_bytes("160KB", "x") == 160_000 and parse_bytes("1MiB", "x") == 2**20
