@@ -60,7 +60,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .profiles import Buffer, Profile, ProfileError, check_fits, fuse, fusion_buffer_bytes
+from .profiles import (Buffer, Profile, ProfileError, check_fits, fuse, fusion_buffer_bytes,
+                       partition)
 
 __all__ = ["AnalyticResult", "QUEUE_POLICIES", "allreduce_ms", "simulate", "simulate_ps"]
 
@@ -145,8 +146,12 @@ def simulate(
     fusion_buffer: int | None = None,
     payload_efficiency: float = 1.0,
     step_latency_s: float = 0.0,
+    partition_bytes: int | None = None,
 ) -> AnalyticResult:
-    """Simulate ``iterations`` training iterations without contention (see module doc)."""
+    """Simulate ``iterations`` training iterations without contention (see
+    module doc). ``partition_bytes``: ByteScheduler on the ring -- no fusion,
+    each layer cut into partitions (``profiles.partition``), each allreduced
+    on its own; a layer is synchronised when its last partition is."""
     fb = _check_args(profile, n_workers, link_bps, iterations, queue, barrier,
                      fusion_buffer, payload_efficiency, step_latency_s)
     n_workers = int(n_workers)
@@ -154,14 +159,15 @@ def simulate(
     L = profile.n_layers
     F = profile.fp_ms
     B = profile.bp_ms
-    buffers = fuse(profile, fb)
+    buffers = partition(profile, partition_bytes) if partition_bytes else fuse(profile, fb)
     nb = len(buffers)
-    # layer -> buffer index; buffer closes after backward of its last (lowest) layer
-    layer_buf = [0] * L
+    # layer -> its buffers; a buffer closes after backward of its last (lowest) layer
+    layer_bufs: list[list[int]] = [[] for _ in range(L)]
+    closes_after: dict[int, list[int]] = {}
     for b in buffers:
         for layer in b.layers:
-            layer_buf[layer] = b.index
-    closes_after = {b.layers[-1]: b.index for b in buffers}
+            layer_bufs[layer].append(b.index)
+        closes_after.setdefault(b.layers[-1], []).append(b.index)
     ar_ms = [allreduce_ms(b.bytes, n_workers, link_bps, payload_efficiency, step_latency_s)
              for b in buffers]
     prio_policy = queue == "priority"
@@ -211,8 +217,7 @@ def simulate(
             c_iter.append(k); c_layer.append(i); c_phase.append("bp")
             c_start.append(cur); c_end.append(e)
             cur = e
-            bi = closes_after.get(i)
-            if bi is not None:
+            for bi in closes_after.get(i, ()):
                 ready[bi] = cur
         t = cur
         # ---- network: single non-preemptive server.  All buffers of iteration
@@ -239,7 +244,7 @@ def simulate(
             tl_ready.append(ready[bi]); tl_start.append(s); tl_end.append(e)
             link_free = e
             done += 1
-        sync_prev = [end_of[layer_buf[i]] for i in range(L)]
+        sync_prev = [max(end_of[b] for b in layer_bufs[i]) for i in range(L)]
         all_synced_prev = max(end_of)
 
     iteration_ms = np.diff(starts)
@@ -277,7 +282,7 @@ def simulate(
             profile=profile.name, n_workers=n_workers, link_bps=float(link_bps),
             iterations=iterations, queue=queue, barrier=bool(barrier),
             fusion_buffer=fb, payload_efficiency=float(payload_efficiency),
-            step_latency_s=float(step_latency_s),
+            step_latency_s=float(step_latency_s), partition_bytes=partition_bytes,
         ),
     )
 

@@ -448,6 +448,9 @@ def _training_policy(cfg: TrainingConfig, scheduler: Any) -> TrainingConfig:
             if getattr(cfg, key) != default:
                 raise ConfigError(f"training.{key}", "is a parameter-server setting; set "
                                   "training.architecture = \"ps\"")
+        if cfg.fusion_buffer is not None and schedulers.chunk_bytes(cfg.policy, values):
+            raise ConfigError("training.fusion_buffer", f"policy {cfg.policy!r} cuts layers "
+                              "into partitions instead of fusing them; leave it out")
     elif cfg.fusion_buffer is not None:
         raise ConfigError("training.fusion_buffer", "is a ring-allreduce setting (a "
                           "parameter-server job sends tensors, not fused buffers)")

@@ -441,6 +441,21 @@ def fuse(profile: Profile, fusion_buffer: int | None = None) -> list[Buffer]:
     return out
 
 
+def partition(profile: Profile, partition_bytes: int) -> list[Buffer]:
+    """ByteScheduler on a ring (no fusion): each layer's gradients, in backward
+    order, cut into ``partition_bytes`` pieces in offset order (the last one
+    smaller); each piece is a buffer of its own, priority = its layer."""
+    if isinstance(partition_bytes, bool) or not _is_integral(partition_bytes) \
+            or partition_bytes <= 0:
+        raise ProfileError(f"partition_bytes must be an integer > 0 (got {partition_bytes!r})")
+    out: list[Buffer] = []
+    for i in range(profile.n_layers - 1, -1, -1):
+        for offset in range(0, profile.layer_bytes[i], partition_bytes):
+            size = min(partition_bytes, profile.layer_bytes[i] - offset)
+            out.append(Buffer(len(out), (i,), size, i))
+    return out
+
+
 def _layers_to_buffer(buffers: Iterable[Buffer], n_layers: int) -> list[int]:
     """Map layer index -> buffer index."""
     m = [-1] * n_layers

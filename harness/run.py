@@ -117,11 +117,15 @@ def _plan_training(tr, topo: Topology, classes: qdisc.ClassTable, bg) -> dict:
         link_bps = min(topo.host_link(h).rate_bps for h in hosts)
         profile = training.load(tr, lambda m: profiles.network_time_ms(m, len(hosts), link_bps))
         out["fusion_buffer"] = training.fusion_buffer(tr, profile)
+        training.check_ring_buffers(tr, profile, out["fusion_buffer"], len(hosts))
         ports = (tr.port, tr.port)
     else:
         shards = ps.server_hosts(tr, topo, hosts)
         link_bps = min(topo.host_link(h).rate_bps for h in (*hosts, *shards))
         profile = training.load(tr, lambda m: ps.network_time_ms(m, hosts, shards, link_bps))
+        if len(shards) > profile.n_layers:
+            raise ConfigError("training.servers", f"{len(shards)} shards for "
+                              f"{profile.n_layers} tensors: a shard would hold none")
         out.update(server_hosts=shards,
                    tensor_shards=ps.assign_shards(profile.layer_bytes, len(shards)))
         if tr.deadline_class is not None:

@@ -7,8 +7,11 @@ give in ``[training.scheduler]``, their defaults, and the checks that run
 before any simulation. Adding a policy: its C++ file pair plus one entry in
 POLICIES.
 
-Ring-allreduce jobs support the policies marked ``ring`` (their transmission
-queue: fifo or priority); the others need a parameter-server job.
+Ring-allreduce jobs support the policies with a ``ring_queue``: fifo and
+priority (the job's transmission queue of fused buffers), and bytescheduler
+and p3 (no fusion: layers cut into partitions, each allreduced on its own,
+lowest layer first; one allreduce runs at a time, so the credit is one
+partition). The others need a parameter-server job.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ class Policy:
     push: str                        # CommScheduler TypeId at the workers
     pull: str                        # ... at the shards
     params: dict[str, Param] = field(default_factory=dict)
-    ring: bool = False               # also a ring-allreduce queue policy
+    ring_queue: str | None = None    # the ring job's QueuePolicy, if a ring may use it
     chunk_param: str | None = None   # the parameter that cuts tensors, if any
     chunk_aggregation: bool = False  # the shards aggregate per chunk (mercury)
     check: Callable[[dict, str], None] | None = None
@@ -67,18 +70,18 @@ _CREDIT = Param("CreditBytes", 160_000, "bytes",
 
 POLICIES: dict[str, Policy] = {p.name: p for p in (
     Policy("fifo", "whole tensors in the order they became ready (wait-free backprop)",
-           "ns3::FifoScheduler", "ns3::FifoScheduler", ring=True),
+           "ns3::FifoScheduler", "ns3::FifoScheduler", ring_queue="fifo"),
     Policy("priority", "whole tensors, lowest layer first, one at a time, no preemption",
-           "ns3::PriorityScheduler", "ns3::PriorityScheduler", ring=True),
+           "ns3::PriorityScheduler", "ns3::PriorityScheduler", ring_queue="priority"),
     Policy("bytescheduler", "tensors cut into partitions, strict priority among them, "
            "at most `credit` bytes in flight",
            "ns3::ByteScheduler", "ns3::ByteScheduler",
            {"partition": _PARTITION, "credit": _CREDIT},
-           chunk_param="partition", check=_credit_covers_partition),
+           ring_queue="priority", chunk_param="partition", check=_credit_covers_partition),
     Policy("p3", "bytescheduler preset: 160 KB partitions, credit one partition (Jayarajan "
            "et al.)",
            "ns3::ByteScheduler", "ns3::ByteScheduler",
-           {"partition": _PARTITION}, chunk_param="partition"),
+           {"partition": _PARTITION}, ring_queue="priority", chunk_param="partition"),
     Policy("autobyte", "bytescheduler whose (partition, credit) is re-chosen every `interval` "
            "iterations from `candidates` by measured iteration time (a measured search in "
            "place of AutoByte's learned predictor)",
@@ -120,13 +123,13 @@ POLICIES: dict[str, Policy] = {p.name: p for p in (
 _FIXED = {"p3": {"CreditBytes": None},          # = the partition (one in flight)
           "mercury-np": {"Preemptive": "false"}}
 
-RING_POLICIES = tuple(n for n, p in POLICIES.items() if p.ring)
+RING_POLICIES = tuple(n for n, p in POLICIES.items() if p.ring_queue)
 
 
 def policy(name: str, architecture: str, where: str = "training.policy") -> Policy:
     if name not in POLICIES:
         raise ConfigError(where, f"unknown policy {name!r}; allowed: {', '.join(POLICIES)}")
-    if architecture == "ring" and not POLICIES[name].ring:
+    if architecture == "ring" and not POLICIES[name].ring_queue:
         raise ConfigError(where, f"{name!r} needs a parameter-server job "
                           f"(training.architecture = \"ps\"); ring-allreduce jobs allow: "
                           f"{', '.join(RING_POLICIES)}")
@@ -172,9 +175,20 @@ def resolve(name: str, architecture: str, given: dict[str, Any],
                               f"allowed: {allowed}")
     values = {k: _value(p, given[k], f"{where}.{k}") if k in given else p.default
               for k, p in pol.params.items()}
+    if architecture == "ring" and "credit" in values:
+        if "credit" not in given:
+            values["credit"] = values["partition"]
+        elif values["credit"] != values["partition"]:
+            raise ConfigError(f"{where}.credit", "a ring-allreduce job runs one allreduce at "
+                              "a time: the credit is one partition (leave credit out)")
     if pol.check is not None:
         pol.check(values, where)
     return values
+
+
+def ring_schedule(name: str, values: dict[str, Any]) -> tuple[str, int | None]:
+    """(QueuePolicy, partition bytes or None for tensor fusion) of a ring job."""
+    return POLICIES[name].ring_queue, chunk_bytes(name, values)
 
 
 def chunk_bytes(name: str, values: dict[str, Any]) -> int | None:

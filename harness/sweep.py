@@ -311,7 +311,7 @@ def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, A
 def predicted_change(p) -> float | None:
     """The fluid model's iteration-time change for training at low priority
     under a planned cell's background load (analytic.leftover_rate_slowdown)."""
-    from harness import analytic
+    from harness import analytic, schedulers
 
     sc = p.scenario
     if not (sc.training.enabled and sc.background.enabled):
@@ -324,9 +324,10 @@ def predicted_change(p) -> float | None:
             model=analytic.simulate_ps, tensor_shards=p.tensor_shards,
             colocated=tuple(h in p.training_hosts for h in p.server_hosts),
             barrier=tr.barrier)
+    queue, partition = schedulers.ring_schedule(tr.policy, tr.scheduler_params)
     return analytic.leftover_rate_slowdown(
-        p.profile, len(p.training_hosts), p.training_link_bps, load,
-        queue=tr.policy, barrier=tr.barrier, fusion_buffer=p.fusion_buffer)
+        p.profile, len(p.training_hosts), p.training_link_bps, load, queue=queue,
+        barrier=tr.barrier, fusion_buffer=p.fusion_buffer, partition_bytes=partition)
 
 
 def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]:

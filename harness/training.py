@@ -9,7 +9,7 @@ import dataclasses
 
 from typing import Callable
 
-from harness import profiles
+from harness import profiles, schedulers
 from harness.config import WORKLOADS_DIR, ConfigError, TrainingConfig, resolve_data_file
 
 PROFILES_DIR = WORKLOADS_DIR / "profiles"
@@ -54,6 +54,20 @@ def fusion_buffer(cfg: TrainingConfig, profile: profiles.Profile) -> int:
     return cfg.fusion_buffer
 
 
+def check_ring_buffers(cfg: TrainingConfig, profile: profiles.Profile, fusion_buffer: int,
+                       n_workers: int) -> None:
+    """Every buffer the ring allreduces must give each of the N workers a
+    non-empty partition."""
+    _, partition = schedulers.ring_schedule(cfg.policy, cfg.scheduler_params)
+    buffers = (profiles.partition(profile, partition) if partition
+               else profiles.fuse(profile, fusion_buffer))
+    small = min(buffers, key=lambda b: b.bytes)
+    if small.bytes < n_workers:
+        field = "training.scheduler.partition" if partition else "training.profile"
+        raise ConfigError(field, f"buffer of layers {small.label} has {small.bytes} B, fewer "
+                          f"than the {n_workers} workers: the ring would send empty partitions")
+
+
 def layer_tos(cfg: TrainingConfig, profile: profiles.Profile, classes,
               default_tos: int) -> tuple[int, ...]:
     """IP ToS of each layer's gradients: `layer_classes` where given, else the
@@ -80,7 +94,10 @@ def install(ns, builder, profile: profiles.Profile, cfg: TrainingConfig,
             helper.SetLayerTos(layer, t)
     if fusion_buffer is not None:
         helper.SetJobAttribute("FusionBufferBytes", ns.StringValue(str(fusion_buffer)))
-    helper.SetJobAttribute("QueuePolicy", ns.StringValue(cfg.policy))
+    queue, partition = schedulers.ring_schedule(cfg.policy, cfg.scheduler_params)
+    helper.SetJobAttribute("QueuePolicy", ns.StringValue(queue))
+    if partition:
+        helper.SetJobAttribute("PartitionBytes", ns.StringValue(str(partition)))
     helper.SetJobAttribute("Barrier", ns.StringValue("true" if cfg.barrier else "false"))
     helper.SetJobAttribute("Port", ns.StringValue(str(cfg.port)))
     helper.SetJobAttribute("DefaultTos", ns.StringValue(str(tos)))

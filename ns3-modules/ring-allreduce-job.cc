@@ -43,6 +43,13 @@ RingAllreduceJob::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&RingAllreduceJob::m_fusionBuffer),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("PartitionBytes",
+                          "ByteScheduler on a ring: 0 = tensor fusion; > 0 = no fusion, each "
+                          "layer's gradients are cut into partitions of this size, each "
+                          "allreduced on its own (use with QueuePolicy priority).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RingAllreduceJob::m_partition),
+                          MakeUintegerChecker<uint64_t>())
             .AddAttribute("QueuePolicy",
                           "Order in which ready buffers are allreduced: fifo (oldest closed "
                           "first) or priority (lowest layer first, older iteration on ties).",
@@ -85,6 +92,7 @@ RingAllreduceJob::RingAllreduceJob()
     : m_jobId(0),
       m_port(5000),
       m_fusionBuffer(0),
+      m_partition(0),
       m_policy(FIFO),
       m_barrier(false),
       m_defaultTos(0),
@@ -215,6 +223,12 @@ RingAllreduceJob::GetLayerTos(uint32_t layer) const
 }
 
 uint64_t
+RingAllreduceJob::GetPartitionBytes() const
+{
+    return m_partition;
+}
+
+uint64_t
 RingAllreduceJob::GetFusionBufferBytes() const
 {
     if (m_fusionBuffer > 0)
@@ -234,8 +248,31 @@ RingAllreduceJob::Freeze()
         return;
     }
     NS_ABORT_MSG_IF(m_bytes.empty(), "RingAllreduceJob: no layers (call SetLayers)");
-    const uint64_t fb = GetFusionBufferBytes();
     const uint32_t L = m_bytes.size();
+    m_buffers.clear();
+    m_closing.assign(L, {});
+    m_layerParts.assign(L, 1);
+    if (m_partition > 0)
+    {
+        // ByteScheduler: no fusion; layer i (backward order) is cut into
+        // partitions in offset order, all ready after backward of i
+        for (int64_t i = L - 1; i >= 0; --i)
+        {
+            m_layerParts[i] = (m_bytes[i] + m_partition - 1) / m_partition;
+            for (uint64_t offset = 0; offset < m_bytes[i]; offset += m_partition)
+            {
+                m_closing[i].push_back(m_buffers.size());
+                m_buffers.push_back(Buffer{{uint32_t(i)},
+                                           std::min(m_partition, m_bytes[i] - offset),
+                                           uint32_t(i),
+                                           GetLayerTos(i),
+                                           std::to_string(i)});
+            }
+        }
+        m_frozen = true;
+        return;
+    }
+    const uint64_t fb = GetFusionBufferBytes();
     for (uint32_t i = 0; i < L; ++i)
     {
         NS_ABORT_MSG_IF(m_bytes[i] > fb,
@@ -245,8 +282,6 @@ RingAllreduceJob::Freeze()
     }
     // As harness.profiles.fuse: backward order; close after layer i when
     // i == 0 or when the next layer (i-1) would overflow the open buffer.
-    m_buffers.clear();
-    m_closesAfter.assign(L, -1);
     Buffer open{{}, 0, 0, 0, ""};
     for (int64_t i = L - 1; i >= 0; --i)
     {
@@ -263,7 +298,7 @@ RingAllreduceJob::Freeze()
                 label << '-' << open.layers.back();
             }
             open.label = label.str();
-            m_closesAfter[i] = m_buffers.size();
+            m_closing[i].push_back(m_buffers.size());
             m_buffers.push_back(open);
             open = Buffer{{}, 0, 0, 0, ""};
         }
@@ -310,11 +345,18 @@ RingAllreduceJob::GetBufferLabel(uint32_t buffer) const
     return GetBuffer(buffer).label;
 }
 
-int32_t
-RingAllreduceJob::GetBufferClosingAfter(uint32_t layer) const
+const std::vector<uint32_t>&
+RingAllreduceJob::GetBuffersClosingAfter(uint32_t layer) const
 {
     const_cast<RingAllreduceJob*>(this)->Freeze();
-    return m_closesAfter.at(layer);
+    return m_closing.at(layer);
+}
+
+uint32_t
+RingAllreduceJob::GetNBuffersOfLayer(uint32_t layer) const
+{
+    const_cast<RingAllreduceJob*>(this)->Freeze();
+    return m_layerParts.at(layer);
 }
 
 uint64_t

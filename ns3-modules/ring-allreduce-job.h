@@ -72,6 +72,8 @@ class RingAllreduceJob : public Object
     Time GetForwardTime(uint32_t layer) const;
     Time GetBackwardTime(uint32_t layer) const;
     uint8_t GetLayerTos(uint32_t layer) const;
+    /// Partition size (bytescheduler on a ring); 0 = tensor fusion.
+    uint64_t GetPartitionBytes() const;
     /// Fusion buffer size in bytes (attribute, or largest layer + 1 if 0).
     uint64_t GetFusionBufferBytes() const;
 
@@ -82,8 +84,11 @@ class RingAllreduceJob : public Object
     uint32_t GetBufferPriority(uint32_t buffer) const;
     uint8_t GetBufferTos(uint32_t buffer) const;
     std::string GetBufferLabel(uint32_t buffer) const;
-    /// Buffer that closes right after backward of `layer`, or -1.
-    int32_t GetBufferClosingAfter(uint32_t layer) const;
+    /// Buffers that close right after backward of `layer` (empty: none; more
+    /// than one when the layer is cut into partitions).
+    const std::vector<uint32_t>& GetBuffersClosingAfter(uint32_t layer) const;
+    /// Number of buffers holding part of `layer` (1 with tensor fusion).
+    uint32_t GetNBuffersOfLayer(uint32_t layer) const;
     /// Size of partition `partition` of `buffer` (S//N, the first S%N one byte larger).
     uint64_t GetPartitionBytes(uint32_t buffer, uint32_t partition) const;
     /// buffer,layers,bytes,priority,tos
@@ -210,6 +215,7 @@ class RingAllreduceJob : public Object
     uint32_t m_jobId;
     uint16_t m_port;
     uint64_t m_fusionBuffer; //!< attribute; 0 = largest layer + 1
+    uint64_t m_partition;    //!< attribute; > 0: layers cut into partitions, no fusion
     QueuePolicy m_policy;
     bool m_barrier;
     uint8_t m_defaultTos;
@@ -218,7 +224,8 @@ class RingAllreduceJob : public Object
     // fused buffers
     bool m_frozen;
     std::vector<Buffer> m_buffers;
-    std::vector<int32_t> m_closesAfter; //!< per layer
+    std::vector<std::vector<uint32_t>> m_closing; //!< per layer: buffers closing after it
+    std::vector<uint32_t> m_layerParts;           //!< per layer: buffers holding part of it
 
     // workers and syncer
     std::vector<Ptr<RingAllreduceWorker>> m_workers;

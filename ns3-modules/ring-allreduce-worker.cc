@@ -130,6 +130,7 @@ RingAllreduceWorker::StartApplication()
     m_job->Freeze();
     m_n = m_job->GetNWorkers();
     m_ackTos = m_job->GetAckTos();
+    m_partsSynced.assign(m_job->GetNLayers(), 0);
     std::vector<Time> forward;
     std::vector<Time> backward;
     for (uint32_t i = 0; i < m_job->GetNLayers(); ++i)
@@ -199,10 +200,9 @@ RingAllreduceWorker::ComputeDone(uint64_t iteration, uint32_t layer, bool backwa
 void
 RingAllreduceWorker::GradientsReady(uint64_t iteration, uint32_t layer)
 {
-    const int32_t closes = m_job->GetBufferClosingAfter(layer);
-    if (closes >= 0)
+    for (uint32_t buffer : m_job->GetBuffersClosingAfter(layer))
     {
-        m_job->NotifyBufferReady(m_rank, iteration, uint32_t(closes));
+        m_job->NotifyBufferReady(m_rank, iteration, buffer);
     }
 }
 
@@ -336,7 +336,13 @@ RingAllreduceWorker::ProcessReceived()
             const auto& buffer = m_job->GetBuffer(m_arBuffer);
             for (uint32_t layer : buffer.layers)
             {
-                m_compute.SetSynced(layer, m_arIteration);
+                // a partitioned layer is synchronised with its last partition
+                // (all of them finish before the next iteration's are ready)
+                if (++m_partsSynced[layer] == m_job->GetNBuffersOfLayer(layer))
+                {
+                    m_partsSynced[layer] = 0;
+                    m_compute.SetSynced(layer, m_arIteration);
+                }
             }
             m_job->NotifyAllreduceFinished(m_rank);
             m_compute.TryForward();

@@ -95,6 +95,7 @@ class RingAllreduceWorker : public Application
     bool m_running;
 
     LayerCompute m_compute;
+    std::vector<uint32_t> m_partsSynced; //!< per layer: its buffers allreduced this iteration
 
     // allreduce state
     bool m_arActive;

@@ -248,3 +248,16 @@ def test_bad_arguments(kwargs, word):
     args.update(kwargs)
     with pytest.raises(ValueError, match=word):
         simulate(p, **args)
+
+
+def test_partitions_by_hand():
+    # bytescheduler on a ring: P = (1000, 10000) in 5000 B partitions -> layer 1
+    # is two buffers of 5 ms each (N=2, 1 B/us), layer 0 one of 1 ms; F = B = 1.
+    # iter 0: fp 0-2, bp1 2-3 -> L1a 3-8, L1b 8-13; bp0 3-4 -> L0 ready at 4,
+    # priority: at 8 L0 (8-9) goes before L1b (9-14); iter 1 starts at 9, fp1
+    # waits for L1b until 14: fp1 14-15, bp1 15-16 -> 16-21, 21-26; L0 ready 17,
+    # goes at 21 (21-22), L1b 22-27 -> iteration 1 starts 9, iteration 2 at 22.
+    p = Profile("nb", (1000, 10000), (1.0, 1.0), (1.0, 1.0))
+    r = simulate(p, 2, LINK_1KB_PER_MS, iterations=3, queue="priority", partition_bytes=5000)
+    assert r.iteration_start_ms[:3].tolist() == pytest.approx([0.0, 9.0, 22.0])
+    assert [b.bytes for b in r.buffers] == [5000, 5000, 1000]

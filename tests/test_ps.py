@@ -163,15 +163,22 @@ def test_colocated_shards_and_deadline_class(small_model, run_plan):
     assert per.sum() == len(done) * W * p.profile.model_bytes
 
 
-def test_autobyte_explores_its_candidates(small_model, run_plan):
+def test_autobyte_explores_its_candidates_and_layer_classes_pick_bands(small_model, run_plan):
     p = ps_plan(small_model, "training.ratio=1", 'training.policy="autobyte"',
                 "training.scheduler.interval=2",
                 'training.scheduler.candidates=[[100000, 100000], [400000, 800000]]',
+                'training.priority="low"', 'training.layer_classes.high="0-4"',
                 "run.duration=0.5", "run.warmup=0.05", "run.cooldown=0.01")
     r = run_plan(p)
     states = list(r.scheduler["state"])
     assert states[0] == "partition=100000;credit=100000"
     assert "partition=400000;credit=800000" in states
+    # tensors 0-4 travel high (both ways), the rest low
+    t = r.transfers
+    assert set(t.loc[t["buffer"] <= 4, "traffic_class"]) == {"high"}
+    assert set(t.loc[t["buffer"] > 4, "traffic_class"]) == {"low"}
+    q = r.queues
+    assert q.loc[q["traffic_class"] == "high", "enqueued_packets"].sum() > 0
 
 
 # ---------------------------------------------------------------- checks before running
@@ -200,6 +207,14 @@ def test_invalid_ps_settings_name_the_field(small_model, overrides, field):
     with pytest.raises(ConfigError) as err:
         ps_plan(small_model, *overrides)
     assert err.value.field == field
+
+
+def test_more_shards_than_tensors_is_an_error(tmp_path):
+    tiny = tmp_path / "tiny.csv"
+    profiles.save_profile(profiles.resnet50_like(4, 100_000, 1.0), tiny)
+    with pytest.raises(ConfigError) as err:
+        ps_plan(tiny, "training.workers=2", "training.servers=5")
+    assert err.value.field == "training.servers"
 
 
 def test_ring_jobs_refuse_ps_policies_and_settings():

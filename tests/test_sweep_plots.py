@@ -191,3 +191,28 @@ def test_plot_command_dispatches_on_sweep_json(local_sweep, tmp_path):
                                   "--format", "png"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "r" / "fct-cdf.png").is_file()
+
+
+def test_a_policy_grid_gets_a_comparison_instead_of_a_map():
+    """A grid over training.policy (no R or background axis): bars per policy
+    and arm, from the ok cells; a ratio x load grid gets none."""
+    from harness.plots import sweep_figures as sf
+
+    grid = {"axes": ["training.policy", "seed"], "arms": ["same", "low"], "reference": "same"}
+    rows = []
+    for policy, base in (("fifo", 0.14), ("mercury", 0.12)):
+        for arm, factor in (("same", 1.0), ("low", 1.5)):
+            for seed in (1, 2):
+                rows.append({"training.policy": policy, "arm": arm, "seed": seed, "status": "ok",
+                             "mean_iteration_s": base * factor, "fct_small_mean_s": 0.001,
+                             "fct_large_mean_s": 0.2})
+    rows.append({**rows[0], "status": "failed", "mean_iteration_s": 99.0})
+    frame = sf.comparison_frame(pd.DataFrame(rows), grid)
+    assert len(frame) == 8 * len(sf.COMPARISON_PANELS)  # the failed cell left out
+    it = frame[frame["metric"] == sf.COMPARISON_PANELS[0][1]]
+    assert it.groupby(["point", "arm"])["value_ms"].mean().to_dict() == pytest.approx(
+        {("fifo", "low"): 210.0, ("fifo", "same"): 140.0,
+         ("mercury", "low"): 180.0, ("mercury", "same"): 120.0})
+    fig = sf.draw_comparison(frame, grid, "t")
+    assert len(fig.axes) == len(sf.COMPARISON_PANELS)
+    assert sf.comparison_frame(pd.DataFrame(rows), {"axes": ["training.ratio", "seed"]}).empty

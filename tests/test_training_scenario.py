@@ -106,3 +106,24 @@ def test_low_priority_training_under_heavy_background(tmp_path, run_plan):
     assert (low.summary["training"]["mean_iteration_s"]
             > same.summary["training"]["mean_iteration_s"])
     assert low.summary["fct"]["small"]["mean_fct_s"] < same.summary["fct"]["small"]["mean_fct_s"]
+
+
+def test_ring_bytescheduler_matches_the_analytic_model(small_model, run_plan):
+    """bytescheduler on a ring: no fusion, 100 KB partitions allreduced one at
+    a time, lowest layer first; ns-3 matches the analytic model."""
+    p = training_plan(small_model, "training.ratio=4", "background.enabled=false",
+                      'training.policy="bytescheduler"', "training.scheduler.partition=100000",
+                      "run.duration=0.6", "run.warmup=0.1", "run.cooldown=0.001")
+    r = run_plan(p)
+    expected = analytic.simulate(p.profile, N, LINK_BPS, iterations=8, queue="priority",
+                                 partition_bytes=100_000, **ANALYTIC)
+    got = r.summary["training"]
+    assert got["socket_errors"] == ""
+    assert got["mean_iteration_s"] * 1e3 == pytest.approx(expected.iteration_ms[1:].mean(),
+                                                          rel=0.02)
+    # one allreduce per partition: a layer of P bytes is ceil(P / 100 KB) buffers
+    n_buffers = len(profiles.partition(p.profile, 100_000))
+    assert r.transfers["buffer"].max() + 1 == n_buffers > p.profile.n_layers
+    sent = r.transfers.groupby(["iteration", "buffer"])["bytes"].sum()
+    first = sent.loc[0]
+    assert first.sum() == 2 * (N - 1) * p.profile.model_bytes  # 2(N-1) partitions of S/N each

@@ -10,7 +10,11 @@ plot_sweep(sweep_dir) writes:
 - fct-cdf-cells: FCT CDFs per size class of chosen cells (default: both
   arms of the highest-load, lowest-R point);
 - utilization-apps: mean host-uplink utilisation of training and background
-  per point and arm.
+  per point and arm;
+- comparison: for a grid over something other than R and the background
+  (e.g. training.policy), the absolute iteration time and small/large-flow
+  mean FCT per point and arm, with 95 % CIs over seeds. Such a grid has no
+  map (one cell each); this is its answer.
 """
 
 from __future__ import annotations
@@ -134,6 +138,32 @@ def _sorted_points(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------
 # data behind the sweep figures (pure)
+
+
+# (summary column, panel title) of the comparison figure; values in ms
+COMPARISON_PANELS = (
+    ("mean_iteration_s", "training iteration time (ms)"),
+    ("fct_small_mean_s", "small-flow mean FCT (ms)"),
+    ("fct_large_mean_s", "large-flow mean FCT (ms)"),
+)
+
+
+def comparison_frame(summary: pd.DataFrame, grid: dict) -> pd.DataFrame:
+    """Long table for the comparison figure: one row per ok cell and panel
+    (point label, arm, metric, value in ms); empty when the grid varies R or
+    the background (the map answers those) or nothing but the seed."""
+    if any(boundary_axes(grid)) or not point_fields(grid):
+        return pd.DataFrame(columns=["point", "arm", "metric", "value_ms"])
+    keys = point_fields(grid)
+    ok = summary[summary["status"] == "ok"]
+    rows = []
+    for record in ok.to_dict("records"):
+        label = ", ".join(str(record[k]) for k in keys)
+        for column, title in COMPARISON_PANELS:
+            value = record.get(column)
+            if value is not None and np.isfinite(value):
+                rows.append((label, record.get("arm") or "", title, float(value) * 1e3))
+    return pd.DataFrame(rows, columns=["point", "arm", "metric", "value_ms"])
 
 
 def boundary_table(deltas_mean: pd.DataFrame, summary: pd.DataFrame, grid: dict) -> pd.DataFrame:
@@ -616,6 +646,33 @@ def _cdf_cells_figure(sweep: SweepTables, chosen: list[str], name: str) -> Figur
                           + (f" ({common})" if common else ""))
 
 
+def draw_comparison(frame: pd.DataFrame, grid: dict, title: str) -> Figure:
+    """One panel per metric; bars per point (x, the grid's order) and arm
+    (hue), 95 % CI over seeds."""
+    import seaborn as sns
+
+    order = list(dict.fromkeys(frame["point"]))
+    arms = list(dict.fromkeys(frame["arm"]))
+    fig, axes = _new_figure(max(7.0, 0.45 * len(order) * max(len(arms), 1) + 2.5),
+                            2.6 * len(COMPARISON_PANELS) + 1.0,
+                            nrows=len(COMPARISON_PANELS), sharex=True)
+    for ax, (_, metric) in zip(axes[:, 0], COMPARISON_PANELS):
+        rows = frame[frame["metric"] == metric]
+        sns.barplot(data=rows, x="point", y="value_ms", hue="arm", order=order,
+                    hue_order=arms, errorbar=("ci", 95), ax=ax, palette=_DEEP[:len(arms)])
+        ax.set_ylabel(metric)
+        ax.set_xlabel("")
+        if ax.get_legend() is not None:  # one legend, in the top panel
+            if ax is axes[0, 0]:
+                ax.get_legend().set_title("arm")
+            else:
+                ax.get_legend().remove()
+    axes[-1, 0].set_xlabel(", ".join(point_fields(grid)))
+    axes[-1, 0].tick_params(axis="x", rotation=30)
+    fig.suptitle(title)
+    return fig
+
+
 def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,
                formats: tuple[str, ...] = ("png", "pdf"),
                cells: list[str] | None = None) -> list[Path]:
@@ -648,6 +705,11 @@ def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,
                 frame, grid, x_labels, f"{name}: change vs {grid.get('reference')} per R{ci}")))
     if chosen:
         figures.append(("fct-cdf-cells", _cdf_cells_figure(sweep, chosen, name)))
+    comparison = comparison_frame(summary, grid)
+    if len(comparison):
+        figures = [f for f in figures if f[0] not in ("operating-boundary", "per-ratio")]
+        figures.append(("comparison", draw_comparison(
+            comparison, grid, f"{name}: iteration time and FCT per point and arm")))
     util = utilization_frame(summary, grid)
     if util[["u_training", "u_background"]].notna().to_numpy().any():
         figures.append(("utilization-apps", draw_utilization_apps(
