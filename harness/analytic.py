@@ -136,6 +136,18 @@ def _check_args(
     return int(fb)
 
 
+def _forward(t0: float, fp_ms, sync_prev: list[float] | None) -> list[tuple[float, float]]:
+    """(start, end) of each layer's forward pass from t0: layer i waits for
+    forward of i-1 and, after iteration 0, for its parameters (sync_prev[i])."""
+    spans = []
+    cur = t0
+    for i, f in enumerate(fp_ms):
+        start = cur if (sync_prev is None or i == 0) else max(cur, sync_prev[i])
+        cur = start + f
+        spans.append((start, cur))
+    return spans
+
+
 def simulate(
     profile: Profile,
     n_workers: int,
@@ -204,9 +216,7 @@ def simulate(
         if k == iterations:
             break
         cur = t0
-        for i in range(L):
-            s = cur if (sync_prev is None or i == 0) else max(cur, sync_prev[i])
-            e = s + F[i]
+        for i, (s, e) in enumerate(_forward(t0, F, sync_prev)):
             c_iter.append(k); c_layer.append(i); c_phase.append("fp")
             c_start.append(s); c_end.append(e)
             cur = e
@@ -361,10 +371,7 @@ def simulate_ps(
         starts[k] = t0
         if k == iterations:
             break
-        cur = t0
-        for i in range(n_layers):
-            s = cur if (sync_prev is None or i == 0) else max(cur, sync_prev[i])
-            cur = s + F[i]
+        cur = _forward(t0, F, sync_prev)[-1][1]
         sync = [0.0] * n_layers
         for i in range(n_layers - 1, -1, -1):  # backward; tensors leave in this order
             cur += B[i]

@@ -4,7 +4,7 @@ installation of a PsJob (ns3-modules/ps-*.{h,cc}) on the hosts."""
 
 from __future__ import annotations
 
-from harness import profiles, schedulers
+from harness import profiles, schedulers, training
 from harness.config import ConfigError, TrainingConfig
 
 #: Aggregation unit for aggregation = "chunk" with a policy that sends whole tensors.
@@ -76,8 +76,7 @@ def install(ns, builder, profile: profiles.Profile, cfg: TrainingConfig,
             deadline_tos: int, link_bps: float):
     """A PsJob with worker r on workers[r] and shard k on shards[k]; returns the job."""
     helper = ns.PsHelper()
-    helper.SetLayers(list(profile.layer_bytes), [round(t * 1e6) for t in profile.fp_ms],
-                     [round(t * 1e6) for t in profile.bp_ms])
+    helper.SetLayers(*training.layer_arguments(profile))
     for layer, t in enumerate(layer_tos):
         if t != tos:
             helper.SetLayerTos(layer, t)

@@ -82,13 +82,18 @@ def layer_tos(cfg: TrainingConfig, profile: profiles.Profile, classes,
     return tuple(tos)
 
 
+def layer_arguments(profile: profiles.Profile) -> tuple[list[int], list[int], list[int]]:
+    """(bytes, forward ns, backward ns) per layer, as the C++ helpers' SetLayers takes them."""
+    return (list(profile.layer_bytes), [round(t * 1e6) for t in profile.fp_ms],
+            [round(t * 1e6) for t in profile.bp_ms])
+
+
 def install(ns, builder, profile: profiles.Profile, cfg: TrainingConfig,
             hosts: tuple[int, ...], host_addresses, tos: int, ack_tos: int,
             layer_tos: tuple[int, ...] = (), fusion_buffer: int | None = None):
     """A RingAllreduceJob with rank r on hosts[r]; returns the job."""
     helper = ns.RingAllreduceHelper()
-    helper.SetLayers(list(profile.layer_bytes), [round(t * 1e6) for t in profile.fp_ms],
-                     [round(t * 1e6) for t in profile.bp_ms])
+    helper.SetLayers(*layer_arguments(profile))
     for layer, t in enumerate(layer_tos):
         if t != tos:
             helper.SetLayerTos(layer, t)

@@ -86,8 +86,7 @@ PsJob::PsJob()
       m_deadlineTos(-1),
       m_linkBps(10000000000ULL),
       m_aggregationBytes(0),
-      m_wired(false),
-      m_nErrors(0)
+      m_wired(false)
 {
     m_pushFactory.SetTypeId("ns3::FifoScheduler");
     m_pullFactory.SetTypeId("ns3::FifoScheduler");
@@ -282,8 +281,7 @@ PsJob::AddWorker(Ptr<PsWorker> worker, Ipv4Address address)
     CheckNotWired("AddWorker");
     m_workers.push_back(worker);
     m_workerAddresses.push_back(address);
-    m_iterationStartNs.push_back(0);
-    m_iterationOpen.push_back(-1);
+    m_records.AddWorker(m_workers.size() - 1);
     return m_workers.size() - 1;
 }
 
@@ -382,41 +380,38 @@ PsJob::GetServer(uint32_t shard) const
 void
 PsJob::NotifyIterationStart(uint32_t worker, uint64_t iteration)
 {
-    const int64_t now = Simulator::Now().GetNanoSeconds();
-    if (m_iterationOpen.at(worker) >= 0)
+    const auto* row = m_records.IterationStart(worker, iteration);
+    if (!row)
     {
-        IterationRow row{worker, uint64_t(m_iterationOpen[worker]), m_iterationStartNs[worker], now};
-        m_iterations.push_back(row);
-        m_iterationTrace(worker, row.iteration, NanoSeconds(now - row.startNs));
-        if (worker == 0)
+        if (worker == 0 && !m_schedulers.empty() && !m_schedulers[0]->GetState().empty())
         {
-            // adaptive policies (autobyte) decide on the job's iteration times
-            for (auto& s : m_schedulers)
-            {
-                s->NotifyIterationDone(row.iteration, NanoSeconds(now - row.startNs));
-            }
-            const std::string state = m_schedulers.empty() ? "" : m_schedulers[0]->GetState();
-            if (!state.empty() &&
-                (m_schedulerStates.empty() || m_schedulerStates.back().second != state))
-            {
-                m_schedulerStates.emplace_back(row.iteration + 1, state);
-            }
+            m_schedulerStates.emplace_back(iteration, m_schedulers[0]->GetState());
         }
+        return;
     }
-    else if (worker == 0 && !m_schedulers.empty() && !m_schedulers[0]->GetState().empty())
+    const Time duration = NanoSeconds(row->endNs - row->startNs);
+    m_iterationTrace(worker, row->iteration, duration);
+    if (worker != 0)
     {
-        m_schedulerStates.emplace_back(iteration, m_schedulers[0]->GetState());
+        return;
     }
-    m_iterationOpen[worker] = int64_t(iteration);
-    m_iterationStartNs[worker] = now;
+    // adaptive policies (autobyte) decide on the job's iteration times
+    for (auto& s : m_schedulers)
+    {
+        s->NotifyIterationDone(row->iteration, duration);
+    }
+    const std::string state = m_schedulers.empty() ? "" : m_schedulers[0]->GetState();
+    if (!state.empty() && (m_schedulerStates.empty() || m_schedulerStates.back().second != state))
+    {
+        m_schedulerStates.emplace_back(iteration, state);
+    }
 }
 
 void
 PsJob::NotifyComputeDone(uint32_t worker, uint64_t iteration, uint32_t layer, bool backward,
                          Time start)
 {
-    m_compute.push_back(
-        {worker, iteration, layer, backward, start.GetNanoSeconds(), Simulator::Now().GetNanoSeconds()});
+    m_records.ComputeDone(worker, iteration, layer, backward, start);
 }
 
 uint64_t
@@ -437,11 +432,8 @@ PsJob::NotifyChunkDelivered(uint64_t row)
 void
 PsJob::NotifyError(const std::string& who, const std::string& what)
 {
-    m_nErrors++;
-    std::ostringstream os;
-    os << Simulator::Now().GetNanoSeconds() << " ns " << who << ": " << what << '\n';
-    m_errors += os.str();
-    NS_LOG_WARN("job " << m_jobId << ": " << os.str());
+    m_records.Error(who, what);
+    NS_LOG_WARN("job " << m_jobId << " " << who << ": " << what);
 }
 
 // ------------------------------------------------------------------ results
@@ -449,19 +441,19 @@ PsJob::NotifyError(const std::string& who, const std::string& what)
 uint64_t
 PsJob::GetNIterations() const
 {
-    return m_iterations.size();
+    return m_records.GetNIterations();
 }
 
 uint64_t
 PsJob::GetNErrors() const
 {
-    return m_nErrors;
+    return m_records.GetNErrors();
 }
 
 std::string
 PsJob::GetErrors() const
 {
-    return m_errors;
+    return m_records.GetErrors();
 }
 
 uint32_t
@@ -478,27 +470,13 @@ PsJob::GetNConnectedWorkers() const
 std::string
 PsJob::IterationsCsv() const
 {
-    std::ostringstream os;
-    os << "job,worker,iteration,start_ns,end_ns\n";
-    for (const auto& r : m_iterations)
-    {
-        os << m_jobId << ',' << r.worker << ',' << r.iteration << ',' << r.startNs << ','
-           << r.endNs << '\n';
-    }
-    return os.str();
+    return m_records.IterationsCsv(m_jobId);
 }
 
 std::string
 PsJob::ComputeCsv() const
 {
-    std::ostringstream os;
-    os << "job,worker,iteration,layer,phase,start_ns,end_ns\n";
-    for (const auto& r : m_compute)
-    {
-        os << m_jobId << ',' << r.worker << ',' << r.iteration << ',' << r.layer << ','
-           << (r.backward ? "bp" : "fp") << ',' << r.startNs << ',' << r.endNs << '\n';
-    }
-    return os.str();
+    return m_records.ComputeCsv(m_jobId);
 }
 
 std::string

@@ -9,6 +9,7 @@
 #define DDNN_PS_JOB_H
 
 #include "comm-scheduler.h"
+#include "training-records.h"
 
 #include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
@@ -119,24 +120,6 @@ class PsJob : public Object
     void DoDispose() override;
 
   private:
-    struct IterationRow
-    {
-        uint32_t worker;
-        uint64_t iteration;
-        int64_t startNs;
-        int64_t endNs;
-    };
-
-    struct ComputeRow
-    {
-        uint32_t worker;
-        uint64_t iteration;
-        uint32_t layer;
-        bool backward;
-        int64_t startNs;
-        int64_t endNs;
-    };
-
     struct TransferRow
     {
         uint32_t worker;
@@ -177,14 +160,9 @@ class PsJob : public Object
     std::vector<Ptr<CommScheduler>> m_schedulers;
 
     // results
-    std::vector<int64_t> m_iterationStartNs;
-    std::vector<int64_t> m_iterationOpen;
-    std::vector<IterationRow> m_iterations;
-    std::vector<ComputeRow> m_compute;
     std::vector<TransferRow> m_transfers;
     std::vector<std::pair<uint64_t, std::string>> m_schedulerStates;
-    uint64_t m_nErrors;
-    std::string m_errors;
+    TrainingRecords m_records; //!< iterations, compute, errors
 
     TracedCallback<uint32_t, uint64_t, Time> m_iterationTrace;
 };

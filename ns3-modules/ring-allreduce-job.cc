@@ -101,8 +101,7 @@ RingAllreduceJob::RingAllreduceJob()
       m_active(false),
       m_current(0, 0),
       m_finishedWorkers(0),
-      m_nAllreduces(0),
-      m_nErrors(0)
+      m_nAllreduces(0)
 {
 }
 
@@ -399,8 +398,7 @@ RingAllreduceJob::AddWorker(Ptr<RingAllreduceWorker> worker)
     Freeze();
     m_workers.push_back(worker);
     m_bytesSent.push_back(0);
-    m_iterationStartNs.push_back(0);
-    m_iterationOpen.push_back(-1);
+    m_records.AddWorker(m_workers.size() - 1);
     m_openTransfers.emplace_back();
     m_workerFinished.push_back(false);
     return m_workers.size() - 1;
@@ -562,15 +560,10 @@ void
 RingAllreduceJob::NotifyIterationStart(uint32_t rank, uint64_t iteration)
 {
     CheckRank(rank);
-    const int64_t now = Simulator::Now().GetNanoSeconds();
-    if (m_iterationOpen[rank] >= 0)
+    if (const auto* row = m_records.IterationStart(rank, iteration))
     {
-        IterationRow row{rank, uint64_t(m_iterationOpen[rank]), m_iterationStartNs[rank], now};
-        m_iterations.push_back(row);
-        m_iterationTrace(rank, row.iteration, NanoSeconds(now - row.startNs));
+        m_iterationTrace(rank, row->iteration, NanoSeconds(row->endNs - row->startNs));
     }
-    m_iterationOpen[rank] = int64_t(iteration);
-    m_iterationStartNs[rank] = now;
 }
 
 void
@@ -581,18 +574,14 @@ RingAllreduceJob::NotifyComputeDone(uint32_t rank,
                                     Time start)
 {
     CheckRank(rank);
-    m_compute.push_back(
-        {rank, iteration, layer, backward, start.GetNanoSeconds(), Simulator::Now().GetNanoSeconds()});
+    m_records.ComputeDone(rank, iteration, layer, backward, start);
 }
 
 void
 RingAllreduceJob::NotifyError(uint32_t rank, const std::string& what)
 {
-    m_nErrors++;
-    std::ostringstream os;
-    os << Simulator::Now().GetNanoSeconds() << " ns worker " << rank << ": " << what << '\n';
-    m_errors += os.str();
-    NS_LOG_WARN("job " << m_jobId << ": " << os.str());
+    m_records.Error("worker " + std::to_string(rank), what);
+    NS_LOG_WARN("job " << m_jobId << " worker " << rank << ": " << what);
 }
 
 // ------------------------------------------------------------------ results
@@ -637,45 +626,31 @@ RingAllreduceJob::GetWorker(uint32_t rank) const
 uint64_t
 RingAllreduceJob::GetNIterations() const
 {
-    return m_iterations.size();
+    return m_records.GetNIterations();
 }
 
 uint64_t
 RingAllreduceJob::GetNErrors() const
 {
-    return m_nErrors;
+    return m_records.GetNErrors();
 }
 
 std::string
 RingAllreduceJob::GetErrors() const
 {
-    return m_errors;
+    return m_records.GetErrors();
 }
 
 std::string
 RingAllreduceJob::IterationsCsv() const
 {
-    std::ostringstream os;
-    os << "job,worker,iteration,start_ns,end_ns\n";
-    for (const auto& r : m_iterations)
-    {
-        os << m_jobId << ',' << r.worker << ',' << r.iteration << ',' << r.startNs << ','
-           << r.endNs << '\n';
-    }
-    return os.str();
+    return m_records.IterationsCsv(m_jobId);
 }
 
 std::string
 RingAllreduceJob::ComputeCsv() const
 {
-    std::ostringstream os;
-    os << "job,worker,iteration,layer,phase,start_ns,end_ns\n";
-    for (const auto& r : m_compute)
-    {
-        os << m_jobId << ',' << r.worker << ',' << r.iteration << ',' << r.layer << ','
-           << (r.backward ? "bp" : "fp") << ',' << r.startNs << ',' << r.endNs << '\n';
-    }
-    return os.str();
+    return m_records.ComputeCsv(m_jobId);
 }
 
 std::string

@@ -11,6 +11,8 @@
 #ifndef DDNN_RING_ALLREDUCE_JOB_H
 #define DDNN_RING_ALLREDUCE_JOB_H
 
+#include "training-records.h"
+
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -162,14 +164,6 @@ class RingAllreduceJob : public Object
     void DoDispose() override;
 
   private:
-    struct IterationRow
-    {
-        uint32_t worker;
-        uint64_t iteration;
-        int64_t startNs;
-        int64_t endNs;
-    };
-
     struct TransferRow
     {
         uint32_t worker;
@@ -182,15 +176,6 @@ class RingAllreduceJob : public Object
         int64_t endNs;
     };
 
-    struct ComputeRow
-    {
-        uint32_t worker;
-        uint64_t iteration;
-        uint32_t layer;
-        bool backward;
-        int64_t startNs;
-        int64_t endNs;
-    };
 
     struct AllreduceRow
     {
@@ -239,16 +224,11 @@ class RingAllreduceJob : public Object
 
     // results
     std::vector<uint64_t> m_bytesSent;
-    std::vector<int64_t> m_iterationStartNs; //!< per worker, start of the open iteration
-    std::vector<int64_t> m_iterationOpen;    //!< per worker, its iteration (-1: none)
-    std::vector<IterationRow> m_iterations;
     std::vector<TransferRow> m_transfers;
     std::vector<std::deque<size_t>> m_openTransfers; //!< per sender, rows in send order
     std::vector<AllreduceRow> m_allreduces;
-    std::vector<ComputeRow> m_compute;
     uint64_t m_nAllreduces;
-    uint64_t m_nErrors;
-    std::string m_errors;
+    TrainingRecords m_records; //!< iterations, compute, errors
 
     TracedCallback<uint32_t, uint64_t, Time> m_iterationTrace;
     TracedCallback<uint64_t, uint32_t, Time, Time> m_allreduceTrace;

@@ -39,6 +39,16 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(scope="module")
+def small_model(tmp_path_factory):
+    """A 20-layer, 2 MB resnet50-like profile (10 ms compute; rescale with R)."""
+    from harness import profiles
+
+    path = tmp_path_factory.mktemp("profiles") / "small-model.csv"
+    profiles.save_profile(profiles.resnet50_like(20, 2_000_000, 10.0), path)
+    return path
+
+
 @pytest.fixture
 def run_plan():
     return lambda p: execute(p, progress=False, quiet=True)

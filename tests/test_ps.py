@@ -13,13 +13,6 @@ from harness.config import ConfigError, parse_bytes
 W, LINK_BPS = 4, 1e9
 
 
-@pytest.fixture(scope="module")
-def small_model(tmp_path_factory):
-    path = tmp_path_factory.mktemp("profiles") / "small-model.csv"
-    profiles.save_profile(profiles.resnet50_like(20, 2_000_000, 10.0), path)
-    return path
-
-
 def ps_plan(model, *overrides):
     return small_plan("training.enabled=true", 'training.architecture="ps"',
                       f'training.profile="{model}"', f"training.workers={W}",
@@ -217,7 +210,7 @@ def test_more_shards_than_tensors_is_an_error(tmp_path):
     assert err.value.field == "training.servers"
 
 
-def test_ring_jobs_refuse_ps_policies_and_settings():
+def test_ring_jobs_refuse_ps_only_policies_and_settings():
     for overrides, field in ((['training.policy="mercury"'], "training.policy"),
                              (["training.servers=2"], "training.servers")):
         with pytest.raises(ConfigError) as err:
@@ -241,5 +234,5 @@ def test_policy_table_is_complete():
             type_id, attrs = schedulers.attributes(name, values, side, LINK_BPS)
             assert type_id.startswith("ns3::") and type_id.endswith("Scheduler")
             assert all("=" in a for a in attrs)
-    assert set(schedulers.RING_POLICIES) == {"fifo", "priority"}
+    assert set(schedulers.RING_POLICIES) == {"fifo", "priority", "bytescheduler", "p3"}
     assert parse_bytes("160KB", "x") == 160_000 and parse_bytes("1MiB", "x") == 2**20

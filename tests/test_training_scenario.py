@@ -13,13 +13,6 @@ N, LINK_BPS = 4, 1e9
 ANALYTIC = dict(payload_efficiency=1380 / 1434, step_latency_s=2 * 10e-6 + 1434 * 8 / LINK_BPS)
 
 
-@pytest.fixture(scope="module")
-def small_model(tmp_path_factory):
-    path = tmp_path_factory.mktemp("profiles") / "small-model.csv"
-    profiles.save_profile(profiles.resnet50_like(20, 2_000_000, 10.0), path)
-    return path
-
-
 def training_plan(model, *overrides):
     return small_plan("training.enabled=true", f'training.profile="{model}"',
                       f"training.workers={N}", *overrides)

@@ -1,0 +1,70 @@
+// The tables every training job keeps (SPEC §5), whatever its architecture:
+// one row per complete iteration of each worker (start of forward of layer 0
+// to the next one), one row per layer's forward or backward compute, and the
+// errors (socket failures, protocol violations) a run must report. Owned by
+// RingAllreduceJob and PsJob, read once by the harness as CSV.
+#ifndef DDNN_TRAINING_RECORDS_H
+#define DDNN_TRAINING_RECORDS_H
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class TrainingRecords
+{
+  public:
+    struct IterationRow
+    {
+        uint32_t worker;
+        uint64_t iteration;
+        int64_t startNs;
+        int64_t endNs;
+    };
+
+    /// Make room for worker `worker` (ranks are added in order).
+    void AddWorker(uint32_t worker);
+    /// `worker` starts forward of layer 0 of `iteration` now: its previous
+    /// iteration is complete. Returns that iteration's row, or nullptr.
+    const IterationRow* IterationStart(uint32_t worker, uint64_t iteration);
+    /// `worker` finished a layer's compute that started at `start`.
+    void ComputeDone(uint32_t worker, uint64_t iteration, uint32_t layer, bool backward,
+                     Time start);
+    /// Record an error of `who` ("worker 3", "shard 0 (worker 2)").
+    void Error(const std::string& who, const std::string& what);
+
+    uint64_t GetNIterations() const;
+    uint64_t GetNErrors() const;
+    /// The errors, one per line: "<time ns> ns <who>: <what>".
+    std::string GetErrors() const;
+    /// job,worker,iteration,start_ns,end_ns (complete iterations only)
+    std::string IterationsCsv(uint32_t jobId) const;
+    /// job,worker,iteration,layer,phase,start_ns,end_ns
+    std::string ComputeCsv(uint32_t jobId) const;
+
+  private:
+    struct ComputeRow
+    {
+        uint32_t worker;
+        uint64_t iteration;
+        uint32_t layer;
+        bool backward;
+        int64_t startNs;
+        int64_t endNs;
+    };
+
+    std::vector<int64_t> m_openStartNs;   //!< per worker, start of the open iteration
+    std::vector<int64_t> m_openIteration; //!< per worker, its iteration (-1: none)
+    std::vector<IterationRow> m_iterations;
+    std::vector<ComputeRow> m_compute;
+    uint64_t m_nErrors = 0;
+    std::string m_errors;
+};
+
+} // namespace ns3
+
+#endif
