@@ -236,3 +236,13 @@ def test_policy_table_is_complete():
             assert all("=" in a for a in attrs)
     assert set(schedulers.RING_POLICIES) == {"fifo", "priority", "bytescheduler", "p3"}
     assert parse_bytes("160KB", "x") == 160_000 and parse_bytes("1MiB", "x") == 2**20
+
+
+def test_same_seed_same_transfers(small_model, run_plan):
+    p = ps_plan(small_model, "training.ratio=1", 'training.policy="prophet"',
+                "background.enabled=true", "background.load=0.2",
+                "run.duration=0.12", "run.warmup=0.02", "run.cooldown=0.01")
+    a, b = run_plan(p), run_plan(p)
+    pd.testing.assert_frame_equal(a.transfers, b.transfers)
+    pd.testing.assert_frame_equal(a.flows, b.flows)
+    assert len(a.transfers) > 0 and len(a.flows) > 0
