@@ -135,7 +135,8 @@ def test_bytescheduler_with_a_credit_above_the_model_is_fifo(network_bound):
 def test_colocated_shards_and_deadline_class(small_model, run_plan):
     """K = 2 shards on workers 0 and 1: their own pushes and pulls are local
     copies; training in low with the deadline-aware class high: transfers
-    whose slack ran out travel high."""
+    whose slack ran out travel high; per-chunk aggregation overlaps pulls
+    with pushes."""
     p = ps_plan(small_model, "training.ratio=1", "training.servers=2",
                 'training.server_placement="colocated"', 'training.priority="low"',
                 'training.deadline_class="high"', 'training.policy="mercury"',
@@ -150,6 +151,11 @@ def test_colocated_shards_and_deadline_class(small_model, run_plan):
     assert (local.loc[local["end_ns"] >= 0, "end_ns"] == local.loc[local["end_ns"] >= 0,
                                                                     "start_ns"]).all()
     assert set(t["traffic_class"]) == {"high", "low"}
+    # mercury aggregates per chunk: a tensor's pull starts before its push ends
+    push_end = t[t["direction"] == "push"].groupby(["iteration", "buffer"])["end_ns"].max()
+    pull_start = t[t["direction"] == "pull"].groupby(["iteration", "buffer"])["start_ns"].min()
+    spans = pd.concat([push_end, pull_start], axis=1, keys=["push_end", "pull_start"]).dropna()
+    assert (spans["pull_start"] < spans["push_end"]).any()
     done = complete_iterations(r)
     assert done
     per = bytes_per(t[t["iteration"].isin(done)], "pull")
