@@ -136,6 +136,9 @@ def table(report: dict) -> str:
     if "sweep" in res:
         for name, run in res["sweep"]["runs"].items():
             lines.append(f"{'sweep ' + name + ', cells/h':<44} {_fmt(run['cells_per_hour']):>14}")
+            if "cpu_s" in run:
+                lines.append(f"{'sweep ' + name + ', CPU s per cell':<44} "
+                             f"{_fmt(run['cpu_s'] / run['cells']):>14}")
     if report["bench"]["quick"]:
         lines.append("note: --quick runs tiny scenarios: its timings say nothing about the targets")
     load = report["bench"]["other_busy_cores_max"]

@@ -1,9 +1,9 @@
 """`python -m bench.harness_driver PHASE_JSON ARGS...` is `harness ARGS...`
-with one addition: the cost of the simulation phase (the harness's
-run.`_run_with_progress`, i.e. its Simulator::Stop/Run slices) is measured
-with bench.counters.Phase and written to PHASE_JSON. Nothing else changes,
-so the whole process costs what `harness ARGS...` costs (plus this module's
-import, a few milliseconds).
+with one addition: the cost of the simulation phase (the Simulator::Stop/Run
+slices, which harness.run.execute brackets with its `on_phase` context
+manager) is measured with bench.counters.Phase and written to PHASE_JSON.
+Nothing else changes, so the whole process costs what `harness ARGS...`
+costs (plus this module's import, a few milliseconds).
 
 With $BENCH_PHASE_MARKER naming libbench-marker.so (bench/native/marker.c),
 its bench_phase_start/stop are called around the phase too: under
@@ -11,30 +11,29 @@ its bench_phase_start/stop are called around the phase too: under
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
-import functools
-import os
 import json
+import os
 import sys
 from pathlib import Path
 
 
-def _measured(run_phase, out: Path):
-    @functools.wraps(run_phase)
-    def wrapper(*args, **kwargs):
-        from bench.counters import Phase
+@contextlib.contextmanager
+def measured_phase(out: Path):
+    """Counters (and the callgrind marker) around the phase; PHASE_JSON at its end."""
+    from bench.counters import Phase
 
-        marker = _marker()
-        with Phase() as phase:
-            if marker is not None:
-                marker.bench_phase_start()
-            timing = run_phase(*args, **kwargs)
+    marker = _marker()
+    with Phase() as phase:
+        if marker is not None:
+            marker.bench_phase_start()
+        try:
+            yield
+        finally:
             if marker is not None:
                 marker.bench_phase_stop()
-        out.write_text(json.dumps({**phase.cost.to_dict(), "events": timing["events"],
-                                   "simulated_s": timing["simulated_s"]}))
-        return timing
-    return wrapper
+    out.write_text(json.dumps(phase.cost.to_dict()))
 
 
 def _marker():
@@ -43,12 +42,11 @@ def _marker():
 
 
 def main(argv: list[str]) -> None:
-    from harness import cli, run
+    from harness import cli
 
     out, args = Path(argv[0]), argv[1:]
-    run._run_with_progress = _measured(run._run_with_progress, out)
-    sys.argv = ["harness", *args]
-    cli.main(prog_name="harness")
+    sys.argv = ["harness", *args]   # what the run's manifest records as its command
+    cli.main(args, prog_name="harness", obj={"on_phase": measured_phase(out)})
 
 
 if __name__ == "__main__":

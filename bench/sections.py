@@ -88,9 +88,11 @@ class Runner:
         cmd = [sys.executable, "-m", "bench.harness_driver", str(phase_file), "run",
                *run.args(), "-o", str(run_dir), "--no-progress"]
         cost, _ = self.measure(cmd, env)
-        result = HarnessRun(run_dir, cost, json.loads(phase_file.read_text()),
-                            json.loads((run_dir / "manifest.json").read_text()),
-                            json.loads((run_dir / "summary.json").read_text()))
+        manifest = json.loads((run_dir / "manifest.json").read_text())
+        summary = json.loads((run_dir / "summary.json").read_text())
+        phase = {**json.loads(phase_file.read_text()), "events": manifest["events"],
+                 "simulated_s": summary["simulated_s"]}
+        result = HarnessRun(run_dir, cost, phase, manifest, summary)
         self._cached[key] = result
         return result
 
@@ -181,8 +183,8 @@ def overhead(r: Runner, cfg: BenchConfig) -> dict:
             "A/B interleaved pairs, order alternating. Whole process: the child's "
             "user CPU time (wait4) or perf stat instructions:u. Simulation phase: a "
             "marker in each program, i.e. counters read in-process right before "
-            "Simulator::Stop/Run and right after (harness: around "
-            "harness.run._run_with_progress, wrapped by bench.harness_driver; native: "
+            "Simulator::Stop/Run and right after (harness: execute's on_phase hook, "
+            "given by bench.harness_driver; native: "
             "around Stop/Run in main.cc): getrusage user/system time and, with a PMU, "
             "a perf_event_open instructions:u counter of the thread. 'callgrind': the "
             "same markers, counted exactly by valgrind on a smaller scenario."),
@@ -267,7 +269,7 @@ def callgrind_phase(r: Runner, run: ScenarioRun, timed: dict | None = None) -> d
             r.measure([*valgrind, sys.executable, "-m", "bench.harness_driver",
                        str(base / "phase.json"), "run", *run.args(), "-o", str(base / "run"),
                        "--no-progress"], env={"BENCH_PHASE_MARKER": str(native.build_marker())})
-            events[side] = json.loads((base / "phase.json").read_text())["events"]
+            events[side] = json.loads((base / "run" / "manifest.json").read_text())["events"]
         phase[side] = _collected(base / "valgrind.log")
         inside_run[side] = _inclusive(base / "callgrind.out", "ns3::Simulator::Run()")
     result = {"scenario": {"label": run.label, "args": run.args()},
@@ -276,7 +278,7 @@ def callgrind_phase(r: Runner, run: ScenarioRun, timed: dict | None = None) -> d
               "phase_overhead_pct": _overhead_pct(phase["harness"], phase["native"]),
               "method": "valgrind --tool=callgrind --instr-atstart=no: instrumentation on "
                         "only between the phase markers (native: around Simulator::Stop/Run "
-                        "in main.cc; harness: around harness.run._run_with_progress, via "
+                        "in main.cc; harness: execute's on_phase hook, calling "
                         "bench/native/marker.c loaded with ctypes); Simulator::Run()'s "
                         "inclusive count from callgrind_annotate"}
     if None not in inside_run.values():
@@ -356,6 +358,8 @@ def sweep(r: Runner, cfg: BenchConfig) -> dict:
                       "failed": report["failed"], "wall_s": report["wall_s"],
                       "cells_per_hour": report["cells"] / report["wall_s"] * 3600,
                       "cell_wall_s": spread(report["cell_wall_s"]),
+                      # user + system CPU of the sweep's processes (those reaped)
+                      "cpu_s": cost.user_s + cost.system_s,
                       "other_busy_cores": cost.other_busy_cores,
                       "load_1min": cost.load_1min}
     j1 = runs["local-j1"]["cells_per_hour"]

@@ -30,9 +30,11 @@ def main() -> None:
               help="Run directory (default: results/runs/<name>-<digest>).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: when stderr is a terminal).")
-def run(scenario: str | None, overrides: tuple[str, ...], output: str | None,
-        progress: bool | None) -> None:
+@click.pass_obj
+def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
+        output: str | None, progress: bool | None) -> None:
     """Run one scenario (default: a small built-in one) and write its results."""
+    # obj: from a program that calls main(obj={"on_phase": ...}) (python -m bench)
     from harness import ns3
     from harness.config import load_scenario
     from harness.run import execute, plan, write_run_dir
@@ -48,7 +50,7 @@ def run(scenario: str | None, overrides: tuple[str, ...], output: str | None,
                f"(lambda {p.background_rate:.1f}/s per host, load {p.background_load:.1%})",
                err=True)
     try:
-        result = execute(p, progress=progress)
+        result = execute(p, progress=progress, on_phase=(obj or {}).get("on_phase"))
     except ns3.Ns3LoadError as e:
         _fail(str(e), 3)
     out = Path(output) if output else REPO_DIR / "results" / "runs" / f"{sc.name}-{sc.digest()}"

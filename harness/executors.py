@@ -7,14 +7,24 @@ pays no import or library-load cost; concurrent.futures' pools cannot be
 used for this (a crashed worker breaks the whole pool, a task cannot be
 killed on a wall-clock limit, and max_tasks_per_child refuses fork).
 
+The Dask executor does the same on each worker: a worker keeps warm "cell
+servers" (`python -m harness.executors --serve`, one per worker thread,
+started when the sweep begins), each of which loads ns-3 once and runs every
+cell it is handed with run_local, i.e. in a child forked from it. (Not in the
+worker process itself: Dask's worker processes are daemonic, which forbids
+multiprocessing children, and multi-threaded, which makes fork unsafe.) So
+the workers of the LocalCluster that run_dask starts need no process of
+their own: they are threads of the sweep's process.
+
 Both executors end with the same cell directory, written by write_run_dir
 (temporary name, then rename): local children write it directly; Dask tasks
-run the cell in a subprocess on the worker and ship the files back, so the
+run the cell on their worker's server and ship the files back, so the
 workers need no shared filesystem.
 """
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import io
 import os
@@ -23,6 +33,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import uuid
@@ -174,26 +185,121 @@ def run_local(tasks: list[Task], jobs: int, on_done: OnDone, warm_up: bool = Tru
 
 
 # --------------------------------------------------------------------------
-# Dask: a task runs the cell in a subprocess on the worker, returns its files
+# Dask: a task hands its cell to a warm cell server on its worker, which forks
+# a child for it (run_local, as above), and returns the cell's files
 
 
-def _dask_task(cell: Cell, timeout_s: float) -> tuple[str | None, dict[str, bytes]]:
+def _serve() -> int:
+    """`python -m harness.executors --serve`: a cell server. Loads ns-3 and warms
+    up once, then runs each pickled Task read from stdin with run_local (so in
+    a child forked from here) and writes back its pickled Outcome, until EOF."""
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything printed here or in a child must not reach the replies
+    from harness import ns3
+
+    ns3.load(quiet=True)
+    _warm_up()
+    while True:
+        try:
+            task = pickle.load(sys.stdin.buffer)
+        except EOFError:
+            return 0
+        outcomes: list[Outcome] = []
+        run_local([task], 1, outcomes.append, warm_up=False)
+        pickle.dump(outcomes[0], replies)
+        replies.flush()
+
+
+class _CellServer:
+    """One `--serve` process, started here; its stderr (ns-3 loading, a crash
+    of the server itself) goes to an unnamed temporary file."""
+
+    def __init__(self) -> None:
+        self.log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen([sys.executable, "-m", "harness.executors", "--serve"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.log, preexec_fn=_die_with_parent)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self) -> None:
+        """End of input: the server exits; wait for it (so its CPU time is counted)."""
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+
+    def run(self, task: Task) -> Outcome:
+        start = time.monotonic()
+        try:
+            pickle.dump(task, self.proc.stdin)
+            self.proc.stdin.flush()
+            return pickle.load(self.proc.stdout)
+        except (EOFError, OSError, pickle.UnpicklingError):
+            self.proc.kill()
+            self.log.seek(0)
+            tail = "\n".join(self.log.read().decode(errors="replace").strip().splitlines()[-15:])
+            return Outcome(task.cell, f"cell server died: {_describe_exit(self.proc.wait())}"
+                           + (f"\n{tail}" if tail else ""), time.monotonic() - start)
+
+
+class _CellServers:
+    """The idle cell servers of this (Dask worker) process: a task takes one, or
+    starts one if none is idle, and gives it back when it is done."""
+
+    def __init__(self) -> None:
+        self._idle: list[_CellServer] = []
+        self._lock = threading.Lock()
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        with self._lock:
+            servers, self._idle = self._idle, []
+        for server in servers:
+            server.close()
+
+    def start(self, n: int) -> None:
+        with self._lock:
+            self._idle += [_CellServer() for _ in range(n - len(self._idle))]
+
+    def _take(self) -> _CellServer:
+        with self._lock:
+            while self._idle:
+                server = self._idle.pop()
+                if server.alive():
+                    return server
+        return _CellServer()
+
+    def run(self, task: Task) -> Outcome:
+        server = self._take()
+        outcome = server.run(task)
+        if server.alive():
+            with self._lock:
+                self._idle.append(server)
+        return outcome
+
+
+_SERVERS = _CellServers()
+
+
+def dask_setup(dask_worker) -> None:
+    """Start one cell server per thread of a Dask worker ahead of its first task.
+    Dask calls this when a worker starts with `dask worker --preload
+    harness.executors`; run_dask calls it on the workers of a given scheduler
+    (a no-op where the preload did it). Without it a task starts a server."""
+    _SERVERS.start(dask_worker.state.nthreads)
+
+
+def _dask_task(cell: Cell, timeout_s: float) -> tuple[str | None, dict[str, bytes], float]:
     with tempfile.TemporaryDirectory(prefix="ddnn-cell-") as tmp:
         out = Path(tmp) / "run"
-        log = Path(tmp) / "stderr.log"
-        with open(log, "wb") as err:
-            try:
-                proc = subprocess.run(
-                    [sys.executable, "-m", "harness.executors", str(out)],
-                    input=pickle.dumps(cell), stdout=subprocess.PIPE, stderr=err,
-                    timeout=timeout_s, preexec_fn=_die_with_parent)
-            except subprocess.TimeoutExpired:
-                return f"timeout: over the wall-clock limit of {timeout_s:g} s", {}
-        if proc.returncode != 0 or not (out / "summary.json").is_file():
-            tail = _log_tail(log)
-            return (f"cell process died: {_describe_exit(proc.returncode)}"
-                    + (f"\n{tail}" if tail else "")), {}
-        return None, {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+        outcome = _SERVERS.run(Task(cell, out, Path(tmp) / "stderr.log", timeout_s))
+        if outcome.error is not None:
+            return outcome.error, {}, outcome.wall_s
+        return None, {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}, outcome.wall_s
 
 
 def _install_files(files: dict[str, bytes], out_dir: Path) -> None:
@@ -211,19 +317,23 @@ def _install_files(files: dict[str, bytes], out_dir: Path) -> None:
 
 def run_dask(tasks: list[Task], jobs: int, scheduler: str | None, on_done: OnDone) -> None:
     """Run the tasks on a Dask cluster: `scheduler` is its address; None starts
-    a LocalCluster of `jobs` single-threaded worker processes."""
+    a LocalCluster of `jobs` single-threaded workers. Those are threads of this
+    process (a worker only passes cells to a cell server and waits), and their
+    servers are started first, so that loading ns-3 overlaps the cluster's start."""
     from dask.distributed import Client, LocalCluster, as_completed
 
     from harness import ns3
 
-    ns3.build_modules(quiet=True)  # compile once here, not in every worker at once
+    ns3.build_modules(quiet=True)  # compile once here, not in every server at once
     cluster = None
     if scheduler is None:
-        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+        _SERVERS.start(jobs)
+        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=False,
                                dashboard_address=None)
     client = Client(scheduler or cluster)
     try:
-        started = time.monotonic()
+        if cluster is None:
+            client.run(dask_setup)  # a no-op on workers started with the preload
         # a fresh key per attempt: a long-lived scheduler must not hand back an
         # earlier attempt's (failed) result
         futures = {client.submit(_dask_task, t.cell, t.timeout_s, pure=False,
@@ -232,24 +342,21 @@ def run_dask(tasks: list[Task], jobs: int, scheduler: str | None, on_done: OnDon
         for future in as_completed(futures):
             task = futures[future]
             try:
-                error, files = future.result()
+                error, files, wall_s = future.result()
             except Exception as e:  # the worker itself failed
-                error, files = f"dask task failed: {e!r}", {}
+                error, files, wall_s = f"dask task failed: {e!r}", {}, float("nan")
             if error is None:
                 _install_files(files, task.out_dir)
-            on_done(Outcome(task.cell, error, time.monotonic() - started))
+            on_done(Outcome(task.cell, error, wall_s))
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
-
-
-def _main(argv: list[str]) -> int:
-    """`python -m harness.executors OUT_DIR` with a pickled Cell on stdin."""
-    cell = pickle.loads(sys.stdin.buffer.read())
-    run_cell(cell, Path(argv[0]))
-    return 0
+            _SERVERS.close()
 
 
 if __name__ == "__main__":
-    sys.exit(_main(sys.argv[1:]))
+    if sys.argv[1:] != ["--serve"]:
+        sys.exit("usage: python -m harness.executors --serve  (a Dask worker's cell server)")
+    from harness.executors import _serve as serve  # pickled Outcomes name harness.executors
+    sys.exit(serve())

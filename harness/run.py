@@ -6,6 +6,7 @@ ns-3 objects never leave this module: a RunResult holds DataFrames and dicts.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -225,13 +226,15 @@ class _Network:
 def _run_with_progress(ns, duration: float, progress: bool | None) -> dict:
     """Run to `duration` in slices, so the user sees simulated time, events/s
     and an ETA. Slices are ~0.5 s of wall time: no per-packet Python."""
-    from tqdm import tqdm
-
     sim = ns.Simulator
-    bar = tqdm(total=round(duration, 6), unit="sim-s", disable=None if progress is None else not progress,
-               file=sys.stderr, bar_format="{l_bar}{bar}| {n:.3f}/{total:.3f} sim-s "
-               "[{elapsed}<{remaining}{postfix}]", leave=False)
-    events0, wall0 = sim.GetEventCount(), time.perf_counter()
+    bar = None
+    if progress or (progress is None and sys.stderr.isatty()):
+        from tqdm import tqdm  # only for the bar: its import is ~15 ms of this phase
+
+        bar = tqdm(total=round(duration, 6), unit="sim-s", file=sys.stderr,
+                   bar_format="{l_bar}{bar}| {n:.3f}/{total:.3f} sim-s "
+                   "[{elapsed}<{remaining}{postfix}]", leave=False)
+    events0, wall0, cpu0 = sim.GetEventCount(), time.perf_counter(), time.process_time()
     step = min(duration, 1e-3)
     now = 0.0
     events = events0
@@ -244,29 +247,38 @@ def _run_with_progress(ns, duration: float, progress: bool | None) -> dict:
         slices += 1
         wall = time.perf_counter() - t0
         new_now, new_events = sim.Now().GetSeconds(), sim.GetEventCount()
-        bar.set_postfix_str(f"{(new_events - events) / max(wall, 1e-9):,.0f} ev/s", refresh=False)
-        bar.update(new_now - now)
+        if bar is not None:
+            bar.set_postfix_str(f"{(new_events - events) / max(wall, 1e-9):,.0f} ev/s",
+                                refresh=False)
+            bar.update(new_now - now)
         now, events = new_now, new_events
         # aim each slice at ~0.5 s of wall time
         step = step * min(4.0, max(0.25, 0.5 / max(wall, 1e-4)))
-    bar.close()
-    wall = time.perf_counter() - wall0
+    if bar is not None:
+        bar.close()
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     events = sim.GetEventCount() - events0 - slices
-    return {"events": int(events), "wall_s": wall, "simulated_s": now,
+    return {"events": int(events), "wall_s": wall, "cpu_s": cpu, "simulated_s": now,
             "events_per_s": events / wall if wall else None,
             "sim_s_per_wall_s": now / wall if wall else None}
 
 
-def execute(p: Plan, progress: bool | None = False, quiet: bool = False) -> RunResult:
+def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
+            on_phase: contextlib.AbstractContextManager | None = None) -> RunResult:
     """Build the planned network in ns-3, run it, return the tables.
-    progress: show a progress bar (None: when stderr is a terminal)."""
+    progress: show a progress bar (None: when stderr is a terminal).
+    on_phase: a context manager entered right before the simulation phase (the
+    Simulator::Stop/Run slices) and exited right after it, e.g. to read cost
+    counters around it (python -m bench); the manifest has the phase's wall and
+    CPU time either way."""
     from harness import ns3
 
     started = time.time()
     ns = ns3.load(quiet=quiet)
     net = _Network(ns, p)
     startup_s = time.time() - _process_start()
-    timing = _run_with_progress(ns, p.scenario.run.duration, progress)
+    with on_phase or contextlib.nullcontext():
+        timing = _run_with_progress(ns, p.scenario.run.duration, progress)
     raw_flows = _csv(net.flow_log.ToCsv()) if net.flow_log is not None else None
     raw_queues = _csv(net.queues.ToCsv())
     raw_util = _csv(net.utilization.ToCsv())
@@ -286,7 +298,7 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False) -> RunR
 
     result = collect(p, raw_flows, raw_queues, raw_util, timing, raw_training)
     result.manifest.update(startup_s=startup_s, run_wall_s=time.time() - started,
-                           peak_rss_mib=_peak_rss_mib())
+                           simulation_cpu_s=timing["cpu_s"], peak_rss_mib=_peak_rss_mib())
     return result
 
 
@@ -372,8 +384,17 @@ def _ideal_fct(topo: Topology, raw: pd.DataFrame) -> pd.Series:
 
 
 def _process_start() -> float:
-    import psutil
-    return psutil.Process().create_time()
+    """When this process started (epoch seconds), to a clock tick. Linux:
+    /proc/self/stat counts from boot, read against CLOCK_BOOTTIME (psutil adds
+    the boot time, which /proc/stat rounds to whole seconds: up to 1 s off)."""
+    try:
+        with open("/proc/self/stat") as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+        return time.time() - age
+    except (OSError, AttributeError, ValueError, IndexError):
+        import psutil
+        return psutil.Process().create_time()
 
 
 def _peak_rss_mib() -> float:

@@ -50,6 +50,20 @@ def test_dask_local_cluster_gives_the_same_results(local_sweep, grid_file, tmp_p
                     == (local_sweep.out / "cells" / cell / name).read_bytes())
 
 
+def test_dask_cells_over_their_time_limit_are_killed_and_the_worker_goes_on(grid_file,
+                                                                           tmp_path):
+    # one worker: its cell server forks a child per cell, so the first cell's
+    # kill leaves the server running the second
+    slow = tmp_path / "slow.toml"
+    slow.write_text(grid_file.read_text().replace('timeout = "10min"', 'timeout = "0.5s"')
+                    .replace("[0.05, 0.1]", "[0.05]").replace("[2, 1]", "[2]"))
+    report = sweep.run_sweep(sweep.load_grid(slow), tmp_path / "out", jobs=1,
+                             executor="dask", progress=False)
+    s = report.tables["summary"]
+    assert len(report.failed) == 2 and s["error"].str.startswith("timeout").all()
+    assert not list((tmp_path / "out" / "cells").iterdir())
+
+
 def test_sigkill_then_resume_finishes_each_cell_once(local_sweep, grid_file, tmp_path):
     out = tmp_path / "killed"
     cmd = [sys.executable, "-m", "harness.cli", "sweep", str(grid_file), "-j", "1", "-o",
