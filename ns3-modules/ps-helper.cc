@@ -1,37 +1,13 @@
 #include "ps-helper.h"
 
 #include "ns3/abort.h"
-#include "ns3/node-list.h"
 
 namespace ns3
 {
 
 PsHelper::PsHelper()
-    : m_start(Seconds(0))
+    : TrainingJobHelper(PsJob::GetTypeId())
 {
-    m_jobFactory.SetTypeId(PsJob::GetTypeId());
-}
-
-void
-PsHelper::SetJobAttribute(const std::string& name, const AttributeValue& value)
-{
-    m_jobFactory.Set(name, value);
-}
-
-void
-PsHelper::SetLayers(const std::vector<uint64_t>& bytes,
-                    const std::vector<int64_t>& fpNs,
-                    const std::vector<int64_t>& bpNs)
-{
-    m_bytes = bytes;
-    m_fpNs = fpNs;
-    m_bpNs = bpNs;
-}
-
-void
-PsHelper::SetLayerTos(uint32_t layer, uint8_t tos)
-{
-    m_layerTos[layer] = tos;
 }
 
 void
@@ -44,12 +20,6 @@ void
 PsHelper::SetScheduler(bool push, const std::string& typeId, const std::vector<std::string>& attributes)
 {
     m_schedulers[push] = {typeId, attributes};
-}
-
-void
-PsHelper::SetStartTime(Time start)
-{
-    m_start = start;
 }
 
 Ptr<PsJob>
@@ -76,10 +46,7 @@ PsHelper::Install(const std::vector<uint32_t>& workerNodeIds,
     {
         job->SetScheduler(push, scheduler.first, scheduler.second);
     }
-    auto node = [](uint32_t id) {
-        NS_ABORT_MSG_IF(id >= NodeList::GetNNodes(), "PsHelper: no node " << id);
-        return NodeList::GetNode(id);
-    };
+    auto node = [](uint32_t id) { return GetNodeById(id, "PsHelper"); };
     for (uint32_t r = 0; r < workerNodeIds.size(); ++r)
     {
         auto worker = CreateObject<PsWorker>();

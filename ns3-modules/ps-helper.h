@@ -14,35 +14,28 @@
 #include "ps-job.h"
 #include "ps-server.h"
 #include "ps-worker.h"
-
-#include "ns3/attribute.h"
-#include "ns3/nstime.h"
-#include "ns3/object-factory.h"
+#include "training-job-helper.h"
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
 {
 
-class PsHelper
+class PsHelper : public TrainingJobHelper
 {
   public:
+    /// Job attributes: JobId, Port, Barrier, DefaultTos, AggregationBytes,
+    /// DeadlineTos, LinkBps.
     PsHelper();
 
-    /// An attribute of the jobs this helper creates (JobId, Port, Barrier,
-    /// DefaultTos, AggregationBytes, DeadlineTos, LinkBps).
-    void SetJobAttribute(const std::string& name, const AttributeValue& value);
-    void SetLayers(const std::vector<uint64_t>& bytes,
-                   const std::vector<int64_t>& fpNs,
-                   const std::vector<int64_t>& bpNs);
-    void SetLayerTos(uint32_t layer, uint8_t tos);
+    /// Shard (PS index) of every tensor, one entry per layer (default: all on 0).
     void SetTensorShards(const std::vector<uint32_t>& shards);
     /// Policy of pushes (push = true) or pulls: a CommScheduler TypeId name
     /// and "Name=Value" attributes.
     void SetScheduler(bool push, const std::string& typeId, const std::vector<std::string>& attributes);
-    void SetStartTime(Time start);
 
     /// Workers of rank r on node workerNodeIds[r] (NodeList ids) with IPv4
     /// address workerAddresses[r] (host order); shard k on shardNodeIds[k].
@@ -52,14 +45,8 @@ class PsHelper
                        const std::vector<uint32_t>& shardAddresses) const;
 
   private:
-    ObjectFactory m_jobFactory;
-    std::vector<uint64_t> m_bytes;
-    std::vector<int64_t> m_fpNs;
-    std::vector<int64_t> m_bpNs;
-    std::map<uint32_t, uint8_t> m_layerTos;
     std::vector<uint32_t> m_shards;
     std::map<bool, std::pair<std::string, std::vector<std::string>>> m_schedulers;
-    Time m_start;
 };
 
 } // namespace ns3

@@ -1,43 +1,13 @@
 #include "ring-allreduce-helper.h"
 
 #include "ns3/abort.h"
-#include "ns3/node-list.h"
 
 namespace ns3
 {
 
 RingAllreduceHelper::RingAllreduceHelper()
-    : m_start(Seconds(0))
+    : TrainingJobHelper(RingAllreduceJob::GetTypeId())
 {
-    m_jobFactory.SetTypeId(RingAllreduceJob::GetTypeId());
-}
-
-void
-RingAllreduceHelper::SetJobAttribute(const std::string& name, const AttributeValue& value)
-{
-    m_jobFactory.Set(name, value);
-}
-
-void
-RingAllreduceHelper::SetLayers(const std::vector<uint64_t>& bytes,
-                               const std::vector<int64_t>& fpNs,
-                               const std::vector<int64_t>& bpNs)
-{
-    m_bytes = bytes;
-    m_fpNs = fpNs;
-    m_bpNs = bpNs;
-}
-
-void
-RingAllreduceHelper::SetLayerTos(uint32_t layer, uint8_t tos)
-{
-    m_layerTos[layer] = tos;
-}
-
-void
-RingAllreduceHelper::SetStartTime(Time start)
-{
-    m_start = start;
 }
 
 Ptr<RingAllreduceJob>
@@ -61,8 +31,7 @@ RingAllreduceHelper::Install(const std::vector<uint32_t>& nodeIds,
     NodeContainer nodes;
     for (uint32_t id : nodeIds)
     {
-        NS_ABORT_MSG_IF(id >= NodeList::GetNNodes(), "RingAllreduceHelper: no node " << id);
-        nodes.Add(NodeList::GetNode(id));
+        nodes.Add(GetNodeById(id, "RingAllreduceHelper"));
     }
     return Install(nodes, addresses);
 }

@@ -1,0 +1,50 @@
+#include "training-job-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/node-list.h"
+
+namespace ns3
+{
+
+TrainingJobHelper::TrainingJobHelper(TypeId jobType)
+    : m_start(Seconds(0))
+{
+    m_jobFactory.SetTypeId(jobType);
+}
+
+void
+TrainingJobHelper::SetJobAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_jobFactory.Set(name, value);
+}
+
+void
+TrainingJobHelper::SetLayers(const std::vector<uint64_t>& bytes,
+                             const std::vector<int64_t>& fpNs,
+                             const std::vector<int64_t>& bpNs)
+{
+    m_bytes = bytes;
+    m_fpNs = fpNs;
+    m_bpNs = bpNs;
+}
+
+void
+TrainingJobHelper::SetLayerTos(uint32_t layer, uint8_t tos)
+{
+    m_layerTos[layer] = tos;
+}
+
+void
+TrainingJobHelper::SetStartTime(Time start)
+{
+    m_start = start;
+}
+
+Ptr<Node>
+TrainingJobHelper::GetNodeById(uint32_t id, const std::string& who)
+{
+    NS_ABORT_MSG_IF(id >= NodeList::GetNNodes(), who << ": no node " << id);
+    return NodeList::GetNode(id);
+}
+
+} // namespace ns3

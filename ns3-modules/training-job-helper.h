@@ -1,0 +1,50 @@
+// What every training-job helper takes before Install(): the job's
+// attributes, its layers (bytes and compute times), per-layer IP ToS and the
+// applications' start time; and the NodeList lookup the Python side needs.
+// RingAllreduceHelper and PsHelper add their architecture's part.
+#ifndef DDNN_TRAINING_JOB_HELPER_H
+#define DDNN_TRAINING_JOB_HELPER_H
+
+#include "ns3/attribute.h"
+#include "ns3/node.h"
+#include "ns3/nstime.h"
+#include "ns3/object-factory.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class TrainingJobHelper
+{
+  public:
+    /// An attribute of the jobs this helper creates.
+    void SetJobAttribute(const std::string& name, const AttributeValue& value);
+    /// Per-layer bytes and forward/backward compute time in nanoseconds.
+    void SetLayers(const std::vector<uint64_t>& bytes,
+                   const std::vector<int64_t>& fpNs,
+                   const std::vector<int64_t>& bpNs);
+    /// IP ToS of one layer's gradients (default: the job's DefaultTos).
+    void SetLayerTos(uint32_t layer, uint8_t tos);
+    /// When the applications start (default 0).
+    void SetStartTime(Time start);
+
+  protected:
+    /// `jobType`: the TypeId of the jobs Install() creates.
+    explicit TrainingJobHelper(TypeId jobType);
+    /// The node of NodeList id `id`; aborts naming `who` if there is none.
+    static Ptr<Node> GetNodeById(uint32_t id, const std::string& who);
+
+    ObjectFactory m_jobFactory;
+    std::vector<uint64_t> m_bytes;
+    std::vector<int64_t> m_fpNs;
+    std::vector<int64_t> m_bpNs;
+    std::map<uint32_t, uint8_t> m_layerTos;
+    Time m_start;
+};
+
+} // namespace ns3
+
+#endif
