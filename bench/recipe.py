@@ -76,7 +76,7 @@ def _measurement_lines(p: Plan) -> list[str]:
 
 def _training_lines(p: Plan) -> list[str]:
     tr, prof = p.scenario.training, p.profile
-    lines = [f"app-ports {tr.port} {tr.port} {APP_TRAINING}",
+    lines = [f"app-ports {p.training_ports[0]} {p.training_ports[1]} {APP_TRAINING}",
              "job-layers " + " ".join(",".join(map(str, v)) for v in (
                  list(prof.layer_bytes), [round(t * 1e6) for t in prof.fp_ms],
                  [round(t * 1e6) for t in prof.bp_ms]))]

@@ -443,9 +443,10 @@ def _training_policy(cfg: TrainingConfig, scheduler: Any) -> TrainingConfig:
                           f"parameters, got {scheduler!r}")
     values = schedulers.resolve(cfg.policy, cfg.architecture, scheduler)
     if cfg.architecture == "ring":
-        for key, default in (("servers", 1), ("server_hosts", ()), ("aggregation", "tensor"),
-                             ("aggregation_chunk", None), ("deadline_class", None)):
-            if getattr(cfg, key) != default:
+        defaults = TrainingConfig()
+        for key in ("servers", "server_hosts", "aggregation",
+                    "aggregation_chunk", "deadline_class"):
+            if getattr(cfg, key) != getattr(defaults, key):
                 raise ConfigError(f"training.{key}", "is a parameter-server setting; set "
                                   "training.architecture = \"ps\"")
         if cfg.fusion_buffer is not None and schedulers.chunk_bytes(cfg.policy, values):

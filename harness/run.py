@@ -45,6 +45,7 @@ class Plan:
     fusion_buffer: int = 0          # ring
     profile: object = None          # harness.profiles.Profile of the training job
     training_link_bps: float = 0.0  # slowest host link of the job
+    training_ports: tuple[int, int] = (0, 0)  # first and last port the job listens on
     server_hosts: tuple[int, ...] = ()   # ps: host of each shard
     tensor_shards: tuple[int, ...] = ()  # ps: shard of each tensor
     deadline_tos: int = -1          # ps: class raised to when slack runs out; -1 none
@@ -135,7 +136,7 @@ def _plan_training(tr, topo: Topology, classes: qdisc.ClassTable, bg) -> dict:
     if bg.enabled and ports[0] <= bg.port <= ports[1]:
         raise ConfigError("training.port", f"ports {ports[0]}-{ports[1]} of the job include "
                           f"the background port {bg.port}")
-    out.update(profile=profile, training_link_bps=link_bps,
+    out.update(profile=profile, training_link_bps=link_bps, training_ports=ports,
                training_layer_tos=training.layer_tos(tr, profile, classes, tos))
     return out
 
@@ -197,14 +198,13 @@ class _Network:
 
         self.job = None
         tr = sc.training
+        if tr.enabled:
+            self.utilization.AddApplicationPorts(*p.training_ports, APP_TRAINING)
         if tr.enabled and tr.architecture == "ring":
-            self.utilization.AddApplicationPorts(tr.port, tr.port, APP_TRAINING)
             self.job = training.install(ns, self.builder, p.profile, tr,
                                         p.training_hosts, self.host_addresses, p.training_tos,
                                         p.ack_tos, p.training_layer_tos, p.fusion_buffer)
         elif tr.enabled:
-            self.utilization.AddApplicationPorts(tr.port, tr.port + p.classes.bands - 1,
-                                                 APP_TRAINING)
             self.job = ps.install(ns, self.builder, p.profile, tr, p.training_hosts,
                                   p.server_hosts, self.host_addresses, p.training_tos,
                                   p.training_layer_tos, p.tensor_shards, p.deadline_tos,

@@ -27,7 +27,7 @@ class Param:
 
     attribute: str
     default: Any
-    kind: str                        # "bytes" | "int" | "float" | "bool" | "candidates"
+    kind: str                        # "bytes" | "int" | "float" | "rate" | "bool" | "candidates"
     doc: str
     sides: tuple[str, ...] = ("push", "pull")
 
@@ -96,7 +96,7 @@ POLICIES: dict[str, Policy] = {p.name: p for p in (
     Policy("prophet", "ready gradients grouped into blocks sized by the profiled gradient "
            "ready times and the measured bandwidth; one block in flight; gradient 0 at once",
            "ns3::ProphetScheduler", "ns3::FifoScheduler",
-           {"bandwidth": Param("BandwidthBps", None, "float",
+           {"bandwidth": Param("BandwidthBps", None, "rate",
                                "initial bandwidth estimate in bit/s (default: the host link)",
                                sides=("push",))}),
     Policy("tictac", "the shards pull in a fixed order per iteration, front layers first, one "
@@ -143,7 +143,7 @@ def _value(param: Param, value: Any, where: str):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(where, f"expected an integer >= 1, got {value!r}")
         return value
-    if param.kind == "float":
+    if param.kind in ("float", "rate"):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
             raise ConfigError(where, f"expected a number > 0, got {value!r}")
         return float(value)
@@ -211,8 +211,8 @@ def attributes(name: str, values: dict[str, Any], side: str,
             text = ",".join(f"{p}:{c}" for p, c in value)
         elif param.kind == "bool":
             text = "true" if value else "false"
-        elif value is None and param.attribute == "BandwidthBps":
-            text = repr(float(link_bps))
+        elif param.kind == "rate":  # bit/s; default: the host link
+            text = repr(float(link_bps if value is None else value))
         else:
             text = str(value)
         out[param.attribute] = text

@@ -381,26 +381,25 @@ void
 PsJob::NotifyIterationStart(uint32_t worker, uint64_t iteration)
 {
     const auto* row = m_records.IterationStart(worker, iteration);
-    if (!row)
+    if (row)
     {
-        if (worker == 0 && !m_schedulers.empty() && !m_schedulers[0]->GetState().empty())
+        const Time duration = NanoSeconds(row->endNs - row->startNs);
+        m_iterationTrace(worker, row->iteration, duration);
+        if (worker == 0)
         {
-            m_schedulerStates.emplace_back(iteration, m_schedulers[0]->GetState());
+            // adaptive policies (autobyte) decide on the job's iteration times
+            for (auto& s : m_schedulers)
+            {
+                s->NotifyIterationDone(row->iteration, duration);
+            }
         }
-        return;
     }
-    const Time duration = NanoSeconds(row->endNs - row->startNs);
-    m_iterationTrace(worker, row->iteration, duration);
-    if (worker != 0)
+    if (worker != 0 || m_schedulers.empty())
     {
         return;
     }
-    // adaptive policies (autobyte) decide on the job's iteration times
-    for (auto& s : m_schedulers)
-    {
-        s->NotifyIterationDone(row->iteration, duration);
-    }
-    const std::string state = m_schedulers.empty() ? "" : m_schedulers[0]->GetState();
+    // the state this iteration runs with, when it changed (or is the first)
+    const std::string state = m_schedulers[0]->GetState();
     if (!state.empty() && (m_schedulerStates.empty() || m_schedulerStates.back().second != state))
     {
         m_schedulerStates.emplace_back(iteration, state);

@@ -99,7 +99,7 @@ PsWorker::StartApplication()
         backward.push_back(m_job->GetBackwardTime(i));
         // after backward of layer i: backward of i-1..0, then forward of 0..i-1
         m_untilNeeded[i] = sum;
-        sum += m_job->GetForwardTime(i) + m_job->GetBackwardTime(i);
+        sum += forward[i] + backward[i];
     }
     m_compute.Setup(forward,
                     backward,
