@@ -56,7 +56,7 @@ def full() -> BenchConfig:
         callgrind=ScenarioRun("default-0.05s", None, _window(0.05, 0.01)),
         startup=ScenarioRun("default-0.02s", None, _window(0.02, 0.005)),
         cold_start=True,
-        sweep_duration=0.4, sweep_seeds=(1, 2, 3),
+        sweep_duration=0.4, sweep_seeds=(1, 2, 3, 4, 5, 6),
         speed=(default,
                ScenarioRun("default-jumbo", None, ("network.mtu=9000",)),
                ScenarioRun("thesis-short", "thesis", _window(0.3, 0.1) + THESIS_CELL)),

@@ -183,7 +183,16 @@ def _cpu_digest() -> str:
     return platform.processor() or platform.machine()
 
 
-def _key_info(include_dir: Path, headers: Sequence[str]) -> dict:
+def _dir_digest(directory: Path) -> str:
+    """Content hash of every header in *directory* (an extra include dir)."""
+    h = hashlib.sha256()
+    for path in sorted(Path(directory).glob("*.h")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def _key_info(include_dir: Path, headers: Sequence[str],
+              extra_include_dirs: Sequence[Path] = ()) -> dict:
     include_dir = Path(include_dir).resolve()
     args = " ".join(_cling_args().split())
     hdrs = []
@@ -193,7 +202,7 @@ def _key_info(include_dir: Path, headers: Sequence[str]) -> dict:
             hdrs.append([h, st.st_size, st.st_mtime_ns])
         except OSError:
             hdrs.append([h, None, None])
-    return {
+    info = {
         "format": _FORMAT,
         "versions": {d: _dist_version(d) for d in _DISTS},
         "python": f"{sys.implementation.name}-{sys.version_info[0]}.{sys.version_info[1]}",
@@ -205,6 +214,11 @@ def _key_info(include_dir: Path, headers: Sequence[str]) -> dict:
         "include_dir": str(include_dir),
         "headers": hdrs,
     }
+    if extra_include_dirs:
+        # Our own headers change during development: key on their content.
+        info["extra_include_dirs"] = [[str(Path(d).resolve()), _dir_digest(d)]
+                                      for d in extra_include_dirs]
+    return info
 
 
 def _key(info: dict) -> str:
@@ -216,6 +230,8 @@ def pch_path(
     cache_dir: Path,
     include_dir: Path | None = None,
     headers: Sequence[str] | None = None,
+    *,
+    extra_include_dirs: Sequence[Path] = (),
 ) -> Path:
     """Where the PCH for the current versions, flags and header list lives.
 
@@ -228,7 +244,8 @@ def pch_path(
         include_dir = default_include_dir()
     if headers is None:
         headers = NS3_HEADERS
-    return Path(cache_dir) / f"ns3-{_key(_key_info(Path(include_dir), list(headers)))}.pch"
+    info = _key_info(Path(include_dir), list(headers), extra_include_dirs)
+    return Path(cache_dir) / f"ns3-{_key(info)}.pch"
 
 
 # --------------------------------------------------------------------------
@@ -352,6 +369,7 @@ def _build(
     libraries: list[Path],
     info: dict,
     timeout: float,
+    extra_include_dirs: Sequence[Path] = (),
 ) -> tuple[bool, str]:
     spec = importlib.util.find_spec("cppyy_backend")
     if spec is None or not spec.submodule_search_locations:
@@ -369,9 +387,11 @@ def _build(
         env["TMPDIR"] = str(build_dir)  # makepch's scratch: same filesystem
         # makepch.py must run from the cppyy_backend directory (it finds
         # etc/dictpch/allHeaders.h relative to "."); argv: out, cxxflags,
-        # extra headers (it passes argv[2:], i.e. the -I flag too, to rootcling).
+        # extra headers (it passes argv[2:], i.e. the -I flags too, to rootcling).
+        extra_flags = [f"-I{Path(d).resolve()}" for d in extra_include_dirs]
         ok, log = _run(
-            [sys.executable, str(makepch), str(tmp_pch), f"-I{include_dir}", *headers],
+            [sys.executable, str(makepch), str(tmp_pch), f"-I{include_dir}", *extra_flags,
+             *headers],
             env,
             str(backend),
             timeout,
@@ -387,7 +407,8 @@ def _build(
         venv["CLING_REBUILD_PCH"] = "0"
         request = json.dumps(
             {
-                "include_dir": str(include_dir),
+                "include_dirs": [str(include_dir),
+                                 *(str(Path(d).resolve()) for d in extra_include_dirs)],
                 "headers": headers,
                 "libraries": [str(p) for p in libraries],
             }
@@ -424,6 +445,25 @@ def _build(
         shutil.rmtree(build_dir, ignore_errors=True)
 
 
+def _prune(cache_dir: Path, current: Path, keep: int = 3) -> None:
+    """Delete all but the *keep* newest PCHs (~70 MB each) of *cache_dir*.
+
+    A new one is built whenever our own headers change; a process that has an
+    older one open keeps reading it (the file lives on until closed)."""
+    def mtime(p: Path) -> float:
+        try:
+            return p.stat().st_mtime
+        except OSError:  # pruned by another process meanwhile
+            return 0.0
+
+    pchs = sorted(cache_dir.glob("ns3-*.pch"), key=mtime, reverse=True)
+    for old in [p for p in pchs if p != current][keep - 1:]:
+        for path in (old, _stamp_path(old), _failed_path(old),
+                     old.with_name(old.name + ".lock")):
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
 def _recent_failure(pch: Path) -> bool:
     try:
         return time.time() - _failed_path(pch).stat().st_mtime < _FAILURE_TTL_S
@@ -439,6 +479,7 @@ def ensure_pch(
     *,
     libraries: Sequence[Path] | None = None,
     timeout: float = _BUILD_TIMEOUT_S,
+    extra_include_dirs: Sequence[Path] = (),
 ) -> Path | None:
     """Return the path of a validated PCH for *headers*, building it if needed.
 
@@ -457,7 +498,7 @@ def ensure_pch(
         cache_dir = Path(cache_dir)
         include_dir = Path(include_dir).resolve()
         headers = list(headers)
-        info = _key_info(include_dir, headers)
+        info = _key_info(include_dir, headers, extra_include_dirs)
         pch = cache_dir / f"ns3-{_key(info)}.pch"
         if is_valid(pch):
             return pch
@@ -478,10 +519,12 @@ def ensure_pch(
                     file=sys.stderr,
                     flush=True,
                 )
-            ok, log = _build(pch, include_dir, headers, libs, info, timeout)
+            ok, log = _build(pch, include_dir, headers, libs, info, timeout,
+                             extra_include_dirs)
             if ok:
                 with contextlib.suppress(OSError):
                     _failed_path(pch).unlink()
+                _prune(cache_dir, pch)
                 return pch
             with contextlib.suppress(OSError):
                 _failed_path(pch).write_text(log[-20000:])
@@ -548,7 +591,8 @@ def _validate_main(request: str) -> int:
     if not hasattr(cppyy.gbl, "ns3"):
         print("namespace ns3 not declared: the PCH was not used")
         return 3
-    cppyy.add_include_path(req["include_dir"])
+    for directory in req["include_dirs"]:
+        cppyy.add_include_path(directory)
     for h in req["headers"]:
         cppyy.include(h)  # raises ImportError on failure
     ns3 = cppyy.gbl.ns3

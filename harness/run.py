@@ -188,8 +188,9 @@ class _Network:
         routing.install(self.builder, p.topology, [ns.Ipv4Address(a) for a in self.host_addresses])
 
         self.utilization = ns.CreateObject["ns3::LinkUtilizationTracker"]()
+        # A StringValue, like tcp.apply's: Cling compiles one wrapper less.
         self.utilization.SetAttribute(
-            "Interval", ns.TimeValue(ns.NanoSeconds(round(sc.run.utilization_interval * 1e9))))
+            "Interval", ns.StringValue(f"{round(sc.run.utilization_interval * 1e9)}ns"))
         self.utilization.AddApplicationPorts(sc.background.port, sc.background.port,
                                              APP_BACKGROUND)
         for i, link in enumerate(p.topology.links):

@@ -11,3 +11,4 @@
 #include "ps-helper.h"
 #include "ring-allreduce-helper.h"
 #include "topology-builder.h"
+#include "binding-instantiations.h"

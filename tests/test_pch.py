@@ -190,3 +190,32 @@ def test_default_library_paths_match_module_names():
     for m, name in zip(pch.NS3_LIBRARIES, names):
         assert name.endswith(f"-{m}.so")
     assert all(p.is_file() for p in libs)
+
+
+def test_key_follows_the_content_of_extra_include_dirs(tmp_path):
+    ours = tmp_path / "ours"
+    ours.mkdir()
+    header = ours / "mine.h"
+    header.write_text("int f();\n")
+    cache = tmp_path / "cache"
+    first = pch.pch_path(cache, extra_include_dirs=[ours])
+    assert first != pch.pch_path(cache)
+    os.utime(header, ns=(1, 1))          # a fresh clone: same content, new mtime
+    assert pch.pch_path(cache, extra_include_dirs=[ours]) == first
+    header.write_text("int f();\nint g();\n")
+    assert pch.pch_path(cache, extra_include_dirs=[ours]) != first
+
+
+def test_prune_keeps_the_newest_pchs(tmp_path):
+    paths = []
+    for i in range(5):
+        p = tmp_path / f"ns3-{i:016x}.pch"
+        p.write_bytes(b"x")
+        pch._stamp_path(p).write_text("{}")
+        os.utime(p, (1000 + i, 1000 + i))
+        paths.append(p)
+    current = paths[0]                   # just validated, whatever its mtime
+    pch._prune(tmp_path, current, keep=3)
+    left = sorted(p.name for p in tmp_path.glob("ns3-*.pch"))
+    assert left == sorted(p.name for p in (paths[0], paths[3], paths[4]))
+    assert not pch._stamp_path(paths[1]).exists()

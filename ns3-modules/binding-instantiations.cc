@@ -1,0 +1,10 @@
+// The definitions behind binding-instantiations.h's extern declarations.
+#define DDNN_BINDING_INSTANTIATIONS_CC
+#include "binding-instantiations.h"
+
+namespace ns3
+{
+#define DDNN_INSTANCE
+DDNN_BINDING_TYPES
+#undef DDNN_INSTANCE
+} // namespace ns3

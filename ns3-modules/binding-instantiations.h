@@ -1,0 +1,52 @@
+// Template instances the Python harness uses, compiled once here (g++, at
+// module-build time) instead of by Cling in every process. Each `extern
+// template` below tells Cling the instance already exists in our library, so
+// a call from Python costs a small wrapper instead of code generation for
+// CreateObject<T> / Ptr<T> (~50-120 ms each, measured; see bench/README.md).
+// Add a type here when Python starts creating or holding a new one.
+#ifndef DDNN_BINDING_INSTANTIATIONS_H
+#define DDNN_BINDING_INSTANTIATIONS_H
+
+#include "flow-log.h"
+#include "flow-send-application.h"
+#include "flow-sink-application.h"
+#include "link-utilization-tracker.h"
+#include "ps-job.h"
+#include "queue-tracker.h"
+#include "ring-allreduce-job.h"
+#include "topology-builder.h"
+
+#include "ns3/net-device.h"
+#include "ns3/node.h"
+#include "ns3/queue-disc.h"
+
+// Objects Python creates: CreateObject<T> and Ptr<T>.
+#define DDNN_CREATED_BY_PYTHON(T)                                                                  \
+    DDNN_INSTANCE template Ptr<T> CreateObject<T>();                                               \
+    DDNN_INSTANCE template class Ptr<T>;
+// Objects Python only holds: Ptr<T>.
+#define DDNN_HELD_BY_PYTHON(T) DDNN_INSTANCE template class Ptr<T>;
+
+#define DDNN_BINDING_TYPES                                                                         \
+    DDNN_CREATED_BY_PYTHON(TopologyBuilder)                                                        \
+    DDNN_CREATED_BY_PYTHON(QueueTracker)                                                           \
+    DDNN_CREATED_BY_PYTHON(LinkUtilizationTracker)                                                 \
+    DDNN_CREATED_BY_PYTHON(FlowLog)                                                                \
+    DDNN_HELD_BY_PYTHON(Node)                                                                      \
+    DDNN_HELD_BY_PYTHON(NetDevice)                                                                 \
+    DDNN_HELD_BY_PYTHON(QueueDisc)                                                                 \
+    DDNN_HELD_BY_PYTHON(FlowSinkApplication)                                                       \
+    DDNN_HELD_BY_PYTHON(FlowSendApplication)                                                       \
+    DDNN_HELD_BY_PYTHON(RingAllreduceJob)                                                          \
+    DDNN_HELD_BY_PYTHON(PsJob)
+
+#ifndef DDNN_BINDING_INSTANTIATIONS_CC
+namespace ns3
+{
+#define DDNN_INSTANCE extern
+DDNN_BINDING_TYPES
+#undef DDNN_INSTANCE
+} // namespace ns3
+#endif
+
+#endif
