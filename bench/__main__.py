@@ -101,6 +101,11 @@ def table(report: dict) -> str:
         o = res["overhead"]
         lines.append(f"  overhead measured in {o['measure']}; the harness process "
                      f"costs {o['process_extra_user_s']['median']:.2f} s more user CPU")
+        floor = o.get("bindings_floor")
+        if floor:
+            lines.append(f"  of which {floor['user_s']['median']:.2f} s is the floor of any Python "
+                         f"driver (interpreter, pandas, cppyy + ns-3 loaded) = "
+                         f"{floor['pct_of_native_process']:.1f}% of the native run")
         agreed = sum(a["agree"] for a in o["agreement"])
         events = sorted({a["native_events"] for a in o["agreement"]})
         lines.append(f"  native vs harness: {agreed}/{len(o['agreement'])} run pairs identical "

@@ -195,11 +195,31 @@ def overhead(r: Runner, cfg: BenchConfig) -> dict:
         "other_busy_cores": spread([p[s]["process"]["other_busy_cores"]
                                     for p in pairs for s in ("harness", "native")]),
         "native_hot_spots": hot_spots(r, cfg.overhead),
+        "bindings_floor": bindings_floor(r, cfg.reps, _native_process_user_s(pairs)),
     }
     timed = {"label": cfg.overhead.label,
              "native_phase_user_s": result["phase_native_user_s"]["median"]}
     result["callgrind"] = callgrind_phase(r, cfg.callgrind, timed) if cfg.callgrind else None
     return result
+
+
+# What any Python program driving ns-3 through cppyy pays before its first
+# event, whatever it does next: the interpreter, pandas (the harness's tables)
+# and cppyy with ns-3 and our library loaded (PCH included).
+FLOOR_PROGRAM = "import pandas\nfrom harness import ns3\nns3.load(quiet=True)\n"
+
+
+def _native_process_user_s(pairs: list[dict]) -> float:
+    return statistics.median(p["native"]["process"]["user_s"] for p in pairs)
+
+
+def bindings_floor(r: Runner, reps: int, native_user_s: float) -> dict:
+    """User CPU of FLOOR_PROGRAM: the part of the harness's extra cost that no
+    harness code can remove, in seconds and in % of the native run."""
+    costs = [r.measure([sys.executable, "-c", FLOOR_PROGRAM])[0] for _ in range(reps)]
+    user = spread([c.user_s for c in costs])
+    return {"program": FLOOR_PROGRAM, "user_s": user,
+            "pct_of_native_process": 100.0 * user["median"] / native_user_s}
 
 
 def hot_spots(r: Runner, run: ScenarioRun, top: int = 8) -> list[dict] | None:

@@ -46,6 +46,7 @@ class Plan:
     profile: object = None          # harness.profiles.Profile of the training job
     training_link_bps: float = 0.0  # slowest host link of the job
     training_ports: tuple[int, int] = (0, 0)  # first and last port the job listens on
+    training_network_ms: float = 0.0  # one iteration's communication at line rate (for R)
     server_hosts: tuple[int, ...] = ()   # ps: host of each shard
     tensor_shards: tuple[int, ...] = ()  # ps: shard of each tensor
     deadline_tos: int = -1          # ps: class raised to when slack runs out; -1 none
@@ -117,14 +118,22 @@ def _plan_training(tr, topo: Topology, classes: qdisc.ClassTable, bg) -> dict:
     out: dict = {"training_hosts": hosts, "training_tos": tos}
     if tr.architecture == "ring":
         link_bps = min(topo.host_link(h).rate_bps for h in hosts)
-        profile = training.load(tr, lambda m: profiles.network_time_ms(m, len(hosts), link_bps))
+
+        def network_ms(model_bytes: float) -> float:
+            return profiles.network_time_ms(model_bytes, len(hosts), link_bps)
+
+        profile = training.load(tr, network_ms)
         out["fusion_buffer"] = training.fusion_buffer(tr, profile)
         training.check_ring_buffers(tr, profile, out["fusion_buffer"], len(hosts))
         ports = (tr.port, tr.port)
     else:
         shards = ps.server_hosts(tr, topo, hosts)
         link_bps = min(topo.host_link(h).rate_bps for h in (*hosts, *shards))
-        profile = training.load(tr, lambda m: ps.network_time_ms(m, hosts, shards, link_bps))
+
+        def network_ms(model_bytes: float) -> float:
+            return ps.network_time_ms(model_bytes, hosts, shards, link_bps)
+
+        profile = training.load(tr, network_ms)
         if len(shards) > profile.n_layers:
             raise ConfigError("training.servers", f"{len(shards)} shards for "
                               f"{profile.n_layers} tensors: a shard would hold none")
@@ -137,6 +146,7 @@ def _plan_training(tr, topo: Topology, classes: qdisc.ClassTable, bg) -> dict:
         raise ConfigError("training.port", f"ports {ports[0]}-{ports[1]} of the job include "
                           f"the background port {bg.port}")
     out.update(profile=profile, training_link_bps=link_bps, training_ports=ports,
+               training_network_ms=network_ms(profile.model_bytes),
                training_layer_tos=training.layer_tos(tr, profile, classes, tos))
     return out
 

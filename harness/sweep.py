@@ -80,6 +80,7 @@ class Cell:
     scenario: Scenario | None              # None: invalid (see error)
     error: str | None = None
     predicted_iteration_change: float | None = None  # fluid model, low priority
+    predicted_bytes: float = 0.0           # what it sends: a proxy for its cost
 
     def labels(self) -> dict[str, Any]:
         return {"cell": self.id, "arm": self.arm, **dict(self.point)}
@@ -194,7 +195,8 @@ def expand(grid: Grid) -> list[Cell]:
                 scenario = scenario_from_dict(raw)
                 p = plan(scenario)  # every check a run makes before ns-3, now
                 cell = Cell(scenario.digest(), arm, point, scenario,
-                            predicted_iteration_change=predicted_change(p))
+                            predicted_iteration_change=predicted_change(p),
+                            predicted_bytes=predicted_bytes(p))
             except ConfigError as e:
                 blob = json.dumps(raw, sort_keys=True, default=str).encode()
                 cell = Cell("x" + hashlib.sha256(blob).hexdigest()[:15], arm, point, None,
@@ -308,6 +310,25 @@ def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, A
     return row
 
 
+def predicted_bytes(p) -> float:
+    """Payload bytes a planned cell will send: its background flows, and its
+    training job's iterations at max(compute, communication at line rate)
+    each. The simulation cost grows with the bytes (README, "How long will my
+    sweep take"), so a sweep starts the cells with the most bytes first, to
+    end less often on one long cell running alone. A proxy only: ns-3's TCP
+    send buffer costs more per segment as the congestion window grows, so
+    cells of equal bytes can differ several-fold in wall time."""
+    total = float(p.flows["size"].sum()) if len(p.flows) else 0.0
+    tr = p.scenario.training
+    if tr.enabled:
+        n, model = len(p.training_hosts), p.profile.model_bytes
+        # ring: each worker sends 2(N-1)/N of the model; ps: pushes and pulls it
+        per_iteration = 2 * (n - 1) * model if tr.architecture == "ring" else 2 * n * model
+        iteration_ms = max(p.profile.compute_ms, p.training_network_ms)
+        total += per_iteration * p.scenario.run.duration * 1e3 / iteration_ms
+    return total
+
+
 def predicted_change(p) -> float | None:
     """The fluid model's iteration-time change for training at low priority
     under a planned cell's background load (analytic.leftover_rate_slowdown)."""
@@ -396,6 +417,7 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
             continue
         else:
             todo.append(cell)
+    todo.sort(key=lambda c: c.predicted_bytes, reverse=True)  # longest first (stable)
     tasks = [executors.Task(c, cell_dir(out, c), out / "logs" / f"{c.id}.stderr",
                             grid.timeout_s) for c in todo]
     bar = tqdm(total=len(tasks), unit="cell", disable=None if progress is None else not progress,

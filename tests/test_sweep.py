@@ -149,3 +149,24 @@ def test_presets_expand_to_the_reference_grid(preset, cells):
     assert grid.axis_fields[0] == "training.ratio" and grid.reference == "same"
     ratios = {c.scenario.training.ratio for c in expanded}
     assert ratios == {16, 8, 4, 2}
+
+
+def test_cells_start_longest_predicted_first(grid_file, tmp_path, monkeypatch):
+    from harness import executors
+
+    cells = sweep.expand(sweep.load_grid(grid_file))
+    by_point = {}
+    for c in cells:
+        by_point.setdefault(c.point, set()).add(c.predicted_bytes)
+    assert all(len(v) == 1 for v in by_point.values())      # both arms alike
+    b = {(dict(p)["training.ratio"], dict(p)["background.load"]): v.pop()
+         for p, v in by_point.items()}
+    # more background load, and a more network-bound job: more bytes to simulate
+    assert b[2, 0.1] > b[2, 0.05] > 0 and b[1, 0.1] > b[1, 0.05]
+    assert b[1, 0.05] > b[2, 0.05]
+    started = []
+    monkeypatch.setattr(executors, "run_local",
+                        lambda tasks, jobs, on_done: started.extend(t.cell for t in tasks))
+    sweep.run_sweep(sweep.load_grid(grid_file), tmp_path / "out", progress=False)
+    predicted = [c.predicted_bytes for c in started]
+    assert len(started) == len(cells) and predicted == sorted(predicted, reverse=True)
