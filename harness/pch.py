@@ -614,12 +614,8 @@ def _validate_main(request: str) -> int:
 def _main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "_validate":
         return _validate_main(argv[1])
-    if len(argv) in (1, 2) and argv[0] == "build":
-        cache = Path(argv[1]) if len(argv) == 2 else Path.home() / ".cache" / "harness"
-        p = ensure_pch(cache, default_include_dir(), NS3_HEADERS, quiet=False)
-        print(p if p is not None else "no PCH")
-        return 0 if p is not None else 1
-    print("usage: python -m harness.pch build [CACHE_DIR]", file=sys.stderr)
+    # The PCH the harness uses is built on demand by harness.ns3.load().
+    print("internal: python harness/pch.py _validate REQUEST_JSON", file=sys.stderr)
     return 2
 
 
