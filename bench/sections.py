@@ -195,8 +195,9 @@ def overhead(r: Runner, cfg: BenchConfig) -> dict:
         "other_busy_cores": spread([p[s]["process"]["other_busy_cores"]
                                     for p in pairs for s in ("harness", "native")]),
         "native_hot_spots": hot_spots(r, cfg.overhead),
-        "bindings_floor": bindings_floor(r, cfg.reps, _native_process_user_s(pairs)),
     }
+    result["bindings_floor"] = bindings_floor(r, cfg.reps,
+                                              result["process_native_user_s"]["median"])
     timed = {"label": cfg.overhead.label,
              "native_phase_user_s": result["phase_native_user_s"]["median"]}
     result["callgrind"] = callgrind_phase(r, cfg.callgrind, timed) if cfg.callgrind else None
@@ -207,10 +208,6 @@ def overhead(r: Runner, cfg: BenchConfig) -> dict:
 # event, whatever it does next: the interpreter, pandas (the harness's tables)
 # and cppyy with ns-3 and our library loaded (PCH included).
 FLOOR_PROGRAM = "import pandas\nfrom harness import ns3\nns3.load(quiet=True)\n"
-
-
-def _native_process_user_s(pairs: list[dict]) -> float:
-    return statistics.median(p["native"]["process"]["user_s"] for p in pairs)
 
 
 def bindings_floor(r: Runner, reps: int, native_user_s: float) -> dict:

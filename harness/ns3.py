@@ -22,15 +22,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-# Libraries in dependency order, and the module headers the harness uses.
-NS3_LIBRARIES = (
-    "core", "stats", "network", "bridge", "traffic-control", "internet",
-    "point-to-point", "applications",
-)
-NS3_HEADERS = tuple(
-    f"ns3/{m}-module.h"
-    for m in ("core", "network", "internet", "point-to-point", "traffic-control", "applications")
-)
+from harness import pch
+from harness.pch import NS3_HEADERS, NS3_LIBRARIES  # one list for the PCH and the load
+
 MODULES_DIR = Path(__file__).resolve().parent.parent / "ns3-modules"
 UMBRELLA_HEADER = "ddnn-modules.h"
 CXXFLAGS = ("-std=c++20", "-O2", "-fPIC", "-DNDEBUG")
@@ -196,10 +190,6 @@ def _activate_pch(wheel: Wheel, quiet: bool) -> None:
     """Use a precompiled header of the ns-3 modules when one can be had."""
     if "cppyy" in sys.modules or os.environ.get("DDNN_HARNESS_NO_PCH"):
         return  # too late (cppyy reads CLING_STANDARD_PCH at import) or disabled
-    try:
-        from harness import pch
-    except ImportError:
-        return
     # Our umbrella header too: parsing it costs ~0.3 s per process otherwise,
     # and its extern templates (binding-instantiations.h) spare Cling the
     # code generation of CreateObject<T>/Ptr<T>.
