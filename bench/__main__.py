@@ -30,6 +30,11 @@ TARGETS = (
     ("overhead", ("agree",), "==", True, "native and harness runs agree"),
     ("startup", ("warm_startup_s", "median"), "<=", 3.0, "warm start-up, s"),
     ("memory", ("manifest_peak_rss_mib",), "<=", 1024.0, "peak RSS, MiB"),
+    ("speed", ("tcp_fastpath", "speedup"), ">=", 3.5, "thesis cell: TCP fast path speed-up, x"),
+    ("speed", ("tcp_fastpath", "fast_wall_s_per_simulated_s"), "<=", 100.0,
+     "thesis cell: wall s per simulated s"),
+    ("speed", ("tcp_fastpath", "identical_tables"), "==", True,
+     "thesis cell: same tables with and without"),
     ("sweep", ("efficiency_local_j2",), ">=", 0.9, "sweep efficiency -j 2 local"),
     ("sweep", ("efficiency_dask_j2",), ">=", 0.9, "sweep efficiency dask -j 2"),
 )
@@ -131,6 +136,12 @@ def table(report: dict) -> str:
             lines.append(f"{label + ', events/s':<44} {_fmt(s['events_per_s']['median']):>14}")
             lines.append(f"{label + ', sim s per wall s':<44} "
                          f"{_fmt(s['sim_s_per_wall_s']['median']):>14}")
+        tcp = res["speed"]["tcp_fastpath"]
+        for mode in ("fast", "stock"):
+            lines.append(f"{'thesis cell ' + mode + ', events per CPU s':<44} "
+                         f"{_fmt(tcp[mode]['events_per_cpu_s']):>14}")
+            lines.append(f"{'thesis cell ' + mode + ', wall s per sim s':<44} "
+                         f"{_fmt(tcp[mode]['wall_s_per_simulated_s']):>14}")
         lines.append(f"{'jumbo frames wall speed-up':<44} "
                      f"{_fmt(res['speed']['jumbo']['wall_speedup']):>14}")
         rule = res["speed"]["rule_of_thumb"]

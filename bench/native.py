@@ -1,6 +1,7 @@
 """Build and run bench/native/main.cc: the harness's scenario as a plain C++
 ns-3 program, linked against the wheel's libraries and the harness's
-compiled ns3-modules library (harness.ns3.build_modules)."""
+compiled ns3-modules library (harness.ns3.build_modules), with the TCP fast
+path (harness.ns3.build_tcp_fastpath) linked first, as the harness loads it."""
 
 from __future__ import annotations
 
@@ -16,14 +17,17 @@ SOURCE = Path(__file__).resolve().parent / "native" / "main.cc"
 MARKER_SOURCE = SOURCE.parent / "marker.c"
 
 
-def _command(output: Path, modules_library: Path) -> list[str]:
-    """g++ with the flags and include directories build_modules compiles with."""
+def _command(output: Path, modules_library: Path, tcp_library: Path) -> list[str]:
+    """g++ with the flags and include directories build_modules compiles with.
+    The TCP fast path comes first among the libraries, so that it is first in
+    the program's symbol scope, and with --no-as-needed: the program calls
+    none of its replaced members itself, so --as-needed would drop it."""
     wheel = ns3.find_wheel()
     libs = [str(wheel.library(m)) for m in ns3.NS3_LIBRARIES]
     return [os.environ.get("CXX", "g++"), *ns3.CXXFLAGS, "-I", str(wheel.include_dir),
-            "-I", str(ns3.MODULES_DIR), str(SOURCE), "-o", str(output),
-            str(modules_library), *libs,
-            f"-Wl,-rpath,{wheel.lib_dir}", f"-Wl,-rpath,{modules_library.parent}"]
+            "-I", str(ns3.MODULES_DIR), "-I", str(ns3.TCP_FASTPATH_DIR), str(SOURCE),
+            "-o", str(output), "-Wl,--no-as-needed", str(tcp_library), str(modules_library),
+            *libs, f"-Wl,-rpath,{wheel.lib_dir}", f"-Wl,-rpath,{modules_library.parent}"]
 
 
 def _cached_build(name: str, key_parts: list[bytes], command) -> Path:
@@ -44,12 +48,13 @@ def _cached_build(name: str, key_parts: list[bytes], command) -> Path:
 
 
 def build(quiet: bool = True) -> Path:
-    """The native binary (compiled once per main.cc and modules library)."""
+    """The native binary (compiled once per main.cc and libraries)."""
     modules_library = ns3.build_modules(quiet=quiet)
+    tcp_library = ns3.build_tcp_fastpath(quiet=quiet)
     return _cached_build("bench-native",
                          [SOURCE.read_bytes(), str(modules_library).encode(),
-                          " ".join(ns3.CXXFLAGS).encode()],
-                         lambda tmp: _command(tmp, modules_library))
+                          str(tcp_library).encode(), " ".join(ns3.CXXFLAGS).encode()],
+                         lambda tmp: _command(tmp, modules_library, tcp_library))
 
 
 def valgrind_available() -> bool:

@@ -409,8 +409,8 @@ def _speed_row(h: HarnessRun) -> dict:
     events = h.summary["events"]
     return {"events": events, "simulated_s": h.summary["simulated_s"],
             "simulation_wall_s": h.manifest["simulation_wall_s"],
-            "events_per_s": h.summary["events_per_s"],
-            "sim_s_per_wall_s": h.summary["sim_s_per_wall_s"],
+            "events_per_s": h.manifest["events_per_s"],
+            "sim_s_per_wall_s": h.manifest["sim_s_per_wall_s"],
             "process_wall_s": h.cost.wall_s, "user_s": h.cost.user_s,
             "startup_s": h.manifest["startup_s"], "other_busy_cores": h.cost.other_busy_cores,
             **delivered,
@@ -423,14 +423,39 @@ def _speed_row(h: HarnessRun) -> dict:
             "segment_size": config["tcp_attributes"]["ns3::TcpSocket::SegmentSize"]}
 
 
+def tcp_fastpath(r: Runner, run: ScenarioRun) -> dict:
+    """The reference cell with the TCP fast path and with the wheel's own
+    TcpTxBuffer (DDNN_HARNESS_STOCK_TCP=1), one after the other: its speed-up,
+    and whether every table is the same."""
+    from harness import ns3
+
+    runs = {"fast": r.harness(run), "stock": r.harness(run, env={ns3.STOCK_TCP_ENV: "1"})}
+    out: dict = {"args": run.args()}
+    for mode, h in runs.items():
+        simulated = h.summary["simulated_s"]
+        out[mode] = {"events": h.manifest["events"], "simulated_s": simulated,
+                     "simulation_wall_s": h.manifest["simulation_wall_s"],
+                     "simulation_cpu_s": h.manifest["simulation_cpu_s"],
+                     "wall_s_per_simulated_s": h.manifest["simulation_wall_s"] / simulated,
+                     "events_per_cpu_s": h.manifest["events"] / h.manifest["simulation_cpu_s"],
+                     "tcp_fastpath": h.manifest["tcp_fastpath"],
+                     "other_busy_cores": h.cost.other_busy_cores}
+    fast, stock = runs["fast"].run_dir, runs["stock"].run_dir
+    out["identical_tables"] = all(
+        pd.read_parquet(fast / f.name).equals(pd.read_parquet(f))
+        for f in sorted(stock.glob("*.parquet"))) and \
+        (fast / "summary.json").read_text() == (stock / "summary.json").read_text()
+    out["speedup"] = out["stock"]["simulation_cpu_s"] / out["fast"]["simulation_cpu_s"]
+    out["fast_wall_s_per_simulated_s"] = out["fast"]["wall_s_per_simulated_s"]
+    return out
+
+
 def speed(r: Runner, cfg: BenchConfig) -> dict:
-    default, jumbo, *others = cfg.speed
+    default, jumbo = cfg.speed
     rows: dict[str, list[dict]] = {run.label: [] for run in cfg.speed}
     for i in range(cfg.speed_reps):      # default and jumbo interleaved
         for run in (default, jumbo):
             rows[run.label].append(_speed_row(r.harness(run, reuse=i == 0)))
-    for run in others:
-        rows[run.label].append(_speed_row(r.harness(run)))
     scenarios = {}
     for run in cfg.speed:
         rs = rows[run.label]
@@ -445,6 +470,7 @@ def speed(r: Runner, cfg: BenchConfig) -> dict:
     all_rows = [x for rs in rows.values() for x in rs]
     return {
         "scenarios": scenarios,
+        "tcp_fastpath": tcp_fastpath(r, cfg.thesis_cell),
         "jumbo": {"wall_speedup": wall_d / wall_j,
                   "events_ratio": d[0]["events"] / j[0]["events"],
                   "fct_mean_s_mtu1500": d[0]["fct_mean_s"], "fct_mean_s_mtu9000": j[0]["fct_mean_s"],

@@ -233,8 +233,8 @@ def _print_summary(summary: dict, manifest: dict) -> None:
         click.echo("host uplink utilisation: " + ", ".join(f"{app} {u:.1%}"
                                                           for app, u in util.items()))
     click.echo(f"completion {summary['completed_flows']}/{summary['measured_flows']} measured "
-               f"flows; {summary['events']:,} events, {summary['events_per_s']:,.0f} events/s, "
-               f"{summary['sim_s_per_wall_s']:.3f} simulated s per wall s; "
+               f"flows; {summary['events']:,} events, {manifest['events_per_s']:,.0f} events/s, "
+               f"{manifest['sim_s_per_wall_s']:.3f} simulated s per wall s; "
                f"start-up {manifest['startup_s']:.2f} s")
 
 

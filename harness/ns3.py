@@ -94,59 +94,165 @@ def _compiler() -> str:
     return cxx
 
 
-def modules_key(src_dir: Path = MODULES_DIR) -> str:
+def _library_key(sources: list[Path], cxxflags: tuple[str, ...], extra: tuple[str, ...] = ()) -> str:
     wheel = find_wheel()
     h = hashlib.sha256()
-    for part in (wheel.version, str(wheel.include_dir), _compiler(), *CXXFLAGS):
+    for part in (wheel.version, str(wheel.include_dir), _compiler(), *cxxflags, *extra):
         h.update(part.encode() + b"\0")
-    for path in module_sources(src_dir):
+    for path in sources:
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 
-def _compile(cxx: str, source: Path, obj: Path, include_dir: Path) -> str | None:
+def modules_key(src_dir: Path = MODULES_DIR) -> str:
+    return _library_key(module_sources(src_dir), CXXFLAGS)
+
+
+def _compile(cxx: str, source: Path, obj: Path, include_dir: Path,
+             cxxflags: tuple[str, ...] = CXXFLAGS) -> str | None:
     proc = subprocess.run(
-        [cxx, *CXXFLAGS, "-I", str(include_dir), "-I", str(source.parent),
+        [cxx, *cxxflags, "-I", str(include_dir), "-I", str(source.parent),
          "-c", str(source), "-o", str(obj)],
         capture_output=True, text=True,
     )
     return None if proc.returncode == 0 else proc.stderr
 
 
-def build_modules(src_dir: Path = MODULES_DIR, out_dir: Path | None = None,
-                  quiet: bool = False) -> Path:
-    """Compile ns3-modules/ into one shared library (cached); return its path."""
-    wheel = find_wheel()
-    out_dir = out_dir or cache_dir() / "modules"
-    target = out_dir / f"libddnn-{modules_key(src_dir)}.so"
+def _build_library(target: Path, sources: list[Path], cxxflags: tuple[str, ...],
+                   libraries: tuple[str, ...], link_flags: tuple[str, ...] = (),
+                   what: str = "ns3-modules", quiet: bool = False) -> Path:
+    """Compile `sources` and link them into `target` (atomically, once)."""
     if target.exists():
         return target
-    out_dir.mkdir(parents=True, exist_ok=True)
+    wheel = find_wheel()
+    target.parent.mkdir(parents=True, exist_ok=True)
     cxx = _compiler()
-    sources = [p for p in module_sources(src_dir) if p.suffix == ".cc"]
     if not quiet:
-        print(f"harness: compiling {len(sources)} ns3-modules sources (one-off)...",
+        print(f"harness: compiling {len(sources)} {what} sources (one-off)...",
               file=sys.stderr, flush=True)
-    with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         objects = [Path(tmp) / (s.stem + ".o") for s in sources]
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            errors = list(pool.map(lambda so: _compile(cxx, so[0], so[1], wheel.include_dir),
-                                   zip(sources, objects)))
+            errors = list(pool.map(
+                lambda so: _compile(cxx, so[0], so[1], wheel.include_dir, cxxflags),
+                zip(sources, objects)))
         failed = [(s, e) for s, e in zip(sources, errors) if e is not None]
         if failed:
             raise ModuleBuildError(
-                "ns3-modules failed to compile:\n"
+                f"{what} failed to compile:\n"
                 + "\n".join(f"--- {s.name}\n{_errors_only(e)}" for s, e in failed))
-        libs = [str(wheel.library(m)) for m in NS3_LIBRARIES]
+        libs = [str(wheel.library(m)) for m in libraries]
         tmp_so = Path(tmp) / target.name
         link = subprocess.run(
-            [cxx, "-shared", "-o", str(tmp_so), *map(str, objects), *libs,
+            [cxx, "-shared", "-o", str(tmp_so), *map(str, objects), *link_flags, *libs,
              f"-Wl,-rpath,{wheel.lib_dir}"],
             capture_output=True, text=True)
         if link.returncode != 0:
-            raise ModuleBuildError(f"ns3-modules failed to link:\n{link.stderr}")
+            raise ModuleBuildError(f"{what} failed to link:\n{link.stderr}")
         os.replace(tmp_so, target)  # atomic: a racing process sees all or nothing
     return target
+
+
+def build_modules(src_dir: Path = MODULES_DIR, out_dir: Path | None = None,
+                  quiet: bool = False) -> Path:
+    """Compile ns3-modules/ into one shared library (cached); return its path."""
+    out_dir = out_dir or cache_dir() / "modules"
+    sources = [p for p in module_sources(src_dir) if p.suffix == ".cc"]
+    return _build_library(out_dir / f"libddnn-{modules_key(src_dir)}.so", sources, CXXFLAGS,
+                          NS3_LIBRARIES, quiet=quiet)
+
+
+# --------------------------------------------------------------------------
+# the TCP fast path (ns3-modules/tcp-fastpath/): faster TcpTxBuffer members
+# that take the wheel's place when their library is loaded first
+
+TCP_FASTPATH_DIR = MODULES_DIR / "tcp-fastpath"
+TCP_FASTPATH_LIBRARIES = ("core", "network", "internet")
+#: The ns3 release whose TcpTxBuffer the fast path mirrors (pyproject pins it).
+TCP_FASTPATH_NS3 = "3.44.post0"
+STOCK_TCP_ENV = "DDNN_HARNESS_STOCK_TCP"        # 1: run the wheel's slow TcpTxBuffer
+CROSSCHECK_TCP_ENV = "DDNN_HARNESS_TCP_CROSSCHECK"  # 1: check every call against it
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def tcp_fastpath_wanted() -> bool:
+    return not _env_flag(STOCK_TCP_ENV)
+
+
+def build_tcp_fastpath(crosscheck: bool | None = None, quiet: bool = False) -> Path:
+    """libddnn-tcp: the TcpTxBuffer replacement (cached by content and flags).
+    crosscheck: the debug build that runs the wheel's member beside each call
+    (default: the DDNN_HARNESS_TCP_CROSSCHECK environment variable)."""
+    if crosscheck is None:
+        crosscheck = _env_flag(CROSSCHECK_TCP_ENV)
+    sources = sorted(TCP_FASTPATH_DIR.glob("*.cc"))
+    exports = TCP_FASTPATH_DIR / "exports.map"
+    flags = CXXFLAGS + (("-DDDNN_TCP_CROSSCHECK",) if crosscheck else ())
+    key = _library_key([*sorted(TCP_FASTPATH_DIR.glob("*.h")), *sources, exports], flags)
+    name = f"libddnn-tcp{'-crosscheck' if crosscheck else ''}-{key}.so"
+    return _build_library(cache_dir() / "modules" / name, sources, flags,
+                          TCP_FASTPATH_LIBRARIES, (f"-Wl,--version-script={exports}",),
+                          what="tcp-fastpath", quiet=quiet)
+
+
+@dataclass(frozen=True)
+class TcpFastPath:
+    """Which TcpTxBuffer the process runs."""
+
+    library: Path | None    # None: the wheel's (stock) TcpTxBuffer
+    in_force: int = 0       # replaced members that resolve into `library`
+    total: int = 0
+    crosscheck: bool = False
+
+    @property
+    def stock(self) -> bool:
+        return self.library is None
+
+    def describe(self) -> str:
+        if self.stock:
+            return "stock (the wheel's TcpTxBuffer)"
+        return f"fast path ({self.in_force}/{self.total} members" + (
+            ", cross-checked against the wheel's on every call)" if self.crosscheck else ")")
+
+    def report(self) -> dict:
+        """For a run's manifest: which path ran (and, cross-checking, how many
+        calls were compared with the wheel's so far in this process)."""
+        out = {"mode": "stock" if self.stock else "fast", "in_force": self.in_force,
+               "members": self.total, "crosscheck": self.crosscheck}
+        if self.crosscheck:
+            import ctypes
+
+            lib = ctypes.CDLL(str(self.library))
+            lib.ddnn_tcp_fastpath_checked_calls.restype = ctypes.c_ulonglong
+            out["checked_calls"] = int(lib.ddnn_tcp_fastpath_checked_calls())
+        return out
+
+
+def _check_tcp_fastpath(library: Path) -> TcpFastPath:
+    import ctypes
+
+    lib = ctypes.CDLL(str(library))
+    total = ctypes.c_int(0)
+    here = lib.ddnn_tcp_fastpath_in_force(ctypes.byref(total))
+    state = TcpFastPath(library, here, total.value, bool(lib.ddnn_tcp_fastpath_crosscheck()))
+    if here != total.value:
+        raise Ns3LoadError(
+            f"the TCP fast path is not in force ({here} of {total.value} TcpTxBuffer members "
+            f"resolve to {library.name}): ns-3's libraries were loaded before it. Load ns-3 "
+            f"only through harness.ns3.load(), or set {STOCK_TCP_ENV}=1 to run the wheel's "
+            "(3-4x slower) TcpTxBuffer")
+    return state
+
+
+def tcp_fastpath() -> TcpFastPath:
+    """What ns3.load() put in place (load() first)."""
+    return _tcp_state
+
+
+_tcp_state = TcpFastPath(None)
 
 
 def _errors_only(stderr: str, limit: int = 40) -> str:
@@ -167,14 +273,39 @@ def _errors_only(stderr: str, limit: int = 40) -> str:
 
 @functools.cache
 def load(quiet: bool = False):
-    """Load ns-3 and ns3-modules/ once per process; return the `ns3` namespace."""
+    """Load ns-3 and ns3-modules/ once per process; return the `ns3` namespace.
+
+    The TCP fast path (libddnn-tcp) is loaded before any ns-3 library, so that
+    its TcpTxBuffer members take the wheel's place; load() checks that they
+    did. DDNN_HARNESS_STOCK_TCP=1 leaves it out (and says so)."""
+    global _tcp_state
     wheel = find_wheel()
+    fast = tcp_fastpath_wanted()
+    if fast:
+        installed = importlib.metadata.version("ns3")
+        if installed != TCP_FASTPATH_NS3:
+            raise Ns3LoadError(
+                f"ns3 {installed} is installed, but the TCP fast path mirrors ns3 "
+                f"{TCP_FASTPATH_NS3}'s TcpTxBuffer: pip install 'ns3=={TCP_FASTPATH_NS3}' "
+                f"(or set {STOCK_TCP_ENV}=1 to run the wheel's own, slower)")
+        if any(name.startswith("libns3") for name in _loaded_libraries()):
+            raise Ns3LoadError("ns-3 libraries are already loaded in this process: the TCP "
+                               f"fast path cannot come first (set {STOCK_TCP_ENV}=1 to "
+                               "run without it)")
+        tcp_library = build_tcp_fastpath(quiet=quiet)
     library = build_modules(quiet=quiet)
     _activate_pch(wheel, quiet)
     import cppyy
     import libcppyy
 
     libcppyy.AddSmartPtrType("Ptr")
+    if fast:
+        cppyy.load_library(str(tcp_library))  # first: its members precede the wheel's
+        _tcp_state = _check_tcp_fastpath(tcp_library)
+    else:
+        print(f"harness: {STOCK_TCP_ENV} is set: this run uses the wheel's own TcpTxBuffer, "
+              "3-4x slower on runs with many retransmissions (same results)",
+              file=sys.stderr, flush=True)
     for module in NS3_LIBRARIES:
         cppyy.load_library(str(wheel.library(module)))
     cppyy.add_include_path(str(wheel.include_dir))
@@ -184,6 +315,16 @@ def load(quiet: bool = False):
     cppyy.add_include_path(str(MODULES_DIR))
     cppyy.include(UMBRELLA_HEADER)
     return cppyy.gbl.ns3
+
+
+def _loaded_libraries() -> list[str]:
+    """File names of the shared objects mapped into this process (Linux)."""
+    try:
+        with open("/proc/self/maps") as f:
+            fields = (line.split(maxsplit=5) for line in f)
+            return sorted({Path(x[5].strip()).name for x in fields if len(x) == 6})
+    except OSError:
+        return []
 
 
 def _activate_pch(wheel: Wheel, quiet: bool) -> None:

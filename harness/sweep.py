@@ -305,8 +305,8 @@ def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, A
                compute_ms=config["training"]["compute_ms"],
                events=manifest["events"], wall_s=manifest.get("run_wall_s"),
                startup_s=manifest.get("startup_s"), peak_rss_mib=manifest.get("peak_rss_mib"),
-               events_per_s=summary.get("events_per_s"),
-               sim_s_per_wall_s=summary.get("sim_s_per_wall_s"))
+               events_per_s=manifest.get("events_per_s"),
+               sim_s_per_wall_s=manifest.get("sim_s_per_wall_s"))
     return row
 
 

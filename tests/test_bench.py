@@ -32,7 +32,8 @@ def _positive(value) -> bool:
 def test_report_has_every_section_and_target(report):
     assert report["bench"]["quick"] is True
     assert set(report["sections"]) == set(SECTIONS)
-    assert {t["section"] for t in report["targets"]} == {"overhead", "startup", "memory", "sweep"}
+    assert {t["section"] for t in report["targets"]} == {"overhead", "startup", "memory", "sweep",
+                                                         "speed"}
     for t in report["targets"]:
         assert t["value"] is not None and t["met"] in (True, False), t
 
@@ -63,6 +64,12 @@ def test_costs_are_positive(report):
     for scenario in s["speed"]["scenarios"].values():
         for key in ("events_per_s", "sim_s_per_wall_s", "events_per_payload_mb"):
             assert _positive(scenario[key]["median"]), key
+    tcp = s["speed"]["tcp_fastpath"]
+    assert tcp["identical_tables"] is True
+    assert tcp["fast"]["tcp_fastpath"]["mode"] == "fast"
+    assert tcp["stock"]["tcp_fastpath"]["mode"] == "stock"
+    assert tcp["fast"]["events"] == tcp["stock"]["events"] > 0
+    assert _positive(tcp["speedup"])
     assert _positive(s["speed"]["jumbo"]["wall_speedup"])
     assert _positive(s["speed"]["jumbo"]["events_ratio"])
 

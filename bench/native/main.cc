@@ -15,6 +15,7 @@
 // harness side calls), so callgrind counts that phase's instructions exactly.
 
 #include "ddnn-modules.h"
+#include "tcp-fastpath.h"
 
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -367,6 +368,15 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(recipePath.empty(), "--recipe=PATH is required");
 
+    // The TCP fast path must be first in the program's symbol scope (linked
+    // first, --no-as-needed), as the harness loads it: same code, same speed.
+    int fastPathMembers = 0;
+    const int fastPathInForce = ddnn_tcp_fastpath_in_force(&fastPathMembers);
+    NS_ABORT_MSG_IF(fastPathInForce != fastPathMembers,
+                    "the TCP fast path is not in force (" << fastPathInForce << " of "
+                                                          << fastPathMembers
+                                                          << " members): link it first");
+
     std::ifstream recipe(recipePath);
     NS_ABORT_MSG_IF(!recipe, "cannot read " << recipePath);
     std::string line;
@@ -416,7 +426,8 @@ main(int argc, char* argv[])
               << "sim_wall_s " << after.wall - before.wall << "\n"
               << "sim_user_s " << after.user - before.user << "\n"
               << "sim_system_s " << after.system - before.system << "\n"
-              << "sim_instructions " << simInstructions << "\n";
+              << "sim_instructions " << simInstructions << "\n"
+              << "tcp_fastpath_in_force " << fastPathInForce << "\n";
     if (net.flowLog)
     {
         std::cout << "flows " << net.flowLog->GetNFlows() << "\n"

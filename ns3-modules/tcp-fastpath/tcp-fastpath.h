@@ -1,0 +1,156 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * libddnn-tcp: faster definitions of some members of ns-3's TCP buffers,
+ * mirroring ns-3.44, that take the place of the wheel's own.
+ *
+ * Why
+ * ---
+ * The `ns3` wheel (3.44.post0) is built with NS3_ASSERT on. In its
+ * tcp-tx-buffer.cc, GetPacketFromList evaluates, once for every list item it
+ * walks, `NS_ASSERT_MSG(list != m_sentList || ...)`: `!=` on two std::lists
+ * compares them element by element. Walking the sent list (a retransmission,
+ * through CopyFromSequence -> GetTransmittedSegment) to item k of N costs
+ * ~(k+1)*N node visits: with the 1,000-1,700 segments in flight of the
+ * reference scenario (32 MiB buffers, 1000-packet bands), one retransmission
+ * walks ~1.4 M nodes, and 73-76 % of a run's CPU goes there. After that, the
+ * scoreboard walks (Update, UpdateLostCount, NextSeg) and the receive buffer's
+ * map walks (TcpRxBuffer::Add) are the next costs; each is redefined here to
+ * do the same with less work (tcp-tx-buffer-fastpath.h, tcp-rx-buffer-fastpath.h
+ * say what each one changes).
+ *
+ * How
+ * ---
+ * TcpTxBuffer and TcpRxBuffer have no virtual members and TcpSocketBase's
+ * TxBuffer/RxBuffer attributes are read-only, so no subclass can take their
+ * place. But libns3.44-internet.so is linked without -Bsymbolic, and
+ * TcpSocketBase calls these members through the PLT: a definition in a library
+ * that comes before the wheel's libraries in the process's global symbol scope
+ * takes their place (loaded after them, it is silently ignored). harness/ns3.py
+ * loads this library first; the bench's native main links it first (with
+ * --no-as-needed). Its linker version script (exports.map) exports only the
+ * replaced members and the C entry points below: nothing else it compiled from
+ * ns-3's headers can take the place of the wheel's.
+ *
+ * Same behaviour
+ * --------------
+ * Each replaced member returns what the 3.44 member returns, calls the same
+ * callbacks in the same order and leaves the buffer in the same state. The
+ * debug build (DDNN_HARNESS_TCP_CROSSCHECK=1 compiles with DDNN_TCP_CROSSCHECK)
+ * runs the wheel's own member beside every call, on a deep copy of the buffer
+ * for the members that change it, and stops at the first difference; the tests
+ * also compare whole runs with and without this library. What differs: these
+ * members write no NS_LOG output, and where 3.44 would dereference a null or
+ * end() item (cases a run never reaches: it would crash) they abort with a
+ * message or serve the request. The cheap NS_ASSERTs are kept (compiled with
+ * NS3_ASSERT_ENABLE, as the wheel is). This code mirrors ns-3.44's internals:
+ * the project pins ns3==3.44.post0 and harness/ns3.py refuses other versions.
+ */
+
+#ifndef DDNN_TCP_FASTPATH_H
+#define DDNN_TCP_FASTPATH_H
+
+#include "ns3/abort.h"
+#include "ns3/simulator.h"
+
+#include <dlfcn.h>
+#include <string>
+#include <vector>
+
+extern "C"
+{
+    /**
+     * How many of the replaced members the process resolves to this library
+     * (dlsym(RTLD_DEFAULT): the lookup order libns3-internet's PLT uses). All
+     * of them when the library was loaded before the wheel's libraries.
+     * @param total set to the number of replaced members
+     * @return the number that resolve here
+     */
+    int ddnn_tcp_fastpath_in_force(int* total);
+
+    /**
+     * @return 1 for the build that cross-checks every call against the wheel, 0 otherwise
+     */
+    int ddnn_tcp_fastpath_crosscheck(void);
+
+    /**
+     * @return calls of replaced members compared with the wheel's so far (debug build)
+     */
+    unsigned long long ddnn_tcp_fastpath_checked_calls(void);
+}
+
+namespace ddnn
+{
+namespace tcpfastpath
+{
+
+/**
+ * The mangled names of the members a file pair replaces (each lists its own;
+ * exports.map exports the same).
+ * @return TcpTxBuffer's replaced members
+ */
+const std::vector<const char*>& TxBufferMembers();
+/** @return TcpRxBuffer's replaced members */
+const std::vector<const char*>& RxBufferMembers();
+
+#ifdef DDNN_TCP_CROSSCHECK
+
+/// Count one call compared with the wheel's.
+void CountCheck();
+
+/**
+ * Stop the run: a replaced member did not do what the wheel's does.
+ * @param member the member
+ * @param what what differs
+ */
+[[noreturn]] void Mismatch(const char* member, const std::string& what);
+
+/**
+ * @return a handle of libns3-internet (the wheel's), to look its members up in
+ */
+void* StockLibrary();
+
+/**
+ * The wheel's own definition of a replaced member, looked up in
+ * libns3-internet itself (whatever the global scope resolves the name to).
+ * Members are called as functions taking `this` first (Itanium C++ ABI).
+ * @param symbol the member's mangled name
+ * @return the wheel's function
+ */
+template <typename Fn>
+Fn
+Stock(const char* symbol)
+{
+    void* fn = dlsym(StockLibrary(), symbol);
+    NS_ABORT_MSG_UNLESS(fn, "tcp-fastpath cross-check: the wheel has no " << symbol);
+    return reinterpret_cast<Fn>(fn);
+}
+
+/**
+ * Private members, named the one way C++ lets code outside a class name them:
+ * an explicit template instantiation. DDNN_EXPOSE(Tag, Class, member, Type),
+ * written in this namespace, makes `object.*Get(Tag{})` that member.
+ */
+template <typename Tag, typename Tag::type Pointer>
+struct Expose
+{
+    friend typename Tag::type Get(Tag)
+    {
+        return Pointer;
+    }
+};
+
+#define DDNN_EXPOSE(TAG, CLASS, MEMBER, TYPE)                                                      \
+    struct TAG                                                                                     \
+    {                                                                                              \
+        using type = TYPE CLASS::*;                                                                \
+        friend type Get(TAG);                                                                      \
+    };                                                                                             \
+    template struct Expose<TAG, &CLASS::MEMBER>
+
+#endif // DDNN_TCP_CROSSCHECK
+
+} // namespace tcpfastpath
+} // namespace ddnn
+
+#endif /* DDNN_TCP_FASTPATH_H */

@@ -1,0 +1,817 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Faster ns3::TcpTxBuffer members (see the header). Written from the behaviour
+ * of src/internet/model/tcp-tx-buffer.cc at ns-3.44: each returns what the
+ * 3.44 member returns and leaves the buffer as it leaves it (compared call by
+ * call in the DDNN_TCP_CROSSCHECK build, at the end of this file's sections).
+ */
+
+// The wheel is built with NS3_ASSERT on: keep its (cheap) invariant checks.
+#define NS3_ASSERT_ENABLE 1
+
+#include "tcp-tx-buffer-fastpath.h"
+
+#include "ns3/assert.h"
+#include "ns3/packet.h"
+#include "ns3/tcp-tx-buffer.h"
+
+#include <algorithm>
+#include <iterator>
+
+#ifdef DDNN_TCP_CROSSCHECK
+#include <sstream>
+#endif
+
+namespace
+{
+// The replaced members, as the dynamic linker names them (see exports.map).
+constexpr const char* kCopyFromSequence =
+    "_ZN3ns311TcpTxBuffer16CopyFromSequenceEjRKNS_14SequenceNumberIjiEE";
+constexpr const char* kUpdate =
+    "_ZN3ns311TcpTxBuffer6UpdateERKNSt7__cxx114listISt4pairINS_14SequenceNumberIjiEES5_"
+    "ESaIS6_EEERKNS_8CallbackIvJPNS_9TcpTxItemEEEE";
+constexpr const char* kNextSeg = "_ZNK3ns311TcpTxBuffer7NextSegEPNS_14SequenceNumberIjiEES3_b";
+constexpr const char* kIsLost = "_ZNK3ns311TcpTxBuffer6IsLostERKNS_14SequenceNumberIjiEE";
+constexpr const char* kIsRetransmittedDataAcked =
+    "_ZNK3ns311TcpTxBuffer24IsRetransmittedDataAckedERKNS_14SequenceNumberIjiEE";
+} // namespace
+
+const std::vector<const char*>&
+ddnn::tcpfastpath::TxBufferMembers()
+{
+    static const std::vector<const char*> members{kCopyFromSequence,
+                                                  kUpdate,
+                                                  kNextSeg,
+                                                  kIsLost,
+                                                  kIsRetransmittedDataAcked};
+    return members;
+}
+
+#ifdef DDNN_TCP_CROSSCHECK
+// Private members the cross-check reads and copies (tags in this namespace,
+// where the explicit instantiations must be).
+namespace ddnn
+{
+namespace tcpfastpath
+{
+using namespace ns3;
+using ItemList = std::list<TcpTxItem*>;
+using HighestSack = std::pair<ItemList::const_iterator, SequenceNumber32>;
+
+DDNN_EXPOSE(TxItemStart, TcpTxItem, m_startSeq, SequenceNumber32);
+DDNN_EXPOSE(TxItemPacket, TcpTxItem, m_packet, Ptr<Packet>);
+DDNN_EXPOSE(TxItemLost, TcpTxItem, m_lost, bool);
+DDNN_EXPOSE(TxItemLastSent, TcpTxItem, m_lastSent, Time);
+DDNN_EXPOSE(TxItemSacked, TcpTxItem, m_sacked, bool);
+DDNN_EXPOSE(TxAppList, TcpTxBuffer, m_appList, ItemList);
+DDNN_EXPOSE(TxSentList, TcpTxBuffer, m_sentList, ItemList);
+DDNN_EXPOSE(TxMaxBuffer, TcpTxBuffer, m_maxBuffer, uint32_t);
+DDNN_EXPOSE(TxSize, TcpTxBuffer, m_size, uint32_t);
+DDNN_EXPOSE(TxSentSize, TcpTxBuffer, m_sentSize, uint32_t);
+DDNN_EXPOSE(TxRWndCallback, TcpTxBuffer, m_rWndCallback, Callback<uint32_t>);
+DDNN_EXPOSE(TxFirstByteSeq, TcpTxBuffer, m_firstByteSeq, TracedValue<SequenceNumber32>);
+DDNN_EXPOSE(TxHighestSackTag, TcpTxBuffer, m_highestSack, HighestSack);
+DDNN_EXPOSE(TxLostOut, TcpTxBuffer, m_lostOut, uint32_t);
+DDNN_EXPOSE(TxSackedOut, TcpTxBuffer, m_sackedOut, uint32_t);
+DDNN_EXPOSE(TxRetrans, TcpTxBuffer, m_retrans, uint32_t);
+DDNN_EXPOSE(TxDupAckThresh, TcpTxBuffer, m_dupAckThresh, uint32_t);
+DDNN_EXPOSE(TxSegmentSize, TcpTxBuffer, m_segmentSize, uint32_t);
+DDNN_EXPOSE(TxRenoSack, TcpTxBuffer, m_renoSack, bool);
+DDNN_EXPOSE(TxSackEnabled, TcpTxBuffer, m_sackEnabled, bool);
+DDNN_EXPOSE(TxSackSeen, TcpTxBuffer, m_sackSeen, bool);
+} // namespace tcpfastpath
+} // namespace ddnn
+
+// ---------------------------------------------------------------------------
+// The debug build: a buffer's whole state, by value, and a deep copy to run
+// the wheel's member on.
+
+namespace
+{
+using namespace ns3;
+using namespace ddnn::tcpfastpath;
+
+
+/// One segment, by value. (Not its rate information: the buffer never writes
+/// it; the SACK callback does, and the callbacks are compared one by one.)
+struct ItemState
+{
+    uint32_t start;
+    uint32_t size;
+    uint64_t uid;
+    int64_t lastSent;
+    bool sacked;
+    bool lost;
+    bool retrans;
+
+    bool operator==(const ItemState&) const = default;
+};
+
+/// A whole buffer, by value: what two buffers must agree on.
+struct BufferState
+{
+    std::vector<ItemState> app;
+    std::vector<ItemState> sent;
+    uint32_t maxBuffer, size, sentSize, firstByteSeq;
+    long highestSackIndex; ///< position in the sent list; -1 for end()
+    uint32_t highestSackSeq;
+    uint32_t lostOut, sackedOut, retrans, dupAckThresh, segmentSize;
+    bool renoSack, sackEnabled, sackSeen;
+
+    bool operator==(const BufferState&) const = default;
+};
+
+ItemState
+StateOf(TcpTxItem* item)
+{
+    const Ptr<Packet>& p = item->*Get(TxItemPacket{});
+    return {(item->*Get(TxItemStart{})).GetValue(),
+            p ? p->GetSize() : 0,
+            p ? p->GetUid() : 0,
+            (item->*Get(TxItemLastSent{})).GetTimeStep(),
+            item->*Get(TxItemSacked{}),
+            item->*Get(TxItemLost{}),
+            item->m_retrans};
+}
+
+std::string
+Describe(const ItemState& i)
+{
+    std::ostringstream os;
+    os << "[" << i.start << "+" << i.size << " uid " << i.uid << " sent " << i.lastSent
+       << (i.sacked ? " sacked" : "") << (i.lost ? " lost" : "") << (i.retrans ? " retrans" : "")
+       << "]";
+    return os.str();
+}
+
+/// The first segment two lists disagree on, in words ("" when they agree).
+std::string
+FirstDifference(const char* list, const std::vector<ItemState>& a, const std::vector<ItemState>& b)
+{
+    for (size_t k = 0; k < std::max(a.size(), b.size()); ++k)
+    {
+        if (k >= a.size() || k >= b.size() || !(a[k] == b[k]))
+        {
+            std::ostringstream os;
+            os << "; " << list << " segment #" << k << ": "
+               << (k < a.size() ? Describe(a[k]) : "none") << " vs "
+               << (k < b.size() ? Describe(b[k]) : "none");
+            return os.str();
+        }
+    }
+    return "";
+}
+
+BufferState
+StateOf(const TcpTxBuffer& b)
+{
+    BufferState s{};
+    for (auto* item : b.*Get(TxAppList{}))
+    {
+        s.app.push_back(StateOf(item));
+    }
+    const ItemList& sent = b.*Get(TxSentList{});
+    for (auto* item : sent)
+    {
+        s.sent.push_back(StateOf(item));
+    }
+    const HighestSack& hs = b.*Get(TxHighestSackTag{});
+    s.highestSackIndex = hs.first == sent.end() ? -1 : std::distance(sent.begin(), hs.first);
+    s.highestSackSeq = hs.second.GetValue();
+    s.maxBuffer = b.*Get(TxMaxBuffer{});
+    s.size = b.*Get(TxSize{});
+    s.sentSize = b.*Get(TxSentSize{});
+    s.firstByteSeq = (b.*Get(TxFirstByteSeq{})).Get().GetValue();
+    s.lostOut = b.*Get(TxLostOut{});
+    s.sackedOut = b.*Get(TxSackedOut{});
+    s.retrans = b.*Get(TxRetrans{});
+    s.dupAckThresh = b.*Get(TxDupAckThresh{});
+    s.segmentSize = b.*Get(TxSegmentSize{});
+    s.renoSack = b.*Get(TxRenoSack{});
+    s.sackEnabled = b.*Get(TxSackEnabled{});
+    s.sackSeen = b.*Get(TxSackSeen{});
+    return s;
+}
+
+/// A deep copy: items and packets too (splits and merges edit packets in place).
+Ptr<TcpTxBuffer>
+Clone(const TcpTxBuffer& b)
+{
+    Ptr<TcpTxBuffer> c = CreateObject<TcpTxBuffer>();
+    auto copyList = [](const ItemList& from, ItemList& to) {
+        for (auto* item : from)
+        {
+            auto* copy = new TcpTxItem(*item);
+            Ptr<Packet>& p = copy->*Get(TxItemPacket{});
+            if (p)
+            {
+                p = p->Copy();
+            }
+            to.push_back(copy);
+        }
+    };
+    copyList(b.*Get(TxAppList{}), (*c).*Get(TxAppList{}));
+    copyList(b.*Get(TxSentList{}), (*c).*Get(TxSentList{}));
+    const ItemList& sent = b.*Get(TxSentList{});
+    const ItemList& copySent = (*c).*Get(TxSentList{});
+    const HighestSack& hs = b.*Get(TxHighestSackTag{});
+    auto it = hs.first == sent.end()
+                  ? copySent.cend()
+                  : std::next(copySent.cbegin(), std::distance(sent.begin(), hs.first));
+    (*c).*Get(TxHighestSackTag{}) = HighestSack(it, hs.second);
+    (*c).*Get(TxMaxBuffer{}) = b.*Get(TxMaxBuffer{});
+    (*c).*Get(TxSize{}) = b.*Get(TxSize{});
+    (*c).*Get(TxSentSize{}) = b.*Get(TxSentSize{});
+    (*c).*Get(TxRWndCallback{}) = b.*Get(TxRWndCallback{});
+    (*c).*Get(TxFirstByteSeq{}) = (b.*Get(TxFirstByteSeq{})).Get();
+    (*c).*Get(TxLostOut{}) = b.*Get(TxLostOut{});
+    (*c).*Get(TxSackedOut{}) = b.*Get(TxSackedOut{});
+    (*c).*Get(TxRetrans{}) = b.*Get(TxRetrans{});
+    (*c).*Get(TxDupAckThresh{}) = b.*Get(TxDupAckThresh{});
+    (*c).*Get(TxSegmentSize{}) = b.*Get(TxSegmentSize{});
+    (*c).*Get(TxRenoSack{}) = b.*Get(TxRenoSack{});
+    (*c).*Get(TxSackEnabled{}) = b.*Get(TxSackEnabled{});
+    (*c).*Get(TxSackSeen{}) = b.*Get(TxSackSeen{});
+    NS_ABORT_MSG_UNLESS(StateOf(*c) == StateOf(b), "tcp-fastpath cross-check: copy differs");
+    return c;
+}
+
+void
+CompareStates(const char* member, const TcpTxBuffer& ours, const TcpTxBuffer& stock)
+{
+    const BufferState a = StateOf(ours);
+    const BufferState b = StateOf(stock);
+    if (!(a == b))
+    {
+        std::ostringstream os;
+        os << "buffer state (sent list " << a.sent.size() << " vs " << b.sent.size()
+           << " segments, app list " << a.app.size() << " vs " << b.app.size() << ", retrans "
+           << a.retrans << " vs " << b.retrans << " B, lost " << a.lostOut << " vs " << b.lostOut
+           << " B, sacked " << a.sackedOut << " vs " << b.sackedOut << " B, highest SACK #"
+           << a.highestSackIndex << " vs #" << b.highestSackIndex << ")"
+           << FirstDifference("sent", a.sent, b.sent) << FirstDifference("app", a.app, b.app);
+        ddnn::tcpfastpath::Mismatch(member, os.str());
+    }
+}
+
+/// Position of a segment in a buffer's sent list (-1: none).
+long
+IndexOf(const TcpTxBuffer& b, const TcpTxItem* item)
+{
+    const ItemList& sent = b.*Get(TxSentList{});
+    auto it = std::find(sent.begin(), sent.end(), item);
+    return item == nullptr || it == sent.end() ? -1 : std::distance(sent.begin(), it);
+}
+
+/// Records the segments a SACK callback was given (positions in a buffer).
+struct SackedRecorder
+{
+    const TcpTxBuffer* buffer;
+    Callback<void, TcpTxItem*> forward;
+    std::vector<long> positions;
+
+    void Record(TcpTxItem* item)
+    {
+        positions.push_back(IndexOf(*buffer, item));
+        if (!forward.IsNull())
+        {
+            forward(item);
+        }
+    }
+};
+
+/// Nesting of replaced members (a partial request calls CopyFromSequence
+/// again): only the outermost call is compared, as a whole.
+int g_depth = 0;
+
+} // namespace
+#endif // DDNN_TCP_CROSSCHECK
+
+namespace ns3
+{
+
+// ---------------------------------------------------------------------------
+// CopyFromSequence and the private helpers it uses (local to this library)
+
+TcpTxItem*
+TcpTxBuffer::CopyFromSequence(uint32_t numBytes, const SequenceNumber32& seq)
+{
+#ifdef DDNN_TCP_CROSSCHECK
+    if (g_depth == 0)
+    {
+        using Fn = TcpTxItem* (*)(TcpTxBuffer*, uint32_t, const SequenceNumber32&);
+        Ptr<TcpTxBuffer> shadow = Clone(*this);
+        TcpTxItem* expected = ddnn::tcpfastpath::Stock<Fn>(kCopyFromSequence)(PeekPointer(shadow),
+                                                                             numBytes,
+                                                                             seq);
+        ++g_depth;
+        TcpTxItem* got = CopyFromSequence(numBytes, seq);
+        --g_depth;
+        CompareStates("CopyFromSequence", *this, *shadow);
+        if (IndexOf(*this, got) != IndexOf(*shadow, expected) ||
+            (got == nullptr) != (expected == nullptr))
+        {
+            ddnn::tcpfastpath::Mismatch("CopyFromSequence", "returned another segment");
+        }
+        ddnn::tcpfastpath::CountCheck();
+        return got;
+    }
+#endif
+    NS_ABORT_MSG_IF(m_firstByteSeq > seq,
+                    "Requested a sequence number which is not in the buffer anymore");
+
+    // What the buffer holds from seq on (SizeFromSequence), capped at numBytes.
+    const SequenceNumber32 tail = m_firstByteSeq + SequenceNumber32(m_size);
+    const uint32_t available = tail >= seq ? static_cast<uint32_t>(tail - seq) : 0;
+    const uint32_t s = std::min(numBytes, available);
+    if (s == 0)
+    {
+        return nullptr;
+    }
+
+    TcpTxItem* item;
+    if (m_firstByteSeq + m_sentSize >= seq + s)
+    {
+        // All of it was sent before: a retransmission.
+        item = GetTransmittedSegment(s, seq);
+        NS_ASSERT(item != nullptr);
+        NS_ASSERT(!item->m_sacked);
+    }
+    else if (m_firstByteSeq + m_sentSize <= seq)
+    {
+        NS_ABORT_MSG_UNLESS(m_firstByteSeq + m_sentSize == seq,
+                            "Requesting a piece of new data with an hole");
+        item = GetNewSegment(s);
+        NS_ASSERT(item != nullptr);
+        NS_ASSERT(!item->m_retrans);
+    }
+    else
+    {
+        // Partly sent before: serve only the part already sent (the socket asks
+        // for the new data next). 3.44 tests this case in raw 32-bit arithmetic
+        // and dereferences a null item where that wraps; the amount is the same.
+        const uint32_t sentPart = (m_firstByteSeq.Get().GetValue() + m_sentSize) - seq.GetValue();
+        return CopyFromSequence(sentPart, seq);
+    }
+
+    item->m_lastSent = Simulator::Now();
+    NS_ASSERT_MSG(item->m_startSeq >= m_firstByteSeq,
+                  "Returning an item starting at " << item->m_startSeq << " with SND.UNA as "
+                                                   << m_firstByteSeq);
+    return item;
+}
+
+TcpTxItem*
+TcpTxBuffer::GetNewSegment(uint32_t numBytes)
+{
+    const SequenceNumber32 start = m_firstByteSeq + m_sentSize;
+    TcpTxItem* item = GetPacketFromList(m_appList, start, numBytes, start);
+    item->m_startSeq = start;
+
+    // The item is the head of the application list; move it to the sent list.
+    auto it = std::find(m_appList.begin(), m_appList.end(), item);
+    NS_ASSERT(it != m_appList.end());
+    m_sentList.splice(m_sentList.end(), m_appList, it);
+    m_sentSize += item->m_packet->GetSize();
+    return item;
+}
+
+TcpTxItem*
+TcpTxBuffer::GetTransmittedSegment(uint32_t numBytes, const SequenceNumber32& seq)
+{
+    NS_ASSERT(seq >= m_firstByteSeq);
+    NS_ASSERT(numBytes <= m_sentSize);
+    NS_ASSERT(!m_sentList.empty());
+
+    // A retransmission takes the segment at seq and, when the next one is in the
+    // same state (not SACKed, equally lost), at most that one too.
+    uint32_t s = numBytes;
+    auto it = std::find_if(m_sentList.begin(), m_sentList.end(), [&seq](const TcpTxItem* i) {
+        return i->m_startSeq == seq;
+    });
+    if (it != m_sentList.end())
+    {
+        uint32_t limit = (*it)->m_packet->GetSize();
+        auto next = std::next(it);
+        if (next != m_sentList.end() && !(*next)->m_sacked && (*it)->m_lost == (*next)->m_lost)
+        {
+            limit += (*next)->m_packet->GetSize();
+        }
+        s = std::min(s, limit);
+    }
+
+    bool listEdited = false;
+    TcpTxItem* item = GetPacketFromList(m_sentList, m_firstByteSeq, s, seq, &listEdited);
+    if (!item->m_retrans)
+    {
+        m_retrans += item->m_packet->GetSize();
+        item->m_retrans = true;
+    }
+    return item;
+}
+
+TcpTxItem*
+TcpTxBuffer::GetPacketFromList(PacketList& list,
+                               const SequenceNumber32& listStartFrom,
+                               uint32_t numBytes,
+                               const SequenceNumber32& seq,
+                               bool* listEdited) const
+{
+    // The item that starts at seq and holds exactly numBytes, made by splitting
+    // and merging items as needed. Each edit restarts the walk from the head,
+    // as 3.44 does (it recurses), so the list ends up the same.
+    const bool isSentList = &list == &m_sentList; // 3.44 compares the lists' contents
+    for (;;)
+    {
+        SequenceNumber32 begin = listStartFrom;
+        auto it = list.begin();
+        for (; it != list.end(); ++it)
+        {
+            NS_ASSERT_MSG(!isSentList || (*it)->m_startSeq >= m_firstByteSeq,
+                          "start: " << m_firstByteSeq
+                                    << " currentItem start: " << (*it)->m_startSeq);
+            if (seq < begin + (*it)->m_packet->GetSize())
+            {
+                break;
+            }
+            begin += (*it)->m_packet->GetSize();
+        }
+        NS_ABORT_MSG_IF(it == list.end(), "TcpTxBuffer: sequence " << seq << " is not in the list");
+        TcpTxItem* current = *it;
+        const uint32_t size = current->m_packet->GetSize();
+
+        if (seq < begin)
+        {
+            NS_FATAL_ERROR("seq < beginOfCurrentPacket: our data is before");
+        }
+        if (seq > begin)
+        {
+            // seq falls inside this item: split off the part before it.
+            auto* before = new TcpTxItem();
+            SplitItems(before, current, seq - begin);
+            list.insert(it, before);
+            if (listEdited)
+            {
+                *listEdited = true;
+            }
+            continue;
+        }
+
+        // current starts at seq.
+        if (seq + numBytes <= begin + size)
+        {
+            if (numBytes == size)
+            {
+                return current;
+            }
+            // numBytes < size: split off the requested part.
+            auto* head = new TcpTxItem();
+            SplitItems(head, current, numBytes);
+            list.insert(it, head);
+            if (listEdited)
+            {
+                *listEdited = true;
+            }
+            return head;
+        }
+
+        auto next = std::next(it);
+        if (next == list.end())
+        {
+            // Less data than asked for; CopyFromSequence's bounds keep this from
+            // happening, and 3.44 returns what there is.
+            return current;
+        }
+        // The request goes past this item: merge the next one into it.
+        TcpTxItem* following = *next;
+        MergeItems(current, following);
+        list.erase(next);
+        delete following;
+        if (listEdited)
+        {
+            *listEdited = true;
+        }
+    }
+}
+
+void
+TcpTxBuffer::SplitItems(TcpTxItem* t1, TcpTxItem* t2, uint32_t size) const
+{
+    // t1 becomes the first `size` bytes of t2, with t2's flags; t2 keeps the rest.
+    NS_ASSERT(t1 != nullptr && t2 != nullptr);
+    t1->m_packet = t2->m_packet->CreateFragment(0, size);
+    t2->m_packet->RemoveAtStart(size);
+    t1->m_startSeq = t2->m_startSeq;
+    t1->m_sacked = t2->m_sacked;
+    t1->m_lastSent = t2->m_lastSent;
+    t1->m_retrans = t2->m_retrans;
+    t1->m_lost = t2->m_lost;
+    t2->m_startSeq += size;
+}
+
+void
+TcpTxBuffer::MergeItems(TcpTxItem* t1, TcpTxItem* t2) const
+{
+    // t2's bytes are appended to t1. A merged segment is about to be
+    // retransmitted as a whole: if only one part was a retransmission, it no
+    // longer counts as one (GetTransmittedSegment counts the whole again).
+    NS_ASSERT(t1 != nullptr && t2 != nullptr);
+    NS_ASSERT_MSG(t1->m_sacked == t2->m_sacked,
+                  "Merging one sacked and another not sacked. Impossible");
+    NS_ASSERT_MSG(t1->m_lost == t2->m_lost, "Merging one lost and another not lost. Impossible");
+    if (t1->m_retrans != t2->m_retrans)
+    {
+        TcpTxItem* flagged = t1->m_retrans ? t1 : t2;
+        const_cast<TcpTxBuffer*>(this)->m_retrans -= flagged->m_packet->GetSize();
+        flagged->m_retrans = false;
+    }
+    if (t1->m_lastSent < t2->m_lastSent)
+    {
+        t1->m_lastSent = t2->m_lastSent;
+    }
+    t1->m_packet->AddAtEnd(t2->m_packet);
+}
+
+// ---------------------------------------------------------------------------
+// The SACK scoreboard
+
+uint32_t
+TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Callback<void, TcpTxItem*>& sackedCb)
+{
+#ifdef DDNN_TCP_CROSSCHECK
+    if (g_depth == 0)
+    {
+        using Fn = uint32_t (*)(TcpTxBuffer*,
+                                const TcpOptionSack::SackList&,
+                                const Callback<void, TcpTxItem*>&);
+        Ptr<TcpTxBuffer> shadow = Clone(*this);
+        SackedRecorder stockSacked{PeekPointer(shadow), Callback<void, TcpTxItem*>(), {}};
+        const uint32_t expected = ddnn::tcpfastpath::Stock<Fn>(kUpdate)(
+            PeekPointer(shadow),
+            list,
+            MakeCallback(&SackedRecorder::Record, &stockSacked));
+        SackedRecorder ourSacked{this, sackedCb, {}};
+        ++g_depth;
+        const uint32_t got = Update(list, MakeCallback(&SackedRecorder::Record, &ourSacked));
+        --g_depth;
+        CompareStates("Update", *this, *shadow);
+        if (got != expected || ourSacked.positions != stockSacked.positions)
+        {
+            ddnn::tcpfastpath::Mismatch("Update", "another count, or other segments reported");
+        }
+        ddnn::tcpfastpath::CountCheck();
+        return got;
+    }
+#endif
+    // For each SACK block, mark the segments that lie wholly inside it (3.44
+    // ignores a block that does not map onto whole segments). A segment starts
+    // at its m_startSeq and ends where the next one starts (the last one at
+    // SND.NXT): 3.44 adds up packet sizes from SND.UNA to the same numbers.
+    uint32_t bytesSacked = 0;
+    const SequenceNumber32 sentEnd = m_firstByteSeq + m_sentSize;
+    for (const TcpOptionSack::SackBlock& block : list)
+    {
+        if (sentEnd < block.first)
+        {
+            return bytesSacked; // as 3.44: beyond what was sent, stop here (no lost count)
+        }
+        for (auto it = m_sentList.begin(); it != m_sentList.end(); ++it)
+        {
+            TcpTxItem* item = *it;
+            const SequenceNumber32 begin = item->m_startSeq;
+            auto next = std::next(it);
+            const SequenceNumber32 end = next != m_sentList.end() ? (*next)->m_startSeq : sentEnd;
+            if (begin >= block.first && end <= block.second)
+            {
+                if (item->m_sacked)
+                {
+                    NS_ASSERT(!item->m_lost);
+                    continue;
+                }
+                const uint32_t size = item->m_packet->GetSize();
+                if (item->m_lost)
+                {
+                    item->m_lost = false;
+                    m_lostOut -= size;
+                }
+                item->m_sacked = true;
+                m_sackedOut += size;
+                bytesSacked += size;
+                if (m_highestSack.first == m_sentList.end() || m_highestSack.second <= end)
+                {
+                    m_sackSeen = true;
+                    m_highestSack = std::make_pair(it, begin);
+                }
+                if (!sackedCb.IsNull())
+                {
+                    sackedCb(item);
+                }
+            }
+            else if (end > block.second)
+            {
+                break; // past the block
+            }
+        }
+    }
+
+    if (bytesSacked > 0)
+    {
+        NS_ASSERT_MSG(m_highestSack.first != m_sentList.end(), "no highest SACK after a SACK");
+        UpdateLostCount();
+    }
+    NS_ASSERT(m_sentList.empty() || !m_sentList.front()->m_sacked);
+    NS_ASSERT(m_sentSize >= m_sackedOut + m_lostOut);
+    return bytesSacked;
+}
+
+void
+TcpTxBuffer::UpdateLostCount()
+{
+    // RFC 6675 IsLost, as 3.44 applies it: walking down from the highest SACKed
+    // segment, once dupAckThresh SACKed segments are above, every segment neither
+    // SACKed nor lost is lost. The head is judged last, by the same count.
+    uint32_t sacked = 0;
+    for (auto it = m_highestSack.first; it != m_sentList.begin(); --it)
+    {
+        TcpTxItem* item = *it;
+        if (item->m_sacked)
+        {
+            sacked++;
+        }
+        else if (sacked >= m_dupAckThresh && !item->m_lost)
+        {
+            item->m_lost = true;
+            m_lostOut += item->m_packet->GetSize();
+        }
+    }
+    if (sacked >= m_dupAckThresh)
+    {
+        TcpTxItem* head = m_sentList.front();
+        if (!head->m_lost)
+        {
+            head->m_lost = true;
+            m_lostOut += head->m_packet->GetSize();
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Scoreboard queries
+
+bool
+TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh, bool isRecovery) const
+{
+#ifdef DDNN_TCP_CROSSCHECK
+    using Fn = bool (*)(const TcpTxBuffer*, SequenceNumber32*, SequenceNumber32*, bool);
+    SequenceNumber32 expectSeq = *seq;
+    SequenceNumber32 expectHigh = *seqHigh;
+    const bool expected =
+        ddnn::tcpfastpath::Stock<Fn>(kNextSeg)(this, &expectSeq, &expectHigh, isRecovery);
+#endif
+    // RFC 6675 NextSeg, as 3.44 implements it. Rule 1: the first segment not
+    // retransmitted, not SACKed, below the highest SACK (once SACKs were seen)
+    // and lost. Rule 3 remembers the first such segment when in recovery.
+    // Without lost segments (m_lostOut == 0) rule 1 cannot match: the walk
+    // stops once rule 3 has its candidate (at once outside recovery).
+    auto answer = [&]() -> bool {
+        SequenceNumber32 rule3;
+        bool rule3Valid = false;
+        const bool anyLost = m_lostOut > 0;
+        if (anyLost || isRecovery)
+        {
+            for (const TcpTxItem* item : m_sentList)
+            {
+                if (!item->m_retrans && !item->m_sacked &&
+                    (!m_sackSeen || item->m_startSeq < m_highestSack.second))
+                {
+                    if (item->m_lost)
+                    {
+                        *seq = item->m_startSeq;
+                        *seqHigh = *seq + m_segmentSize;
+                        return true;
+                    }
+                    // 3.44 keeps the first candidate unless its value is 0.
+                    if (rule3.GetValue() == 0 && isRecovery)
+                    {
+                        rule3Valid = true;
+                        rule3 = item->m_startSeq;
+                    }
+                }
+                if (!anyLost && rule3.GetValue() != 0)
+                {
+                    break;
+                }
+            }
+        }
+
+        // Rule 2: unsent data, if the receiver's window allows.
+        const SequenceNumber32 tail = m_firstByteSeq + SequenceNumber32(m_size);
+        const SequenceNumber32 highData = m_firstByteSeq + m_sentSize;
+        if (tail >= highData && static_cast<uint32_t>(tail - highData) > 0)
+        {
+            const uint32_t rWnd = m_rWndCallback();
+            if (m_sentSize < rWnd)
+            {
+                *seq = highData;
+                *seqHigh = *seq + std::min<uint32_t>(m_segmentSize, rWnd - m_sentSize);
+                return true;
+            }
+            return false;
+        }
+
+        // Rule 3.
+        if (rule3Valid)
+        {
+            *seq = rule3;
+            *seqHigh = *seq + m_segmentSize;
+            return true;
+        }
+        return false;
+    };
+    const bool result = answer();
+#ifdef DDNN_TCP_CROSSCHECK
+    if (result != expected || (result && (*seq != expectSeq || *seqHigh != expectHigh)))
+    {
+        ddnn::tcpfastpath::Mismatch("NextSeg", "returned another segment");
+    }
+    ddnn::tcpfastpath::CountCheck();
+#endif
+    return result;
+}
+
+bool
+TcpTxBuffer::IsLost(const SequenceNumber32& seq) const
+{
+#ifdef DDNN_TCP_CROSSCHECK
+    using Fn = bool (*)(const TcpTxBuffer*, const SequenceNumber32&);
+    const bool expected = ddnn::tcpfastpath::Stock<Fn>(kIsLost)(this, seq);
+#endif
+    // Lost when the segment holding seq, below the highest SACK, is marked lost.
+    // Segments do not overlap: the walk stops at the one holding seq.
+    auto answer = [&]() -> bool {
+        if (seq >= m_highestSack.second)
+        {
+            return false;
+        }
+        for (const TcpTxItem* item : m_sentList)
+        {
+            if (item->m_startSeq <= seq && seq < item->m_startSeq + item->m_packet->GetSize())
+            {
+                return item->m_lost;
+            }
+        }
+        return false;
+    };
+    const bool result = answer();
+#ifdef DDNN_TCP_CROSSCHECK
+    if (result != expected)
+    {
+        ddnn::tcpfastpath::Mismatch("IsLost", "another answer");
+    }
+    ddnn::tcpfastpath::CountCheck();
+#endif
+    return result;
+}
+
+bool
+TcpTxBuffer::IsRetransmittedDataAcked(const SequenceNumber32& ack) const
+{
+#ifdef DDNN_TCP_CROSSCHECK
+    using Fn = bool (*)(const TcpTxBuffer*, const SequenceNumber32&);
+    const bool expected = ddnn::tcpfastpath::Stock<Fn>(kIsRetransmittedDataAcked)(this, ack);
+#endif
+    // Whether a retransmitted, un-SACKed segment ends exactly at ack. Nothing
+    // to find when nothing is retransmitted; segments are in sequence order,
+    // so none past the first one ending beyond ack can end at it.
+    auto answer = [&]() -> bool {
+        if (m_retrans == 0)
+        {
+            return false;
+        }
+        for (const TcpTxItem* item : m_sentList)
+        {
+            const SequenceNumber32 end = item->m_startSeq + item->m_packet->GetSize();
+            if (end == ack && !item->m_sacked && item->m_retrans)
+            {
+                return true;
+            }
+            if (end > ack)
+            {
+                break;
+            }
+        }
+        return false;
+    };
+    const bool result = answer();
+#ifdef DDNN_TCP_CROSSCHECK
+    if (result != expected)
+    {
+        ddnn::tcpfastpath::Mismatch("IsRetransmittedDataAcked", "another answer");
+    }
+    ddnn::tcpfastpath::CountCheck();
+#endif
+    return result;
+}
+
+} // namespace ns3
