@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import sys
 import time
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness import background, metrics, profiles, ps, qdisc, routing, tcp, training
+from harness import background, metrics, outdir, profiles, ps, qdisc, routing, tcp, training
 from harness.config import ConfigError, Scenario
 from harness.topology import Topology, load_topology
 
@@ -87,6 +86,7 @@ def plan(scenario: Scenario) -> Plan:
         raise ConfigError("tcp.segment_size", f"{scenario.tcp.segment_size} B plus TCP/IP "
                           f"headers (60 B) exceeds network.mtu {scenario.network.mtu} B")
     worst = tcp.worst_case_rtt(topo, scenario.network, classes.bands)
+    _check_utilization_interval(scenario, topo)
     extra: dict = {}
     bg = scenario.background
     if scenario.network.ack_class != "data":
@@ -98,6 +98,8 @@ def plan(scenario: Scenario) -> Plan:
         cdf = background.load_cdf(bg.workload)
         host_bps = min(topo.host_link(h).rate_bps for h in hosts)
         rate = background.rate_per_host(bg, cdf, host_bps)
+        background.check_flow_count(rate, len(hosts), scenario.run.duration,
+                                    "background.rate" if bg.rate is not None else "background.load")
         extra.update(
             background_hosts=hosts, background_rate=rate,
             background_load=background.offered_load(rate, cdf, host_bps),
@@ -109,6 +111,20 @@ def plan(scenario: Scenario) -> Plan:
 
     return Plan(scenario, topo, classes, worst, tcp.attribute_defaults(scenario.tcp, worst),
                 **extra)
+
+
+def _check_utilization_interval(scenario: Scenario, topo: Topology) -> None:
+    """The tracker counts a packet in the interval its transmission starts:
+    an interval shorter than one packet's time on a link shows more than
+    100 % there."""
+    frame_s = max((scenario.network.mtu + tcp.PPP_HEADER) * 8 / link.rate_bps
+                  for link in topo.links)
+    interval = scenario.run.utilization_interval
+    if interval < frame_s:
+        raise ConfigError("run.utilization_interval", f"{interval:g} s is shorter than one "
+                          f"{scenario.network.mtu} B packet on the slowest link "
+                          f"({frame_s:.3g} s), which would show as more than 100 % "
+                          f"utilisation; use at least {frame_s:.3g} s")
 
 
 def _plan_training(tr, topo: Topology, classes: qdisc.ClassTable, bg) -> dict:
@@ -142,6 +158,10 @@ def _plan_training(tr, topo: Topology, classes: qdisc.ClassTable, bg) -> dict:
         if tr.deadline_class is not None:
             out["deadline_tos"] = classes.tos(tr.deadline_class, "training.deadline_class")
         ports = (tr.port, tr.port + classes.bands - 1)  # one per class at most
+        if ports[1] > 65535:
+            raise ConfigError("training.port", f"a parameter-server job listens on port + "
+                              f"class index, {ports[0]}-{ports[1]}: at most "
+                              f"{65535 - classes.bands + 1}")
     if bg.enabled and ports[0] <= bg.port <= ports[1]:
         raise ConfigError("training.port", f"ports {ports[0]}-{ports[1]} of the job include "
                           f"the background port {bg.port}")
@@ -434,36 +454,27 @@ def _versions() -> dict[str, str]:
 
 def write_run_dir(result: RunResult, out_dir: Path, extra_json: dict | None = None) -> Path:
     """Write the run's files into a temporary directory, then rename it into
-    place: a reader never sees a half-written run. extra_json: more files
-    ({name: data}) to write alongside, e.g. a sweep cell's cell.json."""
-    out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_dir.parent / f".{out_dir.name}.tmp-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir()
-    result.flows.to_parquet(tmp / "flows.parquet", index=False)
-    result.queues.to_parquet(tmp / "queues.parquet", index=False)
-    result.utilization.to_parquet(tmp / "utilization.parquet", index=False)
-    if result.iterations is not None:
-        result.iterations.to_parquet(tmp / "iterations.parquet", index=False)
-        result.transfers.to_parquet(tmp / "transfers.parquet", index=False)
-        result.compute.to_parquet(tmp / "compute.parquet", index=False)
-    if result.scheduler is not None:
-        result.scheduler.to_parquet(tmp / "scheduler.parquet", index=False)
-    _write_json(tmp / "config.json", result.plan.resolved())
-    _write_json(tmp / "summary.json", result.summary)
-    _write_json(tmp / "manifest.json", result.manifest)
-    for name, data in (extra_json or {}).items():
-        _write_json(tmp / name, data)
-    if out_dir.exists():
-        old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
-        os.replace(out_dir, old)
-        os.replace(tmp, out_dir)
-        shutil.rmtree(old)
-    else:
-        os.replace(tmp, out_dir)
-    return out_dir
+    place (harness.outdir.write_dir): a reader never sees a half-written run,
+    and an existing directory is replaced only if it is empty or an earlier
+    run directory. extra_json: more files ({name: data}) to write alongside,
+    e.g. a sweep cell's cell.json."""
+    def fill(tmp: Path) -> None:
+        result.flows.to_parquet(tmp / "flows.parquet", index=False)
+        result.queues.to_parquet(tmp / "queues.parquet", index=False)
+        result.utilization.to_parquet(tmp / "utilization.parquet", index=False)
+        if result.iterations is not None:
+            result.iterations.to_parquet(tmp / "iterations.parquet", index=False)
+            result.transfers.to_parquet(tmp / "transfers.parquet", index=False)
+            result.compute.to_parquet(tmp / "compute.parquet", index=False)
+        if result.scheduler is not None:
+            result.scheduler.to_parquet(tmp / "scheduler.parquet", index=False)
+        _write_json(tmp / "config.json", result.plan.resolved())
+        _write_json(tmp / "summary.json", result.summary)
+        _write_json(tmp / "manifest.json", result.manifest)
+        for name, data in (extra_json or {}).items():
+            _write_json(tmp / name, data)
+
+    return outdir.write_dir(Path(out_dir), fill)
 
 
 def _write_json(path: Path, data) -> None:
