@@ -29,22 +29,23 @@ tables summary.parquet, deltas.parquet and deltas_mean.parquet.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
-import os
-import shutil
+import signal
 import sys
-import tomllib
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from harness import metrics
-from harness.config import (REPO_DIR, WORKLOADS_DIR, ConfigError, ConfigTypeError, Scenario,
-                            apply_values, parse_time, read_scenario_dict, scenario_from_dict)
+from harness import metrics, outdir
+from harness.config import (WORKLOADS_DIR, ConfigError, ConfigTypeError, Scenario, apply_values,
+                            builtin_names, parse_time, parse_toml, read_scenario_dict, read_text,
+                            scenario_from_dict)
 
 GRIDS_DIR = WORKLOADS_DIR / "sweeps"
 _GRID_KEYS = ("name", "scenario", "timeout", "set", "axes", "arms")
@@ -53,6 +54,15 @@ SEED_AXIS = "seed"
 
 class SweepError(RuntimeError):
     """A sweep directory that cannot be (re)used as asked."""
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C: running cells were stopped (they are unfinished, not failed) and
+    the tables of the finished ones written; `report` says what finished."""
+
+    def __init__(self, report: "SweepReport | None"):
+        super().__init__()
+        self.report = report
 
 
 @dataclass(frozen=True)
@@ -94,8 +104,15 @@ def resolve_grid_file(name: str | Path) -> Path:
     for c in (Path(name), GRIDS_DIR / name, GRIDS_DIR / f"{name}.toml"):
         if c.is_file():
             return c
-    known = sorted(p.stem for p in GRIDS_DIR.glob("*.toml"))
-    raise ConfigError("grid", f"grid file not found: {name} (built-in: {', '.join(known)})")
+    raise ConfigError("grid", f"grid file not found: {name} (built-in: "
+                      f"{', '.join(builtin_names(GRIDS_DIR, '.toml'))})")
+
+
+def _table(data: dict, key: str, example: str) -> dict:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(key, f"expected a table ({example}), got {value!r}")
+    return value
 
 
 def _flatten(table: dict, where: str, prefix: str = "") -> dict[str, Any]:
@@ -125,24 +142,25 @@ def _check_field(base: dict, field: str, value: Any, where: str) -> None:
 
 def load_grid(path: str | Path) -> Grid:
     path = resolve_grid_file(path)
-    text = path.read_text()
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError("grid", f"{path} is not valid TOML: {e}") from None
+    text = read_text(path, "grid")
+    data = parse_toml(text, path, "grid")
     for key in data:
         if key not in _GRID_KEYS:
             raise ConfigError(key, f"unknown grid key; allowed: {', '.join(_GRID_KEYS)}")
     if "scenario" not in data:
         raise ConfigError("scenario", "a grid names its base scenario (scenario = \"...\")")
+    name = data.get("name", path.stem)
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError("name", f"expected a non-empty string, got {name!r}")
     base = read_scenario_dict(data["scenario"])
-    fixed = _flatten(data.get("set", {}), "set")
+    fixed = _flatten(_table(data, "set", '"run.duration" = 2.0, ...'), "set")
     for field, value in fixed.items():
         _check_field(base, field, value, f"set.{field}")
     base = apply_values(base, [(f.split("."), v) for f, v in fixed.items()])
 
     axes = []
-    for field, values in _flatten(data.get("axes", {}), "axes").items():
+    for field, values in _flatten(_table(data, "axes", '"training.ratio" = [16, 8], ...'),
+                                  "axes").items():
         where = f"axes.{field}"
         if not isinstance(values, list) or not values:
             raise ConfigError(where, f"an axis is a non-empty list of values, got {values!r}")
@@ -152,8 +170,11 @@ def load_grid(path: str | Path) -> Grid:
             _check_field(base, field, v, where)
         axes.append((field, tuple(values)))
 
-    arms_raw = dict(data.get("arms", {}))
+    arms_raw = dict(_table(data, "arms", 'reference = "same", same = { "training.priority" = '
+                           '"same" }, ...'))
     reference = arms_raw.pop("reference", None)
+    if reference is not None and not isinstance(reference, str):
+        raise ConfigError("arms.reference", f"expected an arm's name, got {reference!r}")
     arms = []
     for arm, fields in arms_raw.items():
         if not isinstance(fields, dict) or not fields:
@@ -171,9 +192,6 @@ def load_grid(path: str | Path) -> Grid:
     if reference is None and len(arms) > 1:
         reference = arms[0][0]
     timeout = parse_time(data.get("timeout", "6h"), "timeout")
-    name = data.get("name", path.stem)
-    if not isinstance(name, str):
-        raise ConfigError("name", f"expected a string, got {name!r}")
     return Grid(name, path.resolve(), text, base, tuple(fixed.items()), tuple(axes),
                 tuple(arms), reference, timeout)
 
@@ -197,10 +215,11 @@ def expand(grid: Grid) -> list[Cell]:
                 cell = Cell(scenario.digest(), arm, point, scenario,
                             predicted_iteration_change=predicted_change(p),
                             predicted_bytes=predicted_bytes(p))
-            except ConfigError as e:
+            except Exception as e:  # noqa: BLE001 - one cell's problem fails that cell only
+                message = str(e) if isinstance(e, ConfigError) else f"{type(e).__name__}: {e}"
                 blob = json.dumps(raw, sort_keys=True, default=str).encode()
                 cell = Cell("x" + hashlib.sha256(blob).hexdigest()[:15], arm, point, None,
-                            str(e))
+                            message)
             if cell.id in seen:
                 raise ConfigError("grid", f"cells {seen[cell.id].labels()} and "
                                   f"{cell.labels()} are the same scenario")
@@ -214,15 +233,11 @@ def expand(grid: Grid) -> list[Cell]:
 
 
 def default_dir(grid: Grid) -> Path:
-    return REPO_DIR / "results" / "sweeps" / grid.name
+    """results/sweeps/<name> under $DDNN_HARNESS_RESULTS or the current directory."""
+    return outdir.default_sweep_dir(grid.name)
 
 
-def write_atomic(path: Path, data: bytes | str) -> None:
-    """Write to a temporary name in the same directory, then rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}"
-    tmp.write_bytes(data.encode() if isinstance(data, str) else data)
-    os.replace(tmp, path)
+write_atomic = outdir.write_file  # every file of the sweep directory: temporary name, rename
 
 
 def _cells_record(grid: Grid, cells: list[Cell]) -> dict:
@@ -252,9 +267,10 @@ def prepare_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> None:
         raise SweepError(f"{out} exists and is not a sweep directory")
     for sub in ("cells", "failed", "logs"):
         (out / sub).mkdir(parents=True, exist_ok=True)
-    # leftovers of cells that were running when a sweep was killed
-    for tmp in (out / "cells").glob(".*.tmp-*"):
-        shutil.rmtree(tmp, ignore_errors=True)
+    # what writers killed mid-write left: cell directories, replaced cell
+    # directories, failure records, tables
+    for directory in (out, out / "cells", out / "failed"):
+        outdir.remove_leftovers(directory)
     if not stored.exists():
         write_atomic(out / "grid.toml", grid.text)
         write_atomic(stored, json.dumps(record, indent=2, default=str) + "\n")
@@ -272,9 +288,14 @@ def is_failed(out: Path, cell: Cell) -> bool:
     return (out / "failed" / f"{cell.id}.json").is_file()
 
 
-def record_failure(out: Path, cell: Cell, error: str) -> None:
+def record_failure(out: Path, cell: Cell, error: str, detail: str | None = None) -> None:
+    """failed/<id>.json: the error's own message (one line, what the summary
+    shows) and, if any, the detail behind it (a traceback, ns-3's last output)."""
+    record = {**cell.labels(), "error": error}
+    if detail:
+        record["detail"] = detail
     write_atomic(out / "failed" / f"{cell.id}.json",
-                 json.dumps({**cell.labels(), "error": error}, indent=2, default=str) + "\n")
+                 json.dumps(record, indent=2, default=str) + "\n")
 
 
 def clear_failure(out: Path, cell: Cell) -> None:
@@ -382,39 +403,65 @@ def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFram
 # running
 
 
+@contextlib.contextmanager
+def _uninterruptible():
+    """A second Ctrl-C while the tables of an interrupted sweep are written
+    would leave them unwritten: ignore it for that second (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 @dataclass(frozen=True)
 class SweepReport:
     out: Path
     cells: int
-    ran: int
-    skipped: int           # already done (or failed, without --retry-failed)
+    ran: int               # cells run to an end now (finished or failed)
+    done_before: int       # finished in an earlier run of the directory (--resume)
+    failed_before: int     # failed earlier and not retried (no --retry-failed)
+    invalid: int           # invalid scenarios: recorded failed without running
     failed: list[str]      # ids of cells failed now or before
     wall_s: float
     tables: dict
+    unfinished: int = 0    # left to run (an interrupted sweep)
+    failed_now: int = 0    # of `ran`
 
 
 def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
               scheduler: str | None = None, resume: bool = False, retry_failed: bool = False,
               progress: bool | None = None, cells: list[Cell] | None = None) -> SweepReport:
     """Run every cell not yet done, record failures, aggregate the tables.
-    cells: expand(grid), when the caller has it already."""
+    cells: expand(grid), when the caller has it already.
+    Ctrl-C (KeyboardInterrupt) stops the running cells, which stay unfinished
+    (not failed: --resume runs them), writes the tables of what finished and
+    raises SweepInterrupted carrying the report."""
     import time
 
     from tqdm import tqdm
 
     from harness import executors
 
+    if executor not in ("local", "dask"):
+        raise ConfigError("--executor", f"unknown executor {executor!r}; allowed: local, dask")
     started = time.monotonic()
     cells = expand(grid) if cells is None else cells
     prepare_dir(out, grid, cells, resume)
     todo: list[Cell] = []
+    done_before = failed_before = invalid = 0
     for cell in cells:
         if is_done(out, cell):
             clear_failure(out, cell)
+            done_before += 1
         elif cell.scenario is None:
             record_failure(out, cell, cell.error)   # invalid scenario: fails without running
+            invalid += 1
         elif is_failed(out, cell) and not retry_failed:
-            continue
+            failed_before += 1
         else:
             todo.append(cell)
     todo.sort(key=lambda c: c.predicted_bytes, reverse=True)  # longest first (stable)
@@ -422,30 +469,34 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
                             grid.timeout_s) for c in todo]
     bar = tqdm(total=len(tasks), unit="cell", disable=None if progress is None else not progress,
                desc=f"sweep {grid.name}", file=sys.stderr)
-    failed_now = 0
+    counts = {"ran": 0, "failed": 0}
 
     def done(outcome: executors.Outcome) -> None:
-        nonlocal failed_now
         if outcome.error is None:
             clear_failure(out, outcome.cell)
         else:
-            failed_now += 1
-            record_failure(out, outcome.cell, outcome.error)
-        bar.set_postfix_str(f"{failed_now} failed", refresh=False)
+            counts["failed"] += 1
+            record_failure(out, outcome.cell, outcome.error, outcome.detail)
+        counts["ran"] += 1
+        bar.set_postfix_str(f"{counts['failed']} failed", refresh=False)
         bar.update(1)
 
+    interrupted = False
     try:
-        if not tasks:
-            pass
-        elif executor == "local":
+        if tasks and executor == "local":
             executors.run_local(tasks, jobs, done)
-        elif executor == "dask":
+        elif tasks:
             executors.run_dask(tasks, jobs, scheduler, done)
-        else:
-            raise ConfigError("--executor", f"unknown executor {executor!r}; allowed: local, dask")
+    except KeyboardInterrupt:
+        interrupted = True  # the executor has stopped its cells; record what finished
     finally:
         bar.close()
-    tables = aggregate(out, grid, cells)
+    with _uninterruptible() if interrupted else contextlib.nullcontext():
+        tables = aggregate(out, grid, cells)
     failed = [c.id for c in cells if is_failed(out, c)]
-    return SweepReport(out, len(cells), len(tasks), len(cells) - len(tasks), failed,
-                       time.monotonic() - started, tables)
+    report = SweepReport(out, len(cells), counts["ran"], done_before, failed_before, invalid,
+                         failed, time.monotonic() - started, tables,
+                         unfinished=len(tasks) - counts["ran"], failed_now=counts["failed"])
+    if interrupted:
+        raise SweepInterrupted(report)
+    return report
