@@ -36,6 +36,7 @@ import json
 import signal
 import sys
 import threading
+import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,11 +44,11 @@ from typing import Any
 import pandas as pd
 
 from harness import metrics, outdir
-from harness.config import (WORKLOADS_DIR, ConfigError, ConfigTypeError, Scenario, apply_values,
+from harness.config import (SWEEPS_DIR, ConfigError, ConfigTypeError, Scenario, apply_values,
                             builtin_names, parse_time, parse_toml, read_scenario_dict, read_text,
                             scenario_from_dict)
 
-GRIDS_DIR = WORKLOADS_DIR / "sweeps"
+GRIDS_DIR = SWEEPS_DIR
 _GRID_KEYS = ("name", "scenario", "timeout", "set", "axes", "arms")
 SEED_AXIS = "seed"
 
@@ -247,17 +248,20 @@ def _cells_record(grid: Grid, cells: list[Cell]) -> dict:
             "cells": [{"id": c.id, "arm": c.arm, "point": dict(c.point)} for c in cells]}
 
 
-def prepare_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> None:
-    """Create a new sweep directory, or check that `--resume` continues the
-    same grid (same cells, by resolved-config digest)."""
-    record = _cells_record(grid, cells)
+def check_dir(out: Path, cells: list[Cell], resume: bool) -> None:
+    """SweepError unless `out` is new or empty, or holds this grid's sweep and
+    `resume` is set (same cells, by resolved-config digest)."""
     stored = out / "sweep.json"
     if stored.exists():
         if not resume:
             raise SweepError(f"{out} already holds a sweep: --resume to continue it, or "
                              "-o another directory")
-        old = json.loads(stored.read_text())
-        old_ids, new_ids = {c["id"] for c in old["cells"]}, {c.id for c in cells}
+        try:
+            old_ids = {c["id"] for c in json.loads(stored.read_text())["cells"]}
+        except (ValueError, KeyError, TypeError, OSError) as e:
+            raise SweepError(f"{stored} cannot be read ({e}); start the sweep in a new "
+                             "directory") from None
+        new_ids = {c.id for c in cells}
         if old_ids != new_ids:
             raise SweepError(
                 f"the grid changed since {out} was started: {len(new_ids - old_ids)} new and "
@@ -265,6 +269,13 @@ def prepare_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> None:
                 "start it in a new directory")
     elif out.exists() and any(out.iterdir()):
         raise SweepError(f"{out} exists and is not a sweep directory")
+
+
+def prepare_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> None:
+    """Create a new sweep directory, or check that `--resume` continues the
+    same grid (check_dir), and clear what killed writers left behind."""
+    check_dir(out, cells, resume)
+    stored = out / "sweep.json"
     for sub in ("cells", "failed", "logs"):
         (out / sub).mkdir(parents=True, exist_ok=True)
     # what writers killed mid-write left: cell directories, replaced cell
@@ -273,7 +284,7 @@ def prepare_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> None:
         outdir.remove_leftovers(directory)
     if not stored.exists():
         write_atomic(out / "grid.toml", grid.text)
-        write_atomic(stored, json.dumps(record, indent=2, default=str) + "\n")
+        write_atomic(stored, json.dumps(_cells_record(grid, cells), indent=2, default=str) + "\n")
 
 
 def cell_dir(out: Path, cell: Cell) -> Path:
@@ -348,6 +359,42 @@ def predicted_bytes(p) -> float:
         iteration_ms = max(p.profile.compute_ms, p.training_network_ms)
         total += per_iteration * p.scenario.run.duration * 1e3 / iteration_ms
     return total
+
+
+# Calibrated on the `quick` preset (README, "How long will my sweep take"):
+# 174 M events for 29.7 GB of predicted bytes, and one core simulates 60-130
+# thousand events per second (less under heavy retransmission).
+EVENTS_PER_MB = 6_000
+EVENTS_PER_CORE_S = (130_000, 60_000)   # fast, slow
+SWEEP_START_S = 3.0  # loading ns-3 and warming up, once per sweep (local executor)
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A rough cost from the bytes a run sends (predicted_bytes)."""
+    bytes: float
+
+    @property
+    def events(self) -> float:
+        return self.bytes / 1e6 * EVENTS_PER_MB
+
+    @property
+    def core_s(self) -> tuple[float, float]:
+        return tuple(self.events / rate for rate in EVENTS_PER_CORE_S)
+
+    def describe(self, jobs: int = 1) -> str:
+        low, high = (t / jobs for t in self.core_s)
+        on = "" if jobs == 1 else f" on {jobs} cores"
+        return (f"~{self.bytes / 1e6:,.0f} MB to send, ~{self.events / 1e6:,.1f} M events, "
+                f"~{_duration(low)} to {_duration(high)}{on}")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def predicted_change(p) -> float | None:
@@ -500,3 +547,16 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
     if interrupted:
         raise SweepInterrupted(report)
     return report
+
+
+class _CallableModule(types.ModuleType):
+    """`harness.sweep(...)` is the API function harness.api.sweep: after this
+    module is imported, `harness.sweep` is the module (Python sets a package's
+    attribute to its submodule), so the module itself is made callable."""
+
+    def __call__(self, *args, **kwargs):
+        from harness.api import sweep
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
