@@ -324,9 +324,11 @@ TIMING_COLUMNS = ("wall_s", "startup_s", "events_per_s", "sim_s_per_wall_s", "pe
 
 
 def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, Any]:
-    """One tidy summary row: the cell's labels, status and metrics."""
-    row: dict[str, Any] = {**cell.labels(), "status": "failed" if error else "ok",
-                           "error": error}
+    """One tidy summary row: the cell's labels, status and metrics. status:
+    ok (run_dir), failed (error) or unfinished (neither: not run yet, or
+    stopped by Ctrl-C; --resume runs it)."""
+    status = "failed" if error else "ok" if run_dir is not None else "unfinished"
+    row: dict[str, Any] = {**cell.labels(), "status": status, "error": error}
     if run_dir is None or error:
         return row
     summary = json.loads((run_dir / "summary.json").read_text())
@@ -430,7 +432,7 @@ def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFram
         elif failed.is_file():
             rows.append(cell_row(cell, None, json.loads(failed.read_text())["error"]))
         else:
-            rows.append(cell_row(cell, None, "not run"))
+            rows.append(cell_row(cell, None, None))
         rows[-1]["predicted_iteration_change"] = cell.predicted_iteration_change
     summary = pd.DataFrame(rows)
     tables = {"summary": summary}
