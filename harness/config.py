@@ -29,6 +29,7 @@ REPO_DIR = Path(__file__).resolve().parent.parent
 TOPOLOGIES_DIR = REPO_DIR / "topologies"
 WORKLOADS_DIR = REPO_DIR / "workloads"
 SCENARIOS_DIR = WORKLOADS_DIR / "scenarios"
+SWEEPS_DIR = WORKLOADS_DIR / "sweeps"
 CDF_DIR = WORKLOADS_DIR / "cdf"
 
 QDISCS = ("pfifo_fast", "prio")
