@@ -22,8 +22,10 @@ def worker_hosts(cfg: TrainingConfig, topo) -> tuple[int, ...]:
     return hosts
 
 
-def load(cfg: TrainingConfig, network_ms: Callable[[float], float]) -> profiles.Profile:
-    """The job's profile; with `ratio`, every layer's compute is scaled so the
+def load(cfg: TrainingConfig, network_ms: Callable[[float], float],
+         scale: int = 1) -> profiles.Profile:
+    """The job's profile, its bytes / `scale` (harness.scaling: cfg's byte
+    fields are scaled already); with `ratio`, every layer's compute is scaled so the
     iteration's compute is R x network_ms(`model_bytes`) (default: the
     profile's bytes), the job's network time per iteration: the ring time
     for ring allreduce, harness.ps.network_time_ms for parameter servers.
@@ -34,6 +36,9 @@ def load(cfg: TrainingConfig, network_ms: Callable[[float], float]) -> profiles.
         profile = profiles.load_profile(path)
     except profiles.ProfileError as e:
         raise ConfigError("training.profile", str(e)) from None
+    from harness import scaling
+
+    profile = scaling.profile(profile, scale)
     if cfg.ratio is None:
         return profile
     model_bytes = cfg.model_bytes or profile.model_bytes
