@@ -50,7 +50,7 @@ def _network_lines(p: Plan) -> list[str]:
     lines += [f"seed {max(1, sc.seed % (2**32 - 1))}", "run 1", f"nodes {topo.n_nodes}"]
     lines += [f"link {l.a} {l.b} {int(l.rate_bps)} {int(round(l.delay_s * 1e9))} "
               f"{sc.network.mtu}" for l in topo.links]
-    strategy = qdisc.strategy(sc.network)
+    strategy = qdisc.strategy(p.network)
     if not isinstance(strategy, qdisc.Prio):
         raise ValueError(f"recipe: unsupported queue-disc strategy {type(strategy).__name__}")
     for i, link in enumerate(topo.links):
@@ -66,7 +66,7 @@ def _network_lines(p: Plan) -> list[str]:
 
 def _measurement_lines(p: Plan) -> list[str]:
     sc, topo = p.scenario, p.topology
-    lines = [f"utilization {round(sc.run.utilization_interval * 1e9)}",
+    lines = [f"utilization {round(p.run.utilization_interval * 1e9)}",
              f"app-ports {sc.background.port} {sc.background.port} {APP_BACKGROUND}"]
     for i, link in enumerate(topo.links):
         lines.append(f"track {i} 0 {link.a} {link.b}")
@@ -112,7 +112,7 @@ def recipe(p: Plan) -> str:
         lines += _training_lines(p)
     if sc.background.enabled:
         lines += _background_lines(p)
-    lines.append(f"stop {max(1, round(sc.run.duration * 1e9))}")
+    lines.append(f"stop {max(1, round(p.run.duration * 1e9))}")
     return "\n".join(lines) + "\n"
 
 

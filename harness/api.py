@@ -120,7 +120,7 @@ def run(scenario: "str | Path | Scenario | None" = None,
         progress: bool = False, **more: Any) -> Run:
     """Run one scenario in ns-3 and return its tables.
 
-    scenario: a scenario file, a built-in name ("default", "thesis-small", ...;
+    scenario: a scenario file, a built-in name ("default", "thesis", "ps-small", ...;
     `harness list`), a harness.config.Scenario, or None for the default.
     overrides: fields by dotted name, e.g. {"run.duration": 0.3,
     "background.load": 0.4}; keyword arguments add more (seed=2, or

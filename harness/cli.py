@@ -92,9 +92,11 @@ def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
     for note in notes:
         click.echo(f"note: {note}", err=True)
     click.echo(f"scenario {sc.name!r} (seed {sc.seed}, digest {sc.digest()}): "
-               f"{p.topology.kind} with {p.topology.n_hosts} hosts, {sc.run.duration:g} s "
+               f"{p.topology.kind} with {p.topology.n_hosts} hosts, {p.run.duration:g} s "
                f"simulated, {len(p.flows)} background flows "
-               f"(lambda {p.background_rate:.1f}/s per host, load {p.background_load:.1%})",
+               f"(lambda {p.background_rate:.1f}/s per host, load {p.background_load:.1%})"
+               + (f"; scaled down {sc.scale}x (rates and sizes / {sc.scale}, times kept)"
+                  if sc.scale > 1 else ""),
                err=True)
     try:
         result = execute(p, progress=progress, on_phase=(obj or {}).get("on_phase"))
@@ -312,10 +314,14 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
 @click.option("-o", "--output", metavar="DIR",
               help="Sweep directory (default: results/sweeps/<grid name> under "
                    "$DDNN_HARNESS_RESULTS or .).")
+@click.option("--max-seeds", type=click.IntRange(1), default=None, metavar="N",
+              help="Add seeds to points whose verdict is undecided at 95 %, up to N seeds "
+                   "per point (default: the grid's [adaptive] max_seeds, else off).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: when stderr is a terminal).")
 def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None, resume: bool,
-          retry_failed: bool, output: str | None, progress: bool | None) -> None:
+          retry_failed: bool, output: str | None, max_seeds: int | None,
+          progress: bool | None) -> None:
     import os
 
     from harness import outdir
@@ -324,8 +330,10 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
     try:
         grid = sweeps.load_grid(grid_file)
         out = outdir.check_sweep_dir(Path(output) if output else sweeps.default_dir(grid))
+        if max_seeds:
+            sweeps.check_adaptive(dict(grid.axes), grid.reference, "--max-seeds")
         cells = sweeps.expand(grid)
-        sweeps.check_dir(out, cells, resume)
+        sweeps.check_dir(out, grid, cells, resume)
     except (ConfigError, sweeps.SweepError) as e:
         _fail(str(e))
     jobs = jobs or os.cpu_count() or 1
@@ -338,8 +346,8 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
                            *(["--scheduler", shlex.quote(scheduler)] if scheduler else [])])
     try:
         report = sweeps.run_sweep(grid, out, jobs, executor, scheduler, resume, retry_failed,
-                                  progress, cells)
-    except sweeps.SweepError as e:
+                                  progress, cells, max_seeds)
+    except (sweeps.SweepError, ConfigError) as e:
         _fail(str(e))
     except sweeps.SweepInterrupted as e:
         r = e.report
@@ -386,15 +394,30 @@ def _print_counts(report) -> None:
 
 
 def _print_deltas(means, keys: list[str]) -> None:
+    """Each point's changes vs the reference arm: change [95 % interval] verdict
+    (harness.stats); undecided verdicts end in '?' or name two classes."""
     shown = {"iteration_time": "iteration", "fct_small_mean": "small FCT",
              "fct_large_mean": "large FCT"}
-    table = means[means["metric"].isin(shown)].pivot_table(
-        index=[*keys, "arm"], columns="metric", values="mean", sort=False)
-    if table.empty:
+    rows = means[means["metric"].isin(shown)]
+    if rows.empty or "change" not in rows:
         return
-    table = table[[m for m in shown if m in table]].rename(columns=shown)
-    click.echo("mean change vs the reference arm, over seeds:")
-    click.echo((table * 100).round(1).astype(str).add(" %").to_string())
+
+    def fmt(r) -> str:
+        if r["change"] == float("inf"):
+            return "stalled"
+        if not r["change"] == r["change"]:   # NaN
+            return "n/a"
+        return (f"{100 * r['change']:+.1f} % [{100 * r['change_low']:+.1f}, "
+                f"{100 * r['change_high']:+.1f}] {r['verdict']}")
+
+    click.echo("change vs the reference arm, pooled over seeds [95 % interval] verdict:")
+    for key, group in rows.groupby([*keys, "arm"], sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        label = ", ".join(f"{k.rsplit('.', 1)[-1]}={v}" for k, v in zip([*keys, "arm"], key))
+        parts = {r["metric"]: fmt(r) for r in group.to_dict("records")}
+        seeds = int(group["seeds"].max()) if group["seeds"].notna().any() else 0
+        click.echo(f"  {label} ({seeds} seed{'s' if seeds != 1 else ''}): "
+                   + "; ".join(f"{shown[m]} {parts[m]}" for m in shown if m in parts))
 
 
 # --------------------------------------------------------------------------

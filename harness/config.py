@@ -51,6 +51,9 @@ class RunConfig:
     warmup: float = 0.5              # flows starting before this are not measured
     cooldown: float = 0.5            # ... nor those starting in the last `cooldown`
     utilization_interval: float = 0.1
+    # measure at least this many complete training iterations: the run is made
+    # long enough at the job's no-contention pace (harness.run.plan); 0 = off
+    min_iterations: int = 0
 
     @property
     def window(self) -> tuple[float, float]:
@@ -133,6 +136,9 @@ class TrainingConfig:
 class Scenario:
     name: str = "scenario"
     seed: int = 1
+    # time-preserving scale-down factor k: rates and sizes / k, times kept
+    # (harness.scaling); 1 = the network as written
+    scale: int = 1
     run: RunConfig = field(default_factory=RunConfig)
     topology: TopologyConfig = field(default_factory=TopologyConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)
@@ -154,7 +160,7 @@ class Scenario:
 
 _SECTION_KEYS = {
     "run": {"duration": "duration", "warmup": "warmup", "cooldown": "cooldown",
-            "utilization_interval": "utilization_interval"},
+            "utilization_interval": "utilization_interval", "min_iterations": "min_iterations"},
     "network": {k: k for k in ("qdisc", "bands", "band_limit_packets", "classes",
                                "ack_class", "mtu")},
     "tcp": {k: k for k in ("congestion_control", "segment_size", "initial_cwnd",
@@ -168,7 +174,7 @@ _SECTION_KEYS = {
                                 "servers", "server_placement", "server_hosts", "aggregation",
                                 "aggregation_chunk", "deadline_class")},
 }
-_TOP_KEYS = ("name", "seed", "run", "topology", "network", "tcp", "background", "training")
+_TOP_KEYS = ("name", "seed", "scale", "run", "topology", "network", "tcp", "background", "training")
 ARCHITECTURES = ("ring", "ps")
 SERVER_PLACEMENTS = ("dedicated", "colocated")
 AGGREGATIONS = ("tensor", "chunk")
@@ -227,8 +233,11 @@ MAX_UTILIZATION_INTERVALS = 2**24 - 2
 
 def _run(data: Any) -> RunConfig:
     d = _section(data, "run")
-    cfg = RunConfig(**{k: parse_time(v, f"run.{k}", allow_zero=k in ("warmup", "cooldown"))
-                       for k, v in d.items()})
+    out: dict[str, Any] = {}
+    if "min_iterations" in d:
+        out["min_iterations"] = _int(d.pop("min_iterations"), "run.min_iterations", 0, 1000)
+    cfg = RunConfig(**out, **{k: parse_time(v, f"run.{k}", allow_zero=k in ("warmup", "cooldown"))
+                              for k, v in d.items()})
     if cfg.warmup + cfg.cooldown >= cfg.duration:
         raise ConfigError("run.duration", f"must exceed warmup + cooldown "
                           f"({cfg.warmup:g} + {cfg.cooldown:g} s), got {cfg.duration:g} s; "
@@ -439,6 +448,8 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
         out["name"] = _str(data["name"], "name")
     if "seed" in data:
         out["seed"] = _int(data["seed"], "seed", 0, INT64_MAX)
+    if "scale" in data:
+        out["scale"] = _int(data["scale"], "scale", 1, 1000)
     readers = {"run": _run, "topology": _topology, "network": _network, "tcp": _tcp,
                "background": _background, "training": _training}
     for key, reader in readers.items():

@@ -24,12 +24,14 @@ def size_class(size: pd.Series) -> pd.Series:
 
 
 def flow_table(raw: pd.DataFrame, window: tuple[float, float], ideal: pd.Series,
-               traffic_class: dict[int, str]) -> pd.DataFrame:
+               traffic_class: dict[int, str], size_scale: int = 1) -> pd.DataFrame:
     """The flows table of a run from the FlowLog's raw table.
 
     window: flows starting in [start, end] seconds are measured.
     ideal: ideal FCT in seconds per flow (aligned with raw).
     traffic_class: ToS -> class name.
+    size_scale: the scenario's scale k: a flow's size class is that of its
+    size in the network as written (simulated bytes x k).
     """
     start = raw["start_ns"] / 1e9
     completed = raw["end_ns"] >= 0
@@ -39,7 +41,7 @@ def flow_table(raw: pd.DataFrame, window: tuple[float, float], ideal: pd.Series,
         "src": raw["src_node"],
         "dst": raw["dst_node"],
         "size": raw["size"],
-        "size_class": size_class(raw["size"]),
+        "size_class": size_class(raw["size"] * size_scale),
         "traffic_class": raw["tos"].map(traffic_class).fillna("unknown"),
         "tos": raw["tos"],
         "start_s": start,

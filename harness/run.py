@@ -7,6 +7,7 @@ ns-3 objects never leave this module: a RunResult holds DataFrames and dicts.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import sys
@@ -17,8 +18,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness import background, metrics, outdir, profiles, ps, qdisc, routing, tcp, training
-from harness.config import ConfigError, Scenario
+from harness import (background, metrics, outdir, profiles, ps, qdisc, routing, scaling, tcp,
+                     training)
+from harness.config import MAX_UTILIZATION_INTERVALS, ConfigError, NetworkConfig, RunConfig, Scenario
+from harness.units import NS3_TIME_MAX_S
 from harness.topology import Topology, load_topology
 
 APP_OTHER, APP_BACKGROUND, APP_TRAINING = 0, 1, 2
@@ -29,7 +32,9 @@ class Plan:
     """Everything a run needs, checked, before ns-3 is touched."""
 
     scenario: Scenario
-    topology: Topology
+    topology: Topology              # as simulated: scaled by scenario.scale
+    network: NetworkConfig          # as simulated: band limits scaled
+    run: RunConfig                  # as simulated: long enough for run.min_iterations
     classes: qdisc.ClassTable
     worst_rtt: float
     tcp_defaults: dict[str, str]
@@ -47,6 +52,7 @@ class Plan:
     training_link_bps: float = 0.0  # slowest host link of the job
     training_ports: tuple[int, int] = (0, 0)  # first and last port the job listens on
     training_network_ms: float = 0.0  # one iteration's communication at line rate (for R)
+    ideal_iteration_s: float | None = None  # the job's analytic no-contention iteration
     server_hosts: tuple[int, ...] = ()   # ps: host of each shard
     tensor_shards: tuple[int, ...] = ()  # ps: shard of each tensor
     deadline_tos: int = -1          # ps: class raised to when slack runs out; -1 none
@@ -63,6 +69,10 @@ class Plan:
             "classes": {"qdisc": self.classes.qdisc, "bands": self.classes.bands,
                         "class_band": self.classes.classes,
                         "band_tos": list(self.classes.band_tos)},
+            "scale": self.scenario.scale,
+            "run": {"duration": self.run.duration, "warmup": self.run.warmup,
+                    "cooldown": self.run.cooldown, "min_iterations": self.run.min_iterations},
+            "band_limit_packets": self.network.band_limit_packets,
             "worst_case_rtt_s": self.worst_rtt,
             "tcp_attributes": self.tcp_defaults,
             "background": {"hosts": list(self.background_hosts),
@@ -76,19 +86,32 @@ class Plan:
                          "tensor_shards": list(self.tensor_shards),
                          "deadline_tos": self.deadline_tos,
                          "profile": getattr(self.profile, "name", None),
-                         "compute_ms": getattr(self.profile, "compute_ms", None)},
+                         "compute_ms": getattr(self.profile, "compute_ms", None),
+                         "ideal_iteration_s": self.ideal_iteration_s},
         }
 
 
 def plan(scenario: Scenario) -> Plan:
-    topo = load_topology(scenario.topology)
+    k = scenario.scale
+    reference_topo = load_topology(scenario.topology)
+    topo = scaling.topology(reference_topo, k)
+    network = scaling.network(scenario.network, k)
     classes = qdisc.class_table(scenario.network)
     if scenario.tcp.segment_size + 60 > scenario.network.mtu:
         raise ConfigError("tcp.segment_size", f"{scenario.tcp.segment_size} B plus TCP/IP "
                           f"headers (60 B) exceeds network.mtu {scenario.network.mtu} B")
-    worst = tcp.worst_case_rtt(topo, scenario.network, classes.bands)
-    _check_utilization_interval(scenario, topo)
+    if k > 1 and min(link.rate_bps for link in topo.links) < 1:
+        raise ConfigError("scale", f"{k} leaves a link below 1 bit/s, ns-3's resolution")
+    # TCP timers from the network as written: a scaled-down one has the same
+    # queueing times (harness.scaling), and keeps them exactly.
+    worst = tcp.worst_case_rtt(reference_topo, scenario.network, classes.bands)
     extra: dict = {}
+    tr = scenario.training
+    if tr.enabled:
+        extra.update(_plan_training(scaling.training(tr, k), topo, classes,
+                                    scenario.background, k))
+    run = _run_window(scenario.run, extra.get("ideal_iteration_s"))
+    _check_run(run, scenario, topo)
     bg = scenario.background
     if scenario.network.ack_class != "data":
         extra["ack_tos"] = classes.tos(scenario.network.ack_class, "network.ack_class")
@@ -96,31 +119,38 @@ def plan(scenario: Scenario) -> Plan:
         hosts = bg.hosts or tuple(range(topo.n_hosts))
         for i, h in enumerate(hosts):
             topo.check_host(h, f"background.hosts[{i}]")
-        cdf = background.load_cdf(bg.workload)
+        cdf = scaling.cdf(background.load_cdf(bg.workload), k)
         host_bps = min(topo.host_link(h).rate_bps for h in hosts)
         rate = background.rate_per_host(bg, cdf, host_bps)
-        background.check_flow_count(rate, len(hosts), scenario.run.duration,
+        background.check_flow_count(rate, len(hosts), run.duration,
                                     "background.rate" if bg.rate is not None else "background.load")
         extra.update(
             background_hosts=hosts, background_rate=rate,
             background_load=background.offered_load(rate, cdf, host_bps),
             background_tos=classes.tos(bg.traffic_class, "background.class"),
-            flows=background.schedule(hosts, rate, scenario.run.duration, cdf, scenario.seed))
-    tr = scenario.training
-    if tr.enabled:
-        extra.update(_plan_training(tr, topo, classes, bg))
+            flows=background.schedule(hosts, rate, run.duration, cdf, scenario.seed))
 
-    return Plan(scenario, topo, classes, worst, tcp.attribute_defaults(scenario.tcp, worst),
-                **extra)
+    return Plan(scenario, topo, network, run, classes, worst,
+                tcp.attribute_defaults(scenario.tcp, worst), **extra)
 
 
-def _check_utilization_interval(scenario: Scenario, topo: Topology) -> None:
-    """The tracker counts a packet in the interval its transmission starts:
-    an interval shorter than one packet's time on a link shows more than
-    100 % there."""
+def _check_run(run: RunConfig, scenario: Scenario, topo: Topology) -> None:
+    """The run as simulated (min_iterations may lengthen it, scale slows the
+    links) against what ns-3 and the utilisation tracker take."""
+    if run.duration > NS3_TIME_MAX_S:
+        raise ConfigError("run.min_iterations", f"{run.min_iterations} iterations need "
+                          f"{run.duration:.3g} s, beyond ns-3's time range "
+                          f"({NS3_TIME_MAX_S:.3g} s)")
+    interval = run.utilization_interval
+    if run.duration / interval > MAX_UTILIZATION_INTERVALS:
+        raise ConfigError("run.utilization_interval", f"{run.duration:g} s in intervals of "
+                          f"{interval:g} s are more than the utilisation tracker's "
+                          f"{MAX_UTILIZATION_INTERVALS:,} intervals; use at least "
+                          f"{run.duration / MAX_UTILIZATION_INTERVALS:.3g} s")
+    # The tracker counts a packet in the interval its transmission starts: an
+    # interval shorter than one packet's time on a link shows more than 100 %.
     frame_s = max((scenario.network.mtu + tcp.PPP_HEADER) * 8 / link.rate_bps
                   for link in topo.links)
-    interval = scenario.run.utilization_interval
     if interval < frame_s:
         raise ConfigError("run.utilization_interval", f"{interval:g} s is shorter than one "
                           f"{scenario.network.mtu} B packet on the slowest link "
@@ -128,7 +158,17 @@ def _check_utilization_interval(scenario: Scenario, topo: Topology) -> None:
                           f"utilisation; use at least {frame_s:.3g} s")
 
 
-def _plan_training(tr, topo: Topology, classes: qdisc.ClassTable, bg) -> dict:
+def _run_window(run: RunConfig, iteration_s: float | None) -> RunConfig:
+    """The run as simulated: with run.min_iterations = N, long enough that N
+    iterations at the job's no-contention pace fit between warm-up and
+    cool-down after the one under way at warm-up (never shorter than given)."""
+    if not run.min_iterations or iteration_s is None:
+        return run
+    needed = run.warmup + (run.min_iterations + 1) * iteration_s + run.cooldown
+    return dataclasses.replace(run, duration=max(run.duration, round(needed, 6)))
+
+
+def _plan_training(tr, topo: Topology, classes: qdisc.ClassTable, bg, scale: int) -> dict:
     hosts = training.worker_hosts(tr, topo)
     cls = bg.traffic_class if tr.priority == "same" else tr.priority
     tos = classes.tos(cls, "training.priority")
@@ -139,7 +179,7 @@ def _plan_training(tr, topo: Topology, classes: qdisc.ClassTable, bg) -> dict:
         def network_ms(model_bytes: float) -> float:
             return profiles.network_time_ms(model_bytes, len(hosts), link_bps)
 
-        profile = training.load(tr, network_ms)
+        profile = training.load(tr, network_ms, scale)
         out["fusion_buffer"] = training.fusion_buffer(tr, profile)
         training.check_ring_buffers(tr, profile, out["fusion_buffer"], len(hosts))
         ports = (tr.port, tr.port)
@@ -150,7 +190,7 @@ def _plan_training(tr, topo: Topology, classes: qdisc.ClassTable, bg) -> dict:
         def network_ms(model_bytes: float) -> float:
             return ps.network_time_ms(model_bytes, hosts, shards, link_bps)
 
-        profile = training.load(tr, network_ms)
+        profile = training.load(tr, network_ms, scale)
         if len(shards) > profile.n_layers:
             raise ConfigError("training.servers", f"{len(shards)} shards for "
                               f"{profile.n_layers} tensors: a shard would hold none")
@@ -169,7 +209,25 @@ def _plan_training(tr, topo: Topology, classes: qdisc.ClassTable, bg) -> dict:
     out.update(profile=profile, training_link_bps=link_bps, training_ports=ports,
                training_network_ms=network_ms(profile.model_bytes),
                training_layer_tos=training.layer_tos(tr, profile, classes, tos))
+    out["ideal_iteration_s"] = _ideal_iteration_ms(tr, profile, len(hosts), link_bps, out) / 1e3
     return out
+
+
+def _ideal_iteration_ms(tr, profile, n_workers: int, link_bps: float, planned: dict) -> float:
+    """The job's steady iteration time without contention (harness.analytic)."""
+    from harness import analytic, schedulers
+
+    if tr.architecture == "ps":
+        result = analytic.simulate_ps(
+            profile, n_workers, link_bps, tensor_shards=planned["tensor_shards"],
+            colocated=tuple(h in planned["training_hosts"] for h in planned["server_hosts"]),
+            iterations=4, barrier=tr.barrier)
+    else:
+        queue, partition = schedulers.ring_schedule(tr.policy, tr.scheduler_params)
+        result = analytic.simulate(profile, n_workers, link_bps, iterations=4, queue=queue,
+                                   barrier=tr.barrier, fusion_buffer=planned["fusion_buffer"],
+                                   partition_bytes=partition)
+    return float(result.iteration_ms[1:].mean())
 
 
 @dataclass
@@ -208,7 +266,7 @@ class _Network:
         ns.RngSeedManager.ResetNextStreamIndex()
         self.builder = topology.build(ns, p.topology, sc.network.mtu)
         self.queues = ns.CreateObject["ns3::QueueTracker"]()
-        strategy = qdisc.strategy(sc.network)
+        strategy = qdisc.strategy(p.network)
         for i, link in enumerate(p.topology.links):
             for side, (src, dst) in enumerate(((link.a, link.b), (link.b, link.a))):
                 qd = strategy.install(ns, self.builder.GetLinkDevice(i, side))
@@ -221,7 +279,7 @@ class _Network:
         self.utilization = ns.CreateObject["ns3::LinkUtilizationTracker"]()
         # A StringValue, like tcp.apply's: Cling compiles one wrapper less.
         self.utilization.SetAttribute(
-            "Interval", ns.StringValue(f"{round(sc.run.utilization_interval * 1e9)}ns"))
+            "Interval", ns.StringValue(f"{round(p.run.utilization_interval * 1e9)}ns"))
         self.utilization.AddApplicationPorts(sc.background.port, sc.background.port,
                                              APP_BACKGROUND)
         for i, link in enumerate(p.topology.links):
@@ -310,7 +368,7 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
     net = _Network(ns, p)
     startup_s = time.time() - _process_start()
     with on_phase or contextlib.nullcontext():
-        timing = _run_with_progress(ns, p.scenario.run.duration, progress)
+        timing = _run_with_progress(ns, p.run.duration, progress)
     raw_flows = _csv(net.flow_log.ToCsv()) if net.flow_log is not None else None
     raw_queues = _csv(net.queues.ToCsv())
     raw_util = _csv(net.utilization.ToCsv())
@@ -342,19 +400,18 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
     tos_class = p.classes.class_of_tos()
     if raw_flows is not None:
         ideal = _ideal_fct(topo, raw_flows)
-        flows = metrics.flow_table(raw_flows, sc.run.window,
-                                   ideal, tos_class)
+        flows = metrics.flow_table(raw_flows, p.run.window, ideal, tos_class, sc.scale)
     else:
         flows = metrics.flow_table(_empty_flow_log(), (0, 0), pd.Series(dtype=float), tos_class)
     queues = raw_queues.assign(traffic_class=raw_queues["band"].map(
         {b: ",".join(n for n, bb in p.classes.classes.items() if bb == b)
          for b in range(p.classes.bands)}))
     util = metrics.utilization_table(
-        raw_util, sc.run.utilization_interval, {i: l.rate_bps for i, l in enumerate(topo.links)},
+        raw_util, p.run.utilization_interval, {i: l.rate_bps for i, l in enumerate(topo.links)},
         tos_class, {APP_OTHER: "other", APP_BACKGROUND: "background", APP_TRAINING: "training"})
     iterations = transfers = compute = scheduler = None
     if raw_training is not None:
-        window = sc.run.window
+        window = p.run.window
         iterations = raw_training["iterations"]
         iterations = iterations.assign(
             iteration_s=(iterations["end_ns"] - iterations["start_ns"]) / 1e9,
@@ -375,7 +432,7 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         **metrics.completion(flows),
         "queues": metrics.band_totals(queues).to_dict(orient="records"),
         "host_uplink_utilization": metrics.host_uplink_utilization(
-            util, topo.n_hosts, sc.run.window, sc.run.utilization_interval),
+            util, topo.n_hosts, p.run.window, p.run.utilization_interval),
         **{k: timing[k] for k in ("events", "simulated_s")},
     }
     if iterations is not None:

@@ -229,3 +229,22 @@ def attributes(name: str, values: dict[str, Any], side: str,
     for attribute, text in _FIXED.get(name, {}).items():
         out[attribute] = text if text is not None else str(values["partition"])
     return type_id, [f"{k}={v}" for k, v in out.items()]
+
+
+def scale_bytes(name: str, values: tuple[tuple[str, Any], ...],
+                k: int) -> tuple[tuple[str, Any], ...]:
+    """The resolved parameters with sizes and rates / k (harness.scaling): a
+    partition or chunk takes as long to send on a k times slower link."""
+    def scaled(param: Param, value: Any) -> Any:
+        if value is None:
+            return None
+        if param.kind == "bytes":
+            return max(1, round(value / k))
+        if param.kind == "candidates":
+            return tuple((max(1, round(p / k)), max(1, round(c / k))) for p, c in value)
+        if param.kind == "rate":
+            return value / k
+        return value
+
+    params = POLICIES[name].params
+    return tuple((key, scaled(params[key], value)) for key, value in values)

@@ -16,6 +16,17 @@ A grid file (TOML) names a base scenario, fields fixed for every cell, axes
     reference = "same"               # deltas: every other arm vs this one
     same = { "training.priority" = "same" }
     low = { "training.priority" = "low" }
+    [adaptive]                       # optional: more seeds where undecided
+    max_seeds = 4
+
+`points` (optional) lists explicit combinations of fields, each crossed with
+the [axes] product: `points = [{ "training.ratio" = 16, "background.rate" = 23 },
+...]` runs those combinations only, not their whole product.
+
+With [adaptive] (or `harness sweep --max-seeds N`), after the grid's seeds
+have run, every point whose verdict is undecided at 95 % (the training
+slowdown class, or the small-flow FCT verdict; harness.stats) gets one more
+seed, round after round, until every point is decided or has max_seeds.
 
 Arms of one point differ only in their arm fields, so they share the
 background schedule (it depends on the seed and the traffic parameters only:
@@ -43,13 +54,13 @@ from typing import Any
 
 import pandas as pd
 
-from harness import metrics, outdir
+from harness import metrics, outdir, stats
 from harness.config import (SWEEPS_DIR, ConfigError, ConfigTypeError, Scenario, apply_values,
                             builtin_names, parse_time, parse_toml, read_scenario_dict, read_text,
                             scenario_from_dict)
 
 GRIDS_DIR = SWEEPS_DIR
-_GRID_KEYS = ("name", "scenario", "timeout", "set", "axes", "arms")
+_GRID_KEYS = ("name", "scenario", "timeout", "set", "points", "axes", "arms", "adaptive")
 SEED_AXIS = "seed"
 
 
@@ -77,10 +88,15 @@ class Grid:
     arms: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]  # arm -> its fields
     reference: str | None
     timeout_s: float
+    # explicit combinations of point fields, each crossed with the axes
+    points: tuple[tuple[tuple[str, Any], ...], ...] = ()
+    max_seeds: int = 0                                # adaptive: seeds per point at most
 
     @property
     def axis_fields(self) -> list[str]:
-        return [f for f, _ in self.axes]
+        """Every field that varies between points: the `points` fields, then the axes."""
+        fields = list(dict.fromkeys(f for point in self.points for f, _ in point))
+        return fields + [f for f, _ in self.axes if f not in fields]
 
 
 @dataclass(frozen=True)
@@ -90,7 +106,6 @@ class Cell:
     point: tuple[tuple[str, Any], ...]     # axis field -> value
     scenario: Scenario | None              # None: invalid (see error)
     error: str | None = None
-    predicted_iteration_change: float | None = None  # fluid model, low priority
     predicted_bytes: float = 0.0           # what it sends: a proxy for its cost
 
     def labels(self) -> dict[str, Any]:
@@ -171,6 +186,21 @@ def load_grid(path: str | Path) -> Grid:
             _check_field(base, field, v, where)
         axes.append((field, tuple(values)))
 
+    points = []
+    raw_points = data.get("points", [])
+    if not isinstance(raw_points, list) or not all(isinstance(q, dict) and q for q in raw_points):
+        raise ConfigError("points", "expected a list of tables of scenario fields, e.g. "
+                          '[{ "training.ratio" = 16, "background.rate" = 23 }]')
+    for i, raw_point in enumerate(raw_points):
+        flat = _flatten(raw_point, f"points[{i}]")
+        for field, value in flat.items():
+            _check_field(base, field, value, f"points[{i}].{field}")
+            if field in dict(axes):
+                raise ConfigError(f"points[{i}].{field}", "is also an axis")
+        points.append(tuple(flat.items()))
+    if len({json.dumps(q, sort_keys=True, default=str) for q in points}) != len(points):
+        raise ConfigError("points", "lists a point twice")
+
     arms_raw = dict(_table(data, "arms", 'reference = "same", same = { "training.priority" = '
                            '"same" }, ...'))
     reference = arms_raw.pop("reference", None)
@@ -192,41 +222,111 @@ def load_grid(path: str | Path) -> Grid:
                           f"{', '.join(a for a, _ in arms)}")
     if reference is None and len(arms) > 1:
         reference = arms[0][0]
+        if field in {f for point in points for f, _ in point}:
+            raise ConfigError(f"arms.{arm}.{field}", "is also a points field")
     timeout = parse_time(data.get("timeout", "6h"), "timeout")
+    max_seeds = _adaptive(data.get("adaptive", {}), dict(axes), reference)
     return Grid(name, path.resolve(), text, base, tuple(fixed.items()), tuple(axes),
-                tuple(arms), reference, timeout)
+                tuple(arms), reference, timeout, tuple(points), max_seeds)
+
+
+def _adaptive(table: Any, axes: dict, reference: str | None) -> int:
+    """[adaptive] max_seeds = N: 0 when the grid has no [adaptive] table."""
+    if not isinstance(table, dict):
+        raise ConfigError("adaptive", f"expected a table (max_seeds = N), got {table!r}")
+    for key in table:
+        if key != "max_seeds":
+            raise ConfigError(f"adaptive.{key}", "unknown key; allowed: max_seeds")
+    if not table:
+        return 0
+    value = table.get("max_seeds")
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError("adaptive.max_seeds", f"expected an integer >= 1, got {value!r}")
+    check_adaptive(axes, reference, "adaptive.max_seeds")
+    return value
+
+
+def check_adaptive(axes: dict, reference: str | None, where: str) -> None:
+    """Adding seeds needs a seed axis (the first seeds) and a reference arm
+    (the verdicts compare arms)."""
+    if SEED_AXIS not in axes:
+        raise ConfigError(where, "adding seeds needs a seed axis: [axes] seed = [1]")
+    if reference is None:
+        raise ConfigError(where, "adding seeds needs arms with a reference (the verdicts "
+                          "compare each arm with it)")
 
 
 def expand(grid: Grid) -> list[Cell]:
-    """Every (axes point, arm) of the grid, validated as a scenario. A cell whose
+    """Every (point, arm) of the grid, validated as a scenario. A cell whose
     scenario is invalid is kept, with its error, so the sweep records it failed."""
-    from harness.run import plan
-
-    fields = grid.axis_fields
-    arms = grid.arms or ((None, ()),)
+    fields = [f for f, _ in grid.axes]
     cells: list[Cell] = []
     seen: dict[str, Cell] = {}
-    for values in itertools.product(*(v for _, v in grid.axes)):
-        point = tuple(zip(fields, values))
-        for arm, arm_fields in arms:
-            raw = apply_values(grid.base, [(f.split("."), v) for f, v in (*point, *arm_fields)])
-            try:
-                scenario = scenario_from_dict(raw)
-                p = plan(scenario)  # every check a run makes before ns-3, now
-                cell = Cell(scenario.digest(), arm, point, scenario,
-                            predicted_iteration_change=predicted_change(p),
-                            predicted_bytes=predicted_bytes(p))
-            except Exception as e:  # noqa: BLE001 - one cell's problem fails that cell only
-                message = str(e) if isinstance(e, ConfigError) else f"{type(e).__name__}: {e}"
-                blob = json.dumps(raw, sort_keys=True, default=str).encode()
-                cell = Cell("x" + hashlib.sha256(blob).hexdigest()[:15], arm, point, None,
-                            message)
-            if cell.id in seen:
-                raise ConfigError("grid", f"cells {seen[cell.id].labels()} and "
-                                  f"{cell.labels()} are the same scenario")
-            seen[cell.id] = cell
-            cells.append(cell)
+    for explicit in grid.points or ((),):
+        for values in itertools.product(*(v for _, v in grid.axes)):
+            point = (*explicit, *zip(fields, values))
+            for arm in arm_names(grid):
+                cell = make_cell(grid, point, arm)
+                if cell.id in seen:
+                    raise ConfigError("grid", f"cells {seen[cell.id].labels()} and "
+                                      f"{cell.labels()} are the same scenario")
+                seen[cell.id] = cell
+                cells.append(cell)
     return cells
+
+
+def arm_names(grid: Grid) -> list[str | None]:
+    return [a for a, _ in grid.arms] or [None]
+
+
+def make_cell(grid: Grid, point: tuple[tuple[str, Any], ...], arm: str | None) -> Cell:
+    """The cell of one point and arm, planned (every check a run makes before
+    ns-3); an invalid one carries its error."""
+    from harness.run import plan
+
+    arm_fields = dict(grid.arms).get(arm, ()) if arm is not None else ()
+    raw = apply_values(grid.base, [(f.split("."), v) for f, v in (*point, *arm_fields)])
+    try:
+        scenario = scenario_from_dict(raw)
+        return Cell(scenario.digest(), arm, tuple(point), scenario,
+                    predicted_bytes=predicted_bytes(plan(scenario)))
+    except Exception as e:  # noqa: BLE001 - one cell's problem fails that cell only
+        message = str(e) if isinstance(e, ConfigError) else f"{type(e).__name__}: {e}"
+        blob = json.dumps(raw, sort_keys=True, default=str).encode()
+        return Cell("x" + hashlib.sha256(blob).hexdigest()[:15], arm, tuple(point), None,
+                    message)
+
+
+def more_seeds(grid: Grid, cells: list[Cell], deltas_mean: pd.DataFrame,
+               max_seeds: int) -> list[Cell]:
+    """Adaptive sweeps: one more seed (the point's highest + 1), every arm, for
+    each point that is undecided (harness.stats) and has fewer than max_seeds."""
+    keys = [k for k in grid.axis_fields if k != SEED_AXIS]
+    undecided = set()
+    judged = deltas_mean[deltas_mean["metric"].isin(DECIDING_METRICS)]
+    for row in judged.to_dict("records"):
+        if not row.get("decided") and row.get("verdict") not in (None, "n/a"):
+            undecided.add(tuple(row[k] for k in keys))
+    seeds: dict[tuple, set] = {}
+    template: dict[tuple, tuple] = {}
+    for cell in cells:
+        point = dict(cell.point)
+        key = tuple(point[k] for k in keys)
+        seeds.setdefault(key, set()).add(point[SEED_AXIS])
+        template[key] = cell.point
+    extra = []
+    for key in sorted(undecided, key=str):
+        if key not in seeds or len(seeds[key]) >= max_seeds:
+            continue
+        seed = max(seeds[key]) + 1
+        point = tuple((f, seed if f == SEED_AXIS else v) for f, v in template[key])
+        extra += [make_cell(grid, point, arm) for arm in arm_names(grid)]
+    return extra
+
+
+#: The verdicts an adaptive sweep decides: the training slowdown class and
+#: whether the latency-sensitive (small) flows gain.
+DECIDING_METRICS = ("iteration_time", "fct_small_mean")
 
 
 # --------------------------------------------------------------------------
@@ -241,41 +341,49 @@ def default_dir(grid: Grid) -> Path:
 write_atomic = outdir.write_file  # every file of the sweep directory: temporary name, rename
 
 
-def _cells_record(grid: Grid, cells: list[Cell]) -> dict:
+def _cells_record(grid: Grid, cells: list[Cell], added: set[str]) -> dict:
     return {"grid": grid.name, "grid_file": str(grid.path),
             "axes": grid.axis_fields, "arms": [a for a, _ in grid.arms],
             "reference": grid.reference,
-            "cells": [{"id": c.id, "arm": c.arm, "point": dict(c.point)} for c in cells]}
+            "cells": [{"id": c.id, "arm": c.arm, "point": dict(c.point),
+                       **({"added": True} if c.id in added else {})} for c in cells]}
 
 
-def check_dir(out: Path, cells: list[Cell], resume: bool) -> None:
+def check_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> list[Cell]:
     """SweepError unless `out` is new or empty, or holds this grid's sweep and
-    `resume` is set (same cells, by resolved-config digest)."""
+    `resume` is set (same cells, by resolved-config digest). Returns the seeds
+    an adaptive sweep added there before (from sweep.json), as cells."""
     stored = out / "sweep.json"
     if stored.exists():
         if not resume:
             raise SweepError(f"{out} already holds a sweep: --resume to continue it, or "
                              "-o another directory")
         try:
-            old_ids = {c["id"] for c in json.loads(stored.read_text())["cells"]}
+            old = json.loads(stored.read_text())["cells"]
+            old_ids = {c["id"] for c in old}
         except (ValueError, KeyError, TypeError, OSError) as e:
             raise SweepError(f"{stored} cannot be read ({e}); start the sweep in a new "
                              "directory") from None
         new_ids = {c.id for c in cells}
-        if old_ids != new_ids:
+        added = [make_cell(grid, tuple(c["point"].items()), c["arm"])
+                 for c in old if c["id"] not in new_ids and c.get("added")]
+        if old_ids != new_ids | {c.id for c in added}:
             raise SweepError(
                 f"the grid changed since {out} was started: {len(new_ids - old_ids)} new and "
                 f"{len(old_ids - new_ids)} missing cells (by resolved-config digest); "
                 "start it in a new directory")
-    elif out.exists() and any(out.iterdir()):
+        return added
+    if out.exists() and any(out.iterdir()):
         raise SweepError(f"{out} exists and is not a sweep directory")
+    return []
 
 
-def prepare_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> None:
+def prepare_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> list[Cell]:
     """Create a new sweep directory, or check that `--resume` continues the
-    same grid (check_dir), and clear what killed writers left behind."""
-    check_dir(out, cells, resume)
+    same grid (check_dir), and clear what killed writers left behind. Returns
+    the cells, with the seeds an adaptive sweep added before."""
     stored = out / "sweep.json"
+    cells = cells + check_dir(out, grid, cells, resume)
     for sub in ("cells", "failed", "logs"):
         (out / sub).mkdir(parents=True, exist_ok=True)
     # what writers killed mid-write left: cell directories, replaced cell
@@ -284,7 +392,14 @@ def prepare_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> None:
         outdir.remove_leftovers(directory)
     if not stored.exists():
         write_atomic(out / "grid.toml", grid.text)
-        write_atomic(stored, json.dumps(_cells_record(grid, cells), indent=2, default=str) + "\n")
+        write_cells(out, grid, cells, set())
+    return cells
+
+
+def write_cells(out: Path, grid: Grid, cells: list[Cell], added: set[str]) -> None:
+    """sweep.json: the grid's cells; `added`: ids of seeds an adaptive sweep added."""
+    record = _cells_record(grid, cells, added)
+    write_atomic(out / "sweep.json", json.dumps(record, indent=2, default=str) + "\n")
 
 
 def cell_dir(out: Path, cell: Cell) -> Path:
@@ -359,13 +474,14 @@ def predicted_bytes(p) -> float:
         # ring: each worker sends 2(N-1)/N of the model; ps: pushes and pulls it
         per_iteration = 2 * (n - 1) * model if tr.architecture == "ring" else 2 * n * model
         iteration_ms = max(p.profile.compute_ms, p.training_network_ms)
-        total += per_iteration * p.scenario.run.duration * 1e3 / iteration_ms
+        total += per_iteration * p.run.duration * 1e3 / iteration_ms
     return total
 
 
-# Calibrated on the `quick` preset (README, "How long will my sweep take"):
-# 174 M events for 29.7 GB of predicted bytes, and one core simulates 60-130
-# thousand events per second (less under heavy retransmission).
+# Calibrated on the former `quick` preset (thesis-small, 2.5 s cells; README,
+# "How long will my sweep take"): 174 M events for 29.7 GB of predicted bytes,
+# and one core simulates 60-130 thousand events per second (less under heavy
+# retransmission).
 EVENTS_PER_MB = 6_000
 EVENTS_PER_CORE_S = (130_000, 60_000)   # fast, slow
 SWEEP_START_S = 3.0  # loading ns-3 and warming up, once per sweep (local executor)
@@ -399,31 +515,11 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def predicted_change(p) -> float | None:
-    """The fluid model's iteration-time change for training at low priority
-    under a planned cell's background load (analytic.leftover_rate_slowdown)."""
-    from harness import analytic, schedulers
-
-    sc = p.scenario
-    if not (sc.training.enabled and sc.background.enabled):
-        return None
-    load = min(p.background_load, 0.99)
-    tr = sc.training
-    if tr.architecture == "ps":  # the PS model is the fifo policy's
-        return analytic.leftover_rate_slowdown(
-            p.profile, len(p.training_hosts), p.training_link_bps, load,
-            model=analytic.simulate_ps, tensor_shards=p.tensor_shards,
-            colocated=tuple(h in p.training_hosts for h in p.server_hosts),
-            barrier=tr.barrier)
-    queue, partition = schedulers.ring_schedule(tr.policy, tr.scheduler_params)
-    return analytic.leftover_rate_slowdown(
-        p.profile, len(p.training_hosts), p.training_link_bps, load, queue=queue,
-        barrier=tr.barrier, fusion_buffer=p.fusion_buffer, partition_bytes=partition)
-
-
 def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]:
     """summary.parquet (one row per cell), deltas.parquet (per seed, each arm vs
-    the reference) and deltas_mean.parquet (mean and 95 % CI over seeds)."""
+    the reference) and deltas_mean.parquet (per point: the mean over seeds
+    with its Student-t interval, and the pooled change with its bootstrap
+    interval and verdict, harness.stats)."""
     rows = []
     for cell in cells:
         failed = out / "failed" / f"{cell.id}.json"
@@ -433,7 +529,6 @@ def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFram
             rows.append(cell_row(cell, None, json.loads(failed.read_text())["error"]))
         else:
             rows.append(cell_row(cell, None, None))
-        rows[-1]["predicted_iteration_change"] = cell.predicted_iteration_change
     summary = pd.DataFrame(rows)
     tables = {"summary": summary}
     if grid.reference is not None:
@@ -441,11 +536,74 @@ def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFram
         deltas = metrics.paired_deltas(summary[summary["status"] == "ok"], keys, "arm",
                                        grid.reference, metrics.DELTA_METRICS)
         tables["deltas"] = deltas
-        tables["deltas_mean"] = metrics.delta_means(
-            deltas, [k for k in keys if k != SEED_AXIS], "arm")
+        point_keys = [k for k in keys if k != SEED_AXIS]
+        means = metrics.delta_means(deltas, point_keys, "arm")
+        tables["deltas_mean"] = _with_intervals(means, interval_table(out, grid, cells),
+                                                point_keys)
+        if stats.SCALE_FIELD in point_keys:   # the same cells at several scales
+            tables["scale_check"] = stats.compare_scales(tables["deltas_mean"], point_keys)
     for name, df in tables.items():
         write_atomic(out / f"{name}.parquet", df.to_parquet(index=False))
     return tables
+
+
+def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
+    """Per axes point (seeds pooled) and non-reference arm, each change of the
+    map against the reference arm with its bootstrap interval and verdict:
+    columns point fields, arm, metric, change, change_low, change_high,
+    samples, seeds, verdict, decided."""
+    point_keys = [k for k in grid.axis_fields if k != SEED_AXIS]
+    by_point: dict[tuple, dict[str, dict]] = {}
+    for cell in cells:
+        if not is_done(out, cell):
+            continue
+        point = dict(cell.point)
+        key = tuple(point.get(k) for k in point_keys)
+        by_point.setdefault(key, {}).setdefault(cell.arm, {})[point.get(SEED_AXIS)] = cell
+    rows = []
+    for key, arms in by_point.items():
+        reference = arms.get(grid.reference, {})
+        for arm, seeds in arms.items():
+            if arm == grid.reference:
+                continue
+            shared = sorted(s for s in seeds if s in reference)
+            ref_runs = [_run_tables(out, reference[s]) for s in shared]
+            arm_runs = [_run_tables(out, seeds[s]) for s in shared]
+            label = (*key, arm)
+            changes = {"iteration_time": stats.iteration_change(ref_runs, arm_runs, label),
+                       **stats.fct_changes(ref_runs, arm_runs, label)}
+            for metric, iv in changes.items():
+                judge = (stats.training_verdict if metric == "iteration_time"
+                         else stats.background_verdict)
+                verdict, decided = judge(iv.low, iv.high)
+                rows.append({**dict(zip(point_keys, key)), "arm": arm, "metric": metric,
+                             "change": iv.change, "change_low": iv.low,
+                             "change_high": iv.high, "samples": iv.samples,
+                             "seeds": iv.seeds, "verdict": verdict, "decided": decided})
+    columns = [*point_keys, "arm", "metric", "change", "change_low", "change_high", "samples",
+               "seeds", "verdict", "decided"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _run_tables(out: Path, cell: Cell) -> stats.RunTables:
+    d = cell_dir(out, cell)
+    iterations = d / "iterations.parquet"
+    return stats.RunTables(pd.read_parquet(d / "flows.parquet"),
+                           pd.read_parquet(iterations) if iterations.is_file() else None)
+
+
+def _with_intervals(means: pd.DataFrame, intervals: pd.DataFrame,
+                    point_keys: list[str]) -> pd.DataFrame:
+    """deltas_mean: the mean over seeds (n, mean, ci95_low, ci95_high) and the
+    pooled change with its bootstrap interval, side by side."""
+    on = [*point_keys, "arm", "metric"]
+    if means.empty:
+        return means.reindex(columns=[*means.columns, *(c for c in intervals.columns
+                                                         if c not in on)])
+    if intervals.empty:
+        return means.reindex(columns=[*means.columns, *(c for c in intervals.columns
+                                                         if c not in on)])
+    return means.merge(intervals, on=on, how="left")
 
 
 # --------------------------------------------------------------------------
@@ -477,48 +635,99 @@ class SweepReport:
     failed: list[str]      # ids of cells failed now or before
     wall_s: float
     tables: dict
+    rounds: int = 1        # adaptive sweeps: rounds of seeds run
     unfinished: int = 0    # left to run (an interrupted sweep)
     failed_now: int = 0    # of `ran`
 
 
 def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
               scheduler: str | None = None, resume: bool = False, retry_failed: bool = False,
-              progress: bool | None = None, cells: list[Cell] | None = None) -> SweepReport:
+              progress: bool | None = None, cells: list[Cell] | None = None,
+              max_seeds: int | None = None) -> SweepReport:
     """Run every cell not yet done, record failures, aggregate the tables.
-    cells: expand(grid), when the caller has it already.
+    cells: expand(grid), when the caller has it already. max_seeds: add seeds
+    to undecided points up to this many (default: the grid's [adaptive]).
     Ctrl-C (KeyboardInterrupt) stops the running cells, which stay unfinished
     (not failed: --resume runs them), writes the tables of what finished and
     raises SweepInterrupted carrying the report."""
     import time
 
+    if executor not in ("local", "dask"):
+        raise ConfigError("--executor", f"unknown executor {executor!r}; allowed: local, dask")
+    started = time.monotonic()
+    base = expand(grid) if cells is None else cells
+    max_seeds = grid.max_seeds if max_seeds is None else max_seeds
+    if max_seeds:
+        check_adaptive(dict(grid.axes), grid.reference, "--max-seeds")
+    cells = prepare_dir(out, grid, base, resume)
+    added = {c.id for c in cells} - {c.id for c in base}
+    first = {c.id: _state(out, c, retry_failed) for c in cells}
+    todo = [c for c in cells if first[c.id] == "run"]
+    counts = {"ran": 0, "failed": 0, "todo": len(todo)}
+    rounds, interrupted = 1, False
+    try:
+        _run_cells(out, grid, todo, jobs, executor, scheduler, progress, counts)
+        tables = aggregate(out, grid, cells)
+        while max_seeds and "deltas_mean" in tables:
+            extra = more_seeds(grid, cells, tables["deltas_mean"], max_seeds)
+            if not extra:
+                break
+            rounds += 1
+            cells += extra
+            added |= {c.id for c in extra}
+            write_cells(out, grid, cells, added)
+            points = len(extra) // len(arm_names(grid))
+            print(f"sweep {grid.name}: round {rounds}: {points} undecided point"
+                  f"{'s' if points != 1 else ''} get one more seed", file=sys.stderr, flush=True)
+            todo = [c for c in extra if _state(out, c, retry_failed) == "run"]
+            counts["todo"] += len(todo)
+            _run_cells(out, grid, todo, jobs, executor, scheduler, progress, counts)
+            tables = aggregate(out, grid, cells)
+    except KeyboardInterrupt:
+        interrupted = True  # the executor has stopped its cells; record what finished
+        with _uninterruptible():
+            tables = aggregate(out, grid, cells)
+    failed = [c.id for c in cells if is_failed(out, c)]
+    states = list(first.values())
+    report = SweepReport(out, len(cells), counts["ran"], states.count("done"),
+                         states.count("failed-before"), states.count("invalid"), failed,
+                         time.monotonic() - started, tables, rounds,
+                         unfinished=counts["todo"] - counts["ran"],
+                         failed_now=counts["failed"])
+    if interrupted:
+        raise SweepInterrupted(report)
+    return report
+
+
+def _state(out: Path, cell: Cell, retry_failed: bool) -> str:
+    """done, invalid (recorded failed without running), failed-before (not
+    retried) or run; a finished cell's old failure record is cleared."""
+    if is_done(out, cell):
+        clear_failure(out, cell)
+        return "done"
+    if cell.scenario is None:
+        record_failure(out, cell, cell.error)   # invalid scenario: fails without running
+        return "invalid"
+    if is_failed(out, cell) and not retry_failed:
+        return "failed-before"
+    return "run"
+
+
+def _run_cells(out: Path, grid: Grid, todo: list[Cell], jobs: int, executor: str,
+               scheduler: str | None, progress: bool | None, counts: dict) -> None:
+    """Run cells on the executor, longest first; record each outcome and count
+    it in counts["ran"] and counts["failed"]."""
     from tqdm import tqdm
 
     from harness import executors
 
-    if executor not in ("local", "dask"):
-        raise ConfigError("--executor", f"unknown executor {executor!r}; allowed: local, dask")
-    started = time.monotonic()
-    cells = expand(grid) if cells is None else cells
-    prepare_dir(out, grid, cells, resume)
-    todo: list[Cell] = []
-    done_before = failed_before = invalid = 0
-    for cell in cells:
-        if is_done(out, cell):
-            clear_failure(out, cell)
-            done_before += 1
-        elif cell.scenario is None:
-            record_failure(out, cell, cell.error)   # invalid scenario: fails without running
-            invalid += 1
-        elif is_failed(out, cell) and not retry_failed:
-            failed_before += 1
-        else:
-            todo.append(cell)
-    todo.sort(key=lambda c: c.predicted_bytes, reverse=True)  # longest first (stable)
+    todo = sorted(todo, key=lambda c: c.predicted_bytes, reverse=True)  # stable
     tasks = [executors.Task(c, cell_dir(out, c), out / "logs" / f"{c.id}.stderr",
                             grid.timeout_s) for c in todo]
+    if not tasks:
+        return
     bar = tqdm(total=len(tasks), unit="cell", disable=None if progress is None else not progress,
                desc=f"sweep {grid.name}", file=sys.stderr)
-    counts = {"ran": 0, "failed": 0}
 
     def done(outcome: executors.Outcome) -> None:
         if outcome.error is None:
@@ -530,25 +739,13 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
         bar.set_postfix_str(f"{counts['failed']} failed", refresh=False)
         bar.update(1)
 
-    interrupted = False
     try:
-        if tasks and executor == "local":
+        if executor == "local":
             executors.run_local(tasks, jobs, done)
-        elif tasks:
+        else:
             executors.run_dask(tasks, jobs, scheduler, done)
-    except KeyboardInterrupt:
-        interrupted = True  # the executor has stopped its cells; record what finished
     finally:
         bar.close()
-    with _uninterruptible() if interrupted else contextlib.nullcontext():
-        tables = aggregate(out, grid, cells)
-    failed = [c.id for c in cells if is_failed(out, c)]
-    report = SweepReport(out, len(cells), counts["ran"], done_before, failed_before, invalid,
-                         failed, time.monotonic() - started, tables,
-                         unfinished=len(tasks) - counts["ran"], failed_now=counts["failed"])
-    if interrupted:
-        raise SweepInterrupted(report)
-    return report
 
 
 class _CallableModule(types.ModuleType):

@@ -23,8 +23,10 @@ def worker_hosts(cfg: TrainingConfig, topo) -> tuple[int, ...]:
     return hosts
 
 
-def load(cfg: TrainingConfig, network_ms: Callable[[float], float]) -> profiles.Profile:
-    """The job's profile; with `ratio`, every layer's compute is scaled so the
+def load(cfg: TrainingConfig, network_ms: Callable[[float], float],
+         scale: int = 1) -> profiles.Profile:
+    """The job's profile, its bytes / `scale` (harness.scaling: cfg's byte
+    fields are scaled already); with `ratio`, every layer's compute is scaled so the
     iteration's compute is R x network_ms(`model_bytes`) (default: the
     profile's bytes), the job's network time per iteration: the ring time
     for ring allreduce, harness.ps.network_time_ms for parameter servers.
@@ -37,12 +39,15 @@ def load(cfg: TrainingConfig, network_ms: Callable[[float], float]) -> profiles.
         raise ConfigError("training.profile", str(e)) from None
     if max(profile.layer_bytes) > INT64_MAX:
         raise ConfigError("training.profile", f"{path}: a layer of more than {INT64_MAX:,} B")
+    from harness import scaling
+
+    profile = scaling.profile(profile, scale)
     if cfg.ratio is not None:
         model_bytes = cfg.model_bytes or profile.model_bytes
-        scale = cfg.ratio * network_ms(model_bytes) / profile.compute_ms
+        factor = cfg.ratio * network_ms(model_bytes) / profile.compute_ms
         profile = dataclasses.replace(profile, name=f"{profile.name}-R{cfg.ratio:g}",
-                                      fp_ms=tuple(t * scale for t in profile.fp_ms),
-                                      bp_ms=tuple(t * scale for t in profile.bp_ms))
+                                      fp_ms=tuple(t * factor for t in profile.fp_ms),
+                                      bp_ms=tuple(t * factor for t in profile.bp_ms))
     # ns-3 runs each layer's compute as an int64 count of nanoseconds
     longest_ms = max(*profile.fp_ms, *profile.bp_ms)
     if longest_ms * 1e6 > INT64_MAX:

@@ -133,6 +133,13 @@ void
 FlowLog::NotifyError(uint64_t id, const std::string& what)
 {
     Flow& f = m_flows.at(id);
+    // A reset while closing, after the sink had every byte (e.g. a
+    // retransmitted FIN reaching a socket the sink already closed; ns-3 calls
+    // the error-close callback, errno 0), ends a complete flow: not an error.
+    if (f.completed)
+    {
+        return;
+    }
     if (f.error.empty())
     {
         m_errors++;

@@ -47,7 +47,8 @@ class FlowLog : public Object
     /// The sink received `bytes` of flow `id`; records the completion time
     /// when the last byte arrives.
     void NotifyReceived(uint64_t id, uint64_t bytes);
-    /// A socket of flow `id` failed (connection refused, reset, timeout).
+    /// A socket of flow `id` failed (connection refused, reset, timeout)
+    /// before the flow completed; ignored once the sink has every byte.
     void NotifyError(uint64_t id, const std::string& what);
 
     /// id,src_node,dst_node,size,tos,start_ns,end_ns,received_bytes,error

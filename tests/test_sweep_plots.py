@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import shutil
 
 import numpy as np
@@ -27,14 +28,21 @@ def test_boundary_table_has_one_row_per_point(tables):
     assert set(zip(table["training.ratio"], table["background.load"])) == \
         {(r, b) for r in (2, 1) for b in (0.05, 0.1)}
     assert set(table["arm"]) == {"low"}
-    means = tables.deltas_mean.set_index([*AXES, "metric"])["mean"]
+    dm = tables.deltas_mean.set_index([*AXES, "metric"])
     for row in table.itertuples(index=False):
         key = (row[1], row[2])
-        assert row.iteration_mean == pytest.approx(means[(*key, "iteration_time")], nan_ok=True)
-        assert row.small_fct_mean == pytest.approx(means[(*key, "fct_small_mean")], nan_ok=True)
-        assert row.color == plots.slowdown_class(row.iteration_mean)
-        # one seed: no CI half-width
-        assert np.isnan(row.iteration_ci)
+        it = dm.loc[(*key, "iteration_time")]
+        assert row.iteration_change == pytest.approx(it["change"], nan_ok=True)
+        assert (row.iteration_low, row.iteration_high) == \
+            (pytest.approx(it["change_low"], nan_ok=True),
+             pytest.approx(it["change_high"], nan_ok=True))
+        assert row.small_fct_change == pytest.approx(dm.loc[(*key, "fct_small_mean"), "change"],
+                                                     nan_ok=True)
+        assert row.iteration_verdict == it["verdict"]
+        assert row.color == row.iteration_verdict.split("/")[0]
+        # one seed, and still an interval: over flows and iterations
+        assert row.iteration_low <= row.iteration_change <= row.iteration_high
+        assert row.small_fct_low <= row.small_fct_change <= row.small_fct_high
     # the axes' measured loads are the reference arm's
     same = tables.summary[tables.summary["arm"] == "same"].set_index(AXES)
     first = table.iloc[0]
@@ -44,49 +52,60 @@ def test_boundary_table_has_one_row_per_point(tables):
     assert first["offered_load"] == pytest.approx(key[1])
 
 
-def _hand_made(changes: dict[int, list[float]]) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
-    """A sweep over R (one background load) with seeds 1..3: deltas_mean from
-    per-seed iteration changes; R without changes has both its cells failed."""
+def _hand_made(intervals: dict[int, tuple[float, float, float] | None]
+               ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """A sweep over R (one background load), seeds 1..3: deltas_mean rows with
+    the given (change, low, high) of the iteration time; R given None has its
+    cells failed."""
+    from harness import stats
+
     grid = {"grid": "hand", "axes": ["training.ratio", "background.load", "seed"],
             "arms": ["same", "low"], "reference": "same"}
-    summary, deltas = [], []
-    for ratio, per_seed in changes.items():
+    summary, rows = [], []
+    for ratio, iv in intervals.items():
         for seed in (1, 2, 3):
-            ok = bool(per_seed)
             for arm in ("same", "low"):
                 summary.append({"cell": f"{ratio}-{seed}-{arm}", "arm": arm,
                                 "training.ratio": ratio, "background.load": 0.3, "seed": seed,
-                                "status": "ok" if ok else "failed",
-                                "u_training": 1 / ratio if ok else np.nan,
-                                "u_background": 0.3 if ok else np.nan,
-                                "offered_load": 0.3 if ok else np.nan})
-        for seed, change in zip((1, 2, 3), per_seed):
-            for metric in ("iteration_time", "fct_small_mean", "fct_large_mean"):
-                deltas.append({"training.ratio": ratio, "background.load": 0.3, "seed": seed,
-                               "arm": "low", "metric": metric, "change": change})
-    from harness import metrics
-    means = metrics.delta_means(pd.DataFrame(deltas), AXES, "arm")
-    return means, pd.DataFrame(summary), grid
+                                "status": "ok" if iv else "failed",
+                                "u_training": 1 / ratio if iv else np.nan,
+                                "u_background": 0.3 if iv else np.nan,
+                                "offered_load": 0.3 if iv else np.nan})
+        if iv is None:
+            continue
+        for metric in ("iteration_time", "fct_small_mean", "fct_large_mean"):
+            judge = stats.training_verdict if metric == "iteration_time" \
+                else stats.background_verdict
+            verdict, decided = judge(iv[1], iv[2])
+            rows.append({"training.ratio": ratio, "background.load": 0.3, "arm": "low",
+                         "metric": metric, "n": 3, "mean": iv[0], "ci95_low": iv[1],
+                         "ci95_high": iv[2], "change": iv[0], "change_low": iv[1],
+                         "change_high": iv[2], "samples": 100, "seeds": 3,
+                         "verdict": verdict, "decided": decided})
+    return pd.DataFrame(rows), pd.DataFrame(summary), grid
 
 
-def test_slowdown_classes_follow_the_thresholds():
+def test_map_colours_are_verdicts_of_the_intervals():
     assert (plots.SLOWDOWN_GREEN_MAX, plots.SLOWDOWN_YELLOW_MAX) == (0.01, 0.30)
-    # every seed the same change: the mean is exact, the CI zero
-    cases = {1: [-0.2] * 3, 2: [0.01] * 3, 3: [0.0101] * 3, 4: [0.30] * 3, 5: [0.3001] * 3,
-             6: [], 7: [0.0, 0.02, 0.04]}
+    cases = {1: (-0.2, -0.25, -0.15), 2: (0.005, -0.01, 0.01), 3: (0.02, 0.0101, 0.05),
+             4: (0.2, 0.1, 0.30), 5: (0.5, 0.3001, 0.7), 6: None, 7: (0.02, 0.0, 0.04),
+             8: (math.inf, math.inf, math.inf)}
     means, summary, grid = _hand_made(cases)
     table = plots.boundary_table(means, summary, grid).set_index("training.ratio")
     assert table["color"].to_dict() == {1: "green", 2: "green", 3: "yellow", 4: "yellow",
-                                        5: "red", 6: "n/a", 7: "yellow"}
+                                        5: "red", 6: "n/a", 7: "green", 8: "red"}
+    decided = table["iteration_decided"].to_dict()
+    assert decided == {1: True, 2: True, 3: True, 4: True, 5: True, 6: False, 7: False,
+                       8: True}
+    assert table.loc[7, "iteration_verdict"] == "green/yellow"   # drawn hatched
     # the failed point keeps its row: no value, both arms failed on every seed
-    assert np.isnan(table.loc[6, "iteration_mean"]) and table.loc[6, "n"] == 0
-    assert table.loc[6, "failed"] == 6
-    # mean 2 %, sd 2 %, n 3: half-width t(0.975, 2) * 0.02 / sqrt(3)
-    assert table.loc[7, "iteration_mean"] == pytest.approx(0.02)
-    assert table.loc[7, "iteration_ci"] == pytest.approx(4.302653 * 0.02 / np.sqrt(3))
-    assert (table.loc[7, "n"], table.loc[7, "seeds"]) == (3, 3)
+    assert np.isnan(table.loc[6, "iteration_change"]) and table.loc[6, "failed"] == 6
     assert table.loc[1, "u_training"] == pytest.approx(1.0)
-    assert plots.slowdown_class(float("nan")) == "n/a"
+    fig = plots.draw_boundary(table.reset_index(), grid, {0.3: "30 %"}, "map")
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "+2.0 %\n[+0.00, +4.0]" in texts and "stalled" in texts and "n/a" in texts
+    hatched = [p for p in fig.axes[0].patches if p.get_hatch()]
+    assert len(hatched) == 1     # R=7 only
 
 
 def test_map_and_per_ratio_figures_show_every_point(tables):
@@ -96,12 +115,14 @@ def test_map_and_per_ratio_figures_show_every_point(tables):
 
     table = plots.boundary_table(tables.deltas_mean, summary, grid)
     fig = plots.draw_boundary(table, grid, labels, "map")
-    assert len(fig.axes) == 3      # iteration time, small FCT, large FCT
+    assert len(fig.axes) == 5      # verdict, small FCT, large FCT + their colour bars
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == \
         ["R=2 (≈50 %)", "R=1 (≈100 %)"]    # bottom to top: rising training load
-    assert all(len(ax.patches) == 4 for ax in fig.axes)   # one cell per point
+    for ax in fig.axes[:3]:   # one cell per point (and a hatch over undecided ones)
+        assert len([p for p in ax.patches if p.get_fill()]) == 4
     legend = {t.get_text() for t in fig.legends[0].get_texts()}
-    assert {plots.BOUNDARY_LEGEND[c] for c in plots.BOUNDARY_CLASSES} == legend
+    assert {plots.BOUNDARY_LEGEND[c] for c in plots.BOUNDARY_CLASSES} | \
+        {"undecided at 95 %"} == legend
 
     frame = plots.per_ratio_frame(tables.deltas_mean, grid)
     fig = plots.draw_per_ratio(frame, grid, labels, "per R")

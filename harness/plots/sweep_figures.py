@@ -1,10 +1,14 @@
 """Figures of a sweep directory, from sweep.json and the sweep's tables only.
 
 plot_sweep(sweep_dir) writes:
-- operating-boundary: the map of SPEC §5, three heat maps (iteration time,
-  small-flow and large-flow mean FCT change of each arm vs the reference)
-  over U_background (x) and U_training ~ 1/R (y), every cell coloured by the
-  training slowdown class (green / yellow / red, grey n/a);
+- operating-boundary: the map of SPEC §5 over U_background (x) and
+  U_training ~ 1/R (y), three panels per compared arm: (a) the training
+  verdict (iteration-time change, green <= 1 % / yellow <= 30 % / red, hatched
+  where the 95 % interval spans two classes), (b) and (c) the small- and
+  large-flow mean FCT change on a diverging scale centred at 0 (green: the
+  background is faster), hatched where the interval does not decide between
+  faster, unchanged (+-5 %) and slower; every cell prints its change and
+  interval (harness.stats);
 - per-ratio: one panel per R, the same changes over the background axis
   with their 95 % CIs;
 - fct-cdf-cells: FCT CDFs per size class of chosen cells (default: both
@@ -50,7 +54,7 @@ BOUNDARY_LEGEND = {
     "green": f"slowdown ≤ {100 * SLOWDOWN_GREEN_MAX:g} %",
     "yellow": f"slowdown ≤ {100 * SLOWDOWN_YELLOW_MAX:g} %",
     "red": f"slowdown > {100 * SLOWDOWN_YELLOW_MAX:g} %",
-    "n/a": "n/a: pair failed or no measured iterations",
+    "n/a": "n/a: pair failed, or the reference measured no iteration",
 }
 # (deltas metric, boundary_table column prefix, panel title)
 BOUNDARY_PANELS = (
@@ -170,10 +174,11 @@ def boundary_table(deltas_mean: pd.DataFrame, summary: pd.DataFrame, grid: dict)
     """One row per map cell: (compared arm, point) with the point's axis
     values, measured u_training / u_background of the reference arm (mean
     over ok seeds), offered_load, seeds (seed values of the point), failed
-    (failed cells of the pair over seeds), n (pairs behind the iteration
-    change), {iteration, small_fct, large_fct}_{mean,ci,n} (fractions; ci =
-    95 % CI half-width, NaN when n <= 1) and color (slowdown_class of
-    iteration_mean).
+    (failed cells of the pair over seeds), and for each panel (iteration,
+    small_fct, large_fct): {p}_change, {p}_low, {p}_high (the pooled change
+    and its 95 % bootstrap interval, fractions; +inf: stalled), {p}_seeds
+    (seeds behind it), {p}_verdict and {p}_decided (harness.stats); color:
+    the training verdict's class (green / yellow / red / n/a).
 
     Points come from the summary, so a point whose cells all failed still
     gets its (n/a) row."""
@@ -181,14 +186,12 @@ def boundary_table(deltas_mean: pd.DataFrame, summary: pd.DataFrame, grid: dict)
     reference = grid.get("reference")
     summary = summary.reindex(columns=list(dict.fromkeys([*summary.columns, *_MEASURED])))
     summary, gkeys = _with_point(summary, keys)
-    deltas_mean, _ = _with_point(deltas_mean, keys)
+    deltas_mean, _ = _with_point(deltas_mean.reindex(columns=list(dict.fromkeys(
+        [*deltas_mean.columns, *_INTERVAL_COLUMNS]))), keys)
     ok = summary[summary["status"] == "ok"]
     # training/background utilisation of the reference arm: what "same" sees
     ref = ok[ok["arm"] == reference] if reference in set(ok["arm"]) else ok
     measured = ref.groupby(gkeys, dropna=False)[["u_training", "u_background"]].mean()
-    # the fluid model's iteration-time change for the point (same for every arm)
-    predicted = (ok.groupby(gkeys, dropna=False)["predicted_iteration_change"].mean()
-                 if "predicted_iteration_change" in ok else pd.Series(dtype=float))
     offered = ok.groupby(gkeys, dropna=False)["offered_load"].mean()
     points = _sorted_points(summary, gkeys)
     seeds = (summary.groupby(gkeys, dropna=False)[SEED_FIELD].nunique()
@@ -206,35 +209,51 @@ def boundary_table(deltas_mean: pd.DataFrame, summary: pd.DataFrame, grid: dict)
             row["u_training"] = measured["u_training"].get(index, np.nan)
             row["u_background"] = measured["u_background"].get(index, np.nan)
             row["offered_load"] = offered.get(index, np.nan)
-            row["predicted_iteration"] = predicted.get(index, np.nan)
             row["seeds"] = int(seeds.get(index, 1))
             row["failed"] = int(failed.get(index, 0))
             for metric, prefix, _ in BOUNDARY_PANELS:
-                stats = mine.loc[(*key, metric)] if (*key, metric) in mine.index else None
-                n = int(stats["n"]) if stats is not None and pd.notna(stats["n"]) else 0
-                mean = float(stats["mean"]) if stats is not None and n else np.nan
-                half = (float(stats["ci95_high"] - stats["ci95_low"]) / 2
-                        if stats is not None and n > 1 else np.nan)
-                row[f"{prefix}_mean"], row[f"{prefix}_ci"], row[f"{prefix}_n"] = mean, half, n
-            row["n"] = row["iteration_n"]
-            row["color"] = slowdown_class(row["iteration_mean"])
+                found = mine.loc[(*key, metric)] if (*key, metric) in mine.index else None
+                get = (lambda c: found[c] if found is not None and pd.notna(found[c])
+                       else np.nan)
+                row[f"{prefix}_change"] = float(get("change"))
+                row[f"{prefix}_low"] = float(get("change_low"))
+                row[f"{prefix}_high"] = float(get("change_high"))
+                row[f"{prefix}_seeds"] = int(get("seeds")) if pd.notna(get("seeds")) else 0
+                verdict = get("verdict")
+                row[f"{prefix}_verdict"] = verdict if isinstance(verdict, str) else "n/a"
+                row[f"{prefix}_decided"] = bool(get("decided")) if pd.notna(get("decided")) \
+                    else False
+            row["color"] = _verdict_color(row["iteration_verdict"])
             rows.append(row)
-    columns = ["arm", *gkeys, "u_training", "u_background", "offered_load",
-               "predicted_iteration", "seeds", "failed",
-               "n", *(f"{p}_{s}" for _, p, _ in BOUNDARY_PANELS for s in ("mean", "ci", "n")),
+    columns = ["arm", *gkeys, "u_training", "u_background", "offered_load", "seeds", "failed",
+               *(f"{p}_{c}" for _, p, _ in BOUNDARY_PANELS
+                 for c in ("change", "low", "high", "seeds", "verdict", "decided")),
                "color"]
     table = pd.DataFrame(rows, columns=columns)
     return table.drop(columns=[_NO_POINT], errors="ignore")
 
 
+_INTERVAL_COLUMNS = ("change", "change_low", "change_high", "seeds", "verdict", "decided")
+
+
+def _verdict_color(verdict: str) -> str:
+    """The colour class of a training verdict: its lower class when undecided
+    ("green/yellow" -> green, drawn hatched with yellow)."""
+    first = verdict.split("/")[0]
+    return first if first in BOUNDARY_COLORS else "n/a"
+
+
 def per_ratio_frame(deltas_mean: pd.DataFrame, grid: dict) -> pd.DataFrame:
     """The per-ratio lines: deltas_mean rows of the three boundary metrics
-    for the compared arms (point fields, arm, metric, n, mean, ci95_low/high)."""
+    for the compared arms (point fields, arm, metric, seeds, change and its
+    bootstrap interval change_low/change_high)."""
     metrics = [m for m, _, _ in BOUNDARY_PANELS]
+    deltas_mean = deltas_mean.reindex(columns=list(dict.fromkeys(
+        [*deltas_mean.columns, *_INTERVAL_COLUMNS])))
     rows = deltas_mean[deltas_mean["metric"].isin(metrics)
                        & deltas_mean["arm"].isin(compared_arms(grid))]
-    return rows[[*point_fields(grid), "arm", "metric", "n", "mean", "ci95_low", "ci95_high"]] \
-        .reset_index(drop=True)
+    return rows[[*point_fields(grid), "arm", "metric", "seeds", "change", "change_low",
+                 "change_high"]].reset_index(drop=True)
 
 
 def default_cdf_cells(summary: pd.DataFrame, grid: dict) -> list[str]:
@@ -400,51 +419,82 @@ def _map_cell(rows: pd.DataFrame, y: str | None, yv, x: str | None, xv) -> pd.Se
     return hit.iloc[0] if len(hit) else None
 
 
-def _cell_text(mean: float, ci: float, n: int, seeds: int) -> str:
-    """'+12.3 %', then '± 4.5' when a CI exists and 'n=1/2' when some seeds
-    gave no pair; 'n/a' without a value."""
-    if mean == np.inf:
-        return "stalled"  # no iteration completed in the window
-    if not np.isfinite(mean):
-        return "n/a"
-    v = 100 * mean
+def _pct_text(v: float) -> str:
     # two decimals below 1 %: the green limit is 1 %, so 0.4 vs 0.04 matters
-    text = f"{v:+.2f} %" if abs(v) < 1 else f"{v:+.1f} %"
-    if np.isfinite(ci):
-        text += f"\n± {100 * ci:.1f}"
-    if n < seeds:
-        text += f"\nn={n}/{seeds}"
+    return f"{100 * v:+.2f}" if abs(100 * v) < 1 else f"{100 * v:+.1f}"
+
+
+def _cell_text(change: float, low: float, high: float, seeds: int, all_seeds: int) -> str:
+    """'+12.3 %' over '[+8.1, +17.0]' (the 95 % interval), then 'n=1/2 seeds'
+    when some seeds gave no pair; 'stalled' or 'n/a' without a value."""
+    if change == np.inf:
+        return "stalled"  # no iteration completed in the window where the reference did
+    if not np.isfinite(change):
+        return "n/a"
+    text = f"{_pct_text(change)} %"
+    if np.isfinite(low) and np.isfinite(high):
+        text += f"\n[{_pct_text(low)}, {_pct_text(high)}]"
+    elif high == np.inf:
+        text += f"\n[{_pct_text(low)}, stalled]"
+    if seeds < all_seeds:
+        text += f"\nn={seeds}/{all_seeds} seeds"
     return text
 
 
+def _fct_colors(table: pd.DataFrame, prefix: str):
+    """A diverging colour scale centred at 0 for one FCT panel: green where
+    the background is faster (negative change), red where slower; its limit
+    is the panel's largest |change| (at least 10 %, at most 100 %)."""
+    from matplotlib import colormaps
+    from matplotlib.colors import TwoSlopeNorm
+
+    values = table[f"{prefix}_change"].to_numpy(dtype=float)
+    finite = np.abs(values[np.isfinite(values)])
+    limit = float(np.clip(finite.max() if len(finite) else 0.1, 0.1, 1.0))
+    norm = TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit)
+    return colormaps["RdYlGn_r"], norm
+
+
 def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str) -> Figure:
-    """Three maps side by side (iteration time, small FCT, large FCT change)
-    per facet row; every cell coloured by the training slowdown class."""
+    """Per facet row (compared arm, other axes), three maps: (a) the training
+    verdict, (b) small-flow and (c) large-flow mean FCT change, each with its
+    own colours; hatched cells are undecided at 95 %."""
+    from matplotlib.cm import ScalarMappable
     from matplotlib.patches import Patch, Rectangle
 
     y, x = boundary_axes(grid)
     facets = _facets(table, grid)
     ys, xs = _y_order(table, y), _x_order(table, x)
-    width = 3 * max(3.4, 1.15 * len(xs) + 1.4) + 1.2
-    fig, axes = _new_figure(width, len(facets) * max(2.6, 0.85 * len(ys) + 1.6) + 0.6,
+    width = 3 * max(3.6, 1.3 * len(xs) + 1.4) + 2.0
+    fig, axes = _new_figure(width, len(facets) * max(2.8, 0.95 * len(ys) + 1.8) + 1.0,
                             nrows=len(facets), ncols=3)
-    size = "medium" if len(xs) <= 4 else "small"
+    size = "small" if len(xs) <= 4 else "x-small"
     for row, (facet, rows) in enumerate(facets):
         for col, (_, prefix, name) in enumerate(BOUNDARY_PANELS):
             ax = axes[row, col]
+            cmap, norm = _fct_colors(rows, prefix) if col else (None, None)
             for i, yv in enumerate(ys):
                 for j, xv in enumerate(xs):
                     r = _map_cell(rows, y, yv, x, xv)
-                    color, text = "n/a", "n/a"   # a point this facet lacks: nothing ran
+                    face, hatch, text = BOUNDARY_COLORS["n/a"], None, "n/a"
                     if r is not None:
-                        color = r["color"]
-                        text = _cell_text(r[f"{prefix}_mean"], r[f"{prefix}_ci"],
-                                          int(r[f"{prefix}_n"]), int(r["seeds"]))
-                        if prefix == "iteration" and np.isfinite(r["predicted_iteration"]):
-                            text += f"\nmodel {100 * r['predicted_iteration']:+.1f} %"
+                        change = r[f"{prefix}_change"]
+                        text = _cell_text(change, r[f"{prefix}_low"], r[f"{prefix}_high"],
+                                          int(r[f"{prefix}_seeds"]), int(r["seeds"]))
+                        if col == 0:
+                            face = BOUNDARY_COLORS[r["color"]]
+                        elif np.isfinite(change):
+                            face = cmap(norm(float(np.clip(change, norm.vmin, norm.vmax))))
+                        if not r[f"{prefix}_decided"] and r[f"{prefix}_verdict"] != "n/a":
+                            hatch = "///"
                     ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, edgecolor="white",
-                                           linewidth=2, facecolor=BOUNDARY_COLORS[color]))
-                    ax.text(j, i, text, ha="center", va="center", fontsize=size)
+                                           linewidth=2, facecolor=face))
+                    if hatch:
+                        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
+                                               hatch=hatch, edgecolor="#555555", linewidth=0))
+                    ax.text(j, i, text, ha="center", va="center", fontsize=size,
+                            bbox={"boxstyle": "round,pad=0.15", "facecolor": "white",
+                                  "alpha": 0.6, "linewidth": 0} if hatch else None)
             ax.set_xlim(-0.5, len(xs) - 0.5)
             ax.set_ylim(-0.5, len(ys) - 0.5)
             ax.set_xticks(range(len(xs)), [x_labels.get(v, str(v)) for v in xs])
@@ -454,15 +504,22 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str) -
                 ax.set_ylabel("U_training ≈ 1/R")
             else:
                 ax.set_yticks(range(len(ys)), [""] * len(ys))
+                bar = fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.8,
+                                   format=FuncFormatter(lambda v, _: f"{100 * v:+.0f} %"))
+                bar.set_label("change; green: background faster", fontsize="small")
             ax.grid(False)
             ax.set_xlabel("U_background (offered load per host link)")
             letter = "abc"[col]
-            ax.set_title(f"({letter}) {name}\nchange {facet} (%)", fontsize="medium")
-    fig.legend(handles=[Patch(facecolor=BOUNDARY_COLORS[c], label=BOUNDARY_LEGEND[c])
-                        for c in BOUNDARY_CLASSES],
-               loc="outside lower center", ncols=4, title="cell colour: training slowdown "
-               "(iteration-time change, every panel); \"model\": the fluid model's prediction "
-               "(training gets the capacity the background leaves)", fontsize="small")
+            what = "verdict: iteration-time change" if col == 0 else "mean FCT change"
+            ax.set_title(f"({letter}) {name}, {what}\n{facet}", fontsize="medium")
+    fig.legend(handles=[*(Patch(facecolor=BOUNDARY_COLORS[c], label=BOUNDARY_LEGEND[c])
+                          for c in BOUNDARY_CLASSES),
+                        Patch(facecolor="white", edgecolor="#555555", hatch="///",
+                              label="undecided at 95 %")],
+               loc="outside lower center", ncols=5, fontsize="small",
+               title="(a) training slowdown class, decided when the 95 % interval lies in one "
+                     "class; (b), (c) faster / slower decided beyond ±5 %. Each cell: change "
+                     "[95 % interval]; n/a in (b), (c): no flows of the class in both arms")
     fig.suptitle(title)
     return fig
 
@@ -479,7 +536,8 @@ PER_RATIO_STYLE = {"iteration_time": _DEEP[0], "fct_small_mean": _DEEP[1],
 
 def draw_per_ratio(frame: pd.DataFrame, grid: dict, x_labels: dict, title: str) -> Figure:
     """One panel per R (columns, descending R = rising training load) and per
-    facet (rows): mean change in % over the background axis, 95 % CI bars."""
+    facet (rows): the change in % over the background axis, with its 95 %
+    bootstrap interval."""
     y, x = boundary_axes(grid)
     facets = _facets(frame, grid)
     ratios = _y_order(frame, y)
@@ -503,10 +561,11 @@ def draw_per_ratio(frame: pd.DataFrame, grid: dict, x_labels: dict, title: str) 
                 if x:
                     m = m.set_index(x).reindex(xs)
                 pos = np.arange(len(m)) + (k - 1) * 0.08   # apart, so the CI bars do not hide
-                mean = m["mean"].to_numpy(dtype=float) * 100
-                err = np.vstack([mean - m["ci95_low"].to_numpy(dtype=float) * 100,
-                                 m["ci95_high"].to_numpy(dtype=float) * 100 - mean])
-                ax.errorbar(pos, mean, yerr=np.nan_to_num(err), color=PER_RATIO_STYLE[metric],
+                mean = m["change"].to_numpy(dtype=float) * 100
+                err = np.vstack([mean - m["change_low"].to_numpy(dtype=float) * 100,
+                                 m["change_high"].to_numpy(dtype=float) * 100 - mean])
+                ax.errorbar(pos, mean, yerr=np.nan_to_num(err, posinf=0.0),
+                            color=PER_RATIO_STYLE[metric],
                             marker="o", capsize=3, label=names[metric])
             ax.axhline(0, color="black", linewidth=0.8)
             # linear within the green limit, logarithmic beyond: iteration changes
@@ -524,7 +583,7 @@ def draw_per_ratio(frame: pd.DataFrame, grid: dict, x_labels: dict, title: str) 
             head = f"R={ratio:g} (U_training ≈ {_pct(1 / ratio)} %)" if y else "all points"
             ax.set_title(head + (f"\n{facet}" if len(facets) > 1 else ""), fontsize="medium")
             if col == 0:
-                ax.set_ylabel(f"mean change vs {grid.get('reference')} (%, symlog)")
+                ax.set_ylabel(f"change vs {grid.get('reference')} (%, symlog)")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     from matplotlib.lines import Line2D
     handles.append(Line2D([], [], color="0.45", linestyle=":"))

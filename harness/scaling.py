@@ -1,0 +1,83 @@
+"""Time-preserving scale-down of a scenario by a factor k (scenario key `scale`).
+
+Every rate and every size is divided by k, every time is kept:
+
+- link rates / k (every link of the topology);
+- background flow sizes / k (the CDF's sizes), so a flow's serialisation time
+  size / rate is the reference's; arrival rates (lambda, flows/s) unchanged,
+  so the offered load and the flows per second are the reference's;
+- model bytes / k: each layer's gradients, the M of the compute-to-network
+  ratio, an explicit fusion buffer, the policy's byte parameters (partition,
+  credit, chunk) and the aggregation chunk; compute times unchanged, so
+  iteration times are the reference's;
+- queue limits in packets / k (at least 1): a full band drains in the same
+  time, so queueing delays and the TCP timers derived from the worst-case RTT
+  are the reference's (the timers are computed on the unscaled network).
+
+What it cannot preserve, because packets keep their size (MTU 1500, 1380 B
+segments): a flow of S bytes becomes ~k times fewer packets (a 10 KB flow is
+8 packets at k = 1 and 1 packet at k = 10), so slow start takes fewer rounds
+and the initial window (10 segments) covers k times more of each flow; a
+packet's serialisation time is k times longer against unchanged propagation
+delays, so the base RTT of a packet grows (at 1 Gbit/s a 1.5 KB frame takes
+12 us per hop against 10 us of propagation); and header and ACK overheads are
+a larger share of small flows. Flow size classes (small <= 100 KB, ...) are
+those of the reference sizes (simulated bytes x k). The `validate` sweep
+measures what this costs in the map's metrics.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from harness.background import FlowSizeCdf
+from harness.config import NetworkConfig, TrainingConfig
+from harness.profiles import Profile
+from harness.topology import Topology
+
+
+def topology(topo: Topology, k: int) -> Topology:
+    """Every link's rate / k."""
+    if k == 1:
+        return topo
+    links = tuple(dataclasses.replace(link, rate_bps=link.rate_bps / k) for link in topo.links)
+    return dataclasses.replace(topo, links=links, params={**topo.params, "scale": k})
+
+
+def network(net: NetworkConfig, k: int) -> NetworkConfig:
+    """Band limits / k packets (rounded, at least 1): the same queueing time."""
+    if k == 1:
+        return net
+    return dataclasses.replace(net, band_limit_packets=max(1, round(net.band_limit_packets / k)))
+
+
+def cdf(dist: FlowSizeCdf, k: int) -> FlowSizeCdf:
+    """Flow sizes / k (the probabilities, hence the draws, unchanged)."""
+    if k == 1:
+        return dist
+    return dataclasses.replace(dist, sizes=tuple(s / k for s in dist.sizes))
+
+
+def profile(model: Profile, k: int) -> Profile:
+    """Each layer's bytes / k (rounded, at least 1); compute times unchanged."""
+    if k == 1:
+        return model
+    return dataclasses.replace(model, name=f"{model.name}/{k}",
+                               layer_bytes=tuple(max(1, round(b / k)) for b in model.layer_bytes))
+
+
+def _bytes(value: int | None, k: int) -> int | None:
+    return None if value is None else max(1, round(value / k))
+
+
+def training(tr: TrainingConfig, k: int) -> TrainingConfig:
+    """The job's byte quantities / k: M of the ratio, the fusion buffer, the
+    aggregation chunk and the policy's byte parameters."""
+    if k == 1:
+        return tr
+    from harness import schedulers
+
+    return dataclasses.replace(
+        tr, model_bytes=_bytes(tr.model_bytes, k), fusion_buffer=_bytes(tr.fusion_buffer, k),
+        aggregation_chunk=_bytes(tr.aggregation_chunk, k),
+        scheduler=schedulers.scale_bytes(tr.policy, tr.scheduler, k))
