@@ -75,7 +75,7 @@ def _measurement_lines(p: Plan) -> list[str]:
 
 
 def _training_lines(p: Plan) -> list[str]:
-    tr, prof = p.scenario.training, p.profile
+    tr, prof = p.training, p.profile
     lines = [f"app-ports {p.training_ports[0]} {p.training_ports[1]} {APP_TRAINING}",
              "job-layers " + " ".join(",".join(map(str, v)) for v in (
                  list(prof.layer_bytes), [round(t * 1e6) for t in prof.fp_ms],
@@ -105,6 +105,8 @@ def _background_lines(p: Plan) -> list[str]:
 def recipe(p: Plan) -> str:
     """The recipe text of a plan (see the module docstring)."""
     sc = p.scenario
+    if p.run.min_iterations:
+        raise ValueError("recipe: run.min_iterations (a run that stops itself) is not replayed")
     lines = [FORMAT, f"# scenario {sc.name} digest {sc.digest()}"]
     lines += _network_lines(p)
     lines += _measurement_lines(p)

@@ -44,6 +44,7 @@ class Plan:
     background_tos: int = 0
     ack_tos: int = -1              # -1: ACKs in the class of their data
     flows: pd.DataFrame = field(default_factory=pd.DataFrame)
+    training: object = None         # config.TrainingConfig as simulated: byte sizes scaled
     training_hosts: tuple[int, ...] = ()
     training_tos: int = 0
     training_layer_tos: tuple[int, ...] = ()
@@ -106,10 +107,9 @@ def plan(scenario: Scenario) -> Plan:
     # queueing times (harness.scaling), and keeps them exactly.
     worst = tcp.worst_case_rtt(reference_topo, scenario.network, classes.bands)
     extra: dict = {}
-    tr = scenario.training
+    tr = scaling.training(scenario.training, k)
     if tr.enabled:
-        extra.update(_plan_training(scaling.training(tr, k), topo, classes,
-                                    scenario.background, k))
+        extra.update(training=tr, **_plan_training(tr, topo, classes, scenario.background, k))
     run = _run_window(scenario.run, extra.get("ideal_iteration_s"))
     _check_run(run, scenario, topo)
     bg = scenario.background
@@ -158,14 +158,22 @@ def _check_run(run: RunConfig, scenario: Scenario, topo: Topology) -> None:
                           f"utilisation; use at least {frame_s:.3g} s")
 
 
+#: run.min_iterations: a job this many times slower than its no-contention
+#: pace measures fewer iterations than asked before the run's cap.
+STALL_FACTOR = 4.0
+
+
 def _run_window(run: RunConfig, iteration_s: float | None) -> RunConfig:
-    """The run as simulated: with run.min_iterations = N, long enough that N
-    iterations at the job's no-contention pace fit between warm-up and
-    cool-down after the one under way at warm-up (never shorter than given)."""
+    """The run as simulated. With run.min_iterations = N the run ends once
+    every worker has completed N iterations that started after warm-up (then
+    the cool-down; the job stops the simulator, execute() measures up to
+    there), and `duration` is the cap: lengthened, if shorter, to N + 1
+    iterations (the one under way at warm-up) at STALL_FACTOR x the job's
+    no-contention pace."""
     if not run.min_iterations or iteration_s is None:
         return run
-    needed = run.warmup + (run.min_iterations + 1) * iteration_s + run.cooldown
-    return dataclasses.replace(run, duration=max(run.duration, round(needed, 6)))
+    cap = run.warmup + (run.min_iterations + 1) * iteration_s * STALL_FACTOR + run.cooldown
+    return dataclasses.replace(run, duration=max(run.duration, round(cap, 6)))
 
 
 def _plan_training(tr, topo: Topology, classes: qdisc.ClassTable, bg, scale: int) -> dict:
@@ -287,18 +295,21 @@ class _Network:
             self.utilization.Track(self.builder.GetLinkDevice(i, 1), i, link.b, link.a)
 
         self.job = None
-        tr = sc.training
-        if tr.enabled:
+        tr = p.training
+        if tr is not None:
             self.utilization.AddApplicationPorts(*p.training_ports, APP_TRAINING)
-        if tr.enabled and tr.architecture == "ring":
+        if tr is not None and tr.architecture == "ring":
             self.job = training.install(ns, self.builder, p.profile, tr,
                                         p.training_hosts, self.host_addresses, p.training_tos,
                                         p.ack_tos, p.training_layer_tos, p.fusion_buffer)
-        elif tr.enabled:
+        elif tr is not None:
             self.job = ps.install(ns, self.builder, p.profile, tr, p.training_hosts,
                                   p.server_hosts, self.host_addresses, p.training_tos,
                                   p.training_layer_tos, p.tensor_shards, p.deadline_tos,
                                   p.training_link_bps)
+        if self.job is not None and p.run.min_iterations:
+            self.job.SetMeasurementTarget(p.run.min_iterations, ns.Seconds(p.run.warmup),
+                                          ns.Seconds(p.run.cooldown))
         self.flow_log = None
         if sc.background.enabled:
             self.flow_log = background.install(
@@ -313,10 +324,15 @@ class _Network:
         return i
 
 
-def _run_with_progress(ns, duration: float, progress: bool | None) -> dict:
-    """Run to `duration` in slices, so the user sees simulated time, events/s
-    and an ETA. Slices are ~0.5 s of wall time: no per-packet Python."""
+def _run_with_progress(ns, run: RunConfig, progress: bool | None, job=None) -> dict:
+    """Run to `run.duration` in slices, so the user sees simulated time,
+    events/s and an ETA. Slices are ~0.5 s of wall time: no per-packet Python.
+    With a measurement target set on `job` (run.min_iterations), the job
+    stops the simulator a cool-down after it was reached: the run ends there,
+    and the measurement window ends where the target was reached (simulated
+    times both, whatever the slicing)."""
     sim = ns.Simulator
+    duration = run.duration
     bar = None
     if progress or (progress is None and sys.stderr.isatty()):
         from tqdm import tqdm  # only for the bar: its import is ~15 ms of this phase
@@ -325,30 +341,39 @@ def _run_with_progress(ns, duration: float, progress: bool | None) -> dict:
                    bar_format="{l_bar}{bar}| {n:.3f}/{total:.3f} sim-s "
                    "[{elapsed}<{remaining}{postfix}]", leave=False)
     events0, wall0, cpu0 = sim.GetEventCount(), time.perf_counter(), time.process_time()
+    end_ns = max(1, round(duration * 1e9))
     step = min(duration, 1e-3)
-    now = 0.0
+    now_ns = 0
     events = events0
-    slices = 0  # each slice's Stop is an event of ours: not counted
-    while now < duration - 1e-12:
-        step = min(step, duration - now)
+    slices = 0  # each slice's Stop that ran is an event of ours: not counted
+    reached_ns = -1
+    while now_ns < end_ns:
+        slice_ns = min(max(1, round(step * 1e9)), end_ns - now_ns)
         t0 = time.perf_counter()
-        sim.Stop(ns.NanoSeconds(max(1, round(step * 1e9))))
+        sim.Stop(ns.NanoSeconds(slice_ns))
         sim.Run()
-        slices += 1
         wall = time.perf_counter() - t0
-        new_now, new_events = sim.Now().GetSeconds(), sim.GetEventCount()
+        new_now_ns, new_events = sim.Now().GetNanoSeconds(), sim.GetEventCount()
+        slices += new_now_ns == now_ns + slice_ns   # else the job's stop ended Run first
+        if job is not None and reached_ns < 0 and job.GetTargetReachedNs() >= 0:
+            reached_ns = job.GetTargetReachedNs()
+            end_ns = min(end_ns, reached_ns + round(run.cooldown * 1e9))
         if bar is not None:
             bar.set_postfix_str(f"{(new_events - events) / max(wall, 1e-9):,.0f} ev/s",
                                 refresh=False)
-            bar.update(new_now - now)
-        now, events = new_now, new_events
+            bar.update((new_now_ns - now_ns) / 1e9)
+        now_ns, events = new_now_ns, new_events
         # aim each slice at ~0.5 s of wall time
         step = step * min(4.0, max(0.25, 0.5 / max(wall, 1e-4)))
     if bar is not None:
         bar.close()
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    events = sim.GetEventCount() - events0 - slices
+    ours = slices + bool(job is not None and job.HasStoppedAtTarget())
+    events = sim.GetEventCount() - events0 - ours
+    now = now_ns / 1e9
+    window_end = reached_ns / 1e9 if reached_ns >= 0 else run.window[1]
     return {"events": int(events), "wall_s": wall, "cpu_s": cpu, "simulated_s": now,
+            "window": (run.warmup, window_end), "target_reached": reached_ns >= 0,
             "events_per_s": events / wall if wall else None,
             "sim_s_per_wall_s": now / wall if wall else None}
 
@@ -368,7 +393,8 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
     net = _Network(ns, p)
     startup_s = time.time() - _process_start()
     with on_phase or contextlib.nullcontext():
-        timing = _run_with_progress(ns, p.run.duration, progress)
+        timing = _run_with_progress(ns, p.run, progress,
+                                    net.job if p.run.min_iterations else None)
     raw_flows = _csv(net.flow_log.ToCsv()) if net.flow_log is not None else None
     raw_queues = _csv(net.queues.ToCsv())
     raw_util = _csv(net.utilization.ToCsv())
@@ -400,7 +426,7 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
     tos_class = p.classes.class_of_tos()
     if raw_flows is not None:
         ideal = _ideal_fct(topo, raw_flows)
-        flows = metrics.flow_table(raw_flows, p.run.window, ideal, tos_class, sc.scale)
+        flows = metrics.flow_table(raw_flows, timing["window"], ideal, tos_class, sc.scale)
     else:
         flows = metrics.flow_table(_empty_flow_log(), (0, 0), pd.Series(dtype=float), tos_class)
     queues = raw_queues.assign(traffic_class=raw_queues["band"].map(
@@ -411,7 +437,7 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         tos_class, {APP_OTHER: "other", APP_BACKGROUND: "background", APP_TRAINING: "training"})
     iterations = transfers = compute = scheduler = None
     if raw_training is not None:
-        window = p.run.window
+        window = timing["window"]
         iterations = raw_training["iterations"]
         iterations = iterations.assign(
             iteration_s=(iterations["end_ns"] - iterations["start_ns"]) / 1e9,
@@ -432,8 +458,9 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         **metrics.completion(flows),
         "queues": metrics.band_totals(queues).to_dict(orient="records"),
         "host_uplink_utilization": metrics.host_uplink_utilization(
-            util, topo.n_hosts, p.run.window, p.run.utilization_interval),
+            util, topo.n_hosts, timing["window"], p.run.utilization_interval),
         **{k: timing[k] for k in ("events", "simulated_s")},
+        "window_s": list(timing["window"]),
     }
     if iterations is not None:
         summary["training"] = {**metrics.iteration_summary(iterations),

@@ -75,9 +75,13 @@ def training(tr: TrainingConfig, k: int) -> TrainingConfig:
     aggregation chunk and the policy's byte parameters."""
     if k == 1:
         return tr
-    from harness import schedulers
+    from harness import ps, schedulers
 
+    chunk = tr.aggregation_chunk
+    if chunk is None and tr.aggregation == "chunk" and not \
+            schedulers.chunk_bytes(tr.policy, tr.scheduler_params):
+        chunk = ps.DEFAULT_AGGREGATION_CHUNK   # the default unit, scaled like the rest
     return dataclasses.replace(
         tr, model_bytes=_bytes(tr.model_bytes, k), fusion_buffer=_bytes(tr.fusion_buffer, k),
-        aggregation_chunk=_bytes(tr.aggregation_chunk, k),
+        aggregation_chunk=_bytes(chunk, k),
         scheduler=schedulers.scale_bytes(tr.policy, tr.scheduler, k))

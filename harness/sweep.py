@@ -24,8 +24,8 @@ the [axes] product: `points = [{ "training.ratio" = 16, "background.rate" = 23 }
 ...]` runs those combinations only, not their whole product.
 
 With [adaptive] (or `harness sweep --max-seeds N`), after the grid's seeds
-have run, every point whose verdict is undecided at 95 % (the training
-slowdown class, or the small-flow FCT verdict; harness.stats) gets one more
+have run, every point whose training verdict is undecided at 95 % (its
+slowdown interval spans two colour classes; harness.stats) gets one more
 seed, round after round, until every point is decided or has max_seeds.
 
 Arms of one point differ only in their arm fields, so they share the
@@ -300,7 +300,8 @@ def make_cell(grid: Grid, point: tuple[tuple[str, Any], ...], arm: str | None) -
 def more_seeds(grid: Grid, cells: list[Cell], deltas_mean: pd.DataFrame,
                max_seeds: int) -> list[Cell]:
     """Adaptive sweeps: one more seed (the point's highest + 1), every arm, for
-    each point that is undecided (harness.stats) and has fewer than max_seeds."""
+    each point whose training verdict is undecided (harness.stats) and has
+    fewer than max_seeds."""
     keys = [k for k in grid.axis_fields if k != SEED_AXIS]
     undecided = set()
     judged = deltas_mean[deltas_mean["metric"].isin(DECIDING_METRICS)]
@@ -324,9 +325,10 @@ def more_seeds(grid: Grid, cells: list[Cell], deltas_mean: pd.DataFrame,
     return extra
 
 
-#: The verdicts an adaptive sweep decides: the training slowdown class and
-#: whether the latency-sensitive (small) flows gain.
-DECIDING_METRICS = ("iteration_time", "fct_small_mean")
+#: The verdict an adaptive sweep decides: the training slowdown class (the
+#: map's colour). The background's changes are reported as significant or
+#: not; their heavy tails would take far more seeds to pin down.
+DECIDING_METRICS = ("iteration_time",)
 
 
 # --------------------------------------------------------------------------
@@ -450,6 +452,12 @@ def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, A
     manifest = json.loads((run_dir / "manifest.json").read_text())
     config = json.loads((run_dir / "config.json").read_text())
     row.update(metrics.flat_summary(summary))
+    if row["training_stalled"]:
+        window = config.get("run", {})
+        row["error"] = ("measured no complete training iteration between warm-up and "
+                        f"cool-down ({window.get('warmup')} s to "
+                        f"{window.get('duration', 0) - window.get('cooldown', 0):g} s): "
+                        "stalled, or the run is too short (run.min_iterations)")
     row.update(offered_load=config["background"]["offered_load"],
                compute_ms=config["training"]["compute_ms"],
                events=manifest["events"], wall_s=manifest.get("run_wall_s"),

@@ -443,6 +443,24 @@ PsJob::GetNIterations() const
     return m_records.GetNIterations();
 }
 
+void
+PsJob::SetMeasurementTarget(uint64_t count, Time since, Time stopDelay)
+{
+    m_records.SetTarget(count, since, stopDelay);
+}
+
+int64_t
+PsJob::GetTargetReachedNs() const
+{
+    return m_records.GetTargetReachedNs();
+}
+
+bool
+PsJob::HasStoppedAtTarget() const
+{
+    return m_records.HasStopped();
+}
+
 uint64_t
 PsJob::GetNErrors() const
 {

@@ -96,6 +96,13 @@ class PsJob : public Object
 
     // ---- results (read once, at the end of the run)
     uint64_t GetNIterations() const;
+    /// Stop the simulation `stopDelay` after every worker completed `count`
+    /// iterations that started at or after `since` (TrainingRecords::SetTarget).
+    void SetMeasurementTarget(uint64_t count, Time since, Time stopDelay);
+    /// When that happened, in ns; -1 while not.
+    int64_t GetTargetReachedNs() const;
+    /// Whether that stop has run (an event of ours, not of the model).
+    bool HasStoppedAtTarget() const;
     uint64_t GetNErrors() const;
     /// The errors, one per line: "<time ns> ns <who>: <what>".
     std::string GetErrors() const;

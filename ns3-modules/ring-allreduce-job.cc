@@ -629,6 +629,24 @@ RingAllreduceJob::GetNIterations() const
     return m_records.GetNIterations();
 }
 
+void
+RingAllreduceJob::SetMeasurementTarget(uint64_t count, Time since, Time stopDelay)
+{
+    m_records.SetTarget(count, since, stopDelay);
+}
+
+int64_t
+RingAllreduceJob::GetTargetReachedNs() const
+{
+    return m_records.GetTargetReachedNs();
+}
+
+bool
+RingAllreduceJob::HasStoppedAtTarget() const
+{
+    return m_records.HasStopped();
+}
+
 uint64_t
 RingAllreduceJob::GetNErrors() const
 {

@@ -110,6 +110,13 @@ class RingAllreduceJob : public Object
     Ptr<RingAllreduceWorker> GetWorker(uint32_t rank) const;
     /// Complete iterations recorded (over all workers).
     uint64_t GetNIterations() const;
+    /// Stop the simulation `stopDelay` after every worker completed `count`
+    /// iterations that started at or after `since` (TrainingRecords::SetTarget).
+    void SetMeasurementTarget(uint64_t count, Time since, Time stopDelay);
+    /// When that happened, in ns; -1 while not.
+    int64_t GetTargetReachedNs() const;
+    /// Whether that stop has run (an event of ours, not of the model).
+    bool HasStoppedAtTarget() const;
     /// Socket errors / unexpected closes / protocol violations.
     uint64_t GetNErrors() const;
     /// The errors, one per line: "<time ns> worker <r>: <what>".

@@ -2,6 +2,7 @@
 
 #include "ns3/simulator.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace ns3
@@ -27,10 +28,49 @@ TrainingRecords::IterationStart(uint32_t worker, uint64_t iteration)
         m_iterations.push_back(
             IterationRow{worker, uint64_t(m_openIteration[worker]), m_openStartNs[worker], now});
         done = &m_iterations.back();
+        if (m_targetCount && m_targetReachedNs < 0 && done->startNs >= m_targetSinceNs)
+        {
+            m_counted.resize(m_openIteration.size(), 0);
+            m_counted[worker]++;
+            if (*std::min_element(m_counted.begin(), m_counted.end()) >= m_targetCount)
+            {
+                m_targetReachedNs = now;
+                Simulator::Schedule(m_targetStopDelay, &TrainingRecords::StopNow, this);
+            }
+        }
     }
     m_openIteration[worker] = int64_t(iteration);
     m_openStartNs[worker] = now;
     return done;
+}
+
+void
+TrainingRecords::SetTarget(uint64_t count, Time since, Time stopDelay)
+{
+    m_targetCount = count;
+    m_targetSinceNs = since.GetNanoSeconds();
+    m_targetStopDelay = stopDelay;
+    m_counted.assign(m_openIteration.size(), 0);
+    m_targetReachedNs = -1;
+}
+
+int64_t
+TrainingRecords::GetTargetReachedNs() const
+{
+    return m_targetReachedNs;
+}
+
+bool
+TrainingRecords::HasStopped() const
+{
+    return m_stopped;
+}
+
+void
+TrainingRecords::StopNow()
+{
+    m_stopped = true;
+    Simulator::Stop();
 }
 
 void

@@ -37,6 +37,16 @@ class TrainingRecords
     /// Record an error of `who` ("worker 3", "shard 0 (worker 2)").
     void Error(const std::string& who, const std::string& what);
 
+    /// Measure until every worker has completed `count` iterations that
+    /// started at or after `since`; then stop the simulation `stopDelay`
+    /// later (the cool-down). The time is kept (GetTargetReachedNs), so the
+    /// run's end depends on simulated time only.
+    void SetTarget(uint64_t count, Time since, Time stopDelay);
+    /// When the target was reached, in ns; -1 while not (or without one).
+    int64_t GetTargetReachedNs() const;
+    /// Whether the stop it scheduled has run (an event of ours, not the model's).
+    bool HasStopped() const;
+
     uint64_t GetNIterations() const;
     uint64_t GetNErrors() const;
     /// The errors, one per line: "<time ns> ns <who>: <what>".
@@ -47,6 +57,9 @@ class TrainingRecords
     std::string ComputeCsv(uint32_t jobId) const;
 
   private:
+    /// The stop SetTarget asked for: ends Simulator::Run.
+    void StopNow();
+
     struct ComputeRow
     {
         uint32_t worker;
@@ -60,6 +73,12 @@ class TrainingRecords
     std::vector<int64_t> m_openStartNs;   //!< per worker, start of the open iteration
     std::vector<int64_t> m_openIteration; //!< per worker, its iteration (-1: none)
     std::vector<IterationRow> m_iterations;
+    uint64_t m_targetCount = 0;           //!< 0: no target
+    int64_t m_targetSinceNs = 0;
+    Time m_targetStopDelay;
+    std::vector<uint64_t> m_counted;      //!< per worker, complete iterations since the target's start
+    int64_t m_targetReachedNs = -1;
+    bool m_stopped = false;
     std::vector<ComputeRow> m_compute;
     uint64_t m_nErrors = 0;
     std::string m_errors;

@@ -66,18 +66,42 @@ def test_size_classes_are_those_of_the_reference_sizes():
         ["small", "medium"]    # 90 KB and 110 KB in the network as written
 
 
-def test_min_iterations_lengthens_the_run():
+def test_min_iterations_caps_the_run_at_a_stalled_pace():
+    from harness.run import STALL_FACTOR
+
     base = ["training.ratio=16", "background.rate=23", "run.duration=1.1", "run.warmup=0.5",
             "run.cooldown=0.5"]
     p = plan(load_scenario("thesis", [*base, "run.min_iterations=3"]))
-    assert p.run.duration == pytest.approx(0.5 + 4 * p.ideal_iteration_s + 0.5, abs=1e-6)
     assert 2.24 < p.ideal_iteration_s < 2.6      # R = 16: T = 2240 ms of compute
-    assert p.flows["start_ns"].max() > 9e9       # the schedule covers the longer run
+    assert p.run.duration == pytest.approx(
+        0.5 + 4 * p.ideal_iteration_s * STALL_FACTOR + 0.5, abs=1e-6)
+    assert p.flows["start_ns"].max() > 0.9 * p.run.duration * 1e9  # flows up to the cap
     # never shorter than asked, and nothing without a job
-    assert plan(load_scenario("thesis", [*base[:2], "run.duration=30",
-                                         "run.min_iterations=3"])).run.duration == 30
+    assert plan(load_scenario("thesis", [*base[:2], "run.duration=60",
+                                         "run.min_iterations=3"])).run.duration == 60
     assert plan(load_scenario("thesis-background-alone",
                               ["run.min_iterations=3"])).run.duration == 12.0
+
+
+def test_min_iterations_ends_the_run_after_them():
+    from harness.run import execute
+
+    p = plan(load_scenario(None, [
+        "training.enabled=true", "training.workers=4", "training.profile=resnet50-like-2MB",
+        "training.ratio=4", "background.load=0.1", "run.duration=0.05", "run.warmup=0.02",
+        "run.cooldown=0.01", "run.min_iterations=3"]))
+    result = execute(p, progress=False, quiet=True)
+    it = result.iterations
+    start, end = result.summary["window_s"]
+    assert start == 0.02 and end < p.run.duration - 0.01
+    # the window ends as the last worker completes its 3rd iteration after warm-up
+    measured = it[it["measured"]]
+    assert measured.groupby("worker").size().min() == 3
+    assert end == pytest.approx(measured["end_ns"].max() / 1e9)
+    assert result.summary["simulated_s"] == pytest.approx(end + 0.01)
+    # flows are measured in that window only
+    flows = result.flows
+    assert flows["measured"].equals((flows["start_s"] >= start) & (flows["start_s"] <= end))
 
 
 @pytest.fixture(scope="module")

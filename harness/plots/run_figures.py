@@ -76,8 +76,12 @@ def load_run(run_dir: Path) -> RunTables:
                      summary=json.loads((run_dir / "summary.json").read_text()), **tables)
 
 
-def measurement_window(config: dict) -> tuple[float, float]:
-    """[warmup, duration - cooldown] in seconds, from the resolved scenario."""
+def measurement_window(config: dict, summary: dict | None = None) -> tuple[float, float]:
+    """The window flows and iterations were measured in, seconds: the run's
+    own (summary.json), else [warmup, duration - cooldown] of the scenario."""
+    if summary and "window_s" in summary:
+        start, end = summary["window_s"]
+        return float(start), float(end)
     run = config["scenario"]["run"]
     return float(run["warmup"]), float(run["duration"]) - float(run["cooldown"])
 
@@ -348,7 +352,7 @@ def plot_run(run_dir: Path, out_dir: Path | None = None,
     out_dir = Path(out_dir) if out_dir is not None else run_dir / "plots"
     out_dir.mkdir(parents=True, exist_ok=True)
     formats = tuple(formats)
-    window = measurement_window(run.config)
+    window = measurement_window(run.config, run.summary)
     colors = class_colors(class_order(run.config))
     name = run.config["scenario"]["name"]
     figures: list[tuple[str, Figure | None]] = []

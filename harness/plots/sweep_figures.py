@@ -6,9 +6,9 @@ plot_sweep(sweep_dir) writes:
   verdict (iteration-time change, green <= 1 % / yellow <= 30 % / red, hatched
   where the 95 % interval spans two classes), (b) and (c) the small- and
   large-flow mean FCT change on a diverging scale centred at 0 (green: the
-  background is faster), hatched where the interval does not decide between
-  faster, unchanged (+-5 %) and slower; every cell prints its change and
-  interval (harness.stats);
+  background is faster), hatched where the change is not significant at
+  95 % (its interval contains 0); every cell prints its change and interval
+  (harness.stats);
 - per-ratio: one panel per R, the same changes over the background axis
   with their 95 % CIs;
 - fct-cdf-cells: FCT CDFs per size class of chosen cells (default: both
@@ -517,9 +517,10 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str) -
                         Patch(facecolor="white", edgecolor="#555555", hatch="///",
                               label="undecided at 95 %")],
                loc="outside lower center", ncols=5, fontsize="small",
-               title="(a) training slowdown class, decided when the 95 % interval lies in one "
-                     "class; (b), (c) faster / slower decided beyond ±5 %. Each cell: change "
-                     "[95 % interval]; n/a in (b), (c): no flows of the class in both arms")
+               title="(a) training slowdown class, hatched where the 95 % interval spans two "
+                     "classes; (b), (c) hatched where the change is not significant (the "
+                     "interval contains 0). Each cell: change [95 % interval]; n/a in (b), (c): "
+                     "no flows of the class in both arms")
     fig.suptitle(title)
     return fig
 
