@@ -45,8 +45,8 @@ def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
         _fail(str(e))
     sc = p.scenario
     click.echo(f"scenario {sc.name!r} (seed {sc.seed}, digest {sc.digest()}): "
-               f"{p.topology.kind} with {p.topology.n_hosts} hosts, {p.run.duration:g} s "
-               f"simulated, {len(p.flows)} background flows "
+               f"{p.topology.kind} with {p.topology.n_hosts} hosts, {_simulated(p)}, "
+               f"{len(p.flows)} background flows "
                f"(lambda {p.background_rate:.1f}/s per host, load {p.background_load:.1%})"
                + (f"; scaled down {sc.scale}x (rates and sizes / {sc.scale}, times kept)"
                   if sc.scale > 1 else ""),
@@ -169,6 +169,13 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
     click.echo(f"results: {out}")
     if report.failed:
         sys.exit(1)
+
+
+def _simulated(p) -> str:
+    if p.run.min_iterations and p.ideal_iteration_s:
+        return (f"until {p.run.min_iterations} iterations are measured (~{p.expected_duration:.3g}"
+                f" s at the job's no-contention pace, at most {p.run.duration:g} s) simulated")
+    return f"{p.run.duration:g} s simulated"
 
 
 def _print_deltas(means, keys: list[str]) -> None:
