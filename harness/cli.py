@@ -92,8 +92,8 @@ def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
     for note in notes:
         click.echo(f"note: {note}", err=True)
     click.echo(f"scenario {sc.name!r} (seed {sc.seed}, digest {sc.digest()}): "
-               f"{p.topology.kind} with {p.topology.n_hosts} hosts, {p.run.duration:g} s "
-               f"simulated, {len(p.flows)} background flows "
+               f"{p.topology.kind} with {p.topology.n_hosts} hosts, {_simulated(p)}, "
+               f"{len(p.flows)} background flows "
                f"(lambda {p.background_rate:.1f}/s per host, load {p.background_load:.1%})"
                + (f"; scaled down {sc.scale}x (rates and sizes / {sc.scale}, times kept)"
                   if sc.scale > 1 else ""),
@@ -199,7 +199,7 @@ def _check_scenario(target: str | None, overrides: tuple[str, ...]) -> bool:
     click.echo(json.dumps(p.resolved(), indent=2, default=str))
     sc = p.scenario
     click.echo(f"scenario {sc.name!r} is valid (digest {sc.digest()}): {p.topology.kind} with "
-               f"{p.topology.n_hosts} hosts, {sc.run.duration:g} s simulated, "
+               f"{p.topology.n_hosts} hosts, {_simulated(p)}, "
                f"{len(p.flows)} background flows; cost {Cost(predicted_bytes(p)).describe()} "
                "(rough: README, How long will my sweep take)")
     return False
@@ -391,6 +391,13 @@ def _print_counts(report) -> None:
         parts.append(f"{report.invalid} invalid (not run)")
     click.echo(f"{', '.join(parts)}; {len(report.failed)} failed; {report.wall_s:.1f} s wall",
                err=True)
+
+
+def _simulated(p) -> str:
+    if p.run.min_iterations and p.ideal_iteration_s:
+        return (f"until {p.run.min_iterations} iterations are measured (~{p.expected_duration:.3g}"
+                f" s at the job's no-contention pace, at most {p.run.duration:g} s) simulated")
+    return f"{p.run.duration:g} s simulated"
 
 
 def _print_deltas(means, keys: list[str]) -> None:

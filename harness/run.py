@@ -58,6 +58,16 @@ class Plan:
     tensor_shards: tuple[int, ...] = ()  # ps: shard of each tensor
     deadline_tos: int = -1          # ps: class raised to when slack runs out; -1 none
 
+    @property
+    def expected_duration(self) -> float:
+        """Simulated seconds the run is expected to last: run.duration, or,
+        with run.min_iterations, its N + 1 iterations at the job's
+        no-contention pace (the run stops itself then; duration is the cap)."""
+        if self.run.min_iterations and self.ideal_iteration_s:
+            return min(self.run.duration, self.run.warmup + self.run.cooldown
+                       + (self.run.min_iterations + 1) * self.ideal_iteration_s)
+        return self.run.duration
+
     def resolved(self) -> dict:
         """The scenario plus what was derived from it, for the run directory."""
         return {

@@ -475,14 +475,16 @@ def predicted_bytes(p) -> float:
     end less often on one long cell running alone. A proxy only: ns-3's TCP
     send buffer costs more per segment as the congestion window grows, so
     cells of equal bytes can differ several-fold in wall time."""
-    total = float(p.flows["size"].sum()) if len(p.flows) else 0.0
+    expected = p.expected_duration
+    flows = p.flows[p.flows["start_ns"] < expected * 1e9] if len(p.flows) else p.flows
+    total = float(flows["size"].sum()) if len(flows) else 0.0
     tr = p.scenario.training
     if tr.enabled:
         n, model = len(p.training_hosts), p.profile.model_bytes
         # ring: each worker sends 2(N-1)/N of the model; ps: pushes and pulls it
         per_iteration = 2 * (n - 1) * model if tr.architecture == "ring" else 2 * n * model
         iteration_ms = max(p.profile.compute_ms, p.training_network_ms)
-        total += per_iteration * p.run.duration * 1e3 / iteration_ms
+        total += per_iteration * expected * 1e3 / iteration_ms
     return total
 
 
