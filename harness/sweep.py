@@ -216,14 +216,14 @@ def load_grid(path: str | Path) -> Grid:
             _check_field(base, field, value, f"arms.{arm}.{field}")
             if field in dict(axes):
                 raise ConfigError(f"arms.{arm}.{field}", "is also an axis")
+            if field in {f for point in points for f, _ in point}:
+                raise ConfigError(f"arms.{arm}.{field}", "is also a points field")
         arms.append((arm, tuple(flat.items())))
     if reference is not None and reference not in dict(arms):
         raise ConfigError("arms.reference", f"{reference!r} is not an arm; arms: "
                           f"{', '.join(a for a, _ in arms)}")
     if reference is None and len(arms) > 1:
         reference = arms[0][0]
-        if field in {f for point in points for f, _ in point}:
-            raise ConfigError(f"arms.{arm}.{field}", "is also a points field")
     timeout = parse_time(data.get("timeout", "6h"), "timeout")
     max_seeds = _adaptive(data.get("adaptive", {}), dict(axes), reference)
     return Grid(name, path.resolve(), text, base, tuple(fixed.items()), tuple(axes),

@@ -128,6 +128,16 @@ def test_a_cell_over_its_time_limit_is_killed_and_recorded(grid_file, tmp_path):
     (('name = "tiny"', 'name = "tiny"\ncolour = "red"'), "colour"),
     (('"run.duration" = 0.25', '"run.duraton" = 0.25'), "set.run.duraton"),
     (('scenario = "default"', 'scenario = "nowhere"'), "scenario"),
+    (('timeout = "10min"', 'timeout = "10min"\npoints = 3'), "points"),
+    (('timeout = "10min"', 'timeout = "10min"\npoints = [{ "training.ratio" = 2 }]'),
+     "points[0].training.ratio"),                                  # also an axis
+    (('timeout = "10min"', 'timeout = "10min"\npoints = [{ "seedd" = 2 }]'), "points[0].seedd"),
+    (('timeout = "10min"', 'timeout = "10min"\npoints = [{ seed = 2 }, { seed = 2 }]'),
+     "points"),
+    (('timeout = "10min"', 'timeout = "10min"\npoints = [{ "training.priority" = "low" }]'),
+     "arms.same.training.priority"),                               # also an arm field
+    (('[arms]', '[adaptive]\nmax_seeds = 2\n[arms]'), "adaptive.max_seeds"),  # no seed axis
+    (('[arms]', '[adaptive]\nmax_seed = 2\n[arms]'), "adaptive.max_seed"),
 ])
 def test_grid_errors_name_the_field_before_anything_runs(grid_file, tmp_path, change, field):
     bad = tmp_path / "bad.toml"
@@ -135,6 +145,23 @@ def test_grid_errors_name_the_field_before_anything_runs(grid_file, tmp_path, ch
     with pytest.raises(ConfigError) as err:
         sweep.load_grid(bad)
     assert err.value.field == field, str(err.value)
+
+
+def test_points_are_crossed_with_the_axes(grid_file, tmp_path):
+    grid_text = grid_file.read_text().replace('"background.load" = [0.05, 0.1]', "seed = [1, 2]")
+    path = tmp_path / "points.toml"
+    path.write_text(grid_text.replace('timeout = "10min"', 'timeout = "10min"\npoints = ['
+                                      '{ "background.load" = 0.05, "run.warmup" = 0.04 }, '
+                                      '{ "background.load" = 0.1 }]'))
+    grid = sweep.load_grid(path)
+    assert grid.axis_fields == ["background.load", "run.warmup", "training.ratio", "seed"]
+    cells = sweep.expand(grid)
+    points = {tuple(sorted(dict(c.point).items())) for c in cells}
+    assert len(cells) == 2 * 2 * 2 * 2 and len(points) == 8     # points x ratio x seed x arms
+    first = [c for c in cells if dict(c.point)["background.load"] == 0.05]
+    assert all(c.scenario.run.warmup == 0.04 and c.scenario.background.load == 0.05
+               for c in first)
+    assert all(c.scenario.run.warmup == 0.05 for c in cells if c not in first)
 
 
 def test_changed_grid_is_detected_on_resume(local_sweep, grid_file, tmp_path):
