@@ -226,8 +226,7 @@ def _run_children(ctx, pending: list[Task], running: dict, jobs: int, on_done: O
             proc, recv, task, start = running[sentinel]
             detail = None
             if sentinel in ready:
-                reply = recv.recv() if recv.poll() else None
-                message, detail = reply if reply is not None else (None, None)
+                message, detail = _reply(recv)
                 proc.join()
                 if message is None and proc.exitcode != 0:
                     log = _read_log(task.log_file)
@@ -245,6 +244,18 @@ def _run_children(ctx, pending: list[Task], running: dict, jobs: int, on_done: O
             recv.close()
             del running[sentinel]
             on_done(Outcome(task.cell, message, now - start, detail))
+
+
+def _reply(recv) -> tuple[str | None, str | None]:
+    """The child's (error, detail), or (None, None) if it sent nothing: it
+    finished without error, or died. A dead child's pipe reads as EOF once
+    nothing holds its end (ns-3's crash handler runs gdb, which holds it
+    for a while): poll() is then true but there is no message."""
+    try:
+        reply = recv.recv() if recv.poll() else None
+    except EOFError:
+        reply = None
+    return reply if reply is not None else (None, None)
 
 
 def _read_log(log_file: Path) -> str:

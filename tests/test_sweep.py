@@ -314,3 +314,19 @@ def test_single_axis_grid_with_arms_gives_deltas():
                               (("mean_iteration_s", "iteration_time"),))
     assert list(d["background.load"]) == [0.1, 0.2]
     assert list(d["change"]) == pytest.approx([0.5, 0.0])
+
+
+def test_a_dead_childs_closed_pipe_reads_as_no_message():
+    """A child that died without a reply leaves its pipe at EOF: poll() is
+    true, recv() raises EOFError; the parent takes it as no message (and reads
+    the child's log), instead of raising out of the sweep."""
+    from multiprocessing import Pipe
+
+    from harness.executors import _reply
+
+    recv, send = Pipe(duplex=False)
+    send.close()
+    assert recv.poll() and _reply(recv) == (None, None)
+    recv2, send2 = Pipe(duplex=False)
+    send2.send(("training.profile: no file", "Traceback ..."))
+    assert _reply(recv2) == ("training.profile: no file", "Traceback ...")
