@@ -51,6 +51,8 @@ def load_cdf(name: str, where: str = "background.workload") -> FlowSizeCdf:
         probs = table["cdf"].astype(float).to_numpy()
     except ValueError as e:
         raise ConfigError(where, f"{path}: non-numeric value: {e}") from None
+    if not (np.isfinite(sizes).all() and np.isfinite(probs).all()):
+        raise ConfigError(where, f"{path}: every value must be a finite number (no nan, inf)")
     if np.any(sizes < 0) or np.any(np.diff(sizes) <= 0):
         raise ConfigError(where, f"{path}: bytes must be >= 0 and strictly increasing")
     if np.any(np.diff(probs) < 0) or probs[0] < 0 or abs(probs[-1] - 1.0) > 1e-9:
@@ -64,6 +66,20 @@ def rate_per_host(cfg: BackgroundConfig, cdf: FlowSizeCdf, host_link_bps: float)
     if cfg.rate is not None:
         return cfg.rate
     return cfg.load * host_link_bps / (8 * cdf.mean)
+
+
+# The schedule and the ns-3 flow log hold every flow in memory: 2 M flows
+# are ~100 times the largest preset's (and ~3 TB of web-search traffic).
+MAX_FLOWS = 2_000_000
+
+
+def check_flow_count(rate: float, n_hosts: int, duration: float, where: str) -> None:
+    """Refuse a schedule too large to hold, before drawing it."""
+    expected = rate * n_hosts * duration
+    if expected > MAX_FLOWS:
+        raise ConfigError(where, f"{rate:.3g} flows/s per host x {n_hosts} hosts x "
+                          f"{duration:g} s is {expected:.3g} flows; at most {MAX_FLOWS:,} per "
+                          "run (lower it or run.duration)")
 
 
 def offered_load(rate: float, cdf: FlowSizeCdf, host_link_bps: float) -> float:

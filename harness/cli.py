@@ -1,49 +1,96 @@
-"""The `harness` command: thin wrappers that parse, call, and print."""
+"""The `harness` command: thin wrappers that parse, call, and print.
+
+Every kind of bad input ends the same way: one line `error: FIELD: what is
+wrong and what is allowed` on stderr and exit code 2, before ns-3 starts
+(click's own usage errors included, see _Cli). Ctrl-C ends with exit code 130.
+"""
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
 import click
 
-from harness.config import REPO_DIR, ConfigError
+from harness import catalog
+from harness.config import ConfigError
+
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
 
 
-def _fail(message: str, code: int = 2) -> None:
-    click.echo(f"error: {message}", err=True)
+def _fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
+    click.echo(f"error: {' '.join(str(message).split())}", err=True)  # one line
     sys.exit(code)
 
 
-@click.group()
+def _names(names: list[str]) -> str:
+    return ", ".join(names)
+
+
+class _Cli(click.Group):
+    """click prints a usage error as four lines (usage, hint, blank, error);
+    here it is one line like every other error, with the same exit code 2."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except click.ClickException as e:
+            _fail(e.format_message(), e.exit_code)
+        except click.Abort:  # Ctrl-C outside a command's own handling
+            _fail("interrupted", EXIT_INTERRUPTED)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+@click.group(cls=_Cli)
 @click.version_option(package_name="ddnn-harness")
 def main() -> None:
     """ns-3 experiments: can DNN training traffic go at lower priority without
-    slowing training, while other tenants' flows finish faster?"""
+    slowing training, while other tenants' flows finish faster?
+
+    \b
+    harness list                      what is built in
+    harness check quick --sweep       a grid's cells and cost, nothing run
+    harness run --set run.duration=0.3
+    harness sweep quick && harness report results/sweeps/quick
+    """
+
+
+# --------------------------------------------------------------------------
+# run
 
 
 @main.command()
-@click.argument("scenario", required=False, type=click.Path(dir_okay=False))
+@click.argument("scenario", required=False)
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario field, e.g. --set background.rate=92 (repeatable).")
-@click.option("-o", "--output", type=click.Path(file_okay=False),
-              help="Run directory (default: results/runs/<name>-<digest>).")
+@click.option("-o", "--output", metavar="DIR",
+              help="Run directory: new, empty or an earlier run directory (default: "
+                   "results/runs/<name>-<digest> under $DDNN_HARNESS_RESULTS or .).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: when stderr is a terminal).")
 @click.pass_obj
 def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
         output: str | None, progress: bool | None) -> None:
-    """Run one scenario (default: a small built-in one) and write its results."""
     # obj: from a program that calls main(obj={"on_phase": ...}) (python -m bench)
-    from harness import ns3
+    from harness import ns3, outdir
     from harness.config import load_scenario
     from harness.run import execute, plan, write_run_dir
 
+    notes: list[str] = []
     try:
-        p = plan(load_scenario(scenario, list(overrides)))
+        p = plan(load_scenario(scenario, list(overrides), notes))
+        sc = p.scenario
+        out = outdir.check_run_dir(Path(output) if output else
+                                   outdir.default_run_dir(sc.name, sc.digest()))
     except ConfigError as e:
         _fail(str(e))
-    sc = p.scenario
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
     click.echo(f"scenario {sc.name!r} (seed {sc.seed}, digest {sc.digest()}): "
                f"{p.topology.kind} with {p.topology.n_hosts} hosts, {_simulated(p)}, "
                f"{len(p.flows)} background flows "
@@ -55,7 +102,8 @@ def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
         result = execute(p, progress=progress, on_phase=(obj or {}).get("on_phase"))
     except ns3.Ns3LoadError as e:
         _fail(str(e), 3)
-    out = Path(output) if output else REPO_DIR / "results" / "runs" / f"{sc.name}-{sc.digest()}"
+    except KeyboardInterrupt:
+        _fail("interrupted: the run stopped, nothing was written", EXIT_INTERRUPTED)
     write_run_dir(result, out)
     _print_summary(result.summary, result.manifest)
     click.echo(f"results: {out}")
@@ -67,6 +115,133 @@ def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
     if result.summary["socket_errors"]:
         click.echo(f"WARNING: {result.summary['socket_errors']} flows hit socket errors "
                    "(see the error column of flows.parquet)", err=True)
+
+
+run.help = f"""Run one scenario and write its run directory.
+
+SCENARIO is a scenario file or a built-in name
+({_names(catalog.scenario_names())}); default: default.
+`harness list` describes them; `harness check` validates without running.
+
+\b
+A run shortened with --set run.duration alone to less than its warm-up +
+cool-down scales both with the duration (a note says so)."""
+
+
+# --------------------------------------------------------------------------
+# check and list
+
+
+@main.command()
+@click.argument("target", required=False, metavar="SCENARIO|GRID")
+@click.option("--sweep", "as_sweep", is_flag=True,
+              help="TARGET is a grid (for a name that is both a scenario and a sweep preset).")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Scenarios: override a field, as for `harness run` (repeatable).")
+@click.option("-j", "--jobs", type=click.IntRange(1), default=None,
+              help="Grids: cores for the wall-time estimate (default: CPU count).")
+def check(target: str | None, as_sweep: bool, overrides: tuple[str, ...],
+          jobs: int | None) -> None:
+    import os
+
+    from harness import sweep as sweeps
+    from harness.config import SCENARIOS_DIR, SWEEPS_DIR, read_toml
+
+    try:
+        kind = "grid" if as_sweep else "scenario"
+        if not as_sweep and target is not None:
+            path = Path(target)
+            if path.is_file():  # a grid names its base scenario; a scenario never does
+                kind = "grid" if "scenario" in read_toml(path, "file") else "scenario"
+            elif not _builtin(SCENARIOS_DIR, target) and _builtin(SWEEPS_DIR, target):
+                kind = "grid"
+            elif _builtin(SCENARIOS_DIR, target) and _builtin(SWEEPS_DIR, target):
+                click.echo(f"note: {target!r} is a scenario and a sweep preset; checking the "
+                           f"scenario (the grid: harness check --sweep {target})", err=True)
+        if kind == "grid":
+            if target is None:
+                _fail("--sweep: give the grid to check")
+            if overrides:
+                _fail("--set: applies to scenarios; a grid sets fields in its [set] table")
+            failed = _check_grid(sweeps.load_grid(target), jobs or os.cpu_count() or 1)
+        else:
+            failed = _check_scenario(target, overrides)
+    except ConfigError as e:
+        _fail(str(e))
+    if failed:
+        sys.exit(1)
+
+
+check.help = f"""Validate a scenario or a grid and print it; run nothing.
+
+A scenario ({_names(catalog.scenario_names())}, or a file) is printed
+resolved, with its cost estimate. A grid ({_names(catalog.sweep_names())}, or
+a file) is printed as its cells (invalid ones with their error) with the
+sweep's cost estimate. Exit code 2: bad input; 1: some cells are invalid
+(the sweep would record them failed and run the others)."""
+
+
+def _builtin(directory: Path, name: str) -> bool:
+    return (directory / f"{name}.toml").is_file() or (directory / name).is_file()
+
+
+def _check_scenario(target: str | None, overrides: tuple[str, ...]) -> bool:
+    import json
+
+    from harness.config import load_scenario
+    from harness.run import plan
+    from harness.sweep import Cost, predicted_bytes
+
+    notes: list[str] = []
+    p = plan(load_scenario(target, list(overrides), notes))
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    click.echo(json.dumps(p.resolved(), indent=2, default=str))
+    sc = p.scenario
+    click.echo(f"scenario {sc.name!r} is valid (digest {sc.digest()}): {p.topology.kind} with "
+               f"{p.topology.n_hosts} hosts, {_simulated(p)}, "
+               f"{len(p.flows)} background flows; cost {Cost(predicted_bytes(p)).describe()} "
+               "(rough: README, How long will my sweep take)")
+    return False
+
+
+def _check_grid(grid, jobs: int) -> bool:
+    import pandas as pd
+
+    from harness import sweep as sweeps
+
+    cells = sweeps.expand(grid)
+    rows = [{"cell": c.id, "arm": c.arm, **dict(c.point),
+             "MB": round(c.predicted_bytes / 1e6, 1) if c.scenario else None,
+             "status": "ok" if c.scenario else f"invalid: {c.error}"} for c in cells]
+    with pd.option_context("display.max_rows", None, "display.max_colwidth", 90,
+                           "display.width", 200):
+        click.echo(pd.DataFrame(rows).to_string(index=False))
+    valid = [c for c in cells if c.scenario is not None]
+    cost = sweeps.Cost(sum(c.predicted_bytes for c in valid))
+    points = " x ".join(str(len(v)) for _, v in grid.axes) or "1"
+    click.echo(f"grid {grid.name!r}: {len(cells)} cells "
+               f"({points} points x {max(1, len(grid.arms))} arms), {len(valid)} valid, "
+               f"{len(cells) - len(valid)} invalid; cost {cost.describe(jobs)} plus "
+               f"~{sweeps.SWEEP_START_S:g} s to start (rough: README, How long will my "
+               "sweep take)")
+    return len(valid) < len(cells)
+
+
+@main.command(name="list")
+def list_builtins() -> None:
+    """What is built in: scenarios, sweep presets, topologies, background
+    workloads, model profiles, scheduling policies and other choices."""
+    for section in catalog.sections():
+        click.echo(f"{section.title} ({section.how}):")
+        width = max(len(e.name) for e in section.entries)
+        for entry in section.entries:
+            click.echo(f"  {entry.name:<{width}}  {entry.description}")
+        click.echo()
+
+
+# --------------------------------------------------------------------------
+# profile
 
 
 @main.command()
@@ -88,6 +263,8 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
             workers: int, link_rate: str, check_file: str | None, output: str | None) -> None:
     """Generate a resnet50-like profile (SPEC §2) for any L, M and T or R,
     or check a profile CSV (layer, bytes, fp_ms, bp_ms)."""
+    import math
+
     from harness import profiles
     from harness.config import parse_rate
 
@@ -97,6 +274,10 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
         else:
             if (compute_ms is None) == (ratio is None):
                 _fail("give exactly one of --compute-ms and --ratio")
+            for name, value in (("--model-bytes", model_bytes), ("--compute-ms", compute_ms),
+                                ("--ratio", ratio)):
+                if value is not None and not math.isfinite(value):
+                    _fail(f"{name}: must be a finite number (got {value})")
             if ratio is not None:
                 compute_ms = profiles.compute_ms_for_ratio(
                     ratio, model_bytes, workers, parse_rate(link_rate, "--link-rate"))
@@ -116,6 +297,10 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
         click.echo(prof.to_frame().to_csv(index=False), nl=False)
 
 
+# --------------------------------------------------------------------------
+# sweep
+
+
 @main.command()
 @click.argument("grid_file", metavar="GRID")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
@@ -126,8 +311,9 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
               help="Dask scheduler address (default with --executor dask: a LocalCluster).")
 @click.option("--resume", is_flag=True, help="Continue a sweep directory: run unfinished cells.")
 @click.option("--retry-failed", is_flag=True, help="With --resume: run failed cells again.")
-@click.option("-o", "--output", type=click.Path(file_okay=False),
-              help="Sweep directory (default: results/sweeps/<grid name>).")
+@click.option("-o", "--output", metavar="DIR",
+              help="Sweep directory (default: results/sweeps/<grid name> under "
+                   "$DDNN_HARNESS_RESULTS or .).")
 @click.option("--max-seeds", type=click.IntRange(1), default=None, metavar="N",
               help="Add seeds to points whose verdict is undecided at 95 %, up to N seeds "
                    "per point (default: the grid's [adaptive] max_seeds, else off).")
@@ -136,30 +322,44 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
 def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None, resume: bool,
           retry_failed: bool, output: str | None, max_seeds: int | None,
           progress: bool | None) -> None:
-    """Run a grid of scenarios (GRID: a file, or a preset in workloads/sweeps) and
-    write summary.parquet and deltas.parquet; exit 1 if any cell failed."""
     import os
 
+    from harness import outdir
     from harness import sweep as sweeps
 
     try:
         grid = sweeps.load_grid(grid_file)
-        out = Path(output) if output else sweeps.default_dir(grid)
+        out = outdir.check_sweep_dir(Path(output) if output else sweeps.default_dir(grid))
+        if max_seeds:
+            sweeps.check_adaptive(dict(grid.axes), grid.reference, "--max-seeds")
         cells = sweeps.expand(grid)
-    except ConfigError as e:
+        sweeps.check_dir(out, grid, cells, resume)
+    except (ConfigError, sweeps.SweepError) as e:
         _fail(str(e))
     jobs = jobs or os.cpu_count() or 1
     click.echo(f"sweep {grid.name!r}: {len(cells)} cells ({' x '.join(str(len(v)) for _, v in grid.axes) or '1'} points"
                f" x {max(1, len(grid.arms))} arms), {jobs} at a time on {executor}; {out}",
                err=True)
+    resume_cmd = " ".join(["harness", "sweep", shlex.quote(grid_file), "-o",
+                           shlex.quote(str(out)), "--resume",
+                           *(["--executor", executor] if executor != "local" else []),
+                           *(["--scheduler", shlex.quote(scheduler)] if scheduler else [])])
     try:
         report = sweeps.run_sweep(grid, out, jobs, executor, scheduler, resume, retry_failed,
                                   progress, cells, max_seeds)
     except (sweeps.SweepError, ConfigError) as e:
         _fail(str(e))
+    except sweeps.SweepInterrupted as e:
+        r = e.report
+        click.echo(f"interrupted: {r.ran} cells run now ({r.failed_now} failed), "
+                   f"{r.unfinished} unfinished (stopped, not failed); tables of the finished "
+                   f"cells written to {out}", err=True)
+        _fail(f"interrupted; continue with: {resume_cmd}", EXIT_INTERRUPTED)
+    except KeyboardInterrupt:
+        hint = f"; continue with: {resume_cmd}" if (out / "sweep.json").is_file() else ""
+        _fail(f"interrupted before any cell ran{hint}", EXIT_INTERRUPTED)
+    _print_counts(report)
     summary = report.tables["summary"]
-    click.echo(f"{report.ran} cells run, {report.skipped} already done or failed before, "
-               f"{len(report.failed)} failed; {report.wall_s:.1f} s wall", err=True)
     for _, row in summary[summary["status"] == "failed"].iterrows():
         first = str(row["error"]).strip().splitlines()[0] if row["error"] else ""
         click.echo(f"  failed {row['cell']}: {first}", err=True)
@@ -169,6 +369,28 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
     click.echo(f"results: {out}")
     if report.failed:
         sys.exit(1)
+
+
+sweep.help = f"""Run a grid of scenarios and write summary.parquet and deltas.parquet;
+exit 1 if any cell failed.
+
+GRID is a grid file or a sweep preset ({_names(catalog.sweep_names())}).
+`harness check --sweep GRID` lists its cells and cost without running them.
+Ctrl-C stops the running cells (they stay unfinished, not failed), writes
+the tables of the finished ones and prints the --resume command."""
+
+
+def _print_counts(report) -> None:
+    parts = [f"{report.ran} cells run"]
+    if report.done_before:
+        parts.append(f"{report.done_before} already done")
+    if report.failed_before:
+        parts.append(f"{report.failed_before} failed before (not run again; --resume "
+                     "--retry-failed runs them)")
+    if report.invalid:
+        parts.append(f"{report.invalid} invalid (not run)")
+    click.echo(f"{', '.join(parts)}; {len(report.failed)} failed; {report.wall_s:.1f} s wall",
+               err=True)
 
 
 def _simulated(p) -> str:
@@ -205,6 +427,10 @@ def _print_deltas(means, keys: list[str]) -> None:
                    + "; ".join(f"{shown[m]} {parts[m]}" for m in shown if m in parts))
 
 
+# --------------------------------------------------------------------------
+# plot and report
+
+
 @main.command()
 @click.argument("directory", type=click.Path(file_okay=False, exists=True))
 @click.option("-o", "--output", type=click.Path(file_okay=False),
@@ -234,6 +460,32 @@ def plot(directory: str, output: str | None, formats: tuple[str, ...],
         _fail(str(e))
     for path in written:
         click.echo(str(path))
+
+
+@main.command()
+@click.argument("directory", metavar="SWEEP_DIR",
+                type=click.Path(file_okay=False, exists=True))
+@click.option("-o", "--output", metavar="FILE",
+              help="The HTML file (default: SWEEP_DIR/report.html).")
+def report(directory: str, output: str | None) -> None:
+    """Write one static HTML page of a sweep (open it in any browser, no server):
+    the operating-boundary map and the sweep's figures, a drill-down per cell
+    (FCT CDFs, iteration-time distribution, utilisation), and the manifest
+    (versions, seeds, digests, cost)."""
+    from harness import outdir
+    from harness import report as reports
+
+    sweep_dir = Path(directory)
+    try:
+        reports.check_sweep_dir(sweep_dir)
+        out = outdir.check_new_file(Path(output) if output else sweep_dir / "report.html",
+                                    "-o", reports.is_report)
+    except ConfigError as e:
+        _fail(str(e))
+    click.echo(f"report: {reports.write_report(sweep_dir, out)}")
+
+
+# --------------------------------------------------------------------------
 
 
 def _print_summary(summary: dict, manifest: dict) -> None:

@@ -9,6 +9,7 @@ seconds.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import json
@@ -18,93 +19,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+# ConfigError and the unit readers live in their own small modules; they are
+# re-exported here, where every caller has always found them.
+from harness.errors import ConfigError, ConfigTypeError  # noqa: F401
+from harness.units import (INT64_MAX, UINT16_MAX, UINT32_MAX, finite,  # noqa: F401
+                           parse_bytes, parse_rate, parse_time)
+
 REPO_DIR = Path(__file__).resolve().parent.parent
 TOPOLOGIES_DIR = REPO_DIR / "topologies"
 WORKLOADS_DIR = REPO_DIR / "workloads"
 SCENARIOS_DIR = WORKLOADS_DIR / "scenarios"
+SWEEPS_DIR = WORKLOADS_DIR / "sweeps"
 CDF_DIR = WORKLOADS_DIR / "cdf"
 
 QDISCS = ("pfifo_fast", "prio")
 CONGESTION_CONTROLS = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic",
                        "dctcp": "ns3::TcpDctcp"}
-
-
-class ConfigError(ValueError):
-    """Invalid scenario input; the message names the field and what is allowed."""
-
-    def __init__(self, field_path: str, message: str):
-        self.field = field_path
-        super().__init__(f"{field_path}: {message}" if field_path else message)
-
-
-class ConfigTypeError(ConfigError):
-    """A value of the wrong kind for its field (a string where a number goes...)."""
-
-
-# --------------------------------------------------------------------------
-# units
-
-_RATE_UNITS = {"bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "tbps": 1e12,
-               "bit/s": 1, "kbit/s": 1e3, "mbit/s": 1e6, "gbit/s": 1e9}
-_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "min": 60.0, "h": 3600.0}
-
-
-def parse_rate(value: Any, where: str) -> float:
-    """A data rate in bit/s, from 10e9 or "10Gbps" / "10Gbit/s"."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        rate = float(value)
-    elif isinstance(value, str):
-        m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([A-Za-z/]+)\s*", value)
-        unit = m and _RATE_UNITS.get(m.group(2).lower())
-        if not unit:
-            raise ConfigError(where, f"cannot read data rate {value!r}; "
-                                     "use e.g. \"10Gbps\", \"100Mbps\" or a number in bit/s")
-        rate = float(m.group(1)) * unit
-    else:
-        raise ConfigTypeError(where, f"expected a data rate, got {value!r}")
-    if not rate > 0:
-        raise ConfigError(where, f"must be > 0 (got {value!r})")
-    return rate
-
-
-def parse_time(value: Any, where: str, allow_zero: bool = False) -> float:
-    """A duration in seconds, from 0.5 or "10us" / "2ms"."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        seconds = float(value)
-    elif isinstance(value, str):
-        m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([a-z]+)\s*", value)
-        unit = m and _TIME_UNITS.get(m.group(2))
-        if not unit:
-            raise ConfigError(where, f"cannot read duration {value!r}; "
-                                     "use e.g. \"10us\", \"2ms\", \"1s\", \"5min\", \"2h\" or a number in seconds")
-        seconds = float(m.group(1)) * unit
-    else:
-        raise ConfigTypeError(where, f"expected a duration, got {value!r}")
-    if seconds < 0 or (seconds == 0 and not allow_zero):
-        raise ConfigError(where, f"must be {'>=' if allow_zero else '>'} 0 (got {value!r})")
-    return seconds
-
-
-_BYTE_UNITS = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3,
-               "kib": 1024, "mib": 1024**2, "gib": 1024**3}
-
-
-def parse_bytes(value: Any, where: str, allow_zero: bool = False) -> int:
-    """A size in bytes, from 160000 or "160KB" / "1MiB" (KB = 1000 B)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        size = value
-    elif isinstance(value, str):
-        m = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]+)\s*", value)
-        unit = m and _BYTE_UNITS.get(m.group(2).lower())
-        if not unit:
-            raise ConfigError(where, f"cannot read size {value!r}; use e.g. 160000, "
-                                     "\"160KB\", \"30 KB\" or \"4MiB\"")
-        size = round(float(m.group(1)) * unit)
-    else:
-        raise ConfigTypeError(where, f"expected a size in bytes, got {value!r}")
-    if size < 0 or (size == 0 and not allow_zero):
-        raise ConfigError(where, f"must be {'>=' if allow_zero else '>'} 0 bytes (got {value!r})")
-    return size
 
 
 # --------------------------------------------------------------------------
@@ -262,18 +192,17 @@ def _int(value: Any, where: str, minimum: int | None = None, maximum: int | None
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigTypeError(where, f"expected an integer, got {value!r}")
     if minimum is not None and value < minimum:
-        raise ConfigError(where, f"must be >= {minimum} (got {value})")
+        raise ConfigError(where, f"must be >= {minimum:,} (got {value:,})")
     if maximum is not None and value > maximum:
-        raise ConfigError(where, f"must be <= {maximum} (got {value})")
+        raise ConfigError(where, f"must be <= {maximum:,} (got {value:,})")
     return value
 
 
 def _float(value: Any, where: str, positive: bool = True) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigTypeError(where, f"expected a number, got {value!r}")
-    if positive and not value > 0:
+    number = finite(value, where)  # inf, nan and 1e400 are errors too
+    if positive and not number > 0:
         raise ConfigError(where, f"must be > 0 (got {value})")
-    return float(value)
+    return number
 
 
 def _str(value: Any, where: str, choices=None) -> str:
@@ -297,6 +226,11 @@ def _section(data: Any, name: str) -> dict:
     return {_SECTION_KEYS[name][k]: v for k, v in data.items()}
 
 
+# LinkUtilizationTracker keys its counters by interval << 40 | ToS << 32 |
+# application: 24 bits of interval number.
+MAX_UTILIZATION_INTERVALS = 2**24 - 2
+
+
 def _run(data: Any) -> RunConfig:
     d = _section(data, "run")
     out: dict[str, Any] = {}
@@ -306,7 +240,17 @@ def _run(data: Any) -> RunConfig:
                               for k, v in d.items()})
     if cfg.warmup + cfg.cooldown >= cfg.duration:
         raise ConfigError("run.duration", f"must exceed warmup + cooldown "
-                          f"({cfg.warmup} + {cfg.cooldown} s), got {cfg.duration} s")
+                          f"({cfg.warmup:g} + {cfg.cooldown:g} s), got {cfg.duration:g} s; "
+                          "set run.warmup and run.cooldown too")
+    interval = cfg.utilization_interval
+    if round(interval * 1e9) < 1:
+        raise ConfigError("run.utilization_interval", f"{interval:g} s rounds to 0 ns; ns-3 "
+                          "counts time in whole nanoseconds (at least 1e-9 s)")
+    if cfg.duration / interval > MAX_UTILIZATION_INTERVALS:
+        raise ConfigError("run.utilization_interval", f"{cfg.duration:g} s in intervals of "
+                          f"{interval:g} s are more than the utilisation tracker's "
+                          f"{MAX_UTILIZATION_INTERVALS:,} intervals; use at least "
+                          f"{cfg.duration / MAX_UTILIZATION_INTERVALS:.3g} s")
     return cfg
 
 
@@ -326,7 +270,9 @@ def _network(data: Any) -> NetworkConfig:
     if "bands" in d:
         out["bands"] = _int(d["bands"], "network.bands", 2, 4)
     if "band_limit_packets" in d:
-        out["band_limit_packets"] = _int(d["band_limit_packets"], "network.band_limit_packets", 1)
+        # a uint32 packet count in ns-3's QueueSize
+        out["band_limit_packets"] = _int(d["band_limit_packets"], "network.band_limit_packets",
+                                         1, UINT32_MAX)
     if "mtu" in d:
         out["mtu"] = _int(d["mtu"], "network.mtu", 576, 9000)
     if "ack_class" in d:
@@ -349,9 +295,12 @@ def _tcp(data: Any) -> TcpConfig:
     if "segment_size" in d:
         out["segment_size"] = _int(d["segment_size"], "tcp.segment_size", 500, 8948)
     if "initial_cwnd" in d:
-        out["initial_cwnd"] = _int(d["initial_cwnd"], "tcp.initial_cwnd", 1)
+        # checked against the segment size in scenario_from_dict: ns-3 keeps the
+        # window in bytes as a uint32
+        out["initial_cwnd"] = _int(d["initial_cwnd"], "tcp.initial_cwnd", 1, UINT32_MAX)
     if "buffer_bytes" in d:
-        out["buffer_bytes"] = _int(d["buffer_bytes"], "tcp.buffer_bytes", 65536)
+        # ns-3's TcpSocket SndBufSize / RcvBufSize are uint32
+        out["buffer_bytes"] = _int(d["buffer_bytes"], "tcp.buffer_bytes", 65536, UINT32_MAX)
     return TcpConfig(**out)
 
 
@@ -435,9 +384,9 @@ def _training(data: Any) -> TrainingConfig:
     if "layer_classes" in d:
         out["layer_classes"] = _layer_classes(d["layer_classes"], "training.layer_classes")
     if "model_bytes" in d:
-        out["model_bytes"] = _int(d["model_bytes"], "training.model_bytes", 1)
+        out["model_bytes"] = _int(d["model_bytes"], "training.model_bytes", 1, INT64_MAX)
     if "fusion_buffer" in d:
-        out["fusion_buffer"] = _int(d["fusion_buffer"], "training.fusion_buffer", 1)
+        out["fusion_buffer"] = _int(d["fusion_buffer"], "training.fusion_buffer", 1, INT64_MAX)
     if "port" in d:
         out["port"] = _int(d["port"], "training.port", 1, 65535)
     return _training_policy(TrainingConfig(**out), d.get("scheduler", {}))
@@ -498,7 +447,7 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
     if "name" in data:
         out["name"] = _str(data["name"], "name")
     if "seed" in data:
-        out["seed"] = _int(data["seed"], "seed", 0, 2**63 - 1)
+        out["seed"] = _int(data["seed"], "seed", 0, INT64_MAX)
     if "scale" in data:
         out["scale"] = _int(data["scale"], "scale", 1, 1000)
     readers = {"run": _run, "topology": _topology, "network": _network, "tcp": _tcp,
@@ -506,10 +455,16 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
     for key, reader in readers.items():
         out[key] = reader(data.get(key, {}))
     tcp_raw = data.get("tcp", {})
-    if "segment_size" not in tcp_raw:
+    if not isinstance(tcp_raw, dict) or "segment_size" not in tcp_raw:
         # MTU 1500 -> 1380 B (the study's); jumbo frames (mtu = 9000) -> 8880 B
         out["tcp"] = dataclasses.replace(
             out["tcp"], segment_size=out["network"].mtu - SEGMENT_OVERHEAD_BYTES)
+    tcp = out["tcp"]
+    if tcp.initial_cwnd * tcp.segment_size > UINT32_MAX:
+        # ns-3 starts the window at InitialCwnd x SegmentSize bytes, in a uint32
+        raise ConfigError("tcp.initial_cwnd", f"{tcp.initial_cwnd} segments of "
+                          f"{tcp.segment_size} B exceed ns-3's congestion window (a uint32 "
+                          f"of bytes): at most {UINT32_MAX // tcp.segment_size:,} segments")
     return Scenario(**out)
 
 
@@ -517,14 +472,30 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
 # files and overrides
 
 
-def read_toml(path: str | Path, what: str) -> dict[str, Any]:
+def read_text(path: str | Path, what: str) -> str:
+    """A UTF-8 text file's content; a missing, unreadable or non-UTF-8 file is a
+    ConfigError naming `what`."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(what, f"file not found: {path}")
     try:
-        return tomllib.loads(path.read_text())
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(what, f"{path} is not UTF-8 text (byte {e.start}); save it as "
+                                "UTF-8") from None
+    except OSError as e:
+        raise ConfigError(what, f"cannot read {path}: {e.strerror or e}") from None
+
+
+def parse_toml(text: str, path: str | Path, what: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(what, f"{path} is not valid TOML: {e}") from None
+
+
+def read_toml(path: str | Path, what: str) -> dict[str, Any]:
+    return parse_toml(read_text(path, what), path, what)
 
 
 def parse_override(text: str) -> tuple[list[str], Any]:
@@ -543,15 +514,19 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     return path, value
 
 
-def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+def apply_overrides(data: dict[str, Any], overrides: list[str],
+                    notes: list[str] | None = None) -> dict[str, Any]:
     """`--set key=value` texts applied to a raw scenario dict (a new dict)."""
-    return apply_values(data, [parse_override(text) for text in overrides])
+    return apply_values(data, [parse_override(text) for text in overrides], notes)
 
 
-def apply_values(data: dict[str, Any], values) -> dict[str, Any]:
+def apply_values(data: dict[str, Any], values, notes: list[str] | None = None) -> dict[str, Any]:
     """(path, value) pairs, e.g. (["background", "rate"], 92), applied to a raw
-    scenario dict; returns a new dict."""
-    data = json.loads(json.dumps(data))  # deep copy of plain data
+    scenario dict; returns a new dict. notes: collects what was adjusted
+    (a shortened run's warm-up and cool-down, see _fit_window)."""
+    values = [(list(path), value) for path, value in values]
+    original = data
+    data = copy.deepcopy(data)  # plain data (TOML: no shared or odd objects)
     for path, value in values:
         node = data
         for part in path[:-1]:
@@ -561,13 +536,46 @@ def apply_values(data: dict[str, Any], values) -> dict[str, Any]:
             node = child
         _drop_alternative(node, tuple(path))
         node[path[-1]] = value
+    _fit_window(original, data, {tuple(p) for p, _ in values}, notes)
     return data
 
 
-def load_scenario(path: str | Path | None = None, overrides: list[str] = ()) -> Scenario:
-    """Read a scenario file (None: the built-in default), apply overrides, validate."""
+def _fit_window(before: dict, after: dict, paths: set, notes: list[str] | None) -> None:
+    """A run shortened with only run.duration given (`--set run.duration=0.3`)
+    to less than the inherited warm-up + cool-down keeps their share of the
+    run: both are scaled by new / old duration, and a note says so. Longer
+    runs keep their warm-up and cool-down (a time for TCP and the queues to
+    settle, not a fraction), as does anything that gives them explicitly."""
+    if ("run", "duration") not in paths or ("run", "warmup") in paths \
+            or ("run", "cooldown") in paths:
+        return
+    old, new = before.get("run", {}), after.get("run")
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return
+    try:  # anything unreadable is reported by the validation that follows
+        old_d = parse_time(old.get("duration", RunConfig.duration), "run.duration")
+        warmup = parse_time(old.get("warmup", RunConfig.warmup), "run.warmup", True)
+        cooldown = parse_time(old.get("cooldown", RunConfig.cooldown), "run.cooldown", True)
+        new_d = parse_time(new["duration"], "run.duration")
+    except ConfigError:
+        return
+    if warmup + cooldown < new_d or warmup + cooldown >= old_d:
+        return
+    scale = new_d / old_d
+    new["warmup"], new["cooldown"] = warmup * scale, cooldown * scale
+    if notes is not None:
+        notes.append(f"run.duration = {new_d:g} s is shorter than the inherited warm-up + "
+                     f"cool-down ({warmup:g} + {cooldown:g} s): both scaled with the "
+                     f"duration to {warmup * scale:g} + {cooldown * scale:g} s; set "
+                     "run.warmup and run.cooldown to choose them")
+
+
+def load_scenario(path: str | Path | None = None, overrides: list[str] = (),
+                  notes: list[str] | None = None) -> Scenario:
+    """Read a scenario file (None: the built-in default), apply overrides, validate.
+    notes: collects adjustments made to the overrides (see apply_values)."""
     data = read_scenario_dict(path) if path is not None else default_scenario_dict()
-    return scenario_from_dict(apply_overrides(data, list(overrides)))
+    return scenario_from_dict(apply_overrides(data, list(overrides), notes))
 
 
 def default_scenario_dict() -> dict[str, Any]:
@@ -593,13 +601,21 @@ def read_scenario_dict(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[s
 
 
 def resolve_scenario_file(name: str | Path, relative_to: Path, what: str) -> Path:
+    if not isinstance(name, (str, Path)) or not str(name):
+        raise ConfigError(what, f"expected a scenario name or path, got {name!r} (built-in: "
+                          f"{', '.join(builtin_names(SCENARIOS_DIR, '.toml'))})")
     candidates = [Path(name), relative_to / name, SCENARIOS_DIR / name,
                   SCENARIOS_DIR / f"{name}.toml"]
     for c in candidates:
         if c.is_file():
             return c.resolve()
-    known = sorted(p.stem for p in SCENARIOS_DIR.glob("*.toml"))
-    raise ConfigError(what, f"scenario file not found: {name} (built-in: {', '.join(known)})")
+    raise ConfigError(what, f"scenario file not found: {name} (built-in: "
+                      f"{', '.join(builtin_names(SCENARIOS_DIR, '.toml'))})")
+
+
+def builtin_names(directory: Path, suffix: str) -> list[str]:
+    """The names of the built-in files of one kind (scenarios, CDFs, ...)."""
+    return sorted(p.name[:-len(suffix)] for p in directory.glob(f"*{suffix}"))
 
 
 # Keys that give one quantity two ways: setting one (in a derived file or with
@@ -629,9 +645,11 @@ def merge_tables(base: dict[str, Any], top: dict[str, Any],
 
 def resolve_data_file(name: str, directory: Path, suffix: str, what: str) -> Path:
     """A data file by name (in `directory`) or by path."""
+    known = ", ".join(builtin_names(directory, suffix))
+    if not isinstance(name, (str, Path)) or not str(name):
+        raise ConfigError(what, f"expected a name or path, got {name!r}; built-in: {known}")
     candidates = [Path(name), directory / name, directory / f"{name}{suffix}"]
     for c in candidates:
         if c.is_file():
             return c
-    known = sorted(p.stem for p in directory.glob(f"*{suffix}"))
-    raise ConfigError(what, f"no file {name!r}; give a path or one of: {', '.join(known)}")
+    raise ConfigError(what, f"no file {name!r}; give a path or one of: {known}")

@@ -29,6 +29,7 @@ import ctypes
 import io
 import os
 import pickle
+import re
 import signal
 import subprocess
 import sys
@@ -42,6 +43,7 @@ from multiprocessing import connection, get_context
 from pathlib import Path
 from typing import Callable
 
+from harness import outdir
 from harness.sweep import Cell
 
 
@@ -56,8 +58,9 @@ class Task:
 @dataclass(frozen=True)
 class Outcome:
     cell: Cell
-    error: str | None      # None: the cell's directory is in place
+    error: str | None      # None: the cell's directory is in place; else one line
     wall_s: float
+    detail: str | None = None  # behind the error: a traceback, ns-3's last output
 
 
 OnDone = Callable[[Outcome], None]
@@ -90,12 +93,41 @@ def run_cell(cell: Cell, out_dir: Path) -> None:
     write_run_dir(result, out_dir, {"cell.json": cell_json(cell)})
 
 
-def _log_tail(log_file: Path, lines: int = 15) -> str:
-    try:
-        text = log_file.read_text(errors="replace").strip().splitlines()
-    except OSError:
-        return ""
-    return "\n".join(text[-lines:])
+# An ns-3 fatal error prints `msg="...", file=..., line=...`, then the wheel's
+# crash handler prints a gdb backtrace of every thread.
+_NS3_MESSAGE = re.compile(r'msg="(.*)", file=(\S+), line=(\d+)')
+_BACKTRACE_START = re.compile(r"^\s*\*\*\* Break \*\*\*|^Thread \d+ \(|^#\d+ ")
+
+
+def _without_backtrace(lines: list[str]) -> list[str]:
+    """The lines before a gdb backtrace (all of them if there is none)."""
+    for i, line in enumerate(lines):
+        if _BACKTRACE_START.search(line):
+            return lines[:i]
+    return lines
+
+
+def crash_message(how: str, log_text: str) -> str:
+    """One line for a cell process that died: ns-3's own message when it
+    aborted (msg="..."), else the last line it printed before any backtrace."""
+    lines = log_text.strip().splitlines()
+    for line in lines:
+        m = _NS3_MESSAGE.search(line)
+        if m:
+            return f"ns-3 fatal error: {m.group(1)} ({how})"
+    before = [line.strip() for line in _without_backtrace(lines) if line.strip()]
+    return f"cell process died: {how}" + (f": {before[-1]}" if before else "")
+
+
+def error_message(error: BaseException) -> str:
+    """A Python failure in one line: a ConfigError's own text (it names the
+    field), else the exception's type and message."""
+    from harness.config import ConfigError
+
+    if isinstance(error, ConfigError):
+        return str(error)
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
 
 
 def _describe_exit(code: int | None) -> str:
@@ -113,13 +145,20 @@ def _describe_exit(code: int | None) -> str:
 
 
 def _child(task: Task, conn) -> None:
+    # Ctrl-C reaches the whole process group: the parent alone decides (it
+    # stops the cells it runs, which then count as unfinished, not failed).
+    # SIGINT was blocked across the fork, so none slips in before this.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _die_with_parent()
     _redirect_stderr(task.log_file)
     try:
         run_cell(task.cell, task.out_dir)
         conn.send(None)
-    except BaseException:  # report anything, including SystemExit from deep code
-        conn.send(traceback.format_exc())
+    except BaseException as e:  # report anything, including SystemExit from deep code
+        detail = traceback.format_exc()
+        sys.stderr.write(detail)  # the cell's log keeps it too
+        conn.send((error_message(e), detail))
     finally:
         conn.close()
         os._exit(0)  # no atexit / ns-3 static destructors in a forked child
@@ -155,37 +194,75 @@ def run_local(tasks: list[Task], jobs: int, on_done: OnDone, warm_up: bool = Tru
     ctx = get_context("fork")
     pending = list(reversed(tasks))
     running: dict = {}  # sentinel -> (process, conn, task, start)
+    try:
+        _run_children(ctx, pending, running, jobs, on_done)
+    except BaseException:  # Ctrl-C above all: stop the cells, they stay unfinished
+        for proc, recv, task, _ in running.values():
+            proc.kill()
+            proc.join()
+            recv.close()
+            # what the killed child had begun to write (its own pid in the name)
+            outdir.remove_leftovers(task.out_dir.parent)
+        raise
+
+
+def _run_children(ctx, pending: list[Task], running: dict, jobs: int, on_done: OnDone) -> None:
     while pending or running:
         while pending and len(running) < jobs:
             task = pending.pop()
             recv, send = ctx.Pipe(duplex=False)
             proc = ctx.Process(target=_child, args=(task, send), daemon=False)
-            proc.start()
-            send.close()
-            running[proc.sentinel] = (proc, recv, task, time.monotonic())
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                proc.start()
+                send.close()
+                running[proc.sentinel] = (proc, recv, task, time.monotonic())
+            finally:  # a Ctrl-C meanwhile is delivered here, the child known
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         deadline = min(start + t.timeout_s for _, _, t, start in running.values())
         ready = connection.wait(list(running), timeout=max(0.0, deadline - time.monotonic()))
         now = time.monotonic()
         for sentinel in list(running):
             proc, recv, task, start = running[sentinel]
+            detail = None
             if sentinel in ready:
-                message = recv.recv() if recv.poll() else None
+                message, detail = _reply(recv)
                 proc.join()
                 if message is None and proc.exitcode != 0:
-                    message = f"cell process died: {_describe_exit(proc.exitcode)}"
-                    tail = _log_tail(task.log_file)
-                    message += f"\n{tail}" if tail else ""
+                    log = _read_log(task.log_file)
+                    message = crash_message(_describe_exit(proc.exitcode), log)
+                    detail = "\n".join(_without_backtrace(log.strip().splitlines())[-15:])
                 elif message is None and not (task.out_dir / "summary.json").is_file():
                     message = "cell process ended without writing its results"
             elif now >= start + task.timeout_s:
                 proc.kill()
                 proc.join()
+                outdir.remove_leftovers(task.out_dir.parent)
                 message = f"timeout: over the wall-clock limit of {task.timeout_s:g} s"
             else:
                 continue
             recv.close()
             del running[sentinel]
-            on_done(Outcome(task.cell, message, now - start))
+            on_done(Outcome(task.cell, message, now - start, detail))
+
+
+def _reply(recv) -> tuple[str | None, str | None]:
+    """The child's (error, detail), or (None, None) if it sent nothing: it
+    finished without error, or died. A dead child's pipe reads as EOF once
+    nothing holds its end (ns-3's crash handler runs gdb, which holds it
+    for a while): poll() is then true but there is no message."""
+    try:
+        reply = recv.recv() if recv.poll() else None
+    except EOFError:
+        reply = None
+    return reply if reply is not None else (None, None)
+
+
+def _read_log(log_file: Path) -> str:
+    try:
+        return log_file.read_text(errors="replace")
+    except OSError:
+        return ""
 
 
 # --------------------------------------------------------------------------
@@ -197,6 +274,7 @@ def _serve() -> int:
     """`python -m harness.executors --serve`: a cell server. Loads ns-3 and warms
     up once, then runs each pickled Task read from stdin with run_local (so in
     a child forked from here) and writes back its pickled Outcome, until EOF."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the sweep stops its servers itself
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything printed here or in a child must not reach the replies
     from harness import ns3
@@ -245,9 +323,15 @@ class _CellServer:
         except (EOFError, OSError, pickle.UnpicklingError):
             self.proc.kill()
             self.log.seek(0)
-            tail = "\n".join(self.log.read().decode(errors="replace").strip().splitlines()[-15:])
-            return Outcome(task.cell, f"cell server died: {_describe_exit(self.proc.wait())}"
-                           + (f"\n{tail}" if tail else ""), time.monotonic() - start)
+            log = self.log.read().decode(errors="replace")
+            message = crash_message(_describe_exit(self.proc.wait()), log)
+            return Outcome(task.cell, message.replace("cell process", "cell server"),
+                           time.monotonic() - start,
+                           "\n".join(_without_backtrace(log.strip().splitlines())[-15:]))
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
 
 
 class _CellServers:
@@ -256,8 +340,15 @@ class _CellServers:
 
     def __init__(self) -> None:
         self._idle: list[_CellServer] = []
+        self._all: list[_CellServer] = []   # idle or busy, for kill()
         self._lock = threading.Lock()
         atexit.register(self.close)
+
+    def _new(self) -> _CellServer:
+        server = _CellServer()
+        with self._lock:
+            self._all.append(server)
+        return server
 
     def close(self) -> None:
         with self._lock:
@@ -265,9 +356,22 @@ class _CellServers:
         for server in servers:
             server.close()
 
+    def kill(self) -> None:
+        """Ctrl-C: stop every server of this process now, idle or busy (their
+        cells, forked children, die with them)."""
+        with self._lock:
+            servers, self._idle = self._all, []
+            self._all = []
+        for server in servers:
+            if server.alive():
+                server.kill()
+
     def start(self, n: int) -> None:
         with self._lock:
-            self._idle += [_CellServer() for _ in range(n - len(self._idle))]
+            missing = n - len(self._idle)
+        started = [self._new() for _ in range(missing)]
+        with self._lock:
+            self._idle += started
 
     def _take(self) -> _CellServer:
         with self._lock:
@@ -275,7 +379,7 @@ class _CellServers:
                 server = self._idle.pop()
                 if server.alive():
                     return server
-        return _CellServer()
+        return self._new()
 
     def run(self, task: Task) -> Outcome:
         server = self._take()
@@ -297,26 +401,25 @@ def dask_setup(dask_worker) -> None:
     _SERVERS.start(dask_worker.state.nthreads)
 
 
-def _dask_task(cell: Cell, timeout_s: float) -> tuple[str | None, dict[str, bytes], float]:
+def _dask_task(cell: Cell, timeout_s: float
+               ) -> tuple[str | None, dict[str, bytes], float, str | None]:
     with tempfile.TemporaryDirectory(prefix="ddnn-cell-") as tmp:
         out = Path(tmp) / "run"
         outcome = _SERVERS.run(Task(cell, out, Path(tmp) / "stderr.log", timeout_s))
         if outcome.error is not None:
-            return outcome.error, {}, outcome.wall_s
-        return None, {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}, outcome.wall_s
+            return outcome.error, {}, outcome.wall_s, outcome.detail
+        return (None, {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()},
+                outcome.wall_s, None)
 
 
 def _install_files(files: dict[str, bytes], out_dir: Path) -> None:
-    """A cell directory from shipped files: temporary name, then rename."""
-    tmp = out_dir.parent / f".{out_dir.name}.tmp-{os.getpid()}"
-    tmp.mkdir(parents=True)
-    for name, data in files.items():
-        (tmp / name).write_bytes(data)
-    if out_dir.exists():  # finished meanwhile by someone else: same content
-        import shutil
-        shutil.rmtree(tmp)
-        return
-    os.replace(tmp, out_dir)
+    """A cell directory from shipped files: temporary name, then rename (if
+    another attempt finished it meanwhile, that one stays: same content)."""
+    def fill(tmp: Path) -> None:
+        for name, data in files.items():
+            (tmp / name).write_bytes(data)
+
+    outdir.write_dir(out_dir, fill, existing="keep")
 
 
 def run_dask(tasks: list[Task], jobs: int, scheduler: str | None, on_done: OnDone) -> None:
@@ -346,12 +449,17 @@ def run_dask(tasks: list[Task], jobs: int, scheduler: str | None, on_done: OnDon
         for future in as_completed(futures):
             task = futures[future]
             try:
-                error, files, wall_s = future.result()
+                error, files, wall_s, detail = future.result()
             except Exception as e:  # the worker itself failed
-                error, files, wall_s = f"dask task failed: {e!r}", {}, float("nan")
+                error, files, wall_s, detail = (f"dask task failed: {error_message(e)}", {},
+                                                float("nan"), None)
             if error is None:
                 _install_files(files, task.out_dir)
-            on_done(Outcome(task.cell, error, wall_s))
+            on_done(Outcome(task.cell, error, wall_s, detail))
+    except BaseException:  # Ctrl-C: stop the cells now (they stay unfinished)
+        if cluster is not None:
+            _SERVERS.kill()
+        raise
     finally:
         client.close()
         if cluster is not None:

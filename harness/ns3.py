@@ -271,14 +271,18 @@ def _errors_only(stderr: str, limit: int = 40) -> str:
 # the process-wide load
 
 
-@functools.cache
+_namespace = None  # once loaded, whatever `quiet` a later call passes
+
+
 def load(quiet: bool = False):
     """Load ns-3 and ns3-modules/ once per process; return the `ns3` namespace.
 
     The TCP fast path (libddnn-tcp) is loaded before any ns-3 library, so that
     its TcpTxBuffer members take the wheel's place; load() checks that they
     did. DDNN_HARNESS_STOCK_TCP=1 leaves it out (and says so)."""
-    global _tcp_state
+    global _tcp_state, _namespace
+    if _namespace is not None:  # (a cache keyed on `quiet` loaded twice: an error)
+        return _namespace
     wheel = find_wheel()
     fast = tcp_fastpath_wanted()
     if fast:
@@ -314,7 +318,8 @@ def load(quiet: bool = False):
     cppyy.load_library(str(library))
     cppyy.add_include_path(str(MODULES_DIR))
     cppyy.include(UMBRELLA_HEADER)
-    return cppyy.gbl.ns3
+    _namespace = cppyy.gbl.ns3
+    return _namespace
 
 
 def _loaded_libraries() -> list[str]:

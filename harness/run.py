@@ -10,16 +10,18 @@ import contextlib
 import dataclasses
 import json
 import os
-import shutil
 import sys
 import time
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from harness import background, metrics, profiles, ps, qdisc, routing, scaling, tcp, training
-from harness.config import ConfigError, NetworkConfig, RunConfig, Scenario
+from harness import (background, metrics, outdir, profiles, ps, qdisc, routing, scaling, tcp,
+                     training)
+from harness.config import MAX_UTILIZATION_INTERVALS, ConfigError, NetworkConfig, RunConfig, Scenario
+from harness.units import NS3_TIME_MAX_S
 from harness.topology import Topology, load_topology
 
 APP_OTHER, APP_BACKGROUND, APP_TRAINING = 0, 1, 2
@@ -109,6 +111,8 @@ def plan(scenario: Scenario) -> Plan:
     if scenario.tcp.segment_size + 60 > scenario.network.mtu:
         raise ConfigError("tcp.segment_size", f"{scenario.tcp.segment_size} B plus TCP/IP "
                           f"headers (60 B) exceeds network.mtu {scenario.network.mtu} B")
+    if k > 1 and min(link.rate_bps for link in topo.links) < 1:
+        raise ConfigError("scale", f"{k} leaves a link below 1 bit/s, ns-3's resolution")
     # TCP timers from the network as written: a scaled-down one has the same
     # queueing times (harness.scaling), and keeps them exactly.
     worst = tcp.worst_case_rtt(reference_topo, scenario.network, classes.bands)
@@ -117,6 +121,7 @@ def plan(scenario: Scenario) -> Plan:
     if tr.enabled:
         extra.update(training=tr, **_plan_training(tr, topo, classes, scenario.background, k))
     run = _run_window(scenario.run, extra.get("ideal_iteration_s"))
+    _check_run(run, scenario, topo)
     bg = scenario.background
     if scenario.network.ack_class != "data":
         extra["ack_tos"] = classes.tos(scenario.network.ack_class, "network.ack_class")
@@ -127,6 +132,8 @@ def plan(scenario: Scenario) -> Plan:
         cdf = scaling.cdf(background.load_cdf(bg.workload), k)
         host_bps = min(topo.host_link(h).rate_bps for h in hosts)
         rate = background.rate_per_host(bg, cdf, host_bps)
+        background.check_flow_count(rate, len(hosts), run.duration,
+                                    "background.rate" if bg.rate is not None else "background.load")
         extra.update(
             background_hosts=hosts, background_rate=rate,
             background_load=background.offered_load(rate, cdf, host_bps),
@@ -135,6 +142,30 @@ def plan(scenario: Scenario) -> Plan:
 
     return Plan(scenario, topo, network, run, classes, worst,
                 tcp.attribute_defaults(scenario.tcp, worst), **extra)
+
+
+def _check_run(run: RunConfig, scenario: Scenario, topo: Topology) -> None:
+    """The run as simulated (min_iterations may lengthen it, scale slows the
+    links) against what ns-3 and the utilisation tracker take."""
+    if run.duration > NS3_TIME_MAX_S:
+        raise ConfigError("run.min_iterations", f"{run.min_iterations} iterations need "
+                          f"{run.duration:.3g} s, beyond ns-3's time range "
+                          f"({NS3_TIME_MAX_S:.3g} s)")
+    interval = run.utilization_interval
+    if run.duration / interval > MAX_UTILIZATION_INTERVALS:
+        raise ConfigError("run.utilization_interval", f"{run.duration:g} s in intervals of "
+                          f"{interval:g} s are more than the utilisation tracker's "
+                          f"{MAX_UTILIZATION_INTERVALS:,} intervals; use at least "
+                          f"{run.duration / MAX_UTILIZATION_INTERVALS:.3g} s")
+    # The tracker counts a packet in the interval its transmission starts: an
+    # interval shorter than one packet's time on a link shows more than 100 %.
+    frame_s = max((scenario.network.mtu + tcp.PPP_HEADER) * 8 / link.rate_bps
+                  for link in topo.links)
+    if interval < frame_s:
+        raise ConfigError("run.utilization_interval", f"{interval:g} s is shorter than one "
+                          f"{scenario.network.mtu} B packet on the slowest link "
+                          f"({frame_s:.3g} s), which would show as more than 100 % "
+                          f"utilisation; use at least {frame_s:.3g} s")
 
 
 #: run.min_iterations: a job this many times slower than its no-contention
@@ -186,6 +217,10 @@ def _plan_training(tr, topo: Topology, classes: qdisc.ClassTable, bg, scale: int
         if tr.deadline_class is not None:
             out["deadline_tos"] = classes.tos(tr.deadline_class, "training.deadline_class")
         ports = (tr.port, tr.port + classes.bands - 1)  # one per class at most
+        if ports[1] > 65535:
+            raise ConfigError("training.port", f"a parameter-server job listens on port + "
+                              f"class index, {ports[0]}-{ports[1]}: at most "
+                              f"{65535 - classes.bands + 1}")
     if bg.enabled and ports[0] <= bg.port <= ports[1]:
         raise ConfigError("training.port", f"ports {ports[0]}-{ports[1]} of the job include "
                           f"the background port {bg.port}")
@@ -514,36 +549,27 @@ def _versions() -> dict[str, str]:
 
 def write_run_dir(result: RunResult, out_dir: Path, extra_json: dict | None = None) -> Path:
     """Write the run's files into a temporary directory, then rename it into
-    place: a reader never sees a half-written run. extra_json: more files
-    ({name: data}) to write alongside, e.g. a sweep cell's cell.json."""
-    out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_dir.parent / f".{out_dir.name}.tmp-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir()
-    result.flows.to_parquet(tmp / "flows.parquet", index=False)
-    result.queues.to_parquet(tmp / "queues.parquet", index=False)
-    result.utilization.to_parquet(tmp / "utilization.parquet", index=False)
-    if result.iterations is not None:
-        result.iterations.to_parquet(tmp / "iterations.parquet", index=False)
-        result.transfers.to_parquet(tmp / "transfers.parquet", index=False)
-        result.compute.to_parquet(tmp / "compute.parquet", index=False)
-    if result.scheduler is not None:
-        result.scheduler.to_parquet(tmp / "scheduler.parquet", index=False)
-    _write_json(tmp / "config.json", result.plan.resolved())
-    _write_json(tmp / "summary.json", result.summary)
-    _write_json(tmp / "manifest.json", result.manifest)
-    for name, data in (extra_json or {}).items():
-        _write_json(tmp / name, data)
-    if out_dir.exists():
-        old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
-        os.replace(out_dir, old)
-        os.replace(tmp, out_dir)
-        shutil.rmtree(old)
-    else:
-        os.replace(tmp, out_dir)
-    return out_dir
+    place (harness.outdir.write_dir): a reader never sees a half-written run,
+    and an existing directory is replaced only if it is empty or an earlier
+    run directory. extra_json: more files ({name: data}) to write alongside,
+    e.g. a sweep cell's cell.json."""
+    def fill(tmp: Path) -> None:
+        result.flows.to_parquet(tmp / "flows.parquet", index=False)
+        result.queues.to_parquet(tmp / "queues.parquet", index=False)
+        result.utilization.to_parquet(tmp / "utilization.parquet", index=False)
+        if result.iterations is not None:
+            result.iterations.to_parquet(tmp / "iterations.parquet", index=False)
+            result.transfers.to_parquet(tmp / "transfers.parquet", index=False)
+            result.compute.to_parquet(tmp / "compute.parquet", index=False)
+        if result.scheduler is not None:
+            result.scheduler.to_parquet(tmp / "scheduler.parquet", index=False)
+        _write_json(tmp / "config.json", result.plan.resolved())
+        _write_json(tmp / "summary.json", result.summary)
+        _write_json(tmp / "manifest.json", result.manifest)
+        for name, data in (extra_json or {}).items():
+            _write_json(tmp / name, data)
+
+    return outdir.write_dir(Path(out_dir), fill)
 
 
 def _write_json(path: Path, data) -> None:
@@ -554,3 +580,16 @@ def run_scenario(scenario: Scenario, progress: bool | None = False,
                  quiet: bool = False) -> RunResult:
     """The Python API: plan, run, and return the tables as DataFrames."""
     return execute(plan(scenario), progress=progress, quiet=quiet)
+
+
+class _CallableModule(types.ModuleType):
+    """`harness.run(...)` is the API function harness.api.run: after this
+    module is imported, `harness.run` is the module (Python sets a package's
+    attribute to its submodule), so the module itself is made callable."""
+
+    def __call__(self, *args, **kwargs):
+        from harness.api import run
+        return run(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

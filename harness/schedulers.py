@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from harness.config import ConfigError, ConfigTypeError, parse_bytes
+from harness.config import ConfigError, ConfigTypeError
+from harness.units import UINT32_MAX, finite, parse_bytes, parse_rate
 
 @dataclass(frozen=True)
 class Param:
@@ -30,6 +31,7 @@ class Param:
     kind: str                        # "bytes" | "int" | "float" | "rate" | "bool" | "candidates"
     doc: str
     sides: tuple[str, ...] = ("push", "pull")
+    maximum: float | None = None     # the C++ attribute's checker ("int": uint32)
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,8 @@ POLICIES: dict[str, Policy] = {p.name: p for p in (
                                  (160_000, 640_000), (4_000_000, 8_000_000)),
                                 "candidates", "[partition, credit] pairs; the first is used first"),
             "interval": Param("Interval", 10, "int", "iterations between decisions"),
-            "min_gain": Param("MinGain", 0.05, "float", "relative gain a switch must promise")},
+            "min_gain": Param("MinGain", 0.05, "float", "relative gain a switch must promise",
+                              maximum=1.0)},
            check=_candidates_valid),
     Policy("prophet", "ready gradients grouped into blocks sized by the profiled gradient "
            "ready times and the measured bandwidth; one block in flight; gradient 0 at once",
@@ -139,14 +142,21 @@ def policy(name: str, architecture: str, where: str = "training.policy") -> Poli
 def _value(param: Param, value: Any, where: str):
     if param.kind == "bytes":
         return parse_bytes(value, where)
-    if param.kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ConfigError(where, f"expected an integer >= 1, got {value!r}")
+    if param.kind == "int":  # uint32 attributes
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigTypeError(where, f"expected an integer >= 1, got {value!r}")
+        if not 1 <= value <= (param.maximum or UINT32_MAX):
+            raise ConfigError(where, f"must be in 1..{param.maximum or UINT32_MAX:,} "
+                              f"(got {value!r})")
         return value
-    if param.kind in ("float", "rate"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise ConfigError(where, f"expected a number > 0, got {value!r}")
-        return float(value)
+    if param.kind == "rate":
+        return parse_rate(value, where)
+    if param.kind == "float":
+        number = finite(value, where)
+        if not number > 0 or (param.maximum is not None and number > param.maximum):
+            upper = f" and <= {param.maximum:g}" if param.maximum is not None else ""
+            raise ConfigError(where, f"must be > 0{upper} (got {value!r})")
+        return number
     if param.kind == "bool":
         if not isinstance(value, bool):
             raise ConfigTypeError(where, f"expected true or false, got {value!r}")

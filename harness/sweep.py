@@ -40,30 +40,41 @@ tables summary.parquet, deltas.parquet and deltas_mean.parquet.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
-import os
-import shutil
+import signal
 import sys
-import tomllib
+import threading
+import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from harness import metrics, stats
-from harness.config import (REPO_DIR, WORKLOADS_DIR, ConfigError, ConfigTypeError, Scenario,
-                            apply_values, parse_time, read_scenario_dict, scenario_from_dict)
+from harness import metrics, outdir, stats
+from harness.config import (SWEEPS_DIR, ConfigError, ConfigTypeError, Scenario, apply_values,
+                            builtin_names, parse_time, parse_toml, read_scenario_dict, read_text,
+                            scenario_from_dict)
 
-GRIDS_DIR = WORKLOADS_DIR / "sweeps"
+GRIDS_DIR = SWEEPS_DIR
 _GRID_KEYS = ("name", "scenario", "timeout", "set", "points", "axes", "arms", "adaptive")
 SEED_AXIS = "seed"
 
 
 class SweepError(RuntimeError):
     """A sweep directory that cannot be (re)used as asked."""
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C: running cells were stopped (they are unfinished, not failed) and
+    the tables of the finished ones written; `report` says what finished."""
+
+    def __init__(self, report: "SweepReport | None"):
+        super().__init__()
+        self.report = report
 
 
 @dataclass(frozen=True)
@@ -109,8 +120,15 @@ def resolve_grid_file(name: str | Path) -> Path:
     for c in (Path(name), GRIDS_DIR / name, GRIDS_DIR / f"{name}.toml"):
         if c.is_file():
             return c
-    known = sorted(p.stem for p in GRIDS_DIR.glob("*.toml"))
-    raise ConfigError("grid", f"grid file not found: {name} (built-in: {', '.join(known)})")
+    raise ConfigError("grid", f"grid file not found: {name} (built-in: "
+                      f"{', '.join(builtin_names(GRIDS_DIR, '.toml'))})")
+
+
+def _table(data: dict, key: str, example: str) -> dict:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(key, f"expected a table ({example}), got {value!r}")
+    return value
 
 
 def _flatten(table: dict, where: str, prefix: str = "") -> dict[str, Any]:
@@ -140,24 +158,25 @@ def _check_field(base: dict, field: str, value: Any, where: str) -> None:
 
 def load_grid(path: str | Path) -> Grid:
     path = resolve_grid_file(path)
-    text = path.read_text()
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError("grid", f"{path} is not valid TOML: {e}") from None
+    text = read_text(path, "grid")
+    data = parse_toml(text, path, "grid")
     for key in data:
         if key not in _GRID_KEYS:
             raise ConfigError(key, f"unknown grid key; allowed: {', '.join(_GRID_KEYS)}")
     if "scenario" not in data:
         raise ConfigError("scenario", "a grid names its base scenario (scenario = \"...\")")
+    name = data.get("name", path.stem)
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError("name", f"expected a non-empty string, got {name!r}")
     base = read_scenario_dict(data["scenario"])
-    fixed = _flatten(data.get("set", {}), "set")
+    fixed = _flatten(_table(data, "set", '"run.duration" = 2.0, ...'), "set")
     for field, value in fixed.items():
         _check_field(base, field, value, f"set.{field}")
     base = apply_values(base, [(f.split("."), v) for f, v in fixed.items()])
 
     axes = []
-    for field, values in _flatten(data.get("axes", {}), "axes").items():
+    for field, values in _flatten(_table(data, "axes", '"training.ratio" = [16, 8], ...'),
+                                  "axes").items():
         where = f"axes.{field}"
         if not isinstance(values, list) or not values:
             raise ConfigError(where, f"an axis is a non-empty list of values, got {values!r}")
@@ -182,8 +201,11 @@ def load_grid(path: str | Path) -> Grid:
     if len({json.dumps(q, sort_keys=True, default=str) for q in points}) != len(points):
         raise ConfigError("points", "lists a point twice")
 
-    arms_raw = dict(data.get("arms", {}))
+    arms_raw = dict(_table(data, "arms", 'reference = "same", same = { "training.priority" = '
+                           '"same" }, ...'))
     reference = arms_raw.pop("reference", None)
+    if reference is not None and not isinstance(reference, str):
+        raise ConfigError("arms.reference", f"expected an arm's name, got {reference!r}")
     arms = []
     for arm, fields in arms_raw.items():
         if not isinstance(fields, dict) or not fields:
@@ -203,9 +225,6 @@ def load_grid(path: str | Path) -> Grid:
     if reference is None and len(arms) > 1:
         reference = arms[0][0]
     timeout = parse_time(data.get("timeout", "6h"), "timeout")
-    name = data.get("name", path.stem)
-    if not isinstance(name, str):
-        raise ConfigError("name", f"expected a string, got {name!r}")
     max_seeds = _adaptive(data.get("adaptive", {}), dict(axes), reference)
     return Grid(name, path.resolve(), text, base, tuple(fixed.items()), tuple(axes),
                 tuple(arms), reference, timeout, tuple(points), max_seeds)
@@ -271,9 +290,11 @@ def make_cell(grid: Grid, point: tuple[tuple[str, Any], ...], arm: str | None) -
         scenario = scenario_from_dict(raw)
         return Cell(scenario.digest(), arm, tuple(point), scenario,
                     predicted_bytes=predicted_bytes(plan(scenario)))
-    except ConfigError as e:
+    except Exception as e:  # noqa: BLE001 - one cell's problem fails that cell only
+        message = str(e) if isinstance(e, ConfigError) else f"{type(e).__name__}: {e}"
         blob = json.dumps(raw, sort_keys=True, default=str).encode()
-        return Cell("x" + hashlib.sha256(blob).hexdigest()[:15], arm, tuple(point), None, str(e))
+        return Cell("x" + hashlib.sha256(blob).hexdigest()[:15], arm, tuple(point), None,
+                    message)
 
 
 def more_seeds(grid: Grid, cells: list[Cell], deltas_mean: pd.DataFrame,
@@ -315,15 +336,11 @@ DECIDING_METRICS = ("iteration_time",)
 
 
 def default_dir(grid: Grid) -> Path:
-    return REPO_DIR / "results" / "sweeps" / grid.name
+    """results/sweeps/<name> under $DDNN_HARNESS_RESULTS or the current directory."""
+    return outdir.default_sweep_dir(grid.name)
 
 
-def write_atomic(path: Path, data: bytes | str) -> None:
-    """Write to a temporary name in the same directory, then rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}"
-    tmp.write_bytes(data.encode() if isinstance(data, str) else data)
-    os.replace(tmp, path)
+write_atomic = outdir.write_file  # every file of the sweep directory: temporary name, rename
 
 
 def _cells_record(grid: Grid, cells: list[Cell], added: set[str]) -> dict:
@@ -334,33 +351,47 @@ def _cells_record(grid: Grid, cells: list[Cell], added: set[str]) -> dict:
                        **({"added": True} if c.id in added else {})} for c in cells]}
 
 
-def prepare_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> list[Cell]:
-    """Create a new sweep directory, or check that `--resume` continues the
-    same grid (same cells, by resolved-config digest). Returns the cells,
-    with the seeds an adaptive sweep added before (from sweep.json)."""
+def check_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> list[Cell]:
+    """SweepError unless `out` is new or empty, or holds this grid's sweep and
+    `resume` is set (same cells, by resolved-config digest). Returns the seeds
+    an adaptive sweep added there before (from sweep.json), as cells."""
     stored = out / "sweep.json"
     if stored.exists():
         if not resume:
             raise SweepError(f"{out} already holds a sweep: --resume to continue it, or "
                              "-o another directory")
-        old = json.loads(stored.read_text())
+        try:
+            old = json.loads(stored.read_text())["cells"]
+            old_ids = {c["id"] for c in old}
+        except (ValueError, KeyError, TypeError, OSError) as e:
+            raise SweepError(f"{stored} cannot be read ({e}); start the sweep in a new "
+                             "directory") from None
         new_ids = {c.id for c in cells}
         added = [make_cell(grid, tuple(c["point"].items()), c["arm"])
-                 for c in old["cells"] if c["id"] not in new_ids and c.get("added")]
-        old_ids = {c["id"] for c in old["cells"]}
+                 for c in old if c["id"] not in new_ids and c.get("added")]
         if old_ids != new_ids | {c.id for c in added}:
             raise SweepError(
                 f"the grid changed since {out} was started: {len(new_ids - old_ids)} new and "
                 f"{len(old_ids - new_ids)} missing cells (by resolved-config digest); "
                 "start it in a new directory")
-        cells = cells + added
-    elif out.exists() and any(out.iterdir()):
+        return added
+    if out.exists() and any(out.iterdir()):
         raise SweepError(f"{out} exists and is not a sweep directory")
+    return []
+
+
+def prepare_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> list[Cell]:
+    """Create a new sweep directory, or check that `--resume` continues the
+    same grid (check_dir), and clear what killed writers left behind. Returns
+    the cells, with the seeds an adaptive sweep added before."""
+    stored = out / "sweep.json"
+    cells = cells + check_dir(out, grid, cells, resume)
     for sub in ("cells", "failed", "logs"):
         (out / sub).mkdir(parents=True, exist_ok=True)
-    # leftovers of cells that were running when a sweep was killed
-    for tmp in (out / "cells").glob(".*.tmp-*"):
-        shutil.rmtree(tmp, ignore_errors=True)
+    # what writers killed mid-write left: cell directories, replaced cell
+    # directories, failure records, tables
+    for directory in (out, out / "cells", out / "failed"):
+        outdir.remove_leftovers(directory)
     if not stored.exists():
         write_atomic(out / "grid.toml", grid.text)
         write_cells(out, grid, cells, set())
@@ -385,9 +416,14 @@ def is_failed(out: Path, cell: Cell) -> bool:
     return (out / "failed" / f"{cell.id}.json").is_file()
 
 
-def record_failure(out: Path, cell: Cell, error: str) -> None:
+def record_failure(out: Path, cell: Cell, error: str, detail: str | None = None) -> None:
+    """failed/<id>.json: the error's own message (one line, what the summary
+    shows) and, if any, the detail behind it (a traceback, ns-3's last output)."""
+    record = {**cell.labels(), "error": error}
+    if detail:
+        record["detail"] = detail
     write_atomic(out / "failed" / f"{cell.id}.json",
-                 json.dumps({**cell.labels(), "error": error}, indent=2, default=str) + "\n")
+                 json.dumps(record, indent=2, default=str) + "\n")
 
 
 def clear_failure(out: Path, cell: Cell) -> None:
@@ -405,9 +441,11 @@ TIMING_COLUMNS = ("wall_s", "startup_s", "events_per_s", "sim_s_per_wall_s", "pe
 
 
 def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, Any]:
-    """One tidy summary row: the cell's labels, status and metrics."""
-    row: dict[str, Any] = {**cell.labels(), "status": "failed" if error else "ok",
-                           "error": error}
+    """One tidy summary row: the cell's labels, status and metrics. status:
+    ok (run_dir), failed (error) or unfinished (neither: not run yet, or
+    stopped by Ctrl-C; --resume runs it)."""
+    status = "failed" if error else "ok" if run_dir is not None else "unfinished"
+    row: dict[str, Any] = {**cell.labels(), "status": status, "error": error}
     if run_dir is None or error:
         return row
     summary = json.loads((run_dir / "summary.json").read_text())
@@ -450,6 +488,43 @@ def predicted_bytes(p) -> float:
     return total
 
 
+# Calibrated on the former `quick` preset (thesis-small, 2.5 s cells; README,
+# "How long will my sweep take"): 174 M events for 29.7 GB of predicted bytes,
+# and one core simulates 60-130 thousand events per second (less under heavy
+# retransmission).
+EVENTS_PER_MB = 6_000
+EVENTS_PER_CORE_S = (130_000, 60_000)   # fast, slow
+SWEEP_START_S = 3.0  # loading ns-3 and warming up, once per sweep (local executor)
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A rough cost from the bytes a run sends (predicted_bytes)."""
+    bytes: float
+
+    @property
+    def events(self) -> float:
+        return self.bytes / 1e6 * EVENTS_PER_MB
+
+    @property
+    def core_s(self) -> tuple[float, float]:
+        return tuple(self.events / rate for rate in EVENTS_PER_CORE_S)
+
+    def describe(self, jobs: int = 1) -> str:
+        low, high = (t / jobs for t in self.core_s)
+        on = "" if jobs == 1 else f" on {jobs} cores"
+        return (f"~{self.bytes / 1e6:,.0f} MB to send, ~{self.events / 1e6:,.1f} M events, "
+                f"~{_duration(low)} to {_duration(high)}{on}")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]:
     """summary.parquet (one row per cell), deltas.parquet (per seed, each arm vs
     the reference) and deltas_mean.parquet (per point: the mean over seeds
@@ -463,7 +538,7 @@ def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFram
         elif failed.is_file():
             rows.append(cell_row(cell, None, json.loads(failed.read_text())["error"]))
         else:
-            rows.append(cell_row(cell, None, "not run"))
+            rows.append(cell_row(cell, None, None))
     summary = pd.DataFrame(rows)
     tables = {"summary": summary}
     if grid.reference is not None:
@@ -545,16 +620,34 @@ def _with_intervals(means: pd.DataFrame, intervals: pd.DataFrame,
 # running
 
 
+@contextlib.contextmanager
+def _uninterruptible():
+    """A second Ctrl-C while the tables of an interrupted sweep are written
+    would leave them unwritten: ignore it for that second (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 @dataclass(frozen=True)
 class SweepReport:
     out: Path
     cells: int
-    ran: int
-    skipped: int           # already done (or failed, without --retry-failed)
+    ran: int               # cells run to an end now (finished or failed)
+    done_before: int       # finished in an earlier run of the directory (--resume)
+    failed_before: int     # failed earlier and not retried (no --retry-failed)
+    invalid: int           # invalid scenarios: recorded failed without running
     failed: list[str]      # ids of cells failed now or before
     wall_s: float
     tables: dict
     rounds: int = 1        # adaptive sweeps: rounds of seeds run
+    unfinished: int = 0    # left to run (an interrupted sweep)
+    failed_now: int = 0    # of `ran`
 
 
 def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
@@ -563,9 +656,14 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
               max_seeds: int | None = None) -> SweepReport:
     """Run every cell not yet done, record failures, aggregate the tables.
     cells: expand(grid), when the caller has it already. max_seeds: add seeds
-    to undecided points up to this many (default: the grid's [adaptive])."""
+    to undecided points up to this many (default: the grid's [adaptive]).
+    Ctrl-C (KeyboardInterrupt) stops the running cells, which stay unfinished
+    (not failed: --resume runs them), writes the tables of what finished and
+    raises SweepInterrupted carrying the report."""
     import time
 
+    if executor not in ("local", "dask"):
+        raise ConfigError("--executor", f"unknown executor {executor!r}; allowed: local, dask")
     started = time.monotonic()
     base = expand(grid) if cells is None else cells
     max_seeds = grid.max_seeds if max_seeds is None else max_seeds
@@ -573,44 +671,62 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
         check_adaptive(dict(grid.axes), grid.reference, "--max-seeds")
     cells = prepare_dir(out, grid, base, resume)
     added = {c.id for c in cells} - {c.id for c in base}
-    todo = [c for c in cells if _to_run(out, c, retry_failed)]
-    ran, rounds = len(todo), 1
-    _run_cells(out, grid, todo, jobs, executor, scheduler, progress)
-    tables = aggregate(out, grid, cells)
-    while max_seeds and "deltas_mean" in tables:
-        extra = more_seeds(grid, cells, tables["deltas_mean"], max_seeds)
-        if not extra:
-            break
-        rounds += 1
-        cells += extra
-        added |= {c.id for c in extra}
-        write_cells(out, grid, cells, added)
-        points = len(extra) // len(arm_names(grid))
-        print(f"sweep {grid.name}: round {rounds}: {points} undecided point"
-              f"{'s' if points != 1 else ''} get one more seed", file=sys.stderr, flush=True)
-        todo = [c for c in extra if _to_run(out, c, retry_failed)]
-        ran += len(todo)
-        _run_cells(out, grid, todo, jobs, executor, scheduler, progress)
+    first = {c.id: _state(out, c, retry_failed) for c in cells}
+    todo = [c for c in cells if first[c.id] == "run"]
+    counts = {"ran": 0, "failed": 0, "todo": len(todo)}
+    rounds, interrupted = 1, False
+    try:
+        _run_cells(out, grid, todo, jobs, executor, scheduler, progress, counts)
         tables = aggregate(out, grid, cells)
+        while max_seeds and "deltas_mean" in tables:
+            extra = more_seeds(grid, cells, tables["deltas_mean"], max_seeds)
+            if not extra:
+                break
+            rounds += 1
+            cells += extra
+            added |= {c.id for c in extra}
+            write_cells(out, grid, cells, added)
+            points = len(extra) // len(arm_names(grid))
+            print(f"sweep {grid.name}: round {rounds}: {points} undecided point"
+                  f"{'s' if points != 1 else ''} get one more seed", file=sys.stderr, flush=True)
+            todo = [c for c in extra if _state(out, c, retry_failed) == "run"]
+            counts["todo"] += len(todo)
+            _run_cells(out, grid, todo, jobs, executor, scheduler, progress, counts)
+            tables = aggregate(out, grid, cells)
+    except KeyboardInterrupt:
+        interrupted = True  # the executor has stopped its cells; record what finished
+        with _uninterruptible():
+            tables = aggregate(out, grid, cells)
     failed = [c.id for c in cells if is_failed(out, c)]
-    return SweepReport(out, len(cells), ran, len(cells) - ran, failed,
-                       time.monotonic() - started, tables, rounds)
+    states = list(first.values())
+    report = SweepReport(out, len(cells), counts["ran"], states.count("done"),
+                         states.count("failed-before"), states.count("invalid"), failed,
+                         time.monotonic() - started, tables, rounds,
+                         unfinished=counts["todo"] - counts["ran"],
+                         failed_now=counts["failed"])
+    if interrupted:
+        raise SweepInterrupted(report)
+    return report
 
 
-def _to_run(out: Path, cell: Cell, retry_failed: bool) -> bool:
-    """Whether a cell still has to run; records an invalid one as failed."""
+def _state(out: Path, cell: Cell, retry_failed: bool) -> str:
+    """done, invalid (recorded failed without running), failed-before (not
+    retried) or run; a finished cell's old failure record is cleared."""
     if is_done(out, cell):
         clear_failure(out, cell)
-        return False
+        return "done"
     if cell.scenario is None:
         record_failure(out, cell, cell.error)   # invalid scenario: fails without running
-        return False
-    return not (is_failed(out, cell) and not retry_failed)
+        return "invalid"
+    if is_failed(out, cell) and not retry_failed:
+        return "failed-before"
+    return "run"
 
 
 def _run_cells(out: Path, grid: Grid, todo: list[Cell], jobs: int, executor: str,
-               scheduler: str | None, progress: bool | None) -> None:
-    """Run cells on the executor, longest first; record each outcome."""
+               scheduler: str | None, progress: bool | None, counts: dict) -> None:
+    """Run cells on the executor, longest first; record each outcome and count
+    it in counts["ran"] and counts["failed"]."""
     from tqdm import tqdm
 
     from harness import executors
@@ -622,24 +738,34 @@ def _run_cells(out: Path, grid: Grid, todo: list[Cell], jobs: int, executor: str
         return
     bar = tqdm(total=len(tasks), unit="cell", disable=None if progress is None else not progress,
                desc=f"sweep {grid.name}", file=sys.stderr)
-    failed_now = 0
 
     def done(outcome: executors.Outcome) -> None:
-        nonlocal failed_now
         if outcome.error is None:
             clear_failure(out, outcome.cell)
         else:
-            failed_now += 1
-            record_failure(out, outcome.cell, outcome.error)
-        bar.set_postfix_str(f"{failed_now} failed", refresh=False)
+            counts["failed"] += 1
+            record_failure(out, outcome.cell, outcome.error, outcome.detail)
+        counts["ran"] += 1
+        bar.set_postfix_str(f"{counts['failed']} failed", refresh=False)
         bar.update(1)
 
     try:
         if executor == "local":
             executors.run_local(tasks, jobs, done)
-        elif executor == "dask":
-            executors.run_dask(tasks, jobs, scheduler, done)
         else:
-            raise ConfigError("--executor", f"unknown executor {executor!r}; allowed: local, dask")
+            executors.run_dask(tasks, jobs, scheduler, done)
     finally:
         bar.close()
+
+
+class _CallableModule(types.ModuleType):
+    """`harness.sweep(...)` is the API function harness.api.sweep: after this
+    module is imported, `harness.sweep` is the module (Python sets a package's
+    attribute to its submodule), so the module itself is made callable."""
+
+    def __call__(self, *args, **kwargs):
+        from harness.api import sweep
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -13,6 +13,11 @@ from typing import Any
 from harness.config import (TOPOLOGIES_DIR, ConfigError, TopologyConfig, parse_rate,
                             parse_time, read_toml, resolve_data_file)
 
+# The harness computes routes for every (node, destination host) pair in
+# Python and ns-3 holds them per node: beyond this many nodes planning alone
+# takes minutes and gigabytes (a packet-level run of such a network, days).
+MAX_NODES = 1024
+
 # Keys each kind of topology file takes, with what they mean.
 KIND_KEYS = {
     "single-tor": {"hosts": "number of hosts on the one switch",
@@ -74,11 +79,22 @@ def _int_param(data: dict, key: str, where: str, minimum: int = 1) -> int:
         raise ConfigError(f"{where}.{key}", f"expected an integer, got {value!r}")
     if value < minimum:
         raise ConfigError(f"{where}.{key}", f"must be >= {minimum} (got {value})")
+    if value > MAX_NODES:
+        raise ConfigError(f"{where}.{key}", f"must be <= {MAX_NODES} (got {value}): a "
+                          f"topology has at most {MAX_NODES} nodes")
     return value
+
+
+def _check_size(n_nodes: int, field: str) -> None:
+    """Checked before the links are built (their number grows with the nodes)."""
+    if n_nodes > MAX_NODES:
+        raise ConfigError(field, f"the topology would have {n_nodes} nodes; at most "
+                          f"{MAX_NODES} (routes are computed for every node and host)")
 
 
 def _single_tor(p: dict, where: str) -> Topology:
     hosts = _int_param(p, "hosts", where, 2)
+    _check_size(hosts + 1, f"{where}.hosts")
     rate = parse_rate(p["link_rate"], f"{where}.link_rate")
     delay = parse_time(p["link_delay"], f"{where}.link_delay")
     links = tuple(Link(h, hosts, rate, delay) for h in range(hosts))
@@ -96,6 +112,7 @@ def _leaf_spine(p: dict, where: str) -> Topology:
     fabric_rate = parse_rate(p["fabric_link_rate"], f"{where}.fabric_link_rate")
     fabric_delay = parse_time(p["fabric_link_delay"], f"{where}.fabric_link_delay")
     hosts = leaves * per_leaf
+    _check_size(hosts + leaves + spines, f"{where}.hosts_per_leaf")
     leaf0, spine0 = hosts, hosts + leaves
     links = [Link(h, leaf0 + h // per_leaf, host_rate, host_delay) for h in range(hosts)]
     links += [Link(leaf0 + l, spine0 + s, fabric_rate, fabric_delay)
@@ -107,6 +124,7 @@ def _leaf_spine(p: dict, where: str) -> Topology:
 def _custom(p: dict, where: str) -> Topology:
     hosts = _int_param(p, "hosts", where, 2)
     switches = _int_param(p, "switches", where, 0)
+    _check_size(hosts + switches, f"{where}.switches")
     rate = parse_rate(p["link_rate"], f"{where}.link_rate")
     delay = parse_time(p["link_delay"], f"{where}.link_delay")
     names = {f"h{i}": i for i in range(hosts)} | {f"s{i}": hosts + i for i in range(switches)}
@@ -116,7 +134,8 @@ def _custom(p: dict, where: str) -> Topology:
     links = []
     for i, pair in enumerate(pairs):
         if (not isinstance(pair, list) or len(pair) != 2
-                or any(n not in names for n in pair) or pair[0] == pair[1]):
+                or any(not isinstance(n, str) or n not in names for n in pair)
+                or pair[0] == pair[1]):
             raise ConfigError(f"{where}.links[{i}]", f"expected [a, b] with two different node "
                               f"names of {', '.join(names)}; got {pair!r}")
         links.append(Link(names[pair[0]], names[pair[1]], rate, delay))
@@ -137,7 +156,7 @@ def load_topology(cfg: TopologyConfig) -> Topology:
     path = resolve_data_file(cfg.file, TOPOLOGIES_DIR, ".toml", "topology.file")
     data = read_toml(path, "topology.file")
     kind = data.pop("kind", None)
-    if kind not in KIND_KEYS:
+    if not isinstance(kind, str) or kind not in KIND_KEYS:
         raise ConfigError("topology.kind", f"{path}: unknown kind {kind!r}; "
                           f"allowed: {', '.join(KIND_KEYS)}")
     allowed = KIND_KEYS[kind]

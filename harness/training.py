@@ -11,6 +11,7 @@ from typing import Callable
 
 from harness import profiles, schedulers
 from harness.config import WORKLOADS_DIR, ConfigError, TrainingConfig, resolve_data_file
+from harness.units import INT64_MAX, NS3_TIME_MAX_S
 
 PROFILES_DIR = WORKLOADS_DIR / "profiles"
 
@@ -36,16 +37,24 @@ def load(cfg: TrainingConfig, network_ms: Callable[[float], float],
         profile = profiles.load_profile(path)
     except profiles.ProfileError as e:
         raise ConfigError("training.profile", str(e)) from None
+    if max(profile.layer_bytes) > INT64_MAX:
+        raise ConfigError("training.profile", f"{path}: a layer of more than {INT64_MAX:,} B")
     from harness import scaling
 
     profile = scaling.profile(profile, scale)
-    if cfg.ratio is None:
-        return profile
-    model_bytes = cfg.model_bytes or profile.model_bytes
-    scale = cfg.ratio * network_ms(model_bytes) / profile.compute_ms
-    return dataclasses.replace(profile, name=f"{profile.name}-R{cfg.ratio:g}",
-                               fp_ms=tuple(t * scale for t in profile.fp_ms),
-                               bp_ms=tuple(t * scale for t in profile.bp_ms))
+    if cfg.ratio is not None:
+        model_bytes = cfg.model_bytes or profile.model_bytes
+        factor = cfg.ratio * network_ms(model_bytes) / profile.compute_ms
+        profile = dataclasses.replace(profile, name=f"{profile.name}-R{cfg.ratio:g}",
+                                      fp_ms=tuple(t * factor for t in profile.fp_ms),
+                                      bp_ms=tuple(t * factor for t in profile.bp_ms))
+    # ns-3 runs each layer's compute as an int64 count of nanoseconds
+    longest_ms = max(*profile.fp_ms, *profile.bp_ms)
+    if longest_ms * 1e6 > INT64_MAX:
+        field = "training.ratio" if cfg.ratio is not None else "training.profile"
+        raise ConfigError(field, f"a layer's compute time ({longest_ms / 1e3:.3g} s) is beyond "
+                          f"the longest time ns-3 represents ({NS3_TIME_MAX_S:.3g} s)")
+    return profile
 
 
 def fusion_buffer(cfg: TrainingConfig, profile: profiles.Profile) -> int:

@@ -31,6 +31,13 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
+    import shutil
+
+    no_browser = pytest.mark.skip(reason="chromium is not installed (apt-get install -y chromium)")
+    has_browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    for item in items:
+        if "browser" in item.keywords and not has_browser:
+            item.add_marker(no_browser)
     if config.getoption("--runslow"):
         return
     skip = pytest.mark.skip(reason="slow: run with --runslow")

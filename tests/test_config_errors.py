@@ -20,7 +20,7 @@ def plan_with(*overrides):
     ("bogus=1", "bogus", "allowed"),
     ("run.duration=-1", "run.duration", "> 0"),
     ('run.duration="soon"', "run.duration", "duration"),
-    ("run.duration=0.4", "run.duration", "warmup"),
+    ("run.warmup=2.5", "run.duration", "warmup"),
     ("background.rate=-5", "background.rate", "> 0"),
     ("background.load=0", "background.load", "> 0"),
     ("background.load=1.5", "background.load", "< 1"),

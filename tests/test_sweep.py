@@ -89,19 +89,23 @@ def test_sigkill_then_resume_finishes_each_cell_once(local_sweep, grid_file, tmp
 
 
 def test_a_failing_cell_is_recorded_and_the_others_finish(grid_file, tmp_path):
+    # invalid values on an axis (negative, inf, nan) fail their own cells only
     bad = tmp_path / "bad.toml"
-    bad.write_text(grid_file.read_text().replace("[0.05, 0.1]", "[0.05, -0.1]")
+    bad.write_text(grid_file.read_text().replace("[0.05, 0.1]", "[0.05, -0.1, inf, nan]")
                    .replace('"training.ratio" = [2, 1]', '"training.ratio" = [2]'))
     r = subprocess.run([sys.executable, "-m", "harness.cli", "sweep", str(bad), "-j", "2",
                         "-o", str(tmp_path / "out"), "--no-progress"],
                        capture_output=True, text=True)
-    assert r.returncode == 1
+    assert r.returncode == 1, r.stderr
     s = pd.read_parquet(tmp_path / "out" / "summary.parquet")
     failed = s[s["status"] == "failed"]
-    assert set(failed["background.load"]) == {-0.1} and len(failed) == 2
-    assert failed["error"].str.contains("background.load").all()
-    assert (s.loc[s["status"] == "ok", "iterations"] > 0).all() and len(s) == 4
-    assert "2 failed" in r.stderr
+    assert len(failed) == 6 and not (failed["background.load"] == 0.05).any()
+    assert failed["error"].str.startswith("background.load: must be").all()
+    assert (s.loc[s["status"] == "ok", "iterations"] > 0).all() and len(s) == 8
+    assert (s["status"] == "ok").sum() == 2
+    # a fresh sweep: nothing was "done before"
+    assert "2 cells run, 6 invalid (not run); 6 failed" in r.stderr
+    assert "already done" not in r.stderr and "Traceback" not in r.stderr
 
 
 def test_a_cell_over_its_time_limit_is_killed_and_recorded(grid_file, tmp_path):
@@ -197,3 +201,132 @@ def test_cells_start_longest_predicted_first(grid_file, tmp_path, monkeypatch):
     sweep.run_sweep(sweep.load_grid(grid_file), tmp_path / "out", progress=False)
     predicted = [c.predicted_bytes for c in started]
     assert len(started) == len(cells) and predicted == sorted(predicted, reverse=True)
+
+
+def test_ctrl_c_stops_the_cells_writes_the_tables_and_prints_resume(grid_file, tmp_path):
+    """SIGINT to the whole process group, as a terminal's Ctrl-C: the running
+    cell is unfinished (not failed), the finished ones are in the tables."""
+    small = tmp_path / "small.toml"
+    small.write_text(grid_file.read_text().replace("[2, 1]", "[2]"))
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "sweep", str(small), "-j", "1",
+                             "-o", str(out), "--no-progress"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and not list((out / "cells").glob("[0-9a-f]*")):
+        time.sleep(0.2)
+    time.sleep(1.0)  # inside the next cell
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert f"harness sweep {small} -o {out} --resume" in err and "Traceback" not in err
+    done = {p.name for p in (out / "cells").iterdir()}
+    assert 0 < len(done) < 4 and not any(n.startswith(".") for n in done)  # no leftovers
+    assert not list((out / "failed").iterdir())
+    s = pd.read_parquet(out / "summary.parquet")
+    assert set(s.loc[s["status"] == "ok", "cell"]) == done
+    assert (s.loc[~s["cell"].isin(done), "status"] == "unfinished").all()
+    assert f"{4 - len(done)} unfinished" in err
+
+
+def test_resume_removes_every_leftover_of_killed_writers(local_sweep, grid_file, tmp_path):
+    import shutil
+
+    out = tmp_path / "copy"
+    shutil.copytree(local_sweep.out, out)
+    dead = 4_194_305  # above Linux's largest pid: no such process
+    leftovers = [out / f".summary.parquet.tmp-{dead}", out / "failed" / f".abc.json.tmp-{dead}",
+                 out / "cells" / f".abc.old-{dead}", out / "cells" / f".abc.tmp-{dead}"]
+    for path in leftovers:
+        if path.name.endswith(f"old-{dead}") or path.parent.name == "cells":
+            path.mkdir()
+            (path / "flows.parquet").write_bytes(b"x")
+        else:
+            path.write_bytes(b"x")
+    alive = out / "cells" / f".abc.tmp-{os.getppid()}"  # a writer still running: kept
+    alive.mkdir()
+    user = out / "notes.txt"
+    user.write_text("mine")
+    grid = sweep.load_grid(grid_file)
+    sweep.prepare_dir(out, grid, sweep.expand(grid), resume=True)
+    assert not any(p.exists() for p in leftovers)
+    assert alive.is_dir() and user.read_text() == "mine"
+
+
+def test_failure_records_keep_the_real_message(local_sweep, grid_file, tmp_path):
+    """A Python failure keeps the exception's own message; an ns-3 abort its
+    msg= line, not the gdb backtrace that follows it."""
+    import dataclasses
+    import json
+
+    from harness import executors
+
+    grid = sweep.load_grid(grid_file)
+    cells = [c for c in sweep.expand(grid) if c.arm == "same"][:2]
+    tr, tcp = cells[0].scenario.training, cells[1].scenario.tcp
+    broken = [  # past validation, as a bug or a changed file would get there
+        dataclasses.replace(cells[0], scenario=dataclasses.replace(
+            cells[0].scenario, training=dataclasses.replace(tr, profile=str(tmp_path / "gone")))),
+        dataclasses.replace(cells[1], scenario=dataclasses.replace(
+            cells[1].scenario, tcp=dataclasses.replace(tcp, initial_cwnd=100_000_000_000))),
+    ]
+    outcomes = []
+    tasks = [executors.Task(c, tmp_path / "cells" / c.id, tmp_path / f"{c.id}.log", 300)
+             for c in broken]
+    executors.run_local(tasks, 2, outcomes.append, warm_up=False)
+    errors = {o.cell.id: o for o in outcomes}
+    python = errors[broken[0].id]
+    assert python.error.startswith("training.profile: no file"), python.error
+    assert "Traceback" in python.detail
+    ns3 = errors[broken[1].id]
+    assert ns3.error == ("ns-3 fatal error: Could not set default value for "
+                         "ns3::TcpSocket::InitialCwnd (exit code 133 (an ns-3 fatal error or "
+                         "abort))"), ns3.error
+    assert "#0 " not in ns3.detail and "Thread " not in ns3.detail
+    sweep.record_failure(tmp_path, ns3.cell, ns3.error, ns3.detail)
+    record = json.loads((tmp_path / "failed" / f"{ns3.cell.id}.json").read_text())
+    assert record["error"] == ns3.error and "msg=" in record["detail"]
+
+
+def test_crash_message_finds_ns3s_msg_line():
+    from harness.executors import crash_message
+
+    log = ('msg="Invalid attribute value", file=/x/config.cc, line=888\nNS_FATAL, terminating\n'
+           "terminate called without an active exception\n *** Break *** abort\n"
+           "Thread 3 (Thread 0x7f (LWP 1) \"python\"):\n#0  __futex_wait () at x.c:57\n")
+    assert crash_message("exit code 133", log) == \
+        "ns-3 fatal error: Invalid attribute value (exit code 133)"
+    assert crash_message("killed by signal SIGSEGV", "loading\nsegfault here\n#0 f ()\n") == \
+        "cell process died: killed by signal SIGSEGV: segfault here"
+    assert crash_message("exit code 1", "") == "cell process died: exit code 1"
+
+
+def test_single_axis_grid_with_arms_gives_deltas():
+    """paired_deltas on one axis: the reference is found (it was looked up as
+    (v,) in a plain Index, which is always False: empty deltas)."""
+    from harness import metrics
+
+    summary = pd.DataFrame({"background.load": [0.1, 0.1, 0.2, 0.2],
+                            "arm": ["same", "low", "same", "low"],
+                            "mean_iteration_s": [1.0, 1.5, 2.0, 2.0],
+                            "training_stalled": [False] * 4})
+    d = metrics.paired_deltas(summary, ["background.load"], "arm", "same",
+                              (("mean_iteration_s", "iteration_time"),))
+    assert list(d["background.load"]) == [0.1, 0.2]
+    assert list(d["change"]) == pytest.approx([0.5, 0.0])
+
+
+def test_a_dead_childs_closed_pipe_reads_as_no_message():
+    """A child that died without a reply leaves its pipe at EOF: poll() is
+    true, recv() raises EOFError; the parent takes it as no message (and reads
+    the child's log), instead of raising out of the sweep."""
+    from multiprocessing import Pipe
+
+    from harness.executors import _reply
+
+    recv, send = Pipe(duplex=False)
+    send.close()
+    assert recv.poll() and _reply(recv) == (None, None)
+    recv2, send2 = Pipe(duplex=False)
+    send2.send(("training.profile: no file", "Traceback ..."))
+    assert _reply(recv2) == ("training.profile: no file", "Traceback ...")

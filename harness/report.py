@@ -1,0 +1,244 @@
+"""`harness report SWEEP_DIR`: one static HTML page of a sweep.
+
+The page needs no server and no network: every figure is embedded as a
+base64 PNG. It holds the operating-boundary map and the sweep's other
+figures (harness.plots.plot_sweep), the summary table, a drill-down per cell
+(FCT CDFs, iteration-time distribution, host-uplink utilisation, drawn with
+harness.plots' functions from the cell's tables) and the manifest: versions,
+seeds, digests and cost. The page is a jinja2 template
+(harness/templates/report.html.j2).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from harness import outdir
+from harness.errors import ConfigError
+
+GENERATOR = "ddnn-harness report"   # <meta name="generator">: marks our own pages
+SWEEP_FILES = ("sweep.json", "summary.parquet")
+CELL_DPI = 72                        # small per-cell figures keep the page light
+MAP_STEM = "operating-boundary"
+# shown first, in this order; a grid without R x background axes has a
+# comparison figure instead of the map
+SWEEP_FIGURES = (MAP_STEM, "comparison", "per-ratio", "fct-cdf-cells", "utilization-apps")
+SUMMARY_COLUMNS = {  # summary.parquet column -> (header, scale)
+    "mean_iteration_s": ("iteration mean ms", 1e3),
+    "p99_iteration_s": ("iteration p99 ms", 1e3),
+    "fct_small_mean_s": ("small FCT mean ms", 1e3),
+    "fct_small_p99_s": ("small FCT p99 ms", 1e3),
+    "fct_large_mean_s": ("large FCT mean ms", 1e3),
+    "u_training": ("U training %", 100),
+    "u_background": ("U background %", 100),
+    "completion_ratio": ("completion", 1),
+}
+
+
+def check_sweep_dir(sweep_dir: Path) -> None:
+    missing = [name for name in SWEEP_FILES if not (Path(sweep_dir) / name).is_file()]
+    if missing:
+        raise ConfigError("SWEEP_DIR", f"{sweep_dir} is not a sweep directory: missing "
+                          f"{', '.join(missing)} (run `harness sweep` first)")
+
+
+def is_report(path: Path) -> bool:
+    """A page this module wrote (it may be replaced)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    return f'<meta name="generator" content="{GENERATOR}">' in head
+
+
+# --------------------------------------------------------------------------
+# figures
+
+
+def _png(fig, dpi: int = CELL_DPI) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _sweep_figures(sweep_dir: Path) -> dict[str, str]:
+    """plot_sweep's figures, as base64 PNGs by stem."""
+    from harness import plots
+
+    with tempfile.TemporaryDirectory(prefix="ddnn-report-") as tmp:
+        written = plots.plot_sweep(sweep_dir, Path(tmp), ("png",))
+        return {p.stem: base64.b64encode(p.read_bytes()).decode("ascii") for p in written}
+
+
+def iteration_figure(iterations: pd.DataFrame, title: str):
+    """Histogram of the measured iteration times (all workers), mean marked."""
+    from matplotlib.figure import Figure  # not pyplot: no display, no global state
+
+    measured = iterations.loc[iterations["measured"], "iteration_s"] * 1e3
+    if measured.empty:
+        return None
+    fig = Figure(figsize=(6.5, 3.5), layout="constrained")
+    ax = fig.subplots()
+    ax.hist(measured, bins=min(40, max(5, len(measured) // 3)), color="#4c72b0")
+    ax.axvline(measured.mean(), color="black", linestyle="--",
+               label=f"mean {measured.mean():.2f} ms (n={len(measured)})")
+    ax.set_xlabel("iteration time (ms)")
+    ax.set_ylabel("iterations")
+    ax.legend(fontsize="small")
+    fig.suptitle(title)
+    return fig
+
+
+def _cell_figures(cell_dir: Path, label: str) -> list[tuple[str, str]]:
+    """(caption, base64 PNG) of one cell: FCT CDFs, iterations, utilisation."""
+    from harness import plots
+    from harness.plots import run_figures as rf
+
+    run = plots.load_run(cell_dir)
+    window = rf.measurement_window(run.config)
+    out = []
+    if run.flows is not None:
+        cdf = rf.fct_cdf_frame(run.flows)
+        if len(cdf):
+            out.append(("FCT CDF per size class", _png(rf.draw_fct_cdf(cdf, f"{label}: FCT"))))
+    if run.iterations is not None:
+        fig = iteration_figure(run.iterations, f"{label}: iteration times")
+        if fig is not None:
+            out.append(("iteration-time distribution", _png(fig)))
+    if run.utilization is not None:
+        frame = rf.uplink_utilization(run.utilization, int(run.config["topology"]["hosts"]))
+        if len(frame):
+            interval = float(run.config["scenario"]["run"]["utilization_interval"])
+            colors = rf.class_colors(rf.class_order(run.config))
+            out.append(("host-uplink utilisation", _png(rf.draw_utilization(
+                frame, interval, window, colors, f"{label}: utilisation"))))
+    return out
+
+
+# --------------------------------------------------------------------------
+# page data
+
+
+@dataclass
+class CellView:
+    id: str
+    label: str
+    status: str
+    error: str | None
+    metrics: list[tuple[str, str]]
+    figures: list[tuple[str, str]] = field(default_factory=list)
+    manifest: dict = field(default_factory=dict)
+
+
+def _fmt(value, scale: float = 1) -> str:
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return "n/a"
+    if isinstance(value, (int, float)):
+        return f"{value * scale:,.3g}"
+    return str(value)
+
+
+def _label(row: pd.Series, fields: list[str]) -> str:
+    parts = [f"{f.split('.')[-1]}={row[f]:g}" if isinstance(row[f], float) else
+             f"{f.split('.')[-1]}={row[f]}" for f in fields if f in row]
+    if row.get("arm") is not None and not pd.isna(row.get("arm")):
+        parts.append(f"arm {row['arm']}")
+    return ", ".join(parts) or str(row["cell"])
+
+
+def _summary_table(summary: pd.DataFrame, fields: list[str]) -> str:
+    cols = ["cell", "arm", *fields, "status"]
+    table = summary[[c for c in cols if c in summary]].copy()
+    table["cell"] = [f'<a href="#cell-{c}">{c[:8]}</a>' for c in table["cell"]]
+    for col, (header, scale) in SUMMARY_COLUMNS.items():
+        if col in summary:
+            table[header] = [_fmt(v, scale) for v in summary[col]]
+    return table.to_html(index=False, escape=False, classes="summary", border=0, na_rep="")
+
+
+def _manifest(sweep_dir: Path, summary: pd.DataFrame, cells: list[CellView]) -> dict:
+    manifests = [c.manifest for c in cells if c.manifest]
+    versions: dict[str, set] = {}
+    for m in manifests:
+        for pkg, version in m.get("versions", {}).items():
+            versions.setdefault(pkg, set()).add(version)
+    seeds = sorted({m["seed"] for m in manifests if "seed" in m})
+
+    def total(key: str) -> float:
+        return float(sum(m.get(key) or 0 for m in manifests))
+
+    return {
+        "versions": {pkg: ", ".join(sorted(v)) for pkg, v in sorted(versions.items())},
+        "seeds": ", ".join(map(str, seeds)) or "n/a",
+        "digests": [(c.id, c.label, c.manifest.get("digest", c.id) if c.manifest else c.id,
+                     c.manifest.get("seed", "") if c.manifest else "") for c in cells],
+        "cost": [("cells run", f"{len(manifests)} of {len(cells)}"),
+                 ("events", f"{total('events'):,.0f}"),
+                 ("wall time of the cells", f"{total('run_wall_s'):,.1f} s"),
+                 ("simulation CPU time", f"{total('simulation_cpu_s'):,.1f} s"),
+                 ("largest peak RSS", f"{max((m.get('peak_rss_mib') or 0 for m in manifests), default=0):,.0f} MiB")],
+        "grid_toml": _read(sweep_dir / "grid.toml"),
+    }
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def render(sweep_dir: Path) -> str:
+    """The report page of a sweep directory, as HTML text."""
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    from harness.plots.sweep_figures import load_sweep
+
+    sweep_dir = Path(sweep_dir)
+    check_sweep_dir(sweep_dir)
+    sweep = load_sweep(sweep_dir)
+    grid, summary = sweep.grid, sweep.summary
+    fields = [f for f in grid.get("axes", []) if f in summary]
+    figures = _sweep_figures(sweep_dir)
+    ordered = [(stem, figures[stem]) for stem in SWEEP_FIGURES if stem in figures]
+    ordered += [(stem, png) for stem, png in sorted(figures.items()) if stem not in SWEEP_FIGURES]
+
+    cells = []
+    for _, row in summary.iterrows():
+        label = _label(row, fields)
+        metrics = [(header, _fmt(row.get(col), scale))
+                   for col, (header, scale) in SUMMARY_COLUMNS.items() if col in row]
+        view = CellView(row["cell"], label, row["status"],
+                        None if pd.isna(row.get("error")) else row.get("error"), metrics)
+        cell_dir = sweep_dir / "cells" / row["cell"]
+        if row["status"] == "ok" and cell_dir.is_dir():
+            view.figures = _cell_figures(cell_dir, label)
+            view.manifest = json.loads((cell_dir / "manifest.json").read_text())
+        cells.append(view)
+
+    counts = summary["status"].value_counts().to_dict()
+    env = Environment(loader=PackageLoader("harness", "templates"),
+                      autoescape=select_autoescape(["html", "j2"]),
+                      trim_blocks=True, lstrip_blocks=True)
+    return env.get_template("report.html.j2").render(
+        generator=GENERATOR, name=grid.get("grid", sweep_dir.name), sweep_dir=str(sweep_dir),
+        grid=grid, counts=counts, n_cells=len(summary), figures=ordered,
+        map_stem=MAP_STEM if MAP_STEM in figures else ("comparison" if "comparison" in figures
+                                                       else None),
+        summary_table=_summary_table(summary, fields), cells=cells,
+        manifest=_manifest(sweep_dir, summary, cells))
+
+
+def write_report(sweep_dir: Path, out: Path | None = None) -> Path:
+    """Write the page (default SWEEP_DIR/report.html) atomically; returns its path."""
+    out = Path(out) if out is not None else Path(sweep_dir) / "report.html"
+    outdir.write_file(out, render(sweep_dir))
+    return out

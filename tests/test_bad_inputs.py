@@ -1,0 +1,393 @@
+"""The bad-input matrix: every kind of bad input to the `harness` command ends
+with exit code 2 and one line `error: ...` naming the field (and, where there
+is a list, what is allowed), before ns-3 starts, and writes nothing.
+
+The commands run in-process (click's CliRunner) with harness.ns3.load
+replaced by a failure: a case that reached the simulator would fail the test.
+Files (scenarios, grids, CDFs, profiles, topologies) are written per case
+into a temporary directory, which is also the current directory.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from harness import cli
+
+TRAINING = ["training.enabled=true", 'training.profile="resnet50-like-2MB"']
+PS = [*TRAINING, 'training.architecture="ps"', "training.workers=2"]
+
+GRID = """name = "g"
+scenario = "default"
+timeout = "10min"
+[set]
+"run.duration" = 0.25
+[axes]
+"background.load" = [0.05, 0.1]
+[arms]
+reference = "same"
+same = { "background.class" = "high" }
+low = { "background.class" = "low" }
+"""
+
+
+def S(*sets: str, cmd: str = "run") -> list[str]:
+    """`harness run --set A --set B ...`"""
+    return [cmd, *[a for s in sets for a in ("--set", s)]]
+
+
+# (id, argv, text the one line must contain: the field, then what is allowed)
+SET_CASES = [
+    # non-finite and out-of-range numbers
+    ("rate-inf", S("background.rate=inf"), ["background.rate", "finite"]),
+    ("rate-minus-inf", S("background.rate=-inf"), ["background.rate", "finite"]),
+    ("rate-nan", S("background.rate=nan"), ["background.rate", "finite"]),
+    ("rate-1e400", S("background.rate=1e400"), ["background.rate", "finite"]),
+    ("rate-1e308-flows", S("background.rate=1e308"), ["background.rate", "at most"]),
+    ("rate-string", S('background.rate="fast"'), ["background.rate", "number"]),
+    ("load-inf", S("background.load=inf"), ["background.load", "finite"]),
+    ("load-nan", S("background.load=nan"), ["background.load", "finite"]),
+    ("load-1.5", S("background.load=1.5"), ["background.load", "< 1"]),
+    ("load-0", S("background.load=0"), ["background.load", "> 0"]),
+    ("port-70000", S("background.port=70000"), ["background.port", "<= 65,535"]),
+    ("hosts-99", S("background.hosts=[0, 99]"), ["background.hosts[1]", "0..3"]),
+    ("hosts-string", S('background.hosts="all"'), ["background.hosts", "list"]),
+    ("class-unknown", S('background.class="urgent"'), ["background.class", "high"]),
+    ("workload-unknown", S('background.workload="nosuch"'), ["background.workload", "websearch"]),
+    ("duration-inf", S("run.duration=inf"), ["run.duration", "finite"]),
+    ("duration-nan", S("run.duration=nan"), ["run.duration", "finite"]),
+    ("duration-negative", S("run.duration=-1"), ["run.duration", "> 0"]),
+    ("duration-1e12", S("run.duration=1e12"), ["run.duration", "at most"]),
+    ("duration-1e400", S("run.duration=1e400"), ["run.duration", "finite"]),
+    ("duration-1e400s", S('run.duration="1e400s"'), ["run.duration", "finite"]),
+    ("duration-0.3..s", S('run.duration="0.3..s"'), ["run.duration", "cannot read", "ms"]),
+    ("duration-1.2.3s", S('run.duration="1.2.3s"'), ["run.duration", "cannot read"]),
+    ("duration-unit", S('run.duration="3 parsecs"'), ["run.duration", "units: s, ms"]),
+    ("duration-no-number", S('run.duration="s"'), ["run.duration", "cannot read"]),
+    ("duration-1e6-flows", S("run.duration=1e6"), ["background.load", "run.duration"]),
+    ("duration-bool", S("run.duration=true"), ["run.duration", "duration"]),
+    ("warmup-nan", S("run.warmup=nan"), ["run.warmup", "finite"]),
+    ("cooldown-inf", S("run.cooldown=inf"), ["run.cooldown", "finite"]),
+    ("window-empty", S("run.warmup=2.5"), ["run.duration", "warmup + cooldown"]),
+    ("window-explicit", S("run.duration=0.3", "run.warmup=0.2"), ["run.duration", "warmup"]),
+    ("interval-0ns", S("run.utilization_interval=1e-10"), ["run.utilization_interval", "0 ns"]),
+    ("interval-1ns", S("run.utilization_interval=1e-9"), ["run.utilization_interval", "at least"]),
+    ("interval-packet", S("run.utilization_interval=1e-6"), ["run.utilization_interval", "packet"]),
+    ("interval-0", S("run.utilization_interval=0"), ["run.utilization_interval", "> 0"]),
+    ("interval-nan", S("run.utilization_interval=nan"), ["run.utilization_interval", "finite"]),
+    ("link-rate-inf", S("topology.link_rate=inf"), ["topology.link_rate", "finite"]),
+    ("link-rate-1e400Gbps", S('topology.link_rate="1e400Gbps"'), ["topology.link_rate", "finite"]),
+    ("link-rate-1.2.3Gbps", S('topology.link_rate="1.2.3Gbps"'), ["topology.link_rate", "Gbps"]),
+    ("link-rate-nan", S("topology.link_rate=nan"), ["topology.link_rate", "finite"]),
+    ("link-rate-unit", S('topology.link_rate="10 Gbps/s"'), ["topology.link_rate", "units"]),
+    ("link-rate-half-bit", S("topology.link_rate=0.5"), ["topology.link_rate", "1 bit/s"]),
+    ("link-rate-uint64", S('topology.link_rate="1e20Gbps"'), ["topology.link_rate", "at most"]),
+    ("link-rate-negative", S('topology.link_rate="-1Gbps"'), ["topology.link_rate", "> 0"]),
+    ("link-delay-nan", S("topology.link_delay=nan"), ["topology.link_delay", "finite"]),
+    ("link-delay-inf", S("topology.link_delay=inf"), ["topology.link_delay", "finite"]),
+    ("link-delay-1e400s", S('topology.link_delay="1e400s"'), ["topology.link_delay", "finite"]),
+    ("link-delay-0.3..ms", S('topology.link_delay="0.3..ms"'), ["topology.link_delay", "cannot read"]),
+    ("link-delay-negative", S("topology.link_delay=-1"), ["topology.link_delay", "> 0"]),
+    ("hosts-1e8", S("topology.hosts=100000000"), ["topology.hosts", "<= 1024"]),
+    ("hosts-float", S("topology.hosts=1.5"), ["topology.hosts", "integer"]),
+    ("hosts-1", S("topology.hosts=1"), ["topology.hosts", ">= 2"]),
+    ("topology-unknown", S('topology.file="nosuch"'), ["topology.file", "single-tor"]),
+    ("topology-key", S("topology.spines=2"), ["topology.spines", "allowed"]),
+    # ns-3's integer ranges
+    ("buffer-2^40", S("tcp.buffer_bytes=1099511627776"), ["tcp.buffer_bytes", "<= 4,294,967,295"]),
+    ("buffer-float", S("tcp.buffer_bytes=1e6"), ["tcp.buffer_bytes", "integer"]),
+    ("buffer-small", S("tcp.buffer_bytes=100"), ["tcp.buffer_bytes", ">= 65,536"]),
+    ("cwnd-1e11", S("tcp.initial_cwnd=100000000000"), ["tcp.initial_cwnd", "<= 4,294,967,295"]),
+    ("cwnd-window", S("tcp.initial_cwnd=4000000"), ["tcp.initial_cwnd", "3,112,295"]),
+    ("cwnd-0", S("tcp.initial_cwnd=0"), ["tcp.initial_cwnd", ">= 1"]),
+    ("segment-nan", S("tcp.segment_size=nan"), ["tcp.segment_size", "integer"]),
+    ("cc-unknown", S('tcp.congestion_control="bbr"'), ["tcp.congestion_control", "newreno"]),
+    ("band-limit-1e10", S("network.band_limit_packets=10000000000"),
+     ["network.band_limit_packets", "<= 4,294,967,295"]),
+    ("bands-9", S("network.bands=9"), ["network.bands", "<= 4"]),
+    ("mtu-huge", S("network.mtu=100000"), ["network.mtu", "<= 9,000"]),
+    ("qdisc-unknown", S('network.qdisc="red"'), ["network.qdisc", "pfifo_fast"]),
+    ("class-band", S("network.classes={high=0, low=5}"), ["network.classes.low", "0..2"]),
+    ("seed-float", S("seed=1.5"), ["seed", "integer"]),
+    ("seed-negative", S("seed=-1"), ["seed", ">= 0"]),
+    ("seed-nan", S("seed=nan"), ["seed", "integer"]),
+    ("seed-2^64", S("seed=18446744073709551616"), ["seed", "<= 9,223,372,036,854,775,807"]),
+    ("name-number", S("name=3"), ["name", "string"]),
+    ("unknown-top-key", S("bogus=1"), ["bogus", "allowed"]),
+    ("section-not-table", S("run=3"), ["run", "table"]),
+    ("field-not-table", S("run.duration.x=1"), ["run.duration.x", "not a table"]),
+    ("set-without-equals", S("run.duration"), ["--set", "key=value"]),
+    ("set-empty-key", S("=3"), ["--set", "bad key"]),
+    ("set-double-dot", S("a..b=1"), ["--set", "bad key"]),
+    # training
+    ("ratio-inf", S(*TRAINING, "training.ratio=inf"), ["training.ratio", "finite"]),
+    ("ratio-nan", S(*TRAINING, "training.ratio=nan"), ["training.ratio", "finite"]),
+    ("ratio-1e300", S(*TRAINING, "training.ratio=1e300"), ["training.ratio", "ns-3"]),
+    ("ratio-0", S(*TRAINING, "training.ratio=0"), ["training.ratio", "> 0"]),
+    ("model-bytes-float", S(*TRAINING, "training.model_bytes=1e30"),
+     ["training.model_bytes", "integer"]),
+    ("model-bytes-2^66", S(*TRAINING, "training.model_bytes=100000000000000000000"),
+     ["training.model_bytes", "<= 9,223,372,036,854,775,807"]),
+    ("fusion-2^66", S(*TRAINING, "training.fusion_buffer=100000000000000000000"),
+     ["training.fusion_buffer", "<="]),
+    ("partition-1.2.3KB", S(*TRAINING, 'training.policy="bytescheduler"',
+                            'training.scheduler.partition="1.2.3KB"'),
+     ["training.scheduler.partition", "KB"]),
+    ("partition-inf", S(*TRAINING, 'training.policy="bytescheduler"',
+                        'training.scheduler.partition="infKB"'),
+     ["training.scheduler.partition", "cannot read"]),
+    ("partition-0", S(*TRAINING, 'training.policy="bytescheduler"',
+                      "training.scheduler.partition=0"),
+     ["training.scheduler.partition", "> 0"]),
+    ("partition-not-a-param", S(*TRAINING, "training.scheduler.partition=1"),
+     ["training.scheduler.partition", "allowed: none"]),
+    ("min-gain-2", S(*PS, 'training.policy="autobyte"', "training.scheduler.min_gain=2"),
+     ["training.scheduler.min_gain", "<= 1"]),
+    ("min-gain-nan", S(*PS, 'training.policy="autobyte"', "training.scheduler.min_gain=nan"),
+     ["training.scheduler.min_gain", "finite"]),
+    ("interval-2^33", S(*PS, 'training.policy="autobyte"',
+                        "training.scheduler.interval=10000000000"),
+     ["training.scheduler.interval", "4,294,967,295"]),
+    ("bandwidth-inf", S(*PS, 'training.policy="prophet"', "training.scheduler.bandwidth=inf"),
+     ["training.scheduler.bandwidth", "finite"]),
+    ("ps-port-range", S(*PS, "training.port=65535"), ["training.port", "65533"]),
+    ("policy-unknown", S(*TRAINING, 'training.policy="nosuch"'), ["training.policy", "fifo"]),
+    ("policy-ps-only", S(*TRAINING, 'training.policy="mercury"'), ["training.policy", "ring"]),
+    ("architecture", S(*TRAINING, 'training.architecture="mesh"'),
+     ["training.architecture", "ring, ps"]),
+    ("workers-99", S(*TRAINING, "training.workers=99"), ["training.workers", "0..3"]),
+    ("layer-range", S(*TRAINING, 'training.layer_classes={high="9-0"}'),
+     ["training.layer_classes.high", "first-last"]),
+    ("priority-unknown", S(*TRAINING, 'training.priority="urgent"'),
+     ["training.priority", "allowed"]),
+    ("profile-unknown", S(*TRAINING, 'training.profile="nosuch"'),
+     ["training.profile", "resnet50-like"]),
+    ("ps-setting-on-ring", S(*TRAINING, "training.servers=2"), ["training.servers", "ps"]),
+    # the same checks through `harness check`
+    ("check-inf", S("run.duration=inf", cmd="check"), ["run.duration", "finite"]),
+    ("check-cwnd", S("tcp.initial_cwnd=100000000000", cmd="check"), ["tcp.initial_cwnd", "<="]),
+]
+
+NOT_UTF8 = b'name = "caf\xe9"\n'
+
+# (id, {file name: content}, argv (names of those files, resolved in tmp), must contain)
+FILE_CASES = [
+    ("scenario-not-utf8", {"s.toml": NOT_UTF8}, ["run", "s.toml"], ["scenario", "UTF-8"]),
+    ("scenario-not-toml", {"s.toml": b"name = \n"}, ["run", "s.toml"], ["scenario", "TOML"]),
+    ("scenario-missing", {}, ["run", "nope.toml"], ["scenario", "not found", "default"]),
+    ("scenario-is-dir", {"d/x": b""}, ["run", "d"], ["scenario", "not found"]),
+    ("scenario-base-number", {"s.toml": b"base = 3\n"}, ["run", "s.toml"], ["base", "name"]),
+    ("scenario-base-missing", {"s.toml": b'base = "nosuch"\n'}, ["run", "s.toml"],
+     ["base", "not found"]),
+    ("scenario-run-string", {"s.toml": b'run = "fast"\n'}, ["run", "s.toml"], ["run", "table"]),
+    ("scenario-host-string", {"s.toml": b'[background]\nhosts = [0, "a"]\n'}, ["run", "s.toml"],
+     ["background.hosts[1]", "integer"]),
+    ("scenario-duration-string-nan", {"s.toml": b'[run]\nduration = "nan s"\n'},
+     ["run", "s.toml"], ["run.duration", "cannot read"]),
+    ("cdf-nan", {"c.csv": b"bytes,cdf\n0,0\nnan,0.5\n100,1\n"},
+     ["run", "--set", 'background.workload="c.csv"'], ["background.workload", "finite"]),
+    ("cdf-inf", {"c.csv": b"bytes,cdf\n0,0\n100,0.5\ninf,1\n"},
+     ["run", "--set", 'background.workload="c.csv"'], ["background.workload", "finite"]),
+    ("cdf-not-utf8", {"c.csv": b"bytes,cdf\n0,0\n\xff\xfe,1\n"},
+     ["run", "--set", 'background.workload="c.csv"'], ["background.workload", "c.csv"]),
+    ("profile-nan", {"p.csv": b"layer,bytes,fp_ms,bp_ms\n0,1000,nan,1\n1,1000,1,1\n"},
+     ["run", "--set", "training.enabled=true", "--set", 'training.profile="p.csv"'],
+     ["training.profile", "finite"]),
+    ("profile-not-utf8", {"p.csv": b"layer,bytes,fp_ms,bp_ms\n0,1000,\xff,1\n"},
+     ["run", "--set", "training.enabled=true", "--set", 'training.profile="p.csv"'],
+     ["training.profile", "cannot read"]),
+    ("topology-kind-list", {"t.toml": b"kind = [1]\n"},
+     ["run", "--set", 'topology.file="t.toml"'], ["topology.kind", "single-tor"]),
+    ("topology-not-utf8", {"t.toml": NOT_UTF8},
+     ["run", "--set", 'topology.file="t.toml"'], ["topology.file", "UTF-8"]),
+    ("topology-custom-link-numbers", {"t.toml": b'kind = "custom"\nhosts = 2\nswitches = 1\n'
+                                      b'link_rate = "1Gbps"\nlink_delay = "10us"\n'
+                                      b"links = [[1, 2]]\n"},
+     ["run", "--set", 'topology.file="t.toml"'], ["topology.links[0]", "h0"]),
+    # output paths, checked before the simulation
+    ("run-o-user-dir", {"d/notes.tex": b"x"}, ["run", "-o", "d"], ["-o", "not empty"]),
+    ("run-o-under-file", {"f": b"x"}, ["run", "-o", "f/run"], ["-o", "not a directory"]),
+    ("run-o-file", {"f": b"x"}, ["run", "-o", "f"], ["-o", "not a directory"]),
+    ("run-o-proc", {}, ["run", "-o", "/proc/x"], ["-o", "cannot write in /proc"]),
+    ("run-o-dot", {}, ["run", "-o", "."], ["-o", "current directory"]),
+    ("run-o-parent", {}, ["run", "-o", ".."], ["-o", "current directory"]),
+    # grids
+    ("grid-not-utf8", {"g.toml": NOT_UTF8}, ["sweep", "g.toml"], ["grid", "UTF-8"]),
+    ("grid-not-toml", {"g.toml": b"axes = [\n"}, ["sweep", "g.toml"], ["grid", "TOML"]),
+    ("grid-missing", {}, ["sweep", "nope.toml"], ["grid", "not found", "quick"]),
+    ("grid-scenario-42", {"g.toml": GRID.replace('scenario = "default"', "scenario = 42")},
+     ["sweep", "g.toml"], ["scenario", "name or path", "default"]),
+    ("grid-scenario-missing", {"g.toml": GRID.replace('"default"', '"nowhere"', 1)},
+     ["sweep", "g.toml"], ["scenario", "not found"]),
+    ("grid-no-scenario", {"g.toml": GRID.replace('scenario = "default"\n', "")},
+     ["sweep", "g.toml"], ["scenario", "base scenario"]),
+    ("grid-set-3", {"g.toml": GRID.replace('[set]\n"run.duration" = 0.25\n', "set = 3\n")},
+     ["sweep", "g.toml"], ["set", "table"]),
+    ("grid-axes-3", {"g.toml": "axes = 3\n" + GRID.replace(
+        '[axes]\n"background.load" = [0.05, 0.1]\n', "")},
+     ["sweep", "g.toml"], ["axes", "table"]),
+    ("grid-arms-list", {"g.toml": "arms = [1]\n" + GRID.split("[arms]")[0]},
+     ["sweep", "g.toml"], ["arms", "table"]),
+    ("grid-arm-number", {"g.toml": GRID.split("[arms]")[0] + "[arms]\nsame = 3\n"},
+     ["sweep", "g.toml"], ["arms.same", "table"]),
+    ("grid-reference-number", {"g.toml": GRID.replace('reference = "same"', "reference = 3")},
+     ["sweep", "g.toml"], ["arms.reference", "arm"]),
+    ("grid-reference-unknown", {"g.toml": GRID.replace('reference = "same"', 'reference = "x"')},
+     ["sweep", "g.toml"], ["arms.reference", "same, low"]),
+    ("grid-timeout-malformed", {"g.toml": GRID.replace('"10min"', '"0.3..s"')},
+     ["sweep", "g.toml"], ["timeout", "cannot read"]),
+    ("grid-timeout-inf", {"g.toml": GRID.replace('"10min"', "inf")},
+     ["sweep", "g.toml"], ["timeout", "finite"]),
+    ("grid-name-number", {"g.toml": GRID.replace('name = "g"', "name = 3")},
+     ["sweep", "g.toml"], ["name", "string"]),
+    ("grid-name-empty", {"g.toml": GRID.replace('name = "g"', 'name = ""')},
+     ["sweep", "g.toml"], ["name", "string"]),
+    ("grid-unknown-key", {"g.toml": GRID + 'colour = "red"\n'},
+     ["sweep", "g.toml"], ["arms.colour", "table"]),
+    ("grid-unknown-top-key", {"g.toml": 'colour = "red"\n' + GRID},
+     ["sweep", "g.toml"], ["colour", "allowed"]),
+    ("grid-axis-not-list", {"g.toml": GRID.replace("[0.05, 0.1]", "0.05")},
+     ["sweep", "g.toml"], ["axes.background.load", "list"]),
+    ("grid-axis-empty", {"g.toml": GRID.replace("[0.05, 0.1]", "[]")},
+     ["sweep", "g.toml"], ["axes.background.load", "non-empty"]),
+    ("grid-axis-repeated", {"g.toml": GRID.replace("[0.05, 0.1]", "[0.1, 0.1]")},
+     ["sweep", "g.toml"], ["axes.background.load", "twice"]),
+    ("grid-axis-wrong-kind", {"g.toml": GRID.replace("[0.05, 0.1]", '[0.05, "fast"]')},
+     ["sweep", "g.toml"], ["axes.background.load", "wrong kind"]),
+    ("grid-axis-unknown-field", {"g.toml": GRID.replace('"background.load" = [',
+                                                        '"background.lode" = [')},
+     ["sweep", "g.toml"], ["axes.background.lode", "unknown"]),
+    ("grid-set-unknown-field", {"g.toml": GRID.replace('"run.duration"', '"run.duraton"')},
+     ["sweep", "g.toml"], ["set.run.duraton", "unknown"]),
+    ("grid-arm-is-axis", {"g.toml": GRID.replace('low = { "background.class" = "low" }',
+                                                 'low = { "background.load" = 0.2 }')},
+     ["sweep", "g.toml"], ["arms.low.background.load", "axis"]),
+    ("check-grid-scenario-42",
+     {"g.toml": GRID.replace('scenario = "default"', "scenario = 42")},
+     ["check", "--sweep", "g.toml"], ["scenario", "name or path"]),
+    ("check-grid-with-set", {"g.toml": GRID}, ["check", "g.toml", "--set", "seed=2"],
+     ["--set", "[set]"]),
+    # sweep outputs
+    ("sweep-o-user-dir", {"g.toml": GRID, "d/notes.tex": b"x"}, ["sweep", "g.toml", "-o", "d"],
+     ["-o", "not a sweep directory"]),
+    ("sweep-o-under-file", {"g.toml": GRID, "f": b"x"}, ["sweep", "g.toml", "-o", "f/s"],
+     ["-o", "not a directory"]),
+    ("sweep-o-proc", {"g.toml": GRID}, ["sweep", "g.toml", "-o", "/proc/x"],
+     ["-o", "cannot write in /proc"]),
+    ("sweep-o-existing-sweep", {"g.toml": GRID, "s/sweep.json": b'{"cells": []}'},
+     ["sweep", "g.toml", "-o", "s"], ["already holds a sweep", "--resume"]),
+    # usage errors, one line like the rest
+    ("jobs-0", {}, ["sweep", "quick", "-j", "0"], ["'-j' / '--jobs'", "x>=1"]),
+    ("executor-unknown", {}, ["sweep", "quick", "--executor", "mpi"],
+     ["'--executor'", "'local', 'dask'"]),
+    ("option-unknown", {}, ["run", "--sett", "x=1"], ["--sett"]),
+    ("command-unknown", {}, ["rnu"], ["No such command", "rnu"]),
+    ("check-sweep-without-grid", {}, ["check", "--sweep"], ["--sweep", "grid"]),
+    ("report-not-sweep", {"d/x": b""}, ["report", "d"], ["SWEEP_DIR", "not a sweep directory"]),
+    ("report-missing-dir", {}, ["report", "nope"], ["SWEEP_DIR", "does not exist"]),
+    ("report-o-user-file", {"s/sweep.json": b"{}", "s/summary.parquet": b"",
+                            "mine.html": b"<p>mine</p>"},
+     ["report", "s", "-o", "mine.html"], ["-o", "not written by the harness"]),
+    ("plot-not-run-dir", {"d/x": b""}, ["plot", "d"], ["not a run directory", "config.json"]),
+    ("profile-layers-0", {}, ["profile", "--layers", "0", "--compute-ms", "10"], ["n_layers"]),
+    ("profile-compute-nan", {}, ["profile", "--compute-ms", "nan"], ["--compute-ms", "finite"]),
+    ("profile-ratio-inf", {}, ["profile", "--ratio", "inf"], ["--ratio", "finite"]),
+    ("profile-model-inf", {}, ["profile", "--model-bytes", "inf", "--compute-ms", "10"],
+     ["--model-bytes", "finite"]),
+    ("profile-link-rate", {}, ["profile", "--ratio", "4", "--link-rate", "1.2.3Gbps"],
+     ["--link-rate", "cannot read"]),
+    ("profile-both", {}, ["profile", "--ratio", "4", "--compute-ms", "10"],
+     ["exactly one of --compute-ms and --ratio"]),
+    ("profile-check-not-utf8", {"p.csv": b"layer,bytes\n\xff\n"}, ["profile", "--check", "p.csv"],
+     ["profile", "cannot read"]),
+]
+
+
+@pytest.fixture
+def invoke(tmp_path, monkeypatch):
+    """Run `harness ARGS` in-process in an empty temporary directory; ns-3
+    must not be loaded."""
+    from harness import ns3
+
+    def no_ns3(*args, **kwargs):
+        raise AssertionError("ns-3 was started for bad input")
+
+    monkeypatch.setattr(ns3, "load", no_ns3)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DDNN_HARNESS_RESULTS", raising=False)
+    runner = CliRunner()
+
+    def run(argv: list[str], files: dict[str, bytes | str] | None = None):
+        for name, content in (files or {}).items():
+            path = tmp_path / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content.encode() if isinstance(content, str) else content)
+        before = _tree(tmp_path)
+        result = runner.invoke(cli.main, argv, prog_name="harness")
+        return result, before, _tree(tmp_path)
+
+    return run
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() if p.is_file() else b"<dir>"
+            for p in sorted(root.rglob("*"))}
+
+
+def _assert_one_line_error(result, says: list[str]) -> None:
+    assert result.exit_code == 2, (result.exit_code, result.output, result.exception)
+    assert result.stdout == "", result.stdout
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    for text in says:
+        assert text in lines[0], (text, lines[0])
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("argv, says", [c[1:] for c in SET_CASES],
+                         ids=[c[0] for c in SET_CASES])
+def test_bad_setting_is_one_line_naming_the_field(invoke, argv, says):
+    result, before, after = invoke(argv)
+    _assert_one_line_error(result, says)
+    assert after == before  # nothing written
+
+
+@pytest.mark.parametrize("files, argv, says", [c[1:] for c in FILE_CASES],
+                         ids=[c[0] for c in FILE_CASES])
+def test_bad_file_or_option_is_one_line_naming_it(invoke, files, argv, says):
+    result, before, after = invoke(argv, files)
+    _assert_one_line_error(result, says)
+    assert after == before  # nothing written, nothing of the user's touched
+
+
+def test_the_matrix_covers_the_issue(capsys):
+    """The cases named in issue 14, and the count reported with it."""
+    ids = {c[0] for c in SET_CASES} | {c[0] for c in FILE_CASES}
+    named = {"rate-inf", "duration-inf", "duration-nan", "ratio-inf", "link-rate-inf",
+             "link-rate-1e400Gbps", "link-delay-nan", "cdf-nan", "duration-1e12",
+             "link-rate-1.2.3Gbps", "partition-1.2.3KB", "duration-0.3..s",
+             "scenario-not-utf8", "grid-not-utf8", "grid-scenario-42", "grid-set-3",
+             "grid-axes-3", "grid-arms-list", "buffer-2^40", "cwnd-1e11", "interval-0ns",
+             "interval-1ns", "run-o-user-dir", "run-o-under-file", "run-o-proc", "run-o-dot"}
+    assert named <= ids, named - ids
+    with capsys.disabled():
+        print(f"\nbad-input matrix: {len(SET_CASES) + len(FILE_CASES)} cases")
+
+
+def test_the_cli_in_a_fresh_process_reports_without_traceback(tmp_path):
+    """One case end to end in a real process (exit status, stderr, no ns-3)."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "run", "--set",
+                           "topology.link_rate=inf"], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(Path(cli.__file__).parents[1])})
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "error: topology.link_rate: must be a finite number (got inf)"]
+    assert not list(tmp_path.iterdir())
