@@ -9,11 +9,16 @@ Changes compare an arm with the reference arm of the same axes point:
   stat(arm) / stat(reference) - 1 over the flows both arms measured and
   completed, pooled over seeds; its 95 % interval is a percentile bootstrap
   that resamples flows, pairs kept together, within each seed.
-- The iteration-time change is mean iteration time (arm) / (reference) - 1
-  over the measured iterations of every worker, pooled over seeds; its
-  interval resamples whole iterations (all workers of one iteration
-  together: they are not independent) within each seed and arm. An arm whose
-  job measured no iteration where the reference did has stalled: +inf.
+- The iteration-time change is paired too: both arms start in step and
+  replay the same flows, so iteration k of one meets much the same
+  background as iteration k of the other. Per seed and iteration number
+  measured in both arms, the change is arm / reference - 1 of the
+  iteration's time (averaged over the workers: a ring's workers move in
+  lockstep, they are one sample, not N); the estimate is the mean of these
+  paired changes, pooled over seeds, and its interval a Student t interval
+  over them (a handful of iterations: a bootstrap would return little more
+  than their range). An arm whose job measured no iteration where the
+  reference did has stalled: +inf.
 
 A verdict is decided when the interval lies inside one class:
 
@@ -54,7 +59,7 @@ class Interval:
     change: float
     low: float
     high: float
-    samples: int     # flows (pairs) or iterations (both arms) it rests on
+    samples: int     # pairs it rests on: flows, or iterations
     seeds: int
 
     @staticmethod
@@ -115,44 +120,6 @@ def paired_change(reference: list[np.ndarray], arm: list[np.ndarray], stat: str,
     return Interval(change, low, high, n, len(reference))
 
 
-def grouped_mean_change(reference: list[list[np.ndarray]], arm: list[list[np.ndarray]],
-                        rng: np.random.Generator,
-                        resamples: int = BOOTSTRAP_RESAMPLES) -> Interval:
-    """Mean over every value of the arm / of the reference - 1, for unpaired
-    samples that come in groups (an iteration's values of every worker):
-    reference[s] is the list of groups of stratum s. Bootstrap: groups
-    resampled within each stratum and side."""
-    def pooled(side: list[list[np.ndarray]]) -> tuple[float, float]:
-        values = [g for groups in side for g in groups]
-        return (float(sum(g.sum() for g in values)), float(sum(len(g) for g in values)))
-
-    seeds = len(reference)
-    ref_sum, ref_n = pooled(reference)
-    arm_sum, arm_n = pooled(arm)
-    if ref_n == 0:
-        return Interval.empty(seeds)
-    if arm_n == 0:
-        return Interval(math.inf, math.inf, math.inf, int(ref_n), seeds)  # stalled
-    change = (arm_sum / arm_n) / (ref_sum / ref_n) - 1
-
-    def replicate_means(side: list[list[np.ndarray]]) -> np.ndarray:
-        sums = np.zeros(resamples)
-        counts = np.zeros(resamples)
-        for groups in side:
-            if not groups:
-                continue
-            g_sum = np.array([g.sum() for g in groups])
-            g_n = np.array([len(g) for g in groups], dtype=float)
-            picks = rng.integers(0, len(groups), size=(resamples, len(groups)))
-            sums += g_sum[picks].sum(axis=1)
-            counts += g_n[picks].sum(axis=1)
-        return sums / counts
-
-    replicates = replicate_means(arm) / replicate_means(reference) - 1
-    low, high = _percentiles(replicates)
-    return Interval(change, low, high, int(ref_n + arm_n), seeds)
-
-
 # --------------------------------------------------------------------------
 # one (point, arm): every change of the map, from the runs' tables
 
@@ -191,17 +158,44 @@ def fct_changes(reference: list[RunTables], arm: list[RunTables],
     return out
 
 
-def _iteration_groups(iterations: pd.DataFrame | None) -> list[np.ndarray]:
+def _iteration_times(iterations: pd.DataFrame | None) -> pd.Series:
+    """Measured iterations: iteration number -> time, averaged over workers."""
     if iterations is None or iterations.empty:
-        return []
+        return pd.Series(dtype=float)
     measured = iterations[iterations["measured"]]
-    return [g["iteration_s"].to_numpy() for _, g in measured.groupby("iteration", sort=True)]
+    return measured.groupby("iteration", sort=True)["iteration_s"].mean()
 
 
-def iteration_change(reference: list[RunTables], arm: list[RunTables], key: tuple) -> Interval:
-    return grouped_mean_change([_iteration_groups(r.iterations) for r in reference],
-                               [_iteration_groups(a.iterations) for a in arm],
-                               rng_for(*key, "iteration_time"))
+def paired_t_change(changes: np.ndarray, seeds: int) -> Interval:
+    """Mean of paired relative changes and its Student t interval."""
+    n = len(changes)
+    if n == 0:
+        return Interval.empty(seeds)
+    mean = float(np.mean(changes))
+    if n == 1:   # one pair: no spread to speak of
+        return Interval(mean, -math.inf, math.inf, 1, seeds)
+    from scipy import stats as sps
+
+    half = float(sps.t.ppf(0.5 + CONFIDENCE / 2, n - 1) * np.std(changes, ddof=1) / math.sqrt(n))
+    return Interval(mean, mean - half, mean + half, n, seeds)
+
+
+def iteration_change(reference: list[RunTables], arm: list[RunTables], key: tuple = ()) -> Interval:
+    """The arm's iteration-time change against the reference, paired by seed
+    and iteration number (see the module doc); +inf when the arm measured
+    no iteration where the reference did."""
+    changes = []
+    ref_any = arm_any = False
+    for r, a in zip(reference, arm):
+        rt, at = _iteration_times(r.iterations), _iteration_times(a.iterations)
+        ref_any |= len(rt) > 0
+        arm_any |= len(at) > 0
+        common = rt.index.intersection(at.index)
+        changes.extend(at.loc[common].to_numpy() / rt.loc[common].to_numpy() - 1)
+    seeds = len(reference)
+    if ref_any and not arm_any:
+        return Interval(math.inf, math.inf, math.inf, 0, seeds)   # stalled
+    return paired_t_change(np.asarray(changes, dtype=float), seeds)
 
 
 # --------------------------------------------------------------------------

@@ -51,16 +51,41 @@ def test_p99_and_empty_classes():
     assert math.isnan(empty.change) and empty.samples == 0
 
 
-def test_iteration_change_groups_and_stalls():
-    rng = np.random.default_rng(5)
-    ref = [[rng.normal(1.0, 0.01, 8) for _ in range(4)] for _ in range(2)]
-    arm = [[rng.normal(1.1, 0.01, 8) for _ in range(3)] for _ in range(2)]
-    iv = stats.grouped_mean_change(ref, arm, stats.rng_for(5))
-    assert iv.low < 0.1 < iv.high and iv.high - iv.low < 0.03
-    assert iv.samples == 2 * 8 * (4 + 3)
-    stalled = stats.grouped_mean_change(ref, [[], []], stats.rng_for(5))
+def _iterations(times: list[float], workers: int = 4, first: int = 1) -> pd.DataFrame:
+    rows = [{"worker": w, "iteration": first + k, "iteration_s": t * (1 + 0.001 * w),
+             "measured": True} for k, t in enumerate(times) for w in range(workers)]
+    return pd.DataFrame(rows)
+
+
+def test_iteration_change_is_paired_by_seed_and_iteration():
+    # iteration k of both arms meets the same background: the paired changes
+    # (+10 %, +12 %, +11 %) are tight although the iteration times are not
+    ref = [stats.RunTables(None, _iterations([1.0, 1.5, 0.8])),
+           stats.RunTables(None, _iterations([1.2, 1.0]))]
+    arm = [stats.RunTables(None, _iterations([1.10, 1.68, 0.888])),
+           stats.RunTables(None, _iterations([1.32, 1.11, 5.0]))]   # 3rd: not in the reference
+    iv = stats.iteration_change(ref, arm)
+    changes = np.array([0.10, 0.12, 0.11, 0.10, 0.11])
+    half = 2.776445 * changes.std(ddof=1) / math.sqrt(5)              # t(0.975, 4)
+    assert iv.change == pytest.approx(changes.mean())
+    assert (iv.low, iv.high) == (pytest.approx(changes.mean() - half),
+                                 pytest.approx(changes.mean() + half))
+    assert (iv.samples, iv.seeds) == (5, 2)
+    # worker times are averaged per iteration: 4 workers are one sample, not 4
+    assert stats.iteration_change(ref[:1], arm[:1]).samples == 3
+
+
+def test_iteration_change_stalls_and_edges():
+    ref = [stats.RunTables(None, _iterations([1.0, 1.1]))]
+    stalled = stats.iteration_change(ref, [stats.RunTables(None, _iterations([]))])
     assert stalled.change == stalled.low == stalled.high == math.inf
-    assert math.isnan(stats.grouped_mean_change([[], []], arm, stats.rng_for(5)).change)
+    one = stats.iteration_change(ref, [stats.RunTables(None, _iterations([1.2], first=2))])
+    assert one.change == pytest.approx(1.2 / 1.1 - 1) and (one.low, one.high) == (-math.inf,
+                                                                                   math.inf)
+    assert stats.training_verdict(one.low, one.high)[1] is False      # undecided
+    none = stats.iteration_change([stats.RunTables(None, None)],
+                                  [stats.RunTables(None, _iterations([1.0]))])
+    assert math.isnan(none.change)
 
 
 def test_verdicts_follow_the_thresholds():
