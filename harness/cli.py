@@ -219,9 +219,8 @@ def _check_grid(grid, jobs: int) -> bool:
         click.echo(pd.DataFrame(rows).to_string(index=False))
     valid = [c for c in cells if c.scenario is not None]
     cost = sweeps.Cost(sum(c.predicted_bytes for c in valid))
-    points = " x ".join(str(len(v)) for _, v in grid.axes) or "1"
     click.echo(f"grid {grid.name!r}: {len(cells)} cells "
-               f"({points} points x {max(1, len(grid.arms))} arms), {len(valid)} valid, "
+               f"({grid.shape()} points x {max(1, len(grid.arms))} arms), {len(valid)} valid, "
                f"{len(cells) - len(valid)} invalid; cost {cost.describe(jobs)} plus "
                f"~{sweeps.SWEEP_START_S:g} s to start (rough: README, How long will my "
                "sweep take)")
@@ -337,7 +336,7 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
     except (ConfigError, sweeps.SweepError) as e:
         _fail(str(e))
     jobs = jobs or os.cpu_count() or 1
-    click.echo(f"sweep {grid.name!r}: {len(cells)} cells ({' x '.join(str(len(v)) for _, v in grid.axes) or '1'} points"
+    click.echo(f"sweep {grid.name!r}: {len(cells)} cells ({grid.shape()} points"
                f" x {max(1, len(grid.arms))} arms), {jobs} at a time on {executor}; {out}",
                err=True)
     resume_cmd = " ".join(["harness", "sweep", shlex.quote(grid_file), "-o",

@@ -92,6 +92,13 @@ class Grid:
     points: tuple[tuple[tuple[str, Any], ...], ...] = ()
     max_seeds: int = 0                                # adaptive: seeds per point at most
 
+    def shape(self) -> str:
+        """The grid's points as a product, "5 x 2 x 3" (explicit points, then
+        each axis's values), for messages."""
+        sizes = ([str(len(self.points))] if self.points else []) + \
+            [str(len(v)) for _, v in self.axes]
+        return " x ".join(sizes) or "1"
+
     @property
     def axis_fields(self) -> list[str]:
         """Every field that varies between points: the `points` fields, then the axes."""
