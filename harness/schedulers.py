@@ -99,9 +99,16 @@ POLICIES: dict[str, Policy] = {p.name: p for p in (
            {"bandwidth": Param("BandwidthBps", None, "rate",
                                "initial bandwidth estimate in bit/s (default: the host link)",
                                sides=("push",))}),
-    Policy("tictac", "the shards pull in a fixed order per iteration, front layers first, one "
-           "transfer at a time per worker; pushes are fifo",
-           "ns3::FifoScheduler", "ns3::TicTacScheduler"),
+    Policy("tictac", "the shards pull in a fixed order per iteration, front layers first, "
+           "each transfer committed right behind the previous one (pipelined; "
+           "`one_at_a_time`: only once it has arrived); pushes are fifo",
+           "ns3::FifoScheduler", "ns3::TicTacScheduler",
+           {"one_at_a_time": Param("OneAtATime", False, "bool",
+                                   "commit a transfer only when the previous one has arrived",
+                                   sides=("pull",))}),
+    Policy("random", "the shards pull in a random order per iteration and worker, pipelined "
+           "(TensorFlow's arbitrary transfer order: TicTac's baseline); pushes are fifo",
+           "ns3::FifoScheduler", "ns3::RandomOrderScheduler"),
     Policy("mercury", "~30 KB chunks, strict per-tensor priority, preemptive between chunks; "
            "per-chunk aggregation at the shards",
            "ns3::MercuryScheduler", "ns3::MercuryScheduler",

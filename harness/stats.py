@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from harness.metrics import SIZE_CLASSES
+from harness.metrics import SIZE_CLASSES, end_spread
 
 CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 1000
@@ -199,6 +199,21 @@ def iteration_change(reference: list[RunTables], arm: list[RunTables], key: tupl
                                rng_for(*key, "iteration_time"))
 
 
+def _spread_groups(iterations: pd.DataFrame | None) -> list[np.ndarray]:
+    """One group per measured iteration: its spread of worker end times."""
+    spread = end_spread(iterations)
+    return [np.array([v]) for v in spread.loc[spread["measured"], "end_spread_s"]]
+
+
+def end_spread_change(reference: list[RunTables], arm: list[RunTables], key: tuple) -> Interval:
+    """Change of the mean per-iteration spread of worker end times (the
+    straggler metric, metrics.end_spread); the bootstrap resamples iterations
+    within each seed and arm."""
+    return grouped_mean_change([_spread_groups(r.iterations) for r in reference],
+                               [_spread_groups(a.iterations) for a in arm],
+                               rng_for(*key, "end_spread"))
+
+
 # --------------------------------------------------------------------------
 # verdicts
 
@@ -232,6 +247,15 @@ def background_verdict(low: float, high: float) -> tuple[str, bool]:
     if low > 0:
         return "slower?", False
     return "?", False
+
+
+def spread_verdict(low: float, high: float) -> tuple[str, bool]:
+    """(class, decided) of a change of the straggler spread: smaller (all of
+    the interval below -5 %), larger (above +5 %), unchanged (inside +-5 %)."""
+    verdict, decided = background_verdict(low, high)
+    names = {"faster": "smaller", "slower": "larger", "faster?": "smaller?",
+             "slower?": "larger?"}
+    return names.get(verdict, verdict), decided
 
 
 # --------------------------------------------------------------------------

@@ -496,10 +496,12 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
             arm_runs = [_run_tables(out, seeds[s]) for s in shared]
             label = (*key, arm)
             changes = {"iteration_time": stats.iteration_change(ref_runs, arm_runs, label),
+                       "end_spread": stats.end_spread_change(ref_runs, arm_runs, label),
                        **stats.fct_changes(ref_runs, arm_runs, label)}
             for metric, iv in changes.items():
-                judge = (stats.training_verdict if metric == "iteration_time"
-                         else stats.background_verdict)
+                judge = {"iteration_time": stats.training_verdict,
+                         "end_spread": stats.spread_verdict}.get(metric,
+                                                                stats.background_verdict)
                 verdict, decided = judge(iv.low, iv.high)
                 rows.append({**dict(zip(point_keys, key)), "arm": arm, "metric": metric,
                              "change": iv.change, "change_low": iv.low,

@@ -46,6 +46,13 @@ PsJob::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&PsJob::m_barrier),
                           MakeBooleanChecker())
+            .AddAttribute("PullBarrier",
+                          "The shards pull an iteration's parameters only once every tensor of "
+                          "that iteration is aggregated on every shard (TensorFlow's "
+                          "synchronous parameter servers: pulls do not overlap pushes).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&PsJob::m_pullBarrier),
+                          MakeBooleanChecker())
             .AddAttribute("DefaultTos",
                           "IP ToS of every layer not given one with SetLayerTos().",
                           UintegerValue(0),
@@ -82,6 +89,7 @@ PsJob::PsJob()
       m_jobId(0),
       m_port(5000),
       m_barrier(false),
+      m_pullBarrier(false),
       m_defaultTos(0),
       m_deadlineTos(-1),
       m_linkBps(10000000000ULL),
@@ -239,6 +247,12 @@ bool
 PsJob::GetBarrier() const
 {
     return m_barrier;
+}
+
+bool
+PsJob::GetPullBarrier() const
+{
+    return m_pullBarrier;
 }
 
 uint64_t
@@ -433,6 +447,20 @@ PsJob::NotifyError(const std::string& who, const std::string& what)
 {
     m_records.Error(who, what);
     NS_LOG_WARN("job " << m_jobId << " " << who << ": " << what);
+}
+
+void
+PsJob::NotifyTensorAggregated(uint64_t iteration, uint32_t)
+{
+    if (!m_pullBarrier || ++m_aggregatedTensors[iteration] < m_bytes.size())
+    {
+        return;
+    }
+    m_aggregatedTensors.erase(iteration);
+    for (auto& server : m_servers)
+    {
+        server->ReleasePulls(iteration);
+    }
 }
 
 // ------------------------------------------------------------------ results
