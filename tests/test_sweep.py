@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -170,3 +171,103 @@ def test_cells_start_longest_predicted_first(grid_file, tmp_path, monkeypatch):
     sweep.run_sweep(sweep.load_grid(grid_file), tmp_path / "out", progress=False)
     predicted = [c.predicted_bytes for c in started]
     assert len(started) == len(cells) and predicted == sorted(predicted, reverse=True)
+
+
+# ---------------------------------------------------------------- points with their own arms
+
+OWN_ARMS = """
+name = "own-arms"
+scenario = "default"
+timeout = "10min"
+[set]
+"run.duration" = 0.3
+"run.warmup" = 0.05
+"run.cooldown" = 0.01
+"training.enabled" = true
+"training.profile" = "{model}"
+"training.workers" = 3
+"training.architecture" = "ps"
+"training.ratio" = 2
+"network.band_limit_packets" = 100
+"background.enabled" = false
+[axes]
+seed = [1, 2]
+
+[[points]]
+label = "tictac"
+"training.pull_barrier" = true
+reference = "random"
+arms.random = {{ "training.policy" = "random" }}
+arms.tictac = {{ "training.policy" = "tictac" }}
+
+[[points]]
+label = "p3"
+"training.servers" = 1
+reference = "fifo"
+arms.fifo = {{ "training.policy" = "fifo" }}
+arms.p3 = {{ "training.policy" = "p3" }}
+"""
+
+
+@pytest.fixture(scope="module")
+def own_arms_file(tmp_path_factory):
+    from harness import profiles
+
+    d = tmp_path_factory.mktemp("own-arms")
+    profiles.save_profile(profiles.resnet50_like(10, 1_000_000, 5.0), d / "m.csv")
+    path = d / "own.toml"
+    path.write_text(OWN_ARMS.format(model=d / "m.csv"))
+    return path
+
+
+def test_points_with_their_own_arms_compare_each_with_its_own_reference(own_arms_file, tmp_path):
+    from harness.plots import sweep_figures
+
+    grid = sweep.load_grid(own_arms_file)
+    cells = sweep.expand(grid)
+    assert {(dict(c.point)["label"], c.arm, c.reference) for c in cells} == {
+        ("tictac", "random", "random"), ("tictac", "tictac", "random"),
+        ("p3", "fifo", "fifo"), ("p3", "p3", "fifo")}
+    assert all(c.scenario.training.pull_barrier == (dict(c.point)["label"] == "tictac")
+               for c in cells)
+    report = sweep.run_sweep(grid, tmp_path / "out", jobs=2, progress=False)
+    assert not report.failed
+    d = report.tables["deltas"]
+    assert set(zip(d["label"], d["arm"])) == {("tictac", "tictac"), ("p3", "p3")}
+    s = report.tables["summary"].set_index(["label", "arm", "seed"])
+    it = d[d["metric"] == "iteration_time"].set_index(["label", "arm", "seed"])
+    for (label, arm, seed), row in it.iterrows():
+        ref = {"tictac": "random", "p3": "fifo"}[label]
+        assert row["reference"] == s.loc[(label, ref, seed), "mean_iteration_s"]
+        assert row["value"] == s.loc[(label, arm, seed), "mean_iteration_s"]
+    m = report.tables["deltas_mean"]
+    m = m[m["metric"].isin(["iteration_time", "end_spread"])].set_index(["label", "metric"])
+    assert (m["seeds"] == 2).all() and m["change_low"].notna().all()
+    assert m.loc[("tictac", "iteration_time"), "change"] < 0   # tictac beats random order
+    record = json.loads((tmp_path / "out" / "sweep.json").read_text())
+    assert {c["reference"] for c in record["cells"]} == {"random", "fifo"}
+    frame = sweep_figures.comparison_frame(report.tables["summary"], record)
+    assert set(frame["point"]) == {"tictac", "p3"}    # labelled points by their label
+
+
+@pytest.mark.parametrize("change, field", [
+    (('reference = "random"', 'reference = "fifo"'), "points[0].reference"),
+    (('reference = "random"\n', ''), "points[0].reference"),
+    (('label = "p3"', 'label = "tictac"'), "points[1].label"),
+    (('label = "p3"\n', ''), "points[1].label"),
+    (('arms.p3 = {{ "training.policy" = "p3" }}', 'arms.p3 = {{ "training.servers" = 2 }}'),
+     "points[1].arms.p3.training.servers"),
+    (('arms.p3 = {{ "training.policy" = "p3" }}', 'arms.p3 = {{ "training.polcy" = "p3" }}'),
+     "points[1].arms.p3.training.polcy"),
+    (('arms.p3 = {{ "training.policy" = "p3" }}', 'arms.p3 = 3'), "points[1].arms.p3"),
+    (('label = "p3"', 'label = 3'), "points[1].label"),
+])
+def test_own_arms_errors_name_the_field(own_arms_file, tmp_path, change, field):
+    bad = tmp_path / "bad.toml"
+    text = own_arms_file.read_text()
+    old, new = (c.replace("{{", "{").replace("}}", "}") for c in change)
+    assert old in text
+    bad.write_text(text.replace(old, new))
+    with pytest.raises(ConfigError) as err:
+        sweep.load_grid(bad)
+    assert err.value.field == field, str(err.value)

@@ -33,7 +33,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from harness.metrics import SIZE_CLASSES
-from harness.sweep import SEED_AXIS as SEED_FIELD
+from harness.sweep import POINT_LABEL, SEED_AXIS as SEED_FIELD
 from harness.plots.run_figures import (_DEEP, _new_figure, fct_cdf_frame, optional_table,
                                        require_files, save_figure)
 
@@ -159,6 +159,8 @@ def comparison_frame(summary: pd.DataFrame, grid: dict) -> pd.DataFrame:
     if any(boundary_axes(grid)) or not point_fields(grid):
         return pd.DataFrame(columns=["point", "arm", "metric", "value_ms"])
     keys = point_fields(grid)
+    # a labelled point (sweep.POINT_LABEL) is named by its label alone
+    keys = [POINT_LABEL] if POINT_LABEL in keys else keys
     ok = summary[summary["status"] == "ok"]
     rows = []
     for record in ok.to_dict("records"):
@@ -726,7 +728,8 @@ def draw_comparison(frame: pd.DataFrame, grid: dict, title: str) -> Figure:
                 ax.get_legend().set_title("arm")
             else:
                 ax.get_legend().remove()
-    axes[-1, 0].set_xlabel(", ".join(point_fields(grid)))
+    fields = point_fields(grid)
+    axes[-1, 0].set_xlabel(POINT_LABEL if POINT_LABEL in fields else ", ".join(fields))
     axes[-1, 0].tick_params(axis="x", rotation=30)
     fig.suptitle(title)
     return fig
