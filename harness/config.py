@@ -232,6 +232,9 @@ class TrainingConfig:
     # shard (TensorFlow's synchronous PS, TicTac's setting): pulls do not overlap pushes
     pull_barrier: bool = False
     slowdowns: tuple[Slowdown, ...] = ()  # workers computing slower for a period
+    # ps: each sender commits chunks at least this far apart (s): the framework's
+    # per-operation cost, which makes small partitions expensive on fast links
+    chunk_overhead: float = 0.0
 
     @property
     def scheduler_params(self) -> dict[str, Any]:
@@ -269,6 +272,7 @@ class Scenario:
 
 
 _DIGEST_WHEN_USED = (("training", "pull_barrier"), ("training", "slowdowns"),
+                     ("training", "chunk_overhead"),
                      ("background", "steps"), ("network", "link_changes"))
 _DEFAULT_SECTIONS = {"training": TrainingConfig(), "background": BackgroundConfig(),
                      "network": NetworkConfig()}
@@ -292,7 +296,7 @@ _SECTION_KEYS = {
                                 "layer_classes", "fusion_buffer", "model_bytes", "port",
                                 "servers", "server_placement", "server_hosts", "aggregation",
                                 "aggregation_chunk", "deadline_class", "pull_barrier",
-                                "slowdowns")},
+                                "slowdowns", "chunk_overhead")},
 }
 _TOP_KEYS = ("name", "seed", "scale", "run", "topology", "network", "tcp", "background", "training")
 ARCHITECTURES = ("ring", "ps")
@@ -603,6 +607,8 @@ def _training(data: Any) -> TrainingConfig:
         out["pull_barrier"] = _bool(d["pull_barrier"], "training.pull_barrier")
     if "slowdowns" in d:
         out["slowdowns"] = _slowdowns(d["slowdowns"])
+    if "chunk_overhead" in d:
+        out["chunk_overhead"] = _time_value(d["chunk_overhead"], "training.chunk_overhead")
     if "priority" in d:
         out["priority"] = _str(d["priority"], "training.priority")
     if "layer_classes" in d:
@@ -627,7 +633,8 @@ def _training_policy(cfg: TrainingConfig, scheduler: Any) -> TrainingConfig:
     if cfg.architecture == "ring":
         defaults = TrainingConfig()
         for key in ("servers", "server_hosts", "aggregation",
-                    "aggregation_chunk", "deadline_class", "pull_barrier"):
+                    "aggregation_chunk", "deadline_class", "pull_barrier",
+                    "chunk_overhead"):
             if getattr(cfg, key) != getattr(defaults, key):
                 raise ConfigError(f"training.{key}", "is a parameter-server setting; set "
                                   "training.architecture = \"ps\"")

@@ -89,6 +89,7 @@ def install(ns, builder, profile: profiles.Profile, cfg: TrainingConfig,
         helper.SetScheduler(side == "push", type_id, attrs)
     for name, value in (("Barrier", "true" if cfg.barrier else "false"),
                         ("PullBarrier", "true" if cfg.pull_barrier else "false"),
+                        ("ChunkOverhead", f"{round(cfg.chunk_overhead * 1e9)}ns"),
                         ("Port", str(cfg.port)), ("DefaultTos", str(tos)),
                         ("AggregationBytes", str(aggregation_bytes(cfg))),
                         ("DeadlineTos", str(deadline_tos)),

@@ -27,7 +27,7 @@ class Param:
 
     attribute: str
     default: Any
-    kind: str                        # "bytes" | "int" | "float" | "rate" | "bool" | "candidates"
+    kind: str                        # "bytes" | "int" | "float" | "fraction" | "rate" | "bool" | "candidates"
     doc: str
     sides: tuple[str, ...] = ("push", "pull")
 
@@ -91,7 +91,10 @@ POLICIES: dict[str, Policy] = {p.name: p for p in (
                                  (160_000, 640_000), (4_000_000, 8_000_000)),
                                 "candidates", "[partition, credit] pairs; the first is used first"),
             "interval": Param("Interval", 10, "int", "iterations between decisions"),
-            "min_gain": Param("MinGain", 0.05, "float", "relative gain a switch must promise")},
+            "min_gain": Param("MinGain", 0.05, "float", "relative gain a switch must promise"),
+            "retune": Param("Retune", 0.2, "fraction",
+                            "relative change of the current candidate's interval mean that "
+                            "starts the search again (conditions changed); 0 = never")},
            check=_candidates_valid),
     Policy("prophet", "ready gradients grouped into blocks sized by the profiled gradient "
            "ready times and the measured bandwidth; one block in flight; gradient 0 at once",
@@ -150,6 +153,11 @@ def _value(param: Param, value: Any, where: str):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(where, f"expected an integer >= 1, got {value!r}")
         return value
+    if param.kind == "fraction":  # 0 allowed (off)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not 0 <= value < float("inf"):
+            raise ConfigError(where, f"expected a number >= 0, got {value!r}")
+        return float(value)
     if param.kind in ("float", "rate"):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
             raise ConfigError(where, f"expected a number > 0, got {value!r}")

@@ -8,6 +8,7 @@
 #include "ns3/boolean.h"
 #include "ns3/integer.h"
 #include "ns3/log.h"
+#include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -53,6 +54,14 @@ PsJob::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&PsJob::m_pullBarrier),
                           MakeBooleanChecker())
+            .AddAttribute("ChunkOverhead",
+                          "Each sender (a worker towards one shard, a shard towards one "
+                          "worker) commits chunks at least this far apart: the framework's "
+                          "cost per operation, which makes small partitions expensive on "
+                          "fast links.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&PsJob::m_chunkOverhead),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("DefaultTos",
                           "IP ToS of every layer not given one with SetLayerTos().",
                           UintegerValue(0),
@@ -90,6 +99,7 @@ PsJob::PsJob()
       m_port(5000),
       m_barrier(false),
       m_pullBarrier(false),
+      m_chunkOverhead(Seconds(0)),
       m_defaultTos(0),
       m_deadlineTos(-1),
       m_linkBps(10000000000ULL),
@@ -253,6 +263,12 @@ bool
 PsJob::GetPullBarrier() const
 {
     return m_pullBarrier;
+}
+
+Time
+PsJob::GetChunkOverhead() const
+{
+    return m_chunkOverhead;
 }
 
 uint64_t

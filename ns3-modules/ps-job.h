@@ -62,6 +62,8 @@ class PsJob : public Object
     /// The shards pull an iteration's parameters only once every tensor of
     /// that iteration is aggregated on every shard.
     bool GetPullBarrier() const;
+    /// Time between two commits of one sender (the framework's per-chunk cost).
+    Time GetChunkOverhead() const;
     /// Aggregation unit at the shards in bytes (0: whole tensors).
     uint64_t GetAggregationBytes() const;
     /// Class a transfer is raised to when its slack runs out; -1: none.
@@ -153,6 +155,7 @@ class PsJob : public Object
     uint16_t m_port;
     bool m_barrier;
     bool m_pullBarrier;
+    Time m_chunkOverhead;
     uint8_t m_defaultTos;
     int32_t m_deadlineTos;
     uint64_t m_linkBps;

@@ -174,3 +174,41 @@ def test_link_changes_without_hosts_change_every_link_and_scale_down():
     assert len(p.link_changes) == len(p.topology.links)
     assert {bps for _, _, bps in p.link_changes} == {50e6}
     assert {at for _, at, _ in p.link_changes} == {500_000_000}
+
+
+def test_chunk_overhead_spaces_every_senders_commits(model, run_plan):
+    p = job_plan(model, "ps", 'training.policy="bytescheduler"',
+                 'training.scheduler.partition="8KB"', 'training.scheduler.credit="64KB"',
+                 'training.chunk_overhead="200us"', "run.duration=0.3")
+    t = run_plan(p).transfers
+    gaps = [np.diff(g["start_ns"].to_numpy()) for _, g in
+            t.groupby(["worker", "shard", "direction"])]  # rows are in commit order
+    gaps = np.concatenate(gaps)
+    assert len(gaps) > 100 and gaps.min() >= 200_000
+    free = run_plan(job_plan(model, "ps", 'training.policy="bytescheduler"',
+                             'training.scheduler.partition="8KB"',
+                             'training.scheduler.credit="64KB"', "run.duration=0.3")).transfers
+    assert min(np.diff(g["start_ns"].to_numpy()).min() for _, g in
+               free.groupby(["worker", "shard", "direction"])) < 200_000
+
+
+@pytest.mark.parametrize("retune", [0.2, 0.0])
+def test_autobyte_searches_again_when_the_network_changes(model, run_plan, retune):
+    """1 Gbit/s, then 4 Gbit/s from 0.4 s: the current choice gets faster, so
+    the stale measurements of the others never look better; only with
+    retune > 0 does AutoByte measure them again."""
+    p = job_plan(model, "ps", 'training.policy="autobyte"',
+                 'training.scheduler.candidates=[["8KB", "8KB"], ["64KB", "256KB"]]',
+                 "training.scheduler.interval=2", f"training.scheduler.retune={retune}",
+                 "training.ratio=0.5",
+                 'training.chunk_overhead="100us"', "run.duration=0.9",
+                 f'{LINKS}=[{{at=0.4, rate="4Gbps"}}]')
+    r = run_plan(p)
+    start = r.iterations.groupby("iteration")["start_ns"].min() / 1e9
+    states = r.scheduler.assign(t=r.scheduler["iteration"].map(start))
+    before, after = states[states["t"] < 0.4], states[states["t"] > 0.4]
+    assert len(set(before["state"])) == 2          # the first search tried both
+    if retune:
+        assert len(after) >= 2 and set(after["state"]) == set(states["state"])
+    else:
+        assert after.empty
