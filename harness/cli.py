@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import sys
 from pathlib import Path
 
@@ -149,9 +151,10 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
     except ConfigError as e:
         _fail(str(e))
     jobs = jobs or os.cpu_count() or 1
-    click.echo(f"sweep {grid.name!r}: {len(cells)} cells ({' x '.join(str(len(v)) for _, v in grid.axes) or '1'} points"
-               f" x {max(1, len(grid.arms))} arms), {jobs} at a time on {executor}; {out}",
-               err=True)
+    points = len({json.dumps(c.point, default=str) for c in cells})
+    arms = len({c.arm for c in cells})
+    click.echo(f"sweep {grid.name!r}: {len(cells)} cells ({points} points incl. seeds, "
+               f"{arms} arms), {jobs} at a time on {executor}; {out}", err=True)
     try:
         report = sweeps.run_sweep(grid, out, jobs, executor, scheduler, resume, retry_failed,
                                   progress, cells, max_seeds)

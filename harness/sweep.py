@@ -34,7 +34,7 @@ A point may also carry three reserved keys:
 
 so that points compare different things (each system against its own
 baseline, say). `label` is a column of the tables like a field; if one point
-has a label, every point needs one, and labels are unique. A point with its
+has a label (or its own arms), every point needs one, and labels are unique. A point with its
 own `arms` needs a `reference` among them (or has exactly one arm); a point
 without them runs the grid's [arms]. Its arm fields may not repeat the
 point's fields or the axes.
@@ -132,7 +132,16 @@ class Cell:
     reference: str | None = None           # the reference arm of its point
 
     def labels(self) -> dict[str, Any]:
-        return {"cell": self.id, "arm": self.arm, **dict(self.point)}
+        return {"cell": self.id, "arm": self.arm,
+                **{f: point_value(v) for f, v in self.point}}
+
+
+def point_value(value: Any) -> Any:
+    """A point's value as a table cell and key: lists and tables (e.g.
+    network.link_changes) as their JSON text."""
+    if isinstance(value, (list, dict, tuple)):
+        return json.dumps(value, sort_keys=True, default=str)
+    return value
 
 
 # --------------------------------------------------------------------------
@@ -225,6 +234,10 @@ def load_grid(path: str | Path) -> Grid:
         points.append(tuple(flat.items()))
         point_arms.append(_point_arms(base, i, own_arms, own_reference, flat, dict(axes)))
     labels = [dict(q).get(POINT_LABEL) for q in points]
+    if any(own is not None for own in point_arms) and not all(labels):
+        raise ConfigError(f"points[{labels.index(None)}].{POINT_LABEL}", "missing: points "
+                          "with their own arms are told apart by their labels; give every "
+                          "point one")
     if any(labels) and not all(labels):
         raise ConfigError(f"points[{labels.index(None)}].{POINT_LABEL}",
                           "missing: when one point has a label, every point needs one")
@@ -380,7 +393,7 @@ def more_seeds(grid: Grid, cells: list[Cell], deltas_mean: pd.DataFrame,
     template: dict[tuple, tuple] = {}
     for cell in cells:
         point = dict(cell.point)
-        key = tuple(point.get(k) for k in keys)
+        key = tuple(point_value(point.get(k)) for k in keys)
         seeds.setdefault(key, set()).add(point[SEED_AXIS])
         template[key] = cell.point
     extra = []
@@ -595,7 +608,7 @@ def _per_point_deltas(ok: pd.DataFrame, cells: list[Cell], keys: list[str]) -> p
                                      metrics.DELTA_METRICS).drop(columns="_point")
         first = group.iloc[0]
         for k in reversed(point_keys):
-            part.insert(0, k, first[k])
+            part.insert(0, k, [first[k]] * len(part))
         parts.append(part)
     columns = [*keys, "arm", "metric", "reference", "value", "change"]
     if not parts:
@@ -615,7 +628,7 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
         if not is_done(out, cell):
             continue
         point = dict(cell.point)
-        key = tuple(point.get(k) for k in point_keys)
+        key = tuple(point_value(point.get(k)) for k in point_keys)
         by_point.setdefault(key, {}).setdefault(cell.arm, {})[point.get(SEED_AXIS)] = cell
         point_reference[key] = cell.reference if grid.per_point_arms else grid.reference
     rows = []
@@ -659,6 +672,11 @@ def _with_intervals(means: pd.DataFrame, intervals: pd.DataFrame,
     """deltas_mean: the mean over seeds (n, mean, ci95_low, ci95_high) and the
     pooled change with its bootstrap interval, side by side."""
     on = [*point_keys, "arm", "metric"]
+    if POINT_LABEL in point_keys:
+        # labels are unique per point; the other fields, missing where a point
+        # does not set them, would not match across the two tables' dtypes
+        on = [POINT_LABEL, "arm", "metric"]
+        intervals = intervals.drop(columns=[k for k in point_keys if k != POINT_LABEL])
     if means.empty:
         return means.reindex(columns=[*means.columns, *(c for c in intervals.columns
                                                          if c not in on)])
@@ -713,7 +731,7 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
         cells += extra
         added |= {c.id for c in extra}
         write_cells(out, grid, cells, added)
-        points = len({c.point for c in extra})
+        points = len({json.dumps(c.point, default=str) for c in extra})
         print(f"sweep {grid.name}: round {rounds}: {points} undecided point"
               f"{'s' if points != 1 else ''} get one more seed", file=sys.stderr, flush=True)
         todo = [c for c in extra if _to_run(out, c, retry_failed)]

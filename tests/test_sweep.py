@@ -12,7 +12,7 @@ import time
 import pandas as pd
 import pytest
 
-from harness import sweep
+from harness import claims, sweep
 from harness.config import ConfigError
 
 def results(out) -> pd.DataFrame:
@@ -248,6 +248,26 @@ def test_points_with_their_own_arms_compare_each_with_its_own_reference(own_arms
     assert {c["reference"] for c in record["cells"]} == {"random", "fifo"}
     frame = sweep_figures.comparison_frame(report.tables["summary"], record)
     assert set(frame["point"]) == {"tictac", "p3"}    # labelled points by their label
+    # the claims table: each point's arm against the point's own reference
+    table = claims.claims_table(tmp_path / "out").set_index(["label", "arm"])
+    assert dict(zip(table.index, table["baseline"])) == {("tictac", "tictac"): "random",
+                                                          ("p3", "p3"): "fifo"}
+    for label, arm in (("tictac", "tictac"), ("p3", "p3")):
+        assert table.loc[(label, arm), "change"] == pytest.approx(
+            m.loc[(label, "iteration_time"), "change"], nan_ok=True)
+    assert "| tictac | tictac vs random | all |" in claims.markdown(table.reset_index())
+
+
+def test_claims_phases_split_the_window_at_every_change(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps({
+        "run": {"warmup": 0.5, "duration": 4.0, "cooldown": 0.5},
+        "link_changes": [{"link": 0, "at_ns": 2_000_000_000, "rate_bps": 1e9},
+                         {"link": 1, "at_ns": 2_000_000_000, "rate_bps": 1e9}],
+        "background": {"steps": [[1.0, 50.0], [3.8, 0.0]]}}))
+    got = claims.phases(claims.Run("x", "a", 1, run))
+    assert got == [(0.5, 1.0), (1.0, 2.0), (2.0, 3.5)]
 
 
 @pytest.mark.parametrize("change, field", [
