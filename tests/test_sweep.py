@@ -291,3 +291,24 @@ def test_own_arms_errors_name_the_field(own_arms_file, tmp_path, change, field):
     with pytest.raises(ConfigError) as err:
         sweep.load_grid(bad)
     assert err.value.field == field, str(err.value)
+
+
+def test_seed_claims_grid_sets_every_system_against_its_baseline():
+    from harness.run import plan
+
+    grid = sweep.load_grid("seed-claims")
+    cells = sweep.expand(grid)
+    assert all(c.scenario is not None for c in cells), [c.error for c in cells if c.error]
+    by_label: dict[str, list] = {}
+    for c in cells:
+        by_label.setdefault(dict(c.point)["label"], []).append(c)
+    assert {"bytescheduler", "p3", "prophet", "tictac", "mercury", "autobyte",
+            "ring-priority"} <= set(by_label)
+    for label, group in by_label.items():
+        assert {dict(c.point)["seed"] for c in group} == {1, 2, 3}, label
+        arms = {c.arm for c in group}
+        assert group[0].reference in arms and len(arms) >= 2, label
+        # the arms of a seed replay the same background flows and run as long
+        first = [plan(c.scenario) for c in group if dict(c.point)["seed"] == 1]
+        assert all(p.flows.equals(first[0].flows) for p in first[1:]), label
+        assert len({p.run.duration for p in first}) == 1, label
