@@ -223,9 +223,10 @@ def paired_deltas(summary: pd.DataFrame, keys: list[str], arm_col: str, referenc
     rows = []
     for _, r in summary[summary[arm_col] != reference].iterrows():
         key = tuple(r[k] for k in keys)
-        if keys and key not in ref.index:
+        index_key = key if len(keys) > 1 else key[0] if keys else None
+        if keys and index_key not in ref.index:
             continue  # its reference cell failed
-        base = ref.loc[key if len(keys) > 1 else key[0]] if keys else ref.iloc[0]
+        base = ref.loc[index_key] if keys else ref.iloc[0]
         for col, name in metric_pairs:
             b, v = base[col], r[col]
             if pd.notna(b) and pd.notna(v) and b != 0:
