@@ -1,7 +1,8 @@
 """The claims table of a sweep whose points compare systems (e.g. the
 seed-claims grid): for every point, each arm against the point's reference
-arm, and for points whose conditions change during the run (link-rate
-changes, background load steps) the same per phase. Pure: reads the sweep
+arm and each pair of its other arms, and for points whose conditions change
+during the run (link-rate changes, background load steps) the same per
+phase. Pure: reads the sweep
 directory's tables and run directories, no ns-3.
 
     python -m harness.claims results/sweeps/seed-claims     # markdown table
@@ -104,18 +105,21 @@ def compare(all_runs: list[Run], label: str, arm: str, baseline: str,
 
 
 def claims_table(sweep_dir: Path) -> pd.DataFrame:
-    """Every point's arms against its reference, over the whole window and,
-    where conditions change, per phase."""
+    """Every point's arms against its reference, and each pair of its other
+    arms (the later in the grid against the earlier), over the whole window
+    and, where conditions change, per phase."""
     all_runs = runs(sweep_dir)
     rows = []
     for label, reference in references(sweep_dir).items():
-        arms = sorted({r.arm for r in all_runs if r.label == label} - {reference})
-        first = next(r for r in all_runs if r.label == label)
-        cuts = phases(first)
-        for arm in arms:
-            rows.append(compare(all_runs, label, arm, reference))
+        arms = list(dict.fromkeys(r.arm for r in all_runs if r.label == label))
+        others = [a for a in arms if a != reference]
+        pairs = [(a, reference) for a in others]
+        pairs += [(b, a) for i, a in enumerate(others) for b in others[i + 1:]]
+        cuts = phases(next(r for r in all_runs if r.label == label))
+        for arm, baseline in pairs:
+            rows.append(compare(all_runs, label, arm, baseline))
             if len(cuts) > 1:
-                rows += [compare(all_runs, label, arm, reference, a, b) for a, b in cuts]
+                rows += [compare(all_runs, label, arm, baseline, a, b) for a, b in cuts]
     return pd.DataFrame(rows)
 
 

@@ -177,6 +177,8 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
 def _print_deltas(means, keys: list[str]) -> None:
     """Each point's changes vs the reference arm: change [95 % interval] verdict
     (harness.stats); undecided verdicts end in '?' or name two classes."""
+    from harness import sweep as sweeps
+
     shown = {"iteration_time": "iteration", "fct_small_mean": "small FCT",
              "fct_large_mean": "large FCT"}
     rows = means[means["metric"].isin(shown)]
@@ -194,7 +196,11 @@ def _print_deltas(means, keys: list[str]) -> None:
     click.echo("change vs the reference arm, pooled over seeds [95 % interval] verdict:")
     for key, group in rows.groupby([*keys, "arm"], sort=False, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
-        label = ", ".join(f"{k.rsplit('.', 1)[-1]}={v}" for k, v in zip([*keys, "arm"], key))
+        # a labelled point by its label; fields a point does not set (NaN) left out
+        named = [(k, v) for k, v in zip([*keys, "arm"], key)
+                 if (k in (sweeps.POINT_LABEL, "arm") or sweeps.POINT_LABEL not in keys)
+                 and v == v]
+        label = ", ".join(f"{k.rsplit('.', 1)[-1]}={v}" for k, v in named)
         parts = {r["metric"]: fmt(r) for r in group.to_dict("records")}
         seeds = int(group["seeds"].max()) if group["seeds"].notna().any() else 0
         click.echo(f"  {label} ({seeds} seed{'s' if seeds != 1 else ''}): "

@@ -247,7 +247,11 @@ def test_points_with_their_own_arms_compare_each_with_its_own_reference(own_arms
     record = json.loads((tmp_path / "out" / "sweep.json").read_text())
     assert {c["reference"] for c in record["cells"]} == {"random", "fifo"}
     frame = sweep_figures.comparison_frame(report.tables["summary"], record)
-    assert set(frame["point"]) == {"tictac", "p3"}    # labelled points by their label
+    # labelled points with their own arms: a bar per "label: arm", hue = role
+    assert set(frame["point"]) == {"tictac: random", "tictac: tictac", "p3: fifo", "p3: p3"}
+    roles = frame.drop_duplicates("point").set_index("point")["arm"]
+    assert roles["tictac: random"] == roles["p3: fifo"] == "reference"
+    assert roles["tictac: tictac"] == roles["p3: p3"] == "compared"
     # the claims table: each point's arm against the point's own reference
     table = claims.claims_table(tmp_path / "out").set_index(["label", "arm"])
     assert dict(zip(table.index, table["baseline"])) == {("tictac", "tictac"): "random",
