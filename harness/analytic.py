@@ -331,6 +331,8 @@ def simulate_ps(
     iterations: int = 10,
     barrier: bool = False,
     aggregation_bytes: int = 0,
+    pull_barrier: bool = False,
+    pull_order: str = "aggregated",
 ) -> AnalyticResult:
     """No-contention model of a parameter-server job under the fifo policy
     (SPEC §2b, §6). Compute is as in ``simulate``; tensor i (= layer i) is
@@ -350,7 +352,15 @@ def simulate_ps(
     once the first unit of the push arrived and ends no earlier than one unit
     after the push. Layer i is synchronised at the end of its pull.
     Propagation delay and TCP's ramp-up are not modelled.
+
+    With ``pull_barrier`` (TensorFlow's synchronous PS) every pull of an
+    iteration waits until the last push of that iteration has ended, on every
+    shard, and the pulls leave each shard in ``pull_order``: "aggregated" (the
+    order their pushes ended: back layers first; fifo) or "front" (front
+    layers first: tictac).
     """
+    if pull_order not in ("aggregated", "front"):
+        raise ValueError(f"pull_order must be 'aggregated' or 'front', got {pull_order!r}")
     n_layers = profile.n_layers
     if len(tensor_shards) != n_layers:
         raise ValueError(f"tensor_shards has {len(tensor_shards)} entries for {n_layers} tensors")
@@ -386,9 +396,19 @@ def simulate_ps(
             else:
                 pull_start = max(push_end, out_free[shard])
                 pull_end = pull_start + w * P[i] * ms_per_byte
-            out_free[shard] = pull_end
+            if not pull_barrier:
+                out_free[shard] = pull_end
             sync[i] = pull_end if w > 0 else cur
-            rows.append((k, i, P[i], shard, cur, push_start, push_end, pull_start, pull_end))
+            rows.append([k, i, P[i], shard, cur, push_start, push_end, pull_start, pull_end])
+        if pull_barrier:
+            released = max(r[6] for r in rows[-n_layers:])
+            order = rows[-n_layers:] if pull_order == "aggregated" else rows[-n_layers:][::-1]
+            for r in order:
+                i, shard = r[1], r[3]
+                w = remote[shard]
+                r[7] = max(released, out_free[shard])
+                r[8] = out_free[shard] = r[7] + w * P[i] * ms_per_byte
+                sync[i] = r[8] if w > 0 else r[4]
         t = cur
         sync_prev = sync
 
@@ -402,4 +422,5 @@ def simulate_ps(
         iteration_start_ms=starts,
         params=dict(profile=profile.name, n_workers=int(n_workers), link_bps=float(link_bps),
                     shards=n_shards, iterations=iterations, barrier=bool(barrier),
-                    aggregation_bytes=int(aggregation_bytes)))
+                    aggregation_bytes=int(aggregation_bytes), pull_barrier=bool(pull_barrier),
+                    pull_order=pull_order))

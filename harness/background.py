@@ -1,9 +1,16 @@
 """Background traffic: flow-size CDFs, the seeded Poisson flow schedule, and
 its installation as ns-3 FlowSend/FlowSink applications.
 
-The schedule is pure Python and depends only on (seed, hosts, rate,
+The schedule is pure Python and depends only on (seed, hosts, rate, steps,
 duration, CDF): two arms of an experiment (training high vs low) replay the
 very same flows, so their FCTs compare flow by flow (common random numbers).
+
+Load steps (``background.steps``) make the arrival rate piecewise constant.
+The arrivals are those of the constant-rate schedule at the base rate, moved
+in time so that the k-th arrival comes when the cumulative rate reaches its
+value (time rescaling of a Poisson process): the flows before the first step
+are exactly the constant-rate schedule's, and each flow keeps its size,
+source and destination whatever the steps.
 """
 
 from __future__ import annotations
@@ -82,17 +89,52 @@ def check_flow_count(rate: float, n_hosts: int, duration: float, where: str) -> 
                           "run (lower it or run.duration)")
 
 
+def step_rates(cfg: BackgroundConfig, cdf: FlowSizeCdf,
+               host_link_bps: float) -> tuple[tuple[float, float], ...]:
+    """The load steps as (time s, flows/s per host) pairs."""
+    return tuple((step.at, step.rate if step.rate is not None
+                  else step.load * host_link_bps / (8 * cdf.mean)) for step in cfg.steps)
+
+
 def offered_load(rate: float, cdf: FlowSizeCdf, host_link_bps: float) -> float:
     return rate * cdf.mean * 8 / host_link_bps
 
 
+def _cumulative_rate(rate: float, steps, duration: float) -> tuple[np.ndarray, np.ndarray,
+                                                                   np.ndarray]:
+    """(knots, rates, cumulative): the piecewise-constant rate per host as
+    segment boundaries [0, step times..., duration], the rate of each segment
+    and the integral of the rate at each boundary."""
+    knots = np.array([0.0, *(at for at, _ in steps if at < duration), duration])
+    rates = np.array([rate, *(r for at, r in steps if at < duration)], dtype=float)
+    cumulative = np.concatenate([[0.0], np.cumsum(rates * np.diff(knots))])
+    return knots, rates, cumulative
+
+
+def _rescale(arrivals: np.ndarray, rate: float, knots: np.ndarray, rates: np.ndarray,
+             cumulative: np.ndarray) -> np.ndarray:
+    """Arrival times of a process at constant `rate` moved to the piecewise
+    rate: an arrival at s comes when the cumulative rate reaches rate * s."""
+    target = rate * arrivals
+    # segment k holds cumulative[k] < target <= cumulative[k + 1] (never a
+    # zero-rate segment, which has no width in the cumulative rate)
+    seg = np.clip(np.searchsorted(cumulative, target, side="left") - 1, 0, len(rates) - 1)
+    return knots[seg] + (target - cumulative[seg]) / rates[seg]
+
+
 def schedule(hosts: tuple[int, ...], rate: float, duration: float, cdf: FlowSizeCdf,
-             seed: int) -> pd.DataFrame:
+             seed: int, steps: tuple[tuple[float, float], ...] = ()) -> pd.DataFrame:
     """Poisson flow arrivals (rate per host, so len(hosts) * rate in total) in
     [0, duration); source uniform over `hosts`, destination uniform over the
-    others; sizes from the CDF. Columns: id, start_ns, src, dst, size."""
+    others; sizes from the CDF. steps: (time s, rate per host) pairs, the
+    rate from that time on (piecewise constant; see the module doc).
+    Columns: id, start_ns, src, dst, size."""
     if len(hosts) < 2:
         raise ConfigError("background.hosts", "needs at least 2 hosts")
+    knots = rates = cumulative = None
+    if steps:
+        knots, rates, cumulative = _cumulative_rate(rate, steps, duration)
+        duration = cumulative[-1] / rate  # the constant-rate schedule's span
     # One generator per quantity, so that a flow's draws do not depend on how
     # many flows there are (a longer run extends the same schedule).
     seeds = np.random.SeedSequence([seed, _BACKGROUND_STREAM]).spawn(4)
@@ -107,6 +149,8 @@ def schedule(hosts: tuple[int, ...], rate: float, duration: float, cdf: FlowSize
         t = chunk[-1]
     start = np.concatenate(starts) if starts else np.empty(0)
     start = start[start < duration]
+    if steps:
+        start = _rescale(start, rate, knots, rates, cumulative)
     n = len(start)
     src_idx = sources.integers(0, len(hosts), size=n)
     dst_idx = destinations.integers(0, len(hosts) - 1, size=n)

@@ -7,6 +7,7 @@ wrong and what is allowed` on stderr and exit code 2, before ns-3 starts
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from pathlib import Path
@@ -336,9 +337,10 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
     except (ConfigError, sweeps.SweepError) as e:
         _fail(str(e))
     jobs = jobs or os.cpu_count() or 1
-    click.echo(f"sweep {grid.name!r}: {len(cells)} cells ({grid.shape()} points"
-               f" x {max(1, len(grid.arms))} arms), {jobs} at a time on {executor}; {out}",
-               err=True)
+    points = len({json.dumps(c.point, default=str) for c in cells})
+    arms = len({c.arm for c in cells})
+    click.echo(f"sweep {grid.name!r}: {len(cells)} cells ({points} points incl. seeds, "
+               f"{arms} arms), {jobs} at a time on {executor}; {out}", err=True)
     resume_cmd = " ".join(["harness", "sweep", shlex.quote(grid_file), "-o",
                            shlex.quote(str(out)), "--resume",
                            *(["--executor", executor] if executor != "local" else []),
@@ -402,6 +404,8 @@ def _simulated(p) -> str:
 def _print_deltas(means, keys: list[str]) -> None:
     """Each point's changes vs the reference arm: change [95 % interval] verdict
     (harness.stats); undecided verdicts end in '?' or name two classes."""
+    from harness import sweep as sweeps
+
     shown = {"iteration_time": "iteration", "fct_small_mean": "small FCT",
              "fct_large_mean": "large FCT"}
     rows = means[means["metric"].isin(shown)]
@@ -419,7 +423,11 @@ def _print_deltas(means, keys: list[str]) -> None:
     click.echo("change vs the reference arm, pooled over seeds [95 % interval] verdict:")
     for key, group in rows.groupby([*keys, "arm"], sort=False, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
-        label = ", ".join(f"{k.rsplit('.', 1)[-1]}={v}" for k, v in zip([*keys, "arm"], key))
+        # a labelled point by its label; fields a point does not set (NaN) left out
+        named = [(k, v) for k, v in zip([*keys, "arm"], key)
+                 if (k in (sweeps.POINT_LABEL, "arm") or sweeps.POINT_LABEL not in keys)
+                 and v == v]
+        label = ", ".join(f"{k.rsplit('.', 1)[-1]}={v}" for k, v in named)
         parts = {r["metric"]: fmt(r) for r in group.to_dict("records")}
         seeds = int(group["seeds"].max()) if group["seeds"].notna().any() else 0
         click.echo(f"  {label} ({seeds} seed{'s' if seeds != 1 else ''}): "

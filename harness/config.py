@@ -13,6 +13,7 @@ import copy
 import dataclasses
 import hashlib
 import json
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -69,6 +70,35 @@ class TopologyConfig:
 
 
 @dataclass(frozen=True)
+class LinkChange:
+    """From time `at` (s), the links of `hosts` (() = every link) run at `rate_bps`."""
+
+    at: float
+    rate_bps: float
+    hosts: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class LoadStep:
+    """From time `at` (s), background flows arrive at `rate` flows/s per host,
+    or at the rate that offers `load` per host link (one of the two)."""
+
+    at: float
+    rate: float | None = None
+    load: float | None = None
+
+
+@dataclass(frozen=True)
+class Slowdown:
+    """Worker `worker` (rank) computes `factor` times slower in [start, end) s."""
+
+    worker: int
+    start: float
+    end: float
+    factor: float
+
+
+@dataclass(frozen=True)
 class NetworkConfig:
     qdisc: str = "pfifo_fast"
     bands: int = 3                   # prio: 2..4 (pfifo_fast: always 3)
@@ -76,6 +106,7 @@ class NetworkConfig:
     classes: dict[str, int] = field(default_factory=dict)  # name -> band; {} = defaults
     ack_class: str = "data"          # "data": ACKs in the class of their data
     mtu: int = 1500
+    link_changes: tuple[LinkChange, ...] = ()  # link rates changing during the run
 
 
 @dataclass(frozen=True)
@@ -95,6 +126,7 @@ class BackgroundConfig:
     traffic_class: str = "high"
     hosts: tuple[int, ...] = ()      # background hosts; () = every host
     port: int = 9000
+    steps: tuple[LoadStep, ...] = ()  # piecewise-constant arrival rate: rate/load from `at` on
 
 
 @dataclass(frozen=True)
@@ -126,6 +158,13 @@ class TrainingConfig:
     aggregation: str = "tensor"      # tensor | chunk (pull overlaps push)
     aggregation_chunk: int | None = None  # bytes; default the policy's chunk, else 64 KiB
     deadline_class: str | None = None     # raise a transfer to this class when its slack runs out
+    # pulls of an iteration wait until every tensor of it is aggregated on every
+    # shard (TensorFlow's synchronous PS, TicTac's setting): pulls do not overlap pushes
+    pull_barrier: bool = False
+    slowdowns: tuple[Slowdown, ...] = ()  # workers computing slower for a period
+    # ps: each sender commits chunks at least this far apart (s): the framework's
+    # per-operation cost, which makes small partitions expensive on fast links
+    chunk_overhead: float = 0.0
 
     @property
     def scheduler_params(self) -> dict[str, Any]:
@@ -151,8 +190,22 @@ class Scenario:
 
     def digest(self) -> str:
         """Hash of the resolved scenario: identical inputs, identical digest."""
-        blob = json.dumps(self.to_dict(), sort_keys=True, default=str).encode()
+        data = self.to_dict()
+        # Fields added after sweeps were already being run enter the digest
+        # only when used, so a scenario that does not use them keeps its digest
+        # (and a sweep started before them can still be resumed).
+        for section, key in _DIGEST_WHEN_USED:
+            if data[section][key] == getattr(_DEFAULT_SECTIONS[section], key):
+                del data[section][key]
+        blob = json.dumps(data, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
+
+
+_DIGEST_WHEN_USED = (("training", "pull_barrier"), ("training", "slowdowns"),
+                     ("training", "chunk_overhead"),
+                     ("background", "steps"), ("network", "link_changes"))
+_DEFAULT_SECTIONS = {"training": TrainingConfig(), "background": BackgroundConfig(),
+                     "network": NetworkConfig()}
 
 
 # --------------------------------------------------------------------------
@@ -162,17 +215,18 @@ _SECTION_KEYS = {
     "run": {"duration": "duration", "warmup": "warmup", "cooldown": "cooldown",
             "utilization_interval": "utilization_interval", "min_iterations": "min_iterations"},
     "network": {k: k for k in ("qdisc", "bands", "band_limit_packets", "classes",
-                               "ack_class", "mtu")},
+                               "ack_class", "mtu", "link_changes")},
     "tcp": {k: k for k in ("congestion_control", "segment_size", "initial_cwnd",
                            "buffer_bytes")},
     "background": {"enabled": "enabled", "workload": "workload", "rate": "rate",
                    "load": "load", "class": "traffic_class", "hosts": "hosts",
-                   "port": "port"},
+                   "port": "port", "steps": "steps"},
     "training": {k: k for k in ("enabled", "architecture", "profile", "ratio", "workers",
                                 "hosts", "policy", "scheduler", "barrier", "priority",
                                 "layer_classes", "fusion_buffer", "model_bytes", "port",
                                 "servers", "server_placement", "server_hosts", "aggregation",
-                                "aggregation_chunk", "deadline_class")},
+                                "aggregation_chunk", "deadline_class", "pull_barrier",
+                                "slowdowns", "chunk_overhead")},
 }
 _TOP_KEYS = ("name", "seed", "scale", "run", "topology", "network", "tcp", "background", "training")
 ARCHITECTURES = ("ring", "ps")
@@ -217,6 +271,121 @@ def _bool(value: Any, where: str) -> bool:
     if not isinstance(value, bool):
         raise ConfigTypeError(where, f"expected true or false, got {value!r}")
     return value
+
+
+def _finite(value: Any, where: str, minimum: float = 0.0, strict: bool = False,
+            below: float | None = None) -> float:
+    """A finite number >= minimum (> minimum when strict; < below if given)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigTypeError(where, f"expected a number, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ConfigError(where, f"must be a finite number (got {value})")
+    if value < minimum or (strict and value == minimum):
+        raise ConfigError(where, f"must be {'>' if strict else '>='} {minimum:g} (got {value:g})")
+    if below is not None and value >= below:
+        raise ConfigError(where, f"must be < {below:g} (got {value:g})")
+    return value
+
+
+def _time_value(value: Any, where: str) -> float:
+    """A time in the run: seconds >= 0 (a number or "1.5s", "200ms"), finite."""
+    if isinstance(value, str):
+        return parse_time(value, where, allow_zero=True)
+    return _finite(value, where)
+
+
+def _table_list(value: Any, where: str, keys: tuple[str, ...], required: tuple[str, ...],
+                example: str) -> list[dict]:
+    """A list of tables with only `keys`, each with every key in `required`."""
+    if not isinstance(value, list):
+        raise ConfigTypeError(where, f"expected a list of tables, e.g. {example}; got {value!r}")
+    out = []
+    for i, item in enumerate(value):
+        here = f"{where}[{i}]"
+        if not isinstance(item, dict):
+            raise ConfigTypeError(here, f"expected a table, e.g. {example}; got {item!r}")
+        _check_keys(item, keys, here)
+        for key in required:
+            if key not in item:
+                raise ConfigError(f"{here}.{key}", f"missing; each entry needs "
+                                  f"{', '.join(required)} (e.g. {example})")
+        out.append(item)
+    return out
+
+
+def _link_changes(value: Any, where: str = "network.link_changes") -> tuple[LinkChange, ...]:
+    example = '{ at = 1.0, rate = "500Mbps", hosts = [4] }'
+    out = []
+    for i, item in enumerate(_table_list(value, where, ("at", "rate", "hosts"), ("at", "rate"),
+                                         example)):
+        here = f"{where}[{i}]"
+        rate = parse_rate(item["rate"], f"{here}.rate")
+        if not math.isfinite(rate):
+            raise ConfigError(f"{here}.rate", f"must be finite (got {item['rate']!r})")
+        hosts = _host_list(item["hosts"], f"{here}.hosts") if "hosts" in item else ()
+        out.append(LinkChange(_time_value(item["at"], f"{here}.at"), rate, hosts))
+    return tuple(out)
+
+
+def _load_steps(value: Any, where: str = "background.steps") -> tuple[LoadStep, ...]:
+    example = "{ at = 1.0, load = 0.3 }"
+    out = []
+    for i, item in enumerate(_table_list(value, where, ("at", "rate", "load"), ("at",),
+                                         example)):
+        here = f"{where}[{i}]"
+        if ("rate" in item) == ("load" in item):
+            raise ConfigError(f"{here}.rate", "give either rate (flows/s per host) or load "
+                              "(0..1) for each step")
+        at = _time_value(item["at"], f"{here}.at")
+        if "rate" in item:
+            out.append(LoadStep(at, rate=_finite(item["rate"], f"{here}.rate")))
+        else:
+            out.append(LoadStep(at, load=_finite(item["load"], f"{here}.load", below=1.0)))
+        if i and at <= out[i - 1].at:
+            raise ConfigError(f"{here}.at", f"steps must be in increasing time order "
+                              f"({at:g} s after {out[i - 1].at:g} s)")
+    return tuple(out)
+
+
+def _slowdowns(value: Any, where: str = "training.slowdowns") -> tuple[Slowdown, ...]:
+    example = "{ worker = 1, start = 1.0, end = 1.5, factor = 2.0 }"
+    out = []
+    keys = ("worker", "start", "end", "factor")
+    for i, item in enumerate(_table_list(value, where, keys, keys, example)):
+        here = f"{where}[{i}]"
+        s = Slowdown(_int(item["worker"], f"{here}.worker", 0),
+                     _time_value(item["start"], f"{here}.start"),
+                     _time_value(item["end"], f"{here}.end"),
+                     _finite(item["factor"], f"{here}.factor", strict=True))
+        if s.end <= s.start:
+            raise ConfigError(f"{here}.end", f"must be after start ({s.end:g} s <= {s.start:g} s)")
+        for j, other in enumerate(out):
+            if other.worker == s.worker and s.start < other.end and other.start < s.end:
+                raise ConfigError(here, f"overlaps {where}[{j}] (worker {s.worker})")
+        out.append(s)
+    return tuple(out)
+
+
+def _check_times(cfg: "Scenario") -> None:
+    """Every time of a changing condition falls inside the run [0, duration)."""
+    duration = cfg.run.duration
+    times = [(f"network.link_changes[{i}].at", c.at) for i, c in
+             enumerate(cfg.network.link_changes)]
+    times += [(f"background.steps[{i}].at", s.at) for i, s in enumerate(cfg.background.steps)]
+    for i, s in enumerate(cfg.training.slowdowns):
+        times += [(f"training.slowdowns[{i}].start", s.start)]
+        if s.end > duration:
+            raise ConfigError(f"training.slowdowns[{i}].end", f"{s.end:g} s is after the end "
+                              f"of the run (run.duration = {duration:g} s)")
+    for where, t in times:
+        if t >= duration:
+            raise ConfigError(where, f"{t:g} s is not inside the run [0, {duration:g}) s "
+                              "(run.duration)")
+    for i, s in enumerate(cfg.training.slowdowns):
+        if s.worker >= cfg.training.workers:
+            raise ConfigError(f"training.slowdowns[{i}].worker", f"no worker {s.worker}; the "
+                              f"job has workers 0-{cfg.training.workers - 1}")
 
 
 def _section(data: Any, name: str) -> dict:
@@ -275,6 +444,8 @@ def _network(data: Any) -> NetworkConfig:
                                          1, UINT32_MAX)
     if "mtu" in d:
         out["mtu"] = _int(d["mtu"], "network.mtu", 576, 9000)
+    if "link_changes" in d:
+        out["link_changes"] = _link_changes(d["link_changes"])
     if "ack_class" in d:
         out["ack_class"] = _str(d["ack_class"], "network.ack_class")
     if "classes" in d:
@@ -336,6 +507,8 @@ def _background(data: Any) -> BackgroundConfig:
             raise ConfigError("background.hosts", "needs at least 2 hosts (source != destination)")
     if "port" in d:
         out["port"] = _int(d["port"], "background.port", 1, 65535)
+    if "steps" in d:
+        out["steps"] = _load_steps(d["steps"])
     cfg = BackgroundConfig(**out)
     if cfg.enabled and cfg.rate is None and cfg.load is None:
         raise ConfigError("background.rate",
@@ -379,6 +552,12 @@ def _training(data: Any) -> TrainingConfig:
         out["deadline_class"] = _str(d["deadline_class"], "training.deadline_class")
     if "barrier" in d:
         out["barrier"] = _bool(d["barrier"], "training.barrier")
+    if "pull_barrier" in d:
+        out["pull_barrier"] = _bool(d["pull_barrier"], "training.pull_barrier")
+    if "slowdowns" in d:
+        out["slowdowns"] = _slowdowns(d["slowdowns"])
+    if "chunk_overhead" in d:
+        out["chunk_overhead"] = _time_value(d["chunk_overhead"], "training.chunk_overhead")
     if "priority" in d:
         out["priority"] = _str(d["priority"], "training.priority")
     if "layer_classes" in d:
@@ -403,7 +582,8 @@ def _training_policy(cfg: TrainingConfig, scheduler: Any) -> TrainingConfig:
     if cfg.architecture == "ring":
         defaults = TrainingConfig()
         for key in ("servers", "server_hosts", "aggregation",
-                    "aggregation_chunk", "deadline_class"):
+                    "aggregation_chunk", "deadline_class", "pull_barrier",
+                    "chunk_overhead"):
             if getattr(cfg, key) != getattr(defaults, key):
                 raise ConfigError(f"training.{key}", "is a parameter-server setting; set "
                                   "training.architecture = \"ps\"")
@@ -465,7 +645,9 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
         raise ConfigError("tcp.initial_cwnd", f"{tcp.initial_cwnd} segments of "
                           f"{tcp.segment_size} B exceed ns-3's congestion window (a uint32 "
                           f"of bytes): at most {UINT32_MAX // tcp.segment_size:,} segments")
-    return Scenario(**out)
+    scenario = Scenario(**out)
+    _check_times(scenario)
+    return scenario
 
 
 # --------------------------------------------------------------------------

@@ -135,6 +135,44 @@ def iteration_summary(iterations: pd.DataFrame) -> dict[str, float | int | None]
             "p99_iteration_s": float(it.quantile(0.99))}
 
 
+def end_spread(iterations: pd.DataFrame) -> pd.DataFrame:
+    """The straggler metric (TicTac's): per iteration, the spread of the
+    workers' iteration end times, max - min over workers, for the iterations
+    every worker of the job completed. Columns: iteration, workers,
+    first_end_ns, last_end_ns, end_spread_s, measured (every worker's row of
+    it is inside the window)."""
+    columns = ["iteration", "workers", "first_end_ns", "last_end_ns", "end_spread_s",
+               "measured"]
+    if iterations is None or iterations.empty:
+        return pd.DataFrame(columns=columns)
+    n_workers = iterations["worker"].nunique()
+    g = iterations.groupby("iteration", sort=True)
+    out = pd.DataFrame({"workers": g["worker"].nunique(), "first_end_ns": g["end_ns"].min(),
+                        "last_end_ns": g["end_ns"].max(),
+                        "measured": g["measured"].all()}).reset_index()
+    out = out[out["workers"] == n_workers]
+    out.insert(4, "end_spread_s", (out["last_end_ns"] - out["first_end_ns"]) / 1e9)
+    return out[columns].reset_index(drop=True)
+
+
+def with_end_spread(iterations: pd.DataFrame) -> pd.DataFrame:
+    """The iterations table with column end_spread_s: on every worker's row,
+    the spread of its iteration's end times (NaN where a worker did not
+    complete it)."""
+    spread = end_spread(iterations).set_index("iteration")["end_spread_s"]
+    return iterations.assign(end_spread_s=iterations["iteration"].map(spread).astype(float))
+
+
+def spread_summary(iterations: pd.DataFrame) -> dict[str, float | None]:
+    """Mean and p99 of the per-iteration end spread over measured iterations."""
+    spread = end_spread(iterations)
+    values = spread.loc[spread["measured"], "end_spread_s"]
+    if len(values) == 0:
+        return {"mean_end_spread_s": None, "p99_end_spread_s": None}
+    return {"mean_end_spread_s": float(values.mean()),
+            "p99_end_spread_s": float(values.quantile(0.99))}
+
+
 # --------------------------------------------------------------------------
 # sweep tables: one flat row per run, paired changes between arms
 
@@ -142,6 +180,7 @@ def iteration_summary(iterations: pd.DataFrame) -> dict[str, float | int | None]
 DELTA_METRICS = (
     ("mean_iteration_s", "iteration_time"),
     ("p99_iteration_s", "iteration_time_p99"),
+    ("mean_end_spread_s", "end_spread"),
     *((f"fct_{c}_mean_s", f"fct_{c}_mean") for c in (*SIZE_CLASSES, "all")),
     *((f"fct_{c}_p99_s", f"fct_{c}_p99") for c in (*SIZE_CLASSES, "all")),
 )
@@ -161,7 +200,8 @@ def flat_summary(summary: dict) -> dict[str, float | int | None]:
     row["u_training"] = util.get("training")
     row["u_background"] = util.get("background")
     training = summary.get("training") or {}
-    for key in ("iterations", "mean_iteration_s", "p50_iteration_s", "p99_iteration_s"):
+    for key in ("iterations", "mean_iteration_s", "p50_iteration_s", "p99_iteration_s",
+                "mean_end_spread_s", "p99_end_spread_s"):
         row[key] = training.get(key)
     row["training_socket_errors"] = training.get("socket_errors") or None
     # a job that completed no iteration inside the window is stalled: its

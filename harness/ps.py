@@ -81,10 +81,15 @@ def install(ns, builder, profile: profiles.Profile, cfg: TrainingConfig,
         if t != tos:
             helper.SetLayerTos(layer, t)
     helper.SetTensorShards(list(tensor_shards))
+    for slow in cfg.slowdowns:
+        helper.AddSlowdown(slow.worker, round(slow.start * 1e9), round(slow.end * 1e9),
+                           slow.factor)
     for side in ("push", "pull"):
         type_id, attrs = schedulers.attributes(cfg.policy, cfg.scheduler_params, side, link_bps)
         helper.SetScheduler(side == "push", type_id, attrs)
     for name, value in (("Barrier", "true" if cfg.barrier else "false"),
+                        ("PullBarrier", "true" if cfg.pull_barrier else "false"),
+                        ("ChunkOverhead", f"{round(cfg.chunk_overhead * 1e9)}ns"),
                         ("Port", str(cfg.port)), ("DefaultTos", str(tos)),
                         ("AggregationBytes", str(aggregation_bytes(cfg))),
                         ("DeadlineTos", str(deadline_tos)),

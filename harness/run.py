@@ -57,6 +57,8 @@ class Plan:
     server_hosts: tuple[int, ...] = ()   # ps: host of each shard
     tensor_shards: tuple[int, ...] = ()  # ps: shard of each tensor
     deadline_tos: int = -1          # ps: class raised to when slack runs out; -1 none
+    background_steps: tuple[tuple[float, float], ...] = ()  # (time s, flows/s per host)
+    link_changes: tuple[tuple[int, int, float], ...] = ()   # (link, time ns, bit/s as simulated)
 
     @property
     def expected_duration(self) -> float:
@@ -89,7 +91,10 @@ class Plan:
             "background": {"hosts": list(self.background_hosts),
                            "rate_per_host": self.background_rate,
                            "offered_load": self.background_load,
+                           "steps": [list(s) for s in self.background_steps],
                            "flows": int(len(self.flows))},
+            "link_changes": [{"link": link, "at_ns": at, "rate_bps": bps}
+                             for link, at, bps in self.link_changes],
             "training": {"hosts": list(self.training_hosts), "tos": self.training_tos,
                          "layer_tos": list(self.training_layer_tos),
                          "fusion_buffer": self.fusion_buffer,
@@ -132,13 +137,17 @@ def plan(scenario: Scenario) -> Plan:
         cdf = scaling.cdf(background.load_cdf(bg.workload), k)
         host_bps = min(topo.host_link(h).rate_bps for h in hosts)
         rate = background.rate_per_host(bg, cdf, host_bps)
-        background.check_flow_count(rate, len(hosts), run.duration,
-                                    "background.rate" if bg.rate is not None else "background.load")
+        steps = background.step_rates(bg, cdf, host_bps)
+        background.check_flow_count(max([rate, *(r for _, r in steps)]), len(hosts),
+                                    run.duration, "background.rate" if bg.rate is not None
+                                    else "background.load")
         extra.update(
             background_hosts=hosts, background_rate=rate,
             background_load=background.offered_load(rate, cdf, host_bps),
             background_tos=classes.tos(bg.traffic_class, "background.class"),
-            flows=background.schedule(hosts, rate, run.duration, cdf, scenario.seed))
+            background_steps=steps,
+            flows=background.schedule(hosts, rate, run.duration, cdf, scenario.seed, steps))
+    extra["link_changes"] = _link_changes(scenario.network.link_changes, topo, k)
 
     return Plan(scenario, topo, network, run, classes, worst,
                 tcp.attribute_defaults(scenario.tcp, worst), **extra)
@@ -171,6 +180,19 @@ def _check_run(run: RunConfig, scenario: Scenario, topo: Topology) -> None:
 #: run.min_iterations: a job this many times slower than its no-contention
 #: pace measures fewer iterations than asked before the run's cap.
 STALL_FACTOR = 4.0
+
+
+def _link_changes(changes, topo: Topology, k: int) -> tuple[tuple[int, int, float], ...]:
+    """(link index, time ns, rate as simulated) for every link each change
+    names: its hosts' links, or every link of the topology."""
+    out = []
+    for i, change in enumerate(changes):
+        for j, h in enumerate(change.hosts):
+            topo.check_host(h, f"network.link_changes[{i}].hosts[{j}]")
+        links = ([_Network._host_link(topo, h) for h in change.hosts] if change.hosts
+                 else range(len(topo.links)))
+        out += [(link, round(change.at * 1e9), change.rate_bps / k) for link in links]
+    return tuple(out)
 
 
 def _run_window(run: RunConfig, iteration_s: float | None) -> RunConfig:
@@ -239,7 +261,8 @@ def _ideal_iteration_ms(tr, profile, n_workers: int, link_bps: float, planned: d
         result = analytic.simulate_ps(
             profile, n_workers, link_bps, tensor_shards=planned["tensor_shards"],
             colocated=tuple(h in planned["training_hosts"] for h in planned["server_hosts"]),
-            iterations=4, barrier=tr.barrier)
+            iterations=4, barrier=tr.barrier, pull_barrier=tr.pull_barrier,
+            pull_order="front" if tr.policy == "tictac" else "aggregated")
     else:
         queue, partition = schedulers.ring_schedule(tr.policy, tr.scheduler_params)
         result = analytic.simulate(profile, n_workers, link_bps, iterations=4, queue=queue,
@@ -293,6 +316,8 @@ class _Network:
         self.host_addresses = [self.builder.GetLinkAddress(self._host_link(p.topology, h), 0)
                                .Get() for h in range(p.topology.n_hosts)]
         routing.install(self.builder, p.topology, [ns.Ipv4Address(a) for a in self.host_addresses])
+        for link, at_ns, rate_bps in p.link_changes:
+            self.builder.ScheduleLinkRate(link, at_ns, round(rate_bps))
 
         self.utilization = ns.CreateObject["ns3::LinkUtilizationTracker"]()
         # A StringValue, like tcp.apply's: Cling compiles one wrapper less.
@@ -453,6 +478,7 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
             iteration_s=(iterations["end_ns"] - iterations["start_ns"]) / 1e9,
             measured=(iterations["start_ns"] / 1e9 >= window[0])
             & (iterations["end_ns"] / 1e9 <= window[1]))
+        iterations = metrics.with_end_spread(iterations)
         transfers = raw_training["transfers"]
         if "tos" in transfers:  # ps: each chunk row carries the class it was sent in
             transfers = transfers.assign(traffic_class=transfers["tos"].map(tos_class))
@@ -474,6 +500,7 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
     }
     if iterations is not None:
         summary["training"] = {**metrics.iteration_summary(iterations),
+                               **metrics.spread_summary(iterations),
                                "architecture": sc.training.architecture,
                                "policy": sc.training.policy,
                                "socket_errors": errors.strip()}

@@ -28,7 +28,7 @@ class Param:
 
     attribute: str
     default: Any
-    kind: str                        # "bytes" | "int" | "float" | "rate" | "bool" | "candidates"
+    kind: str                        # "bytes" | "int" | "float" | "fraction" | "rate" | "bool" | "candidates"
     doc: str
     sides: tuple[str, ...] = ("push", "pull")
     maximum: float | None = None     # the C++ attribute's checker ("int": uint32)
@@ -94,7 +94,10 @@ POLICIES: dict[str, Policy] = {p.name: p for p in (
                                 "candidates", "[partition, credit] pairs; the first is used first"),
             "interval": Param("Interval", 10, "int", "iterations between decisions"),
             "min_gain": Param("MinGain", 0.05, "float", "relative gain a switch must promise",
-                              maximum=1.0)},
+                              maximum=1.0),
+            "retune": Param("Retune", 0.2, "fraction",
+                            "relative change of the current candidate's interval mean that "
+                            "starts the search again (conditions changed); 0 = never")},
            check=_candidates_valid),
     Policy("prophet", "ready gradients grouped into blocks sized by the profiled gradient "
            "ready times and the measured bandwidth; one block in flight; gradient 0 at once",
@@ -102,9 +105,16 @@ POLICIES: dict[str, Policy] = {p.name: p for p in (
            {"bandwidth": Param("BandwidthBps", None, "rate",
                                "initial bandwidth estimate in bit/s (default: the host link)",
                                sides=("push",))}),
-    Policy("tictac", "the shards pull in a fixed order per iteration, front layers first, one "
-           "transfer at a time per worker; pushes are fifo",
-           "ns3::FifoScheduler", "ns3::TicTacScheduler"),
+    Policy("tictac", "the shards pull in a fixed order per iteration, front layers first, "
+           "each transfer committed right behind the previous one (pipelined; "
+           "`one_at_a_time`: only once it has arrived); pushes are fifo",
+           "ns3::FifoScheduler", "ns3::TicTacScheduler",
+           {"one_at_a_time": Param("OneAtATime", False, "bool",
+                                   "commit a transfer only when the previous one has arrived",
+                                   sides=("pull",))}),
+    Policy("random", "the shards pull in a random order per iteration and worker, pipelined "
+           "(TensorFlow's arbitrary transfer order: TicTac's baseline); pushes are fifo",
+           "ns3::FifoScheduler", "ns3::RandomOrderScheduler"),
     Policy("mercury", "~30 KB chunks, strict per-tensor priority, preemptive between chunks; "
            "per-chunk aggregation at the shards",
            "ns3::MercuryScheduler", "ns3::MercuryScheduler",
@@ -149,6 +159,11 @@ def _value(param: Param, value: Any, where: str):
             raise ConfigError(where, f"must be in 1..{param.maximum or UINT32_MAX:,} "
                               f"(got {value!r})")
         return value
+    if param.kind == "fraction":  # 0 allowed (off)
+        number = finite(value, where)
+        if number < 0:
+            raise ConfigError(where, f"must be >= 0 (got {value!r})")
+        return number
     if param.kind == "rate":
         return parse_rate(value, where)
     if param.kind == "float":

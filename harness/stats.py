@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from harness.metrics import SIZE_CLASSES
+from harness.metrics import SIZE_CLASSES, end_spread
 
 CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 1000
@@ -198,6 +198,31 @@ def iteration_change(reference: list[RunTables], arm: list[RunTables], key: tupl
     return paired_t_change(np.asarray(changes, dtype=float), seeds)
 
 
+def _spreads(iterations: pd.DataFrame | None) -> pd.Series:
+    """Measured iterations: iteration number -> spread of worker end times."""
+    spread = end_spread(iterations)
+    measured = spread[spread["measured"]] if len(spread) else spread
+    return measured.set_index("iteration")["end_spread_s"].astype(float)
+
+
+def end_spread_change(reference: list[RunTables], arm: list[RunTables], key: tuple = ()) -> Interval:
+    """Change of the mean per-iteration spread of worker end times (the
+    straggler metric, metrics.end_spread), paired by seed and iteration like
+    the iteration time: the mean paired difference relative to the
+    reference's mean spread, with a Student t interval (a spread can be ~0,
+    so per-iteration ratios would not do)."""
+    differences, base = [], []
+    for r, a in zip(reference, arm):
+        rs, arm_s = _spreads(r.iterations), _spreads(a.iterations)
+        common = rs.index.intersection(arm_s.index)
+        differences.extend(arm_s.loc[common].to_numpy() - rs.loc[common].to_numpy())
+        base.extend(rs.loc[common].to_numpy())
+    mean_base = float(np.mean(base)) if base else 0.0
+    if mean_base <= 0:
+        return Interval.empty(len(reference))
+    return paired_t_change(np.asarray(differences) / mean_base, len(reference))
+
+
 # --------------------------------------------------------------------------
 # verdicts
 
@@ -225,6 +250,13 @@ def background_verdict(low: float, high: float) -> tuple[str, bool]:
     if low > 0:
         return "slower", True
     return "n.s.", False
+
+
+def spread_verdict(low: float, high: float) -> tuple[str, bool]:
+    """(class, significant) of a change of the straggler spread: smaller (all
+    of the interval below 0), larger (above 0), else "n.s."."""
+    verdict, decided = background_verdict(low, high)
+    return {"faster": "smaller", "slower": "larger"}.get(verdict, verdict), decided
 
 
 # --------------------------------------------------------------------------

@@ -23,6 +23,22 @@ A grid file (TOML) names a base scenario, fields fixed for every cell, axes
 the [axes] product: `points = [{ "training.ratio" = 16, "background.rate" = 23 },
 ...]` runs those combinations only, not their whole product.
 
+A point may also carry three reserved keys:
+
+    [[points]]
+    label = "tictac"                    # names the point in the tables and figures
+    "training.pull_barrier" = true      # the point's fields, as above
+    reference = "random"                # its own reference arm ...
+    arms.random = { "training.policy" = "random" }   # ... and its own arms,
+    arms.tictac = { "training.policy" = "tictac" }   # in place of [arms]
+
+so that points compare different things (each system against its own
+baseline, say). `label` is a column of the tables like a field; if one point
+has a label (or its own arms), every point needs one, and labels are unique. A point with its
+own `arms` needs a `reference` among them (or has exactly one arm); a point
+without them runs the grid's [arms]. Its arm fields may not repeat the
+point's fields or the axes.
+
 With [adaptive] (or `harness sweep --max-seeds N`), after the grid's seeds
 have run, every point whose training verdict is undecided at 95 % (its
 slowdown interval spans two colour classes; harness.stats) gets one more
@@ -62,6 +78,9 @@ from harness.config import (SWEEPS_DIR, ConfigError, ConfigTypeError, Scenario, 
 GRIDS_DIR = SWEEPS_DIR
 _GRID_KEYS = ("name", "scenario", "timeout", "set", "points", "axes", "arms", "adaptive")
 SEED_AXIS = "seed"
+#: Reserved keys of a point: its label (a column, not a scenario field), and
+#: its own arms and reference arm in place of the grid's.
+POINT_LABEL, POINT_ARMS, POINT_REFERENCE = "label", "arms", "reference"
 
 
 class SweepError(RuntimeError):
@@ -91,6 +110,20 @@ class Grid:
     # explicit combinations of point fields, each crossed with the axes
     points: tuple[tuple[tuple[str, Any], ...], ...] = ()
     max_seeds: int = 0                                # adaptive: seeds per point at most
+    # per explicit point: (its arms, its reference), or None for the grid's
+    point_arms: tuple[tuple[tuple, str | None] | None, ...] = ()
+
+    def arms_of(self, point: tuple[tuple[str, Any], ...]) -> tuple[tuple, str | None]:
+        """(arms, reference) of a cell's point: its explicit point's own, or the grid's."""
+        fields = dict(point)
+        for explicit, own in zip(self.points, self.point_arms):
+            if own is not None and all(fields.get(f) == v for f, v in explicit):
+                return own
+        return self.arms, self.reference
+
+    @property
+    def per_point_arms(self) -> bool:
+        return any(own is not None for own in self.point_arms)
 
     def shape(self) -> str:
         """The grid's points as a product, "5 x 2 x 3" (explicit points, then
@@ -114,9 +147,19 @@ class Cell:
     scenario: Scenario | None              # None: invalid (see error)
     error: str | None = None
     predicted_bytes: float = 0.0           # what it sends: a proxy for its cost
+    reference: str | None = None           # the reference arm of its point
 
     def labels(self) -> dict[str, Any]:
-        return {"cell": self.id, "arm": self.arm, **dict(self.point)}
+        return {"cell": self.id, "arm": self.arm,
+                **{f: point_value(v) for f, v in self.point}}
+
+
+def point_value(value: Any) -> Any:
+    """A point's value as a table cell and key: lists and tables (e.g.
+    network.link_changes) as their JSON text."""
+    if isinstance(value, (list, dict, tuple)):
+        return json.dumps(value, sort_keys=True, default=str)
+    return value
 
 
 # --------------------------------------------------------------------------
@@ -194,17 +237,39 @@ def load_grid(path: str | Path) -> Grid:
         axes.append((field, tuple(values)))
 
     points = []
+    point_arms = []
     raw_points = data.get("points", [])
     if not isinstance(raw_points, list) or not all(isinstance(q, dict) and q for q in raw_points):
         raise ConfigError("points", "expected a list of tables of scenario fields, e.g. "
                           '[{ "training.ratio" = 16, "background.rate" = 23 }]')
     for i, raw_point in enumerate(raw_points):
+        raw_point = dict(raw_point)
+        label = raw_point.pop(POINT_LABEL, None)
+        own_arms = raw_point.pop(POINT_ARMS, None)
+        own_reference = raw_point.pop(POINT_REFERENCE, None)
         flat = _flatten(raw_point, f"points[{i}]")
         for field, value in flat.items():
             _check_field(base, field, value, f"points[{i}].{field}")
             if field in dict(axes):
                 raise ConfigError(f"points[{i}].{field}", "is also an axis")
+        if label is not None:
+            if not isinstance(label, str) or not label:
+                raise ConfigError(f"points[{i}].{POINT_LABEL}", f"expected a non-empty "
+                                  f"string, got {label!r}")
+            flat = {POINT_LABEL: label, **flat}
         points.append(tuple(flat.items()))
+        point_arms.append(_point_arms(base, i, own_arms, own_reference, flat, dict(axes)))
+    labels = [dict(q).get(POINT_LABEL) for q in points]
+    if any(own is not None for own in point_arms) and not all(labels):
+        raise ConfigError(f"points[{labels.index(None)}].{POINT_LABEL}", "missing: points "
+                          "with their own arms are told apart by their labels; give every "
+                          "point one")
+    if any(labels) and not all(labels):
+        raise ConfigError(f"points[{labels.index(None)}].{POINT_LABEL}",
+                          "missing: when one point has a label, every point needs one")
+    if any(labels) and len(set(labels)) != len(labels):
+        raise ConfigError(f"points[{len(set(labels))}].{POINT_LABEL}", "labels must be "
+                          f"unique, got {labels}")
     if len({json.dumps(q, sort_keys=True, default=str) for q in points}) != len(points):
         raise ConfigError("points", "lists a point twice")
 
@@ -213,28 +278,62 @@ def load_grid(path: str | Path) -> Grid:
     reference = arms_raw.pop("reference", None)
     if reference is not None and not isinstance(reference, str):
         raise ConfigError("arms.reference", f"expected an arm's name, got {reference!r}")
-    arms = []
-    for arm, fields in arms_raw.items():
-        if not isinstance(fields, dict) or not fields:
-            raise ConfigError(f"arms.{arm}", "an arm is a table of scenario fields, e.g. "
-                              '{ "training.priority" = "low" }')
-        flat = _flatten(fields, f"arms.{arm}")
-        for field, value in flat.items():
-            _check_field(base, field, value, f"arms.{arm}.{field}")
-            if field in dict(axes):
-                raise ConfigError(f"arms.{arm}.{field}", "is also an axis")
-            if field in {f for point in points for f, _ in point}:
-                raise ConfigError(f"arms.{arm}.{field}", "is also a points field")
-        arms.append((arm, tuple(flat.items())))
+    arms = _arms(base, arms_raw, "arms", dict(axes),
+                 {f: None for point in points for f, _ in point})
     if reference is not None and reference not in dict(arms):
         raise ConfigError("arms.reference", f"{reference!r} is not an arm; arms: "
                           f"{', '.join(a for a, _ in arms)}")
     if reference is None and len(arms) > 1:
         reference = arms[0][0]
     timeout = parse_time(data.get("timeout", "6h"), "timeout")
-    max_seeds = _adaptive(data.get("adaptive", {}), dict(axes), reference)
+    own_references = [own[1] for own in point_arms if own is not None]
+    max_seeds = _adaptive(data.get("adaptive", {}), dict(axes),
+                          reference if not own_references else own_references[0])
     return Grid(name, path.resolve(), text, base, tuple(fixed.items()), tuple(axes),
-                tuple(arms), reference, timeout, tuple(points), max_seeds)
+                tuple(arms), reference, timeout, tuple(points), max_seeds, tuple(point_arms))
+
+
+def _arms(base: dict, table: dict, where: str, axes: dict,
+          point_fields: dict | None = None) -> list[tuple[str, tuple]]:
+    """Arms of [arms] or of a point: name -> table of scenario fields."""
+    arms = []
+    for arm, fields in table.items():
+        if not isinstance(fields, dict) or not fields:
+            raise ConfigError(f"{where}.{arm}", "an arm is a table of scenario fields, e.g. "
+                              '{ "training.priority" = "low" }')
+        flat = _flatten(fields, f"{where}.{arm}")
+        for field, value in flat.items():
+            _check_field(base, field, value, f"{where}.{arm}.{field}")
+            if field in axes:
+                raise ConfigError(f"{where}.{arm}.{field}", "is also an axis")
+            if point_fields is not None and field in point_fields:
+                raise ConfigError(f"{where}.{arm}.{field}", "is also a field of the point")
+        arms.append((arm, tuple(flat.items())))
+    return arms
+
+
+def _point_arms(base: dict, i: int, own_arms: Any, own_reference: Any, fields: dict,
+                axes: dict) -> tuple[tuple, str | None] | None:
+    """A point's own (arms, reference), checked; None when it has none."""
+    where = f"points[{i}]"
+    if own_arms is None:
+        if own_reference is not None:
+            raise ConfigError(f"{where}.{POINT_REFERENCE}", "a point's reference needs the "
+                              f"point's own arms ({where}.{POINT_ARMS})")
+        return None
+    if not isinstance(own_arms, dict) or not own_arms:
+        raise ConfigError(f"{where}.{POINT_ARMS}", "expected a table of arms, e.g. arms.low "
+                          '= { "training.priority" = "low" }')
+    base_point = apply_values(base, [(f.split("."), v) for f, v in fields.items()
+                                     if f != POINT_LABEL])
+    arms = _arms(base_point, own_arms, f"{where}.{POINT_ARMS}", axes, fields)
+    if own_reference is None and len(arms) > 1:
+        raise ConfigError(f"{where}.{POINT_REFERENCE}", "missing: a point with several arms "
+                          f"names its reference arm; arms: {', '.join(a for a, _ in arms)}")
+    if own_reference is not None and own_reference not in dict(arms):
+        raise ConfigError(f"{where}.{POINT_REFERENCE}", f"{own_reference!r} is not an arm of "
+                          f"the point; arms: {', '.join(a for a, _ in arms)}")
+    return tuple(arms), own_reference
 
 
 def _adaptive(table: Any, axes: dict, reference: str | None) -> int:
@@ -272,7 +371,7 @@ def expand(grid: Grid) -> list[Cell]:
     for explicit in grid.points or ((),):
         for values in itertools.product(*(v for _, v in grid.axes)):
             point = (*explicit, *zip(fields, values))
-            for arm in arm_names(grid):
+            for arm in arm_names(grid, point):
                 cell = make_cell(grid, point, arm)
                 if cell.id in seen:
                     raise ConfigError("grid", f"cells {seen[cell.id].labels()} and "
@@ -282,8 +381,10 @@ def expand(grid: Grid) -> list[Cell]:
     return cells
 
 
-def arm_names(grid: Grid) -> list[str | None]:
-    return [a for a, _ in grid.arms] or [None]
+def arm_names(grid: Grid, point: tuple[tuple[str, Any], ...] = ()) -> list[str | None]:
+    """The arms a point runs: its own, or the grid's."""
+    arms, _ = grid.arms_of(point)
+    return [a for a, _ in arms] or [None]
 
 
 def make_cell(grid: Grid, point: tuple[tuple[str, Any], ...], arm: str | None) -> Cell:
@@ -291,17 +392,19 @@ def make_cell(grid: Grid, point: tuple[tuple[str, Any], ...], arm: str | None) -
     ns-3); an invalid one carries its error."""
     from harness.run import plan
 
-    arm_fields = dict(grid.arms).get(arm, ()) if arm is not None else ()
-    raw = apply_values(grid.base, [(f.split("."), v) for f, v in (*point, *arm_fields)])
+    arms, reference = grid.arms_of(point)
+    arm_fields = dict(arms).get(arm, ()) if arm is not None else ()
+    fields = [(f, v) for f, v in (*point, *arm_fields) if f != POINT_LABEL]
+    raw = apply_values(grid.base, [(f.split("."), v) for f, v in fields])
     try:
         scenario = scenario_from_dict(raw)
         return Cell(scenario.digest(), arm, tuple(point), scenario,
-                    predicted_bytes=predicted_bytes(plan(scenario)))
+                    predicted_bytes=predicted_bytes(plan(scenario)), reference=reference)
     except Exception as e:  # noqa: BLE001 - one cell's problem fails that cell only
         message = str(e) if isinstance(e, ConfigError) else f"{type(e).__name__}: {e}"
         blob = json.dumps(raw, sort_keys=True, default=str).encode()
         return Cell("x" + hashlib.sha256(blob).hexdigest()[:15], arm, tuple(point), None,
-                    message)
+                    message, reference=reference)
 
 
 def more_seeds(grid: Grid, cells: list[Cell], deltas_mean: pd.DataFrame,
@@ -314,12 +417,12 @@ def more_seeds(grid: Grid, cells: list[Cell], deltas_mean: pd.DataFrame,
     judged = deltas_mean[deltas_mean["metric"].isin(DECIDING_METRICS)]
     for row in judged.to_dict("records"):
         if not row.get("decided") and row.get("verdict") not in (None, "n/a"):
-            undecided.add(tuple(row[k] for k in keys))
+            undecided.add(tuple(_none_if_na(row.get(k)) for k in keys))
     seeds: dict[tuple, set] = {}
     template: dict[tuple, tuple] = {}
     for cell in cells:
         point = dict(cell.point)
-        key = tuple(point[k] for k in keys)
+        key = tuple(point_value(point.get(k)) for k in keys)
         seeds.setdefault(key, set()).add(point[SEED_AXIS])
         template[key] = cell.point
     extra = []
@@ -328,8 +431,14 @@ def more_seeds(grid: Grid, cells: list[Cell], deltas_mean: pd.DataFrame,
             continue
         seed = max(seeds[key]) + 1
         point = tuple((f, seed if f == SEED_AXIS else v) for f, v in template[key])
-        extra += [make_cell(grid, point, arm) for arm in arm_names(grid)]
+        extra += [make_cell(grid, point, arm) for arm in arm_names(grid, point)]
     return extra
+
+
+def _none_if_na(value: Any) -> Any:
+    """A table's missing value (NaN: a field this point does not set) as None,
+    the value a cell's point gives for it."""
+    return None if isinstance(value, float) and value != value else value
 
 
 #: The verdict an adaptive sweep decides: the training slowdown class (the
@@ -351,10 +460,14 @@ write_atomic = outdir.write_file  # every file of the sweep directory: temporary
 
 
 def _cells_record(grid: Grid, cells: list[Cell], added: set[str]) -> dict:
+    arms = [a for a, _ in grid.arms]
+    for own in grid.point_arms:
+        arms += [a for a, _ in own[0] if a not in arms] if own is not None else []
     return {"grid": grid.name, "grid_file": str(grid.path),
-            "axes": grid.axis_fields, "arms": [a for a, _ in grid.arms],
+            "axes": grid.axis_fields, "arms": arms,
             "reference": grid.reference,
             "cells": [{"id": c.id, "arm": c.arm, "point": dict(c.point),
+                       **({"reference": c.reference} if grid.per_point_arms else {}),
                        **({"added": True} if c.id in added else {})} for c in cells]}
 
 
@@ -548,10 +661,14 @@ def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFram
             rows.append(cell_row(cell, None, None))
     summary = pd.DataFrame(rows)
     tables = {"summary": summary}
-    if grid.reference is not None:
+    if grid.reference is not None or grid.per_point_arms:
         keys = grid.axis_fields
-        deltas = metrics.paired_deltas(summary[summary["status"] == "ok"], keys, "arm",
-                                       grid.reference, metrics.DELTA_METRICS)
+        ok = summary[summary["status"] == "ok"]
+        if grid.per_point_arms:
+            deltas = _per_point_deltas(ok, cells, keys)
+        else:
+            deltas = metrics.paired_deltas(ok, keys, "arm", grid.reference,
+                                           metrics.DELTA_METRICS)
         tables["deltas"] = deltas
         point_keys = [k for k in keys if k != SEED_AXIS]
         means = metrics.delta_means(deltas, point_keys, "arm")
@@ -564,6 +681,33 @@ def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFram
     return tables
 
 
+def _per_point_deltas(ok: pd.DataFrame, cells: list[Cell], keys: list[str]) -> pd.DataFrame:
+    """metrics.paired_deltas point by point, each against its own reference
+    arm; within a point only the seed varies (and fields a point does not set
+    are missing, which must not become keys)."""
+    reference = {c.id: c.reference for c in cells}
+    point_keys = [k for k in keys if k != SEED_AXIS]
+    seed_keys = [SEED_AXIS] if SEED_AXIS in keys else []
+    parts = []
+    labelled = ok.assign(_point=[json.dumps([_none_if_na(r[k]) for k in point_keys],
+                                            default=str) for _, r in ok.iterrows()])
+    for _, group in labelled.groupby("_point", sort=False):
+        ref = reference[group["cell"].iloc[0]]
+        if ref is None:
+            continue
+        # "_point" keeps the keys a MultiIndex even when the seed is the only axis
+        part = metrics.paired_deltas(group, ["_point", *seed_keys], "arm", ref,
+                                     metrics.DELTA_METRICS).drop(columns="_point")
+        first = group.iloc[0]
+        for k in reversed(point_keys):
+            part.insert(0, k, [first[k]] * len(part))
+        parts.append(part)
+    columns = [*keys, "arm", "metric", "reference", "value", "change"]
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(parts, ignore_index=True)[columns]
+
+
 def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
     """Per axes point (seeds pooled) and non-reference arm, each change of the
     map against the reference arm with its bootstrap interval and verdict:
@@ -571,27 +715,33 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
     samples, seeds, verdict, decided."""
     point_keys = [k for k in grid.axis_fields if k != SEED_AXIS]
     by_point: dict[tuple, dict[str, dict]] = {}
+    point_reference: dict[tuple, str | None] = {}
     for cell in cells:
         if not is_done(out, cell):
             continue
         point = dict(cell.point)
-        key = tuple(point.get(k) for k in point_keys)
+        key = tuple(point_value(point.get(k)) for k in point_keys)
         by_point.setdefault(key, {}).setdefault(cell.arm, {})[point.get(SEED_AXIS)] = cell
+        point_reference[key] = cell.reference if grid.per_point_arms else grid.reference
     rows = []
     for key, arms in by_point.items():
-        reference = arms.get(grid.reference, {})
+        if point_reference[key] is None:
+            continue
+        reference = arms.get(point_reference[key], {})
         for arm, seeds in arms.items():
-            if arm == grid.reference:
+            if arm == point_reference[key]:
                 continue
             shared = sorted(s for s in seeds if s in reference)
             ref_runs = [_run_tables(out, reference[s]) for s in shared]
             arm_runs = [_run_tables(out, seeds[s]) for s in shared]
             label = (*key, arm)
             changes = {"iteration_time": stats.iteration_change(ref_runs, arm_runs, label),
+                       "end_spread": stats.end_spread_change(ref_runs, arm_runs, label),
                        **stats.fct_changes(ref_runs, arm_runs, label)}
             for metric, iv in changes.items():
-                judge = (stats.training_verdict if metric == "iteration_time"
-                         else stats.background_verdict)
+                judge = {"iteration_time": stats.training_verdict,
+                         "end_spread": stats.spread_verdict}.get(metric,
+                                                                stats.background_verdict)
                 verdict, decided = judge(iv.low, iv.high)
                 rows.append({**dict(zip(point_keys, key)), "arm": arm, "metric": metric,
                              "change": iv.change, "change_low": iv.low,
@@ -614,6 +764,11 @@ def _with_intervals(means: pd.DataFrame, intervals: pd.DataFrame,
     """deltas_mean: the mean over seeds (n, mean, ci95_low, ci95_high) and the
     pooled change with its bootstrap interval, side by side."""
     on = [*point_keys, "arm", "metric"]
+    if POINT_LABEL in point_keys:
+        # labels are unique per point; the other fields, missing where a point
+        # does not set them, would not match across the two tables' dtypes
+        on = [POINT_LABEL, "arm", "metric"]
+        intervals = intervals.drop(columns=[k for k in point_keys if k != POINT_LABEL])
     if means.empty:
         return means.reindex(columns=[*means.columns, *(c for c in intervals.columns
                                                          if c not in on)])
@@ -675,7 +830,8 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
     base = expand(grid) if cells is None else cells
     max_seeds = grid.max_seeds if max_seeds is None else max_seeds
     if max_seeds:
-        check_adaptive(dict(grid.axes), grid.reference, "--max-seeds")
+        check_adaptive(dict(grid.axes), grid.reference or
+                       next((own[1] for own in grid.point_arms if own), None), "--max-seeds")
     cells = prepare_dir(out, grid, base, resume)
     added = {c.id for c in cells} - {c.id for c in base}
     first = {c.id: _state(out, c, retry_failed) for c in cells}
@@ -693,7 +849,7 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
             cells += extra
             added |= {c.id for c in extra}
             write_cells(out, grid, cells, added)
-            points = len(extra) // len(arm_names(grid))
+            points = len({json.dumps(c.point, default=str) for c in extra})
             print(f"sweep {grid.name}: round {rounds}: {points} undecided point"
                   f"{'s' if points != 1 else ''} get one more seed", file=sys.stderr, flush=True)
             todo = [c for c in extra if _state(out, c, retry_failed) == "run"]

@@ -108,6 +108,9 @@ def install(ns, builder, profile: profiles.Profile, cfg: TrainingConfig,
     """A RingAllreduceJob with rank r on hosts[r]; returns the job."""
     helper = ns.RingAllreduceHelper()
     helper.SetLayers(*layer_arguments(profile))
+    for slow in cfg.slowdowns:
+        helper.AddSlowdown(slow.worker, round(slow.start * 1e9), round(slow.end * 1e9),
+                           slow.factor)
     for layer, t in enumerate(layer_tos):
         if t != tos:
             helper.SetLayerTos(layer, t)

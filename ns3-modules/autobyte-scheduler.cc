@@ -6,6 +6,7 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <cmath>
 #include <numeric>
 #include <sstream>
 
@@ -41,6 +42,12 @@ AutoByteScheduler::GetTypeId()
                           DoubleValue(0.05),
                           MakeDoubleAccessor(&AutoByteScheduler::m_minGain),
                           MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("Retune",
+                          "Relative change of the current candidate's interval mean that "
+                          "starts the search again (conditions changed); 0 = never.",
+                          DoubleValue(0.2),
+                          MakeDoubleAccessor(&AutoByteScheduler::m_retune),
+                          MakeDoubleChecker<double>(0))
             .AddTraceSource("ConfigChanged",
                             "A new (partition, credit) is used from `iteration` on.",
                             MakeTraceSourceAccessor(&AutoByteScheduler::m_configTrace),
@@ -51,7 +58,8 @@ AutoByteScheduler::GetTypeId()
 AutoByteScheduler::AutoByteScheduler()
     : m_current(0),
       m_interval(10),
-      m_minGain(0.05)
+      m_minGain(0.05),
+      m_retune(0.2)
 {
     SetCandidates("160000:160000");
 }
@@ -137,7 +145,20 @@ AutoByteScheduler::NotifyIterationDone(uint64_t iteration, Time duration)
     const double mean =
         std::accumulate(m_window.begin(), m_window.end(), 0.0) / double(m_window.size());
     m_window.clear();
+    const double previous = m_measuredMs[m_current];
     m_measuredMs[m_current] = mean;
+    if (m_retune > 0 && previous > 0 && std::abs(mean / previous - 1) > m_retune)
+    {
+        NS_LOG_INFO("iteration " << iteration << ": " << previous << " -> " << mean
+                                 << " ms, searching again");
+        for (size_t i = 0; i < m_candidates.size(); ++i)
+        {
+            if (i != m_current)
+            {
+                m_measuredMs[i] = -1; // measured under other conditions
+            }
+        }
+    }
     for (size_t i = 0; i < m_candidates.size(); ++i)
     {
         if (m_measuredMs[i] < 0)

@@ -5,8 +5,11 @@
 // given order, starting with the first), then the one with the shortest
 // measured mean iteration time is kept; a switch happens only when its
 // measured mean is at least MinGain shorter than the current one's latest.
-// Every sender of a job sees the same iteration times (worker 0's), so all
-// switch together.
+// When the current candidate's interval mean moves by more than Retune from
+// its previous one, runtime conditions have changed (the network, a slow
+// worker): every other candidate's measurement is stale and the search starts
+// again (AutoByte re-tunes online; 0 = never). Every sender of a job sees the
+// same iteration times (worker 0's), so all switch together.
 #ifndef DDNN_AUTOBYTE_SCHEDULER_H
 #define DDNN_AUTOBYTE_SCHEDULER_H
 
@@ -50,6 +53,7 @@ class AutoByteScheduler : public ByteScheduler
     size_t m_current;
     uint32_t m_interval;
     double m_minGain;
+    double m_retune;
     std::vector<double> m_window; //!< iteration times (ms) since the last decision
     TracedCallback<uint64_t, uint64_t, uint64_t> m_configTrace;
 };

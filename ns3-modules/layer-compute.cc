@@ -1,6 +1,9 @@
 #include "layer-compute.h"
 
+#include "ns3/abort.h"
 #include "ns3/simulator.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -30,6 +33,57 @@ LayerCompute::Setup(const std::vector<Time>& forward,
     m_computeDone = computeDone;
     m_gradientsReady = gradientsReady;
     m_syncedIteration.assign(forward.size(), -1);
+}
+
+void
+LayerCompute::SetSlowdowns(const std::vector<Slowdown>& slowdowns)
+{
+    m_slowdowns = slowdowns;
+    std::sort(m_slowdowns.begin(), m_slowdowns.end(),
+              [](const Slowdown& a, const Slowdown& b) { return a.start < b.start; });
+    for (size_t i = 0; i < m_slowdowns.size(); ++i)
+    {
+        const Slowdown& s = m_slowdowns[i];
+        NS_ABORT_MSG_IF(s.factor <= 0 || s.end <= s.start,
+                        "LayerCompute: a slowdown needs start < end and factor > 0");
+        NS_ABORT_MSG_IF(i > 0 && s.start < m_slowdowns[i - 1].end,
+                        "LayerCompute: slowdown periods overlap");
+    }
+}
+
+Time
+LayerCompute::Stretch(Time work) const
+{
+    // walk the periods from now, spending `work` at speed 1 outside them and
+    // at speed 1/factor inside
+    const Time now = Simulator::Now();
+    Time t = now;
+    double left = double(work.GetNanoSeconds());
+    for (const Slowdown& s : m_slowdowns)
+    {
+        if (s.end <= t)
+        {
+            continue;
+        }
+        if (t < s.start)
+        {
+            const double before = double((s.start - t).GetNanoSeconds());
+            if (left <= before)
+            {
+                break;
+            }
+            left -= before;
+            t = s.start;
+        }
+        const double inside = double((s.end - t).GetNanoSeconds()) / s.factor;
+        if (left <= inside)
+        {
+            return t + NanoSeconds(int64_t(left * s.factor + 0.5)) - now;
+        }
+        left -= inside;
+        t = s.end;
+    }
+    return t + NanoSeconds(int64_t(left + 0.5)) - now;
 }
 
 void
@@ -99,14 +153,15 @@ LayerCompute::TryForward()
         m_iterationStart(m_iteration);
     }
     m_busy = true;
-    m_event = Simulator::Schedule(m_forward[i], &LayerCompute::ForwardDone, this);
+    m_computeStart = Simulator::Now();
+    m_event = Simulator::Schedule(Stretch(m_forward[i]), &LayerCompute::ForwardDone, this);
 }
 
 void
 LayerCompute::ForwardDone()
 {
     m_busy = false;
-    m_computeDone(m_iteration, m_layer, false, Simulator::Now() - m_forward[m_layer]);
+    m_computeDone(m_iteration, m_layer, false, m_computeStart);
     m_layer++;
     if (m_layer < m_forward.size())
     {
@@ -117,7 +172,9 @@ LayerCompute::ForwardDone()
     m_inBackward = true;
     m_layer = m_forward.size() - 1;
     m_busy = true;
-    m_event = Simulator::Schedule(m_backward[m_layer], &LayerCompute::BackwardDone, this);
+    m_computeStart = Simulator::Now();
+    m_event =
+        Simulator::Schedule(Stretch(m_backward[m_layer]), &LayerCompute::BackwardDone, this);
 }
 
 void
@@ -125,7 +182,7 @@ LayerCompute::BackwardDone()
 {
     m_busy = false;
     const uint32_t i = m_layer;
-    m_computeDone(m_iteration, i, true, Simulator::Now() - m_backward[i]);
+    m_computeDone(m_iteration, i, true, m_computeStart);
     m_gradientsReady(m_iteration, i);
     if (!m_running)
     {
@@ -135,7 +192,9 @@ LayerCompute::BackwardDone()
     {
         m_layer = i - 1;
         m_busy = true;
-        m_event = Simulator::Schedule(m_backward[m_layer], &LayerCompute::BackwardDone, this);
+        m_computeStart = Simulator::Now();
+        m_event =
+            Simulator::Schedule(Stretch(m_backward[m_layer]), &LayerCompute::BackwardDone, this);
         return;
     }
     m_inBackward = false;

@@ -5,7 +5,9 @@
 // barrier, forward of layer 0 waits for every layer. Shared by the ring and
 // the parameter-server workers, which tell it what the network delivered and
 // hear back through callbacks when an iteration starts, a layer's compute
-// finishes and a layer's gradients are ready.
+// finishes and a layer's gradients are ready. Slowdowns (SetSlowdowns) make
+// the worker compute `factor` times slower during [start, end): a layer's
+// compute that overlaps the period is stretched by the part that overlaps.
 #ifndef DDNN_LAYER_COMPUTE_H
 #define DDNN_LAYER_COMPUTE_H
 
@@ -22,6 +24,14 @@ namespace ns3
 class LayerCompute
 {
   public:
+    /// During [start, end) compute runs `factor` times slower.
+    struct Slowdown
+    {
+        Time start;
+        Time end;
+        double factor;
+    };
+
     /// (iteration): forward of layer 0 starts.
     typedef Callback<void, uint64_t> IterationStartCallback;
     /// (iteration, layer, backward, start): one layer's compute finished now.
@@ -37,6 +47,10 @@ class LayerCompute
                IterationStartCallback iterationStart,
                ComputeDoneCallback computeDone,
                GradientsReadyCallback gradientsReady);
+    /// Periods of slower compute (non-overlapping; any order).
+    void SetSlowdowns(const std::vector<Slowdown>& slowdowns);
+    /// Wall time that `work` of compute (at normal speed) takes from now.
+    Time Stretch(Time work) const;
     /// Iteration 0, forward of layer 0, now.
     void Start();
     /// Compute stops (pending compute is cancelled).
@@ -66,7 +80,9 @@ class LayerCompute
     bool m_busy;        //!< a forward/backward event is pending
     uint32_t m_layer;   //!< forward: next layer to start; backward: layer computing
     EventId m_event;
+    Time m_computeStart; //!< when the pending compute started
     std::vector<int64_t> m_syncedIteration; //!< per layer; -1: never synchronised
+    std::vector<Slowdown> m_slowdowns;      //!< sorted by start
 };
 
 } // namespace ns3

@@ -124,6 +124,7 @@ PsChannel::DoDispose()
                                         MakeNullCallback<void, Ptr<Socket>>());
         }
     }
+    m_pumpEvent.Cancel();
     m_conns.clear();
     m_scheduler = nullptr;
     m_node = nullptr;
@@ -257,8 +258,23 @@ void
 PsChannel::Pump()
 {
     PsChunk chunk;
-    while (m_scheduler && m_scheduler->Next(m_inflight, chunk))
+    const Time overhead = m_job ? m_job->GetChunkOverhead() : Time(0);
+    while (m_scheduler)
     {
+        if (overhead.IsStrictlyPositive() && Simulator::Now() < m_engineFree)
+        {
+            if (!m_pumpEvent.IsPending())
+            {
+                m_pumpEvent =
+                    Simulator::Schedule(m_engineFree - Simulator::Now(), &PsChannel::Pump, this);
+            }
+            return;
+        }
+        if (!m_scheduler->Next(m_inflight, chunk))
+        {
+            return;
+        }
+        m_engineFree = Simulator::Now() + overhead;
         m_inflight += chunk.bytes;
         chunk.row = m_job->NotifyChunkSent(m_worker, m_shard, m_push, chunk, m_local);
         if (m_local)

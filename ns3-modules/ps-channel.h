@@ -10,13 +10,15 @@
 // descriptor to this end's queue for that connection, and TCP's in-order
 // delivery tells where one chunk ends and the next begins (received-byte
 // accounting, as in the ring). When a chunk is complete the sending end's
-// in-flight bytes drop (the credit of bytescheduler and friends).
+// in-flight bytes drop (the credit of bytescheduler and friends). With the
+// job's ChunkOverhead, commits of this end are at least that far apart.
 #ifndef DDNN_PS_CHANNEL_H
 #define DDNN_PS_CHANNEL_H
 
 #include "comm-scheduler.h"
 
 #include "ns3/callback.h"
+#include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/node.h"
 #include "ns3/object.h"
@@ -106,6 +108,8 @@ class PsChannel : public Object
     PsChannel* m_peer;
     std::vector<Connection> m_conns;
     uint64_t m_inflight;
+    Time m_engineFree;  //!< ChunkOverhead: the next commit may happen from then on
+    EventId m_pumpEvent; //!< a Pump() waiting for m_engineFree
     ChunkCallback m_chunkCallback;
     ProgressCallback m_progressCallback;
     ErrorCallback m_errorCallback;

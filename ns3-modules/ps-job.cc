@@ -8,6 +8,7 @@
 #include "ns3/boolean.h"
 #include "ns3/integer.h"
 #include "ns3/log.h"
+#include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -46,6 +47,21 @@ PsJob::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&PsJob::m_barrier),
                           MakeBooleanChecker())
+            .AddAttribute("PullBarrier",
+                          "The shards pull an iteration's parameters only once every tensor of "
+                          "that iteration is aggregated on every shard (TensorFlow's "
+                          "synchronous parameter servers: pulls do not overlap pushes).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&PsJob::m_pullBarrier),
+                          MakeBooleanChecker())
+            .AddAttribute("ChunkOverhead",
+                          "Each sender (a worker towards one shard, a shard towards one "
+                          "worker) commits chunks at least this far apart: the framework's "
+                          "cost per operation, which makes small partitions expensive on "
+                          "fast links.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&PsJob::m_chunkOverhead),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("DefaultTos",
                           "IP ToS of every layer not given one with SetLayerTos().",
                           UintegerValue(0),
@@ -82,6 +98,8 @@ PsJob::PsJob()
       m_jobId(0),
       m_port(5000),
       m_barrier(false),
+      m_pullBarrier(false),
+      m_chunkOverhead(Seconds(0)),
       m_defaultTos(0),
       m_deadlineTos(-1),
       m_linkBps(10000000000ULL),
@@ -239,6 +257,18 @@ bool
 PsJob::GetBarrier() const
 {
     return m_barrier;
+}
+
+bool
+PsJob::GetPullBarrier() const
+{
+    return m_pullBarrier;
+}
+
+Time
+PsJob::GetChunkOverhead() const
+{
+    return m_chunkOverhead;
 }
 
 uint64_t
@@ -433,6 +463,20 @@ PsJob::NotifyError(const std::string& who, const std::string& what)
 {
     m_records.Error(who, what);
     NS_LOG_WARN("job " << m_jobId << " " << who << ": " << what);
+}
+
+void
+PsJob::NotifyTensorAggregated(uint64_t iteration, uint32_t)
+{
+    if (!m_pullBarrier || ++m_aggregatedTensors[iteration] < m_bytes.size())
+    {
+        return;
+    }
+    m_aggregatedTensors.erase(iteration);
+    for (auto& server : m_servers)
+    {
+        server->ReleasePulls(iteration);
+    }
 }
 
 // ------------------------------------------------------------------ results

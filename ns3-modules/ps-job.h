@@ -18,6 +18,7 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,11 @@ class PsJob : public Object
     std::vector<uint32_t> GetShardTensors(uint32_t shard) const;
     uint16_t GetPort() const;
     bool GetBarrier() const;
+    /// The shards pull an iteration's parameters only once every tensor of
+    /// that iteration is aggregated on every shard.
+    bool GetPullBarrier() const;
+    /// Time between two commits of one sender (the framework's per-chunk cost).
+    Time GetChunkOverhead() const;
     /// Aggregation unit at the shards in bytes (0: whole tensors).
     uint64_t GetAggregationBytes() const;
     /// Class a transfer is raised to when its slack runs out; -1: none.
@@ -93,6 +99,9 @@ class PsJob : public Object
     /// The chunk of `row` has been received by the other end.
     void NotifyChunkDelivered(uint64_t row);
     void NotifyError(const std::string& who, const std::string& what);
+    /// A shard has aggregated the whole of `tensor` in `iteration`; with the
+    /// pull barrier, the last tensor of an iteration releases every shard's pulls.
+    void NotifyTensorAggregated(uint64_t iteration, uint32_t tensor);
 
     // ---- results (read once, at the end of the run)
     uint64_t GetNIterations() const;
@@ -152,6 +161,8 @@ class PsJob : public Object
     uint32_t m_jobId;
     uint16_t m_port;
     bool m_barrier;
+    bool m_pullBarrier;
+    Time m_chunkOverhead;
     uint8_t m_defaultTos;
     int32_t m_deadlineTos;
     uint64_t m_linkBps;
@@ -169,6 +180,7 @@ class PsJob : public Object
     // results
     std::vector<TransferRow> m_transfers;
     std::vector<std::pair<uint64_t, std::string>> m_schedulerStates;
+    std::map<uint64_t, uint32_t> m_aggregatedTensors; //!< pull barrier: iteration -> tensors done
     TrainingRecords m_records; //!< iterations, compute, errors
 
     TracedCallback<uint32_t, uint64_t, Time> m_iterationTrace;

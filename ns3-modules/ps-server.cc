@@ -195,6 +195,7 @@ PsServer::PushProgress(uint32_t worker, const PsChunk& chunk, uint64_t from, uin
     if (finished)
     {
         m_aggregates.erase(key);
+        m_job->NotifyTensorAggregated(chunk.iteration, chunk.tensor);
     }
 }
 
@@ -202,6 +203,33 @@ void
 PsServer::Pull(const PsChunk& unit)
 {
     m_nAggregated++;
+    if (m_job->GetPullBarrier())
+    {
+        m_held[unit.iteration].push_back(unit);
+        return;
+    }
+    SendPull(unit);
+}
+
+void
+PsServer::ReleasePulls(uint64_t iteration)
+{
+    auto it = m_held.find(iteration);
+    if (it == m_held.end())
+    {
+        return;
+    }
+    const std::vector<PsChunk> units = std::move(it->second);
+    m_held.erase(it);
+    for (const auto& unit : units)
+    {
+        SendPull(unit);
+    }
+}
+
+void
+PsServer::SendPull(const PsChunk& unit)
+{
     // raise when what is left before the forward pass needs it is its pull
     const Time raiseAt = unit.deadlineNs < 0
                              ? Time(-1)

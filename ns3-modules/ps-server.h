@@ -33,6 +33,9 @@ class PsServer : public Application
     uint32_t GetShard() const;
     /// Aggregation units pulled so far (over all tensors and iterations).
     uint64_t GetNAggregated() const;
+    /// Pull barrier (PsJob): send the held pulls of `iteration`, in the order
+    /// they were aggregated.
+    void ReleasePulls(uint64_t iteration);
 
   protected:
     void DoDispose() override;
@@ -53,7 +56,9 @@ class PsServer : public Application
     bool AcceptRequest(Ptr<Socket> socket, const Address& from);
     void Accepted(Ptr<Socket> socket, const Address& from);
     void PushProgress(uint32_t worker, const PsChunk& chunk, uint64_t from, uint64_t to);
+    /// An aggregation unit is complete: pull it, or hold it for the barrier.
     void Pull(const PsChunk& unit);
+    void SendPull(const PsChunk& unit);
     void ChannelError(uint32_t worker, const std::string& what);
     uint64_t UnitBytes(uint32_t tensor) const;
 
@@ -63,6 +68,7 @@ class PsServer : public Application
     std::vector<Ptr<PsChannel>> m_channels; //!< per worker
     std::map<std::pair<uint64_t, uint32_t>, Aggregate> m_aggregates;
     uint64_t m_nAggregated;
+    std::map<uint64_t, std::vector<PsChunk>> m_held; //!< pull barrier: iteration -> units
 };
 
 } // namespace ns3

@@ -47,6 +47,12 @@ PsWorker::AddChannel(uint32_t shard, Ptr<PsChannel> channel)
                           MakeCallback(&PsWorker::ChannelError, this));
 }
 
+void
+PsWorker::SetSlowdowns(const std::vector<LayerCompute::Slowdown>& slowdowns)
+{
+    m_compute.SetSlowdowns(slowdowns);
+}
+
 uint32_t
 PsWorker::GetRank() const
 {

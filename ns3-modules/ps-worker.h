@@ -27,6 +27,8 @@ class PsWorker : public Application
     PsWorker();
 
     void Setup(Ptr<PsJob> job, uint32_t rank);
+    /// Periods in which this worker computes slower (before it starts).
+    void SetSlowdowns(const std::vector<LayerCompute::Slowdown>& slowdowns);
     /// The worker end of the link to `shard` (PsJob::Wire()).
     void AddChannel(uint32_t shard, Ptr<PsChannel> channel);
 

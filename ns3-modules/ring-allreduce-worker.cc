@@ -57,6 +57,12 @@ RingAllreduceWorker::Setup(Ptr<RingAllreduceJob> job,
     m_right = right;
 }
 
+void
+RingAllreduceWorker::SetSlowdowns(const std::vector<LayerCompute::Slowdown>& slowdowns)
+{
+    m_compute.SetSlowdowns(slowdowns);
+}
+
 uint32_t
 RingAllreduceWorker::GetRank() const
 {

@@ -40,6 +40,8 @@ class RingAllreduceWorker : public Application
     /// Join `job` as rank `rank`: the left neighbour connects from `left`,
     /// this worker connects to `right` (on the job's port).
     void Setup(Ptr<RingAllreduceJob> job, uint32_t rank, Ipv4Address left, Ipv4Address right);
+    /// Periods in which this worker computes slower (before it starts).
+    void SetSlowdowns(const std::vector<LayerCompute::Slowdown>& slowdowns);
 
     uint32_t GetRank() const;
     /// Iteration being computed (0-based).

@@ -2,23 +2,36 @@
 
 #include "ps-job.h"
 
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("TicTacScheduler");
 
 NS_OBJECT_ENSURE_REGISTERED(TicTacScheduler);
 
 TypeId
 TicTacScheduler::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::TicTacScheduler")
-                            .SetParent<CommScheduler>()
-                            .SetGroupName("Ddnn")
-                            .AddConstructor<TicTacScheduler>();
+    static TypeId tid =
+        TypeId("ns3::TicTacScheduler")
+            .SetParent<CommScheduler>()
+            .SetGroupName("Ddnn")
+            .AddConstructor<TicTacScheduler>()
+            .AddAttribute("OneAtATime",
+                          "Commit the next transfer of the order only once the previous one "
+                          "has been received (serialised) instead of right behind it.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TicTacScheduler::m_oneAtATime),
+                          MakeBooleanChecker());
     return tid;
 }
 
 TicTacScheduler::TicTacScheduler()
-    : m_iteration(0),
+    : m_oneAtATime(false),
+      m_iteration(0),
       m_position(0),
       m_committed(0)
 {
@@ -28,31 +41,59 @@ void
 TicTacScheduler::Attach(const PsJob* job, uint32_t shard, bool push)
 {
     CommScheduler::Attach(job, shard, push);
-    m_order = job->GetShardTensors(shard);
+    m_tensors = job->GetShardTensors(shard);
+}
+
+const std::vector<uint32_t>&
+TicTacScheduler::GetTensors() const
+{
+    return m_tensors;
+}
+
+std::vector<uint32_t>
+TicTacScheduler::MakeOrder(uint64_t)
+{
+    return m_tensors;
+}
+
+void
+TicTacScheduler::NotifyEnqueued(const PsChunk& item)
+{
+    if (m_positions.count(item.iteration))
+    {
+        return;
+    }
+    // the order is drawn once per iteration, when its first item arrives
+    const auto order = MakeOrder(item.iteration);
+    auto& positions = m_positions[item.iteration];
+    for (uint32_t p = 0; p < order.size(); ++p)
+    {
+        positions[order[p]] = p;
+    }
 }
 
 uint64_t
 TicTacScheduler::GetCreditBytes() const
 {
-    return 0; // one transfer at a time
+    return m_oneAtATime ? 0 : UNLIMITED; // 0: only when nothing is in flight
 }
 
 CommScheduler::Key
 TicTacScheduler::MakeKey(const PsChunk& chunk, uint64_t seq) const
 {
-    return {chunk.iteration, chunk.tensor, chunk.offset, seq};
+    return {chunk.iteration, m_positions.at(chunk.iteration).at(chunk.tensor), chunk.offset, seq};
 }
 
 bool
 TicTacScheduler::Pick(uint64_t inflight, PsChunk& out)
 {
     auto first = m_pending.begin();
-    if (first == m_pending.end() || m_order.empty())
+    if (first == m_pending.end() || m_tensors.empty())
     {
         return false;
     }
     const PsChunk& c = first->second;
-    if (c.iteration != m_iteration || c.tensor != m_order[m_position] ||
+    if (c.iteration != m_iteration || first->first[1] != m_position ||
         !Admits(inflight, c.bytes))
     {
         return false; // the next tensor of the order is not aggregated yet
@@ -63,8 +104,9 @@ TicTacScheduler::Pick(uint64_t inflight, PsChunk& out)
     if (m_committed == m_job->GetLayerBytes(out.tensor))
     {
         m_committed = 0;
-        if (++m_position == m_order.size())
+        if (++m_position == m_tensors.size())
         {
+            m_positions.erase(m_iteration);
             m_position = 0;
             m_iteration++;
         }

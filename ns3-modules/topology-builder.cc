@@ -2,17 +2,22 @@
 
 #include "ecmp-routing-helper.h"
 
+#include "ns3/abort.h"
 #include "ns3/data-rate.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
 #include "ns3/ipv4.h"
+#include "ns3/log.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/queue-size.h"
+#include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("TopologyBuilder");
 
 NS_OBJECT_ENSURE_REGISTERED(TopologyBuilder);
 
@@ -99,6 +104,26 @@ TopologyBuilder::AddRoute(uint32_t node, Ipv4Address dest, uint32_t link)
     Ptr<Node> n = m_nodes.Get(node);
     int32_t iface = n->GetObject<Ipv4>()->GetInterfaceForDevice(l.devices.Get(side));
     EcmpRoutingHelper::GetRouting(n)->AddRoute(dest, iface, l.addresses[1 - side]);
+}
+
+void
+TopologyBuilder::ScheduleLinkRate(uint32_t link, int64_t atNs, uint64_t rateBps)
+{
+    NS_ABORT_MSG_IF(link >= m_links.size(), "TopologyBuilder: no link " << link);
+    NS_ABORT_MSG_IF(atNs < 0 || rateBps == 0,
+                    "TopologyBuilder::ScheduleLinkRate: needs a time >= 0 and a rate > 0");
+    Simulator::Schedule(NanoSeconds(atNs), &TopologyBuilder::SetLinkRate, this, link, rateBps);
+}
+
+void
+TopologyBuilder::SetLinkRate(uint32_t link, uint64_t rateBps)
+{
+    NS_LOG_INFO("link " << link << " now at " << rateBps << " bit/s");
+    for (uint32_t side = 0; side < 2; ++side)
+    {
+        m_links[link].devices.Get(side)->SetAttribute("DataRate",
+                                                      DataRateValue(DataRate(rateBps)));
+    }
 }
 
 Ptr<Node>

@@ -31,6 +31,9 @@ class TopologyBuilder : public Object
     void AssignAddresses();
     /// Route packets for `dest` at `node` over `link` (one ECMP member).
     void AddRoute(uint32_t node, Ipv4Address dest, uint32_t link);
+    /// At `atNs`, both directions of `link` change to `rateBps` (a packet
+    /// being sent then finishes at the old rate; the delay is unchanged).
+    void ScheduleLinkRate(uint32_t link, int64_t atNs, uint64_t rateBps);
 
     Ptr<Node> GetNode(uint32_t i) const;
     uint32_t GetNNodes() const;
@@ -43,6 +46,8 @@ class TopologyBuilder : public Object
     void DoDispose() override;
 
   private:
+    void SetLinkRate(uint32_t link, uint64_t rateBps);
+
     struct Link
     {
         uint32_t nodes[2];

@@ -40,6 +40,21 @@ TrainingJobHelper::SetStartTime(Time start)
     m_start = start;
 }
 
+void
+TrainingJobHelper::AddSlowdown(uint32_t rank, int64_t startNs, int64_t endNs, double factor)
+{
+    NS_ABORT_MSG_IF(startNs < 0 || endNs <= startNs || !(factor > 0),
+                    "TrainingJobHelper::AddSlowdown: needs 0 <= start < end and factor > 0");
+    m_slowdowns[rank].push_back({NanoSeconds(startNs), NanoSeconds(endNs), factor});
+}
+
+std::vector<LayerCompute::Slowdown>
+TrainingJobHelper::GetSlowdowns(uint32_t rank) const
+{
+    auto it = m_slowdowns.find(rank);
+    return it == m_slowdowns.end() ? std::vector<LayerCompute::Slowdown>() : it->second;
+}
+
 Ptr<Node>
 TrainingJobHelper::GetNodeById(uint32_t id, const std::string& who)
 {

@@ -1,9 +1,12 @@
 // What every training-job helper takes before Install(): the job's
-// attributes, its layers (bytes and compute times), per-layer IP ToS and the
-// applications' start time; and the NodeList lookup the Python side needs.
+// attributes, its layers (bytes and compute times), per-layer IP ToS, the
+// applications' start time and periods of slower compute per worker; and
+// the NodeList lookup the Python side needs.
 // RingAllreduceHelper and PsHelper add their architecture's part.
 #ifndef DDNN_TRAINING_JOB_HELPER_H
 #define DDNN_TRAINING_JOB_HELPER_H
+
+#include "layer-compute.h"
 
 #include "ns3/attribute.h"
 #include "ns3/node.h"
@@ -30,12 +33,16 @@ class TrainingJobHelper
     void SetLayerTos(uint32_t layer, uint8_t tos);
     /// When the applications start (default 0).
     void SetStartTime(Time start);
+    /// Worker `rank` computes `factor` times slower in [startNs, endNs).
+    void AddSlowdown(uint32_t rank, int64_t startNs, int64_t endNs, double factor);
 
   protected:
     /// `jobType`: the TypeId of the jobs Install() creates.
     explicit TrainingJobHelper(TypeId jobType);
     /// The node of NodeList id `id`; aborts naming `who` if there is none.
     static Ptr<Node> GetNodeById(uint32_t id, const std::string& who);
+    /// The slowdowns of worker `rank` (AddSlowdown).
+    std::vector<LayerCompute::Slowdown> GetSlowdowns(uint32_t rank) const;
 
     ObjectFactory m_jobFactory;
     std::vector<uint64_t> m_bytes;
@@ -43,6 +50,7 @@ class TrainingJobHelper
     std::vector<int64_t> m_bpNs;
     std::map<uint32_t, uint8_t> m_layerTos;
     Time m_start;
+    std::map<uint32_t, std::vector<LayerCompute::Slowdown>> m_slowdowns;
 };
 
 } // namespace ns3

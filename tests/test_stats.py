@@ -179,3 +179,12 @@ def test_adaptive_sweep_adds_seeds_where_undecided(grid_file, tmp_path):
     # resuming finds the added seeds in sweep.json and runs nothing
     again = sweep.run_sweep(grid, tmp_path / "adaptive", jobs=2, progress=False, resume=True)
     assert again.ran == 0 and again.cells == report.cells
+
+
+def test_paired_deltas_with_the_seed_as_the_only_axis():
+    from harness import metrics
+
+    s = pd.DataFrame({"seed": [1, 1, 2, 2], "arm": ["a", "b", "a", "b"],
+                      "mean_iteration_s": [1.0, 0.9, 1.0, 0.8], "training_stalled": [False] * 4})
+    d = metrics.paired_deltas(s, ["seed"], "arm", "a", (("mean_iteration_s", "iteration_time"),))
+    assert list(d["change"]) == pytest.approx([-0.1, -0.2])

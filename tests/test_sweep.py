@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -11,7 +12,7 @@ import time
 import pandas as pd
 import pytest
 
-from harness import sweep
+from harness import claims, sweep
 from harness.config import ConfigError
 
 def results(out) -> pd.DataFrame:
@@ -330,3 +331,148 @@ def test_a_dead_childs_closed_pipe_reads_as_no_message():
     recv2, send2 = Pipe(duplex=False)
     send2.send(("training.profile: no file", "Traceback ..."))
     assert _reply(recv2) == ("training.profile: no file", "Traceback ...")
+
+
+# ---------------------------------------------------------------- points with their own arms
+
+OWN_ARMS = """
+name = "own-arms"
+scenario = "default"
+timeout = "10min"
+[set]
+"run.duration" = 0.3
+"run.warmup" = 0.05
+"run.cooldown" = 0.01
+"training.enabled" = true
+"training.profile" = "{model}"
+"training.workers" = 3
+"training.architecture" = "ps"
+"training.ratio" = 2
+"network.band_limit_packets" = 100
+"background.enabled" = false
+[axes]
+seed = [1, 2]
+
+[[points]]
+label = "tictac"
+"training.pull_barrier" = true
+reference = "random"
+arms.random = {{ "training.policy" = "random" }}
+arms.tictac = {{ "training.policy" = "tictac" }}
+
+[[points]]
+label = "p3"
+"training.servers" = 1
+reference = "fifo"
+arms.fifo = {{ "training.policy" = "fifo" }}
+arms.p3 = {{ "training.policy" = "p3" }}
+"""
+
+
+@pytest.fixture(scope="module")
+def own_arms_file(tmp_path_factory):
+    from harness import profiles
+
+    d = tmp_path_factory.mktemp("own-arms")
+    profiles.save_profile(profiles.resnet50_like(10, 1_000_000, 5.0), d / "m.csv")
+    path = d / "own.toml"
+    path.write_text(OWN_ARMS.format(model=d / "m.csv"))
+    return path
+
+
+def test_points_with_their_own_arms_compare_each_with_its_own_reference(own_arms_file, tmp_path):
+    from harness.plots import sweep_figures
+
+    grid = sweep.load_grid(own_arms_file)
+    cells = sweep.expand(grid)
+    assert {(dict(c.point)["label"], c.arm, c.reference) for c in cells} == {
+        ("tictac", "random", "random"), ("tictac", "tictac", "random"),
+        ("p3", "fifo", "fifo"), ("p3", "p3", "fifo")}
+    assert all(c.scenario.training.pull_barrier == (dict(c.point)["label"] == "tictac")
+               for c in cells)
+    report = sweep.run_sweep(grid, tmp_path / "out", jobs=2, progress=False)
+    assert not report.failed
+    d = report.tables["deltas"]
+    assert set(zip(d["label"], d["arm"])) == {("tictac", "tictac"), ("p3", "p3")}
+    s = report.tables["summary"].set_index(["label", "arm", "seed"])
+    it = d[d["metric"] == "iteration_time"].set_index(["label", "arm", "seed"])
+    for (label, arm, seed), row in it.iterrows():
+        ref = {"tictac": "random", "p3": "fifo"}[label]
+        assert row["reference"] == s.loc[(label, ref, seed), "mean_iteration_s"]
+        assert row["value"] == s.loc[(label, arm, seed), "mean_iteration_s"]
+    m = report.tables["deltas_mean"]
+    m = m[m["metric"].isin(["iteration_time", "end_spread"])].set_index(["label", "metric"])
+    assert (m["seeds"] == 2).all() and m["change_low"].notna().all()
+    assert m.loc[("tictac", "iteration_time"), "change"] < 0   # tictac beats random order
+    record = json.loads((tmp_path / "out" / "sweep.json").read_text())
+    assert {c["reference"] for c in record["cells"]} == {"random", "fifo"}
+    frame = sweep_figures.comparison_frame(report.tables["summary"], record)
+    # labelled points with their own arms: a bar per "label: arm", hue = role
+    assert set(frame["point"]) == {"tictac: random", "tictac: tictac", "p3: fifo", "p3: p3"}
+    roles = frame.drop_duplicates("point").set_index("point")["arm"]
+    assert roles["tictac: random"] == roles["p3: fifo"] == "reference"
+    assert roles["tictac: tictac"] == roles["p3: p3"] == "compared"
+    # the claims table: each point's arm against the point's own reference
+    table = claims.claims_table(tmp_path / "out").set_index(["label", "arm"])
+    assert dict(zip(table.index, table["baseline"])) == {("tictac", "tictac"): "random",
+                                                          ("p3", "p3"): "fifo"}
+    for label, arm in (("tictac", "tictac"), ("p3", "p3")):
+        assert table.loc[(label, arm), "change"] == pytest.approx(
+            m.loc[(label, "iteration_time"), "change"], nan_ok=True)
+    assert "| tictac | tictac vs random | all |" in claims.markdown(table.reset_index())
+
+
+def test_claims_phases_split_the_window_at_every_change(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps({
+        "run": {"warmup": 0.5, "duration": 4.0, "cooldown": 0.5},
+        "link_changes": [{"link": 0, "at_ns": 2_000_000_000, "rate_bps": 1e9},
+                         {"link": 1, "at_ns": 2_000_000_000, "rate_bps": 1e9}],
+        "background": {"steps": [[1.0, 50.0], [3.8, 0.0]]}}))
+    got = claims.phases(claims.Run("x", "a", 1, run))
+    assert got == [(0.5, 1.0), (1.0, 2.0), (2.0, 3.5)]
+
+
+@pytest.mark.parametrize("change, field", [
+    (('reference = "random"', 'reference = "fifo"'), "points[0].reference"),
+    (('reference = "random"\n', ''), "points[0].reference"),
+    (('label = "p3"', 'label = "tictac"'), "points[1].label"),
+    (('label = "p3"\n', ''), "points[1].label"),
+    (('arms.p3 = {{ "training.policy" = "p3" }}', 'arms.p3 = {{ "training.servers" = 2 }}'),
+     "points[1].arms.p3.training.servers"),
+    (('arms.p3 = {{ "training.policy" = "p3" }}', 'arms.p3 = {{ "training.polcy" = "p3" }}'),
+     "points[1].arms.p3.training.polcy"),
+    (('arms.p3 = {{ "training.policy" = "p3" }}', 'arms.p3 = 3'), "points[1].arms.p3"),
+    (('label = "p3"', 'label = 3'), "points[1].label"),
+])
+def test_own_arms_errors_name_the_field(own_arms_file, tmp_path, change, field):
+    bad = tmp_path / "bad.toml"
+    text = own_arms_file.read_text()
+    old, new = (c.replace("{{", "{").replace("}}", "}") for c in change)
+    assert old in text
+    bad.write_text(text.replace(old, new))
+    with pytest.raises(ConfigError) as err:
+        sweep.load_grid(bad)
+    assert err.value.field == field, str(err.value)
+
+
+def test_seed_claims_grid_sets_every_system_against_its_baseline():
+    from harness.run import plan
+
+    grid = sweep.load_grid("seed-claims")
+    cells = sweep.expand(grid)
+    assert all(c.scenario is not None for c in cells), [c.error for c in cells if c.error]
+    by_label: dict[str, list] = {}
+    for c in cells:
+        by_label.setdefault(dict(c.point)["label"], []).append(c)
+    assert {"bytescheduler", "p3", "prophet", "tictac", "mercury", "autobyte",
+            "ring-priority"} <= set(by_label)
+    for label, group in by_label.items():
+        assert {dict(c.point)["seed"] for c in group} == {1, 2, 3}, label
+        arms = {c.arm for c in group}
+        assert group[0].reference in arms and len(arms) >= 2, label
+        # the arms of a seed replay the same background flows and run as long
+        first = [plan(c.scenario) for c in group if dict(c.point)["seed"] == 1]
+        assert all(p.flows.equals(first[0].flows) for p in first[1:]), label
+        assert len({p.run.duration for p in first}) == 1, label

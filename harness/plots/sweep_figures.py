@@ -33,7 +33,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from harness.metrics import SIZE_CLASSES
-from harness.sweep import SEED_AXIS as SEED_FIELD
+from harness.sweep import POINT_LABEL, SEED_AXIS as SEED_FIELD
 from harness.plots.run_figures import (_DEEP, _new_figure, fct_cdf_frame, optional_table,
                                        require_files, save_figure)
 
@@ -155,18 +155,27 @@ COMPARISON_PANELS = (
 def comparison_frame(summary: pd.DataFrame, grid: dict) -> pd.DataFrame:
     """Long table for the comparison figure: one row per ok cell and panel
     (point label, arm, metric, value in ms); empty when the grid varies R or
-    the background (the map answers those) or nothing but the seed."""
-    if any(boundary_axes(grid)) or not point_fields(grid):
+    the background (the map answers those) or nothing but the seed. Labelled
+    points (sweep.POINT_LABEL) are named by their label and always compared;
+    where they bring their own arms, each bar is "label: arm" and the hue is
+    its role, the point's reference arm or not."""
+    labelled = POINT_LABEL in point_fields(grid)
+    if (any(boundary_axes(grid)) and not labelled) or not point_fields(grid):
         return pd.DataFrame(columns=["point", "arm", "metric", "value_ms"])
-    keys = point_fields(grid)
+    keys = [POINT_LABEL] if labelled else point_fields(grid)
+    own_reference = {c["id"]: c["reference"] for c in grid.get("cells", []) if "reference" in c}
     ok = summary[summary["status"] == "ok"]
     rows = []
     for record in ok.to_dict("records"):
         label = ", ".join(str(record[k]) for k in keys)
+        arm = record.get("arm") or ""
+        if record.get("cell") in own_reference:
+            label = f"{label}: {arm}"
+            arm = "reference" if arm == own_reference[record["cell"]] else "compared"
         for column, title in COMPARISON_PANELS:
             value = record.get(column)
             if value is not None and np.isfinite(value):
-                rows.append((label, record.get("arm") or "", title, float(value) * 1e3))
+                rows.append((label, arm, title, float(value) * 1e3))
     return pd.DataFrame(rows, columns=["point", "arm", "metric", "value_ms"])
 
 
@@ -713,13 +722,16 @@ def draw_comparison(frame: pd.DataFrame, grid: dict, title: str) -> Figure:
 
     order = list(dict.fromkeys(frame["point"]))
     arms = list(dict.fromkeys(frame["arm"]))
+    # one arm per bar position (points with their own arms): no empty slots
+    dodge = bool(frame.groupby("point")["arm"].nunique().max() > 1)
     fig, axes = _new_figure(max(7.0, 0.45 * len(order) * max(len(arms), 1) + 2.5),
                             2.6 * len(COMPARISON_PANELS) + 1.0,
                             nrows=len(COMPARISON_PANELS), sharex=True)
     for ax, (_, metric) in zip(axes[:, 0], COMPARISON_PANELS):
         rows = frame[frame["metric"] == metric]
         sns.barplot(data=rows, x="point", y="value_ms", hue="arm", order=order,
-                    hue_order=arms, errorbar=("ci", 95), ax=ax, palette=_DEEP[:len(arms)])
+                    hue_order=arms, errorbar=("ci", 95), ax=ax, palette=_DEEP[:len(arms)],
+                    dodge=dodge)
         ax.set_ylabel(metric)
         ax.set_xlabel("")
         if ax.get_legend() is not None:  # one legend, in the top panel
@@ -727,7 +739,8 @@ def draw_comparison(frame: pd.DataFrame, grid: dict, title: str) -> Figure:
                 ax.get_legend().set_title("arm")
             else:
                 ax.get_legend().remove()
-    axes[-1, 0].set_xlabel(", ".join(point_fields(grid)))
+    fields = point_fields(grid)
+    axes[-1, 0].set_xlabel(POINT_LABEL if POINT_LABEL in fields else ", ".join(fields))
     axes[-1, 0].tick_params(axis="x", rotation=30)
     fig.suptitle(title)
     return fig
