@@ -608,12 +608,13 @@ def predicted_bytes(p) -> float:
     return total
 
 
-# Calibrated on the former `quick` preset (thesis-small, 2.5 s cells; README,
-# "How long will my sweep take"): 174 M events for 29.7 GB of predicted bytes,
-# and one core simulates 60-130 thousand events per second (less under heavy
-# retransmission).
-EVENTS_PER_MB = 6_000
-EVENTS_PER_CORE_S = (130_000, 60_000)   # fast, slow
+# Calibrated on the `quick` preset with its adaptive seeds (86 cells, README
+# "How long will my sweep take"): 1,011 M events for 124 GB of predicted
+# bytes (6,200-13,300 per MB over cells), and one core simulated 218-373
+# thousand events per second with the TCP fast path (245 k on the 10 Gbit/s
+# thesis cell of `python -m bench --only speed`).
+EVENTS_PER_MB = 8_000
+EVENTS_PER_CORE_S = (350_000, 200_000)   # fast, slow
 SWEEP_START_S = 3.0  # loading ns-3 and warming up, once per sweep (local executor)
 
 

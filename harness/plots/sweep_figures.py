@@ -746,6 +746,19 @@ def draw_comparison(frame: pd.DataFrame, grid: dict, title: str) -> Figure:
     return fig
 
 
+def _seeds_title(deltas_mean: pd.DataFrame | None, summary: pd.DataFrame) -> str:
+    """' (pooled over N seeds)', or '1-3 seeds per point' where adaptive seeds
+    gave points different numbers."""
+    if deltas_mean is not None and "seeds" in deltas_mean and deltas_mean["seeds"].notna().any():
+        low, high = int(deltas_mean["seeds"].min()), int(deltas_mean["seeds"].max())
+    else:
+        low = high = int(summary[SEED_FIELD].nunique()) if SEED_FIELD in summary else 1
+    if high <= 1:
+        return ""
+    return f" (pooled over {high} seeds)" if low == high else \
+        f" (pooled over {low}-{high} seeds per point)"
+
+
 def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,
                formats: tuple[str, ...] = ("png", "pdf"),
                cells: list[str] | None = None) -> list[Path]:
@@ -762,7 +775,7 @@ def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,
     out_dir = Path(out_dir) if out_dir is not None else sweep.dir / "plots"
     name = grid.get("grid", sweep.dir.name)
     seeds = int(summary[SEED_FIELD].nunique()) if SEED_FIELD in summary else 1
-    over = f" (mean over {seeds} seeds)" if seeds > 1 else ""
+    over = _seeds_title(sweep.deltas_mean, summary)
     x_labels = background_labels(summary, grid)
     figures: list[tuple[str, Figure | None]] = []
 
