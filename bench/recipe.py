@@ -75,20 +75,20 @@ def _measurement_lines(p: Plan) -> list[str]:
 
 
 def _training_lines(p: Plan) -> list[str]:
-    tr, prof = p.training, p.profile
-    lines = [f"app-ports {p.training_ports[0]} {p.training_ports[1]} {APP_TRAINING}",
+    job = p.job
+    tr, prof = job.config, job.profile
+    lines = [f"app-ports {job.ports[0]} {job.ports[1]} {APP_TRAINING}",
              "job-layers " + " ".join(",".join(map(str, v)) for v in (
                  list(prof.layer_bytes), [round(t * 1e6) for t in prof.fp_ms],
                  [round(t * 1e6) for t in prof.bp_ms]))]
-    lines += [f"job-layer-tos {layer} {t}" for layer, t in enumerate(p.training_layer_tos)
-              if t != p.training_tos]
+    lines += [f"job-layer-tos {layer} {t}" for layer, t in enumerate(job.layer_tos)
+              if t != job.tos]
     attributes = {"QueuePolicy": tr.policy, "Barrier": "true" if tr.barrier else "false",
-                  "Port": str(tr.port), "DefaultTos": str(p.training_tos),
+                  "Port": str(tr.port), "DefaultTos": str(job.tos),
                   "AckTos": str(p.ack_tos)}
-    if p.fusion_buffer is not None:
-        attributes = {"FusionBufferBytes": str(p.fusion_buffer), **attributes}
+    attributes = {"FusionBufferBytes": str(job.fusion_buffer), **attributes}
     lines += [f"job-attribute {k} {_tokens_ok(v)}" for k, v in attributes.items()]
-    lines.append("job-install " + " ".join(map(str, p.training_hosts)))
+    lines.append("job-install " + " ".join(map(str, job.hosts)))
     return lines
 
 
