@@ -199,9 +199,7 @@ def install_layers(helper, job: JobPlan) -> None:
     p = job.profile
     helper.SetLayers(list(p.layer_bytes), [round(t * 1e6) for t in p.fp_ms],
                      [round(t * 1e6) for t in p.bp_ms])
-    for layer, t in enumerate(job.layer_tos):
-        if t != job.tos:
-            helper.SetLayerTos(layer, t)
+    helper.SetLayerClasses(list(job.layer_tos))
     for slow in job.config.slowdowns:
         helper.AddSlowdown(slow.worker, round(slow.start * 1e9), round(slow.end * 1e9),
                            slow.factor)

@@ -89,11 +89,9 @@ class Ring(Architecture):
         cfg = job.config
         helper = ns.RingAllreduceHelper()
         install_layers(helper, job)
-        helper.SetJobAttribute("FusionBufferBytes", ns.StringValue(str(job.fusion_buffer)))
-        helper.SetJobAttribute("QueuePolicy",
-                               ns.StringValue(schedulers.POLICIES[cfg.policy].order))
-        if job.partition:
-            helper.SetJobAttribute("PartitionBytes", ns.StringValue(str(job.partition)))
+        helper.SetBuffers(*buffer_arguments(job.buffers, job.layer_tos))
+        helper.SetScheduler(*schedulers.attributes(cfg.policy, cfg.scheduler_params, "push",
+                                                   job.link_bps))
         helper.SetJobAttribute("Barrier", ns.StringValue("true" if cfg.barrier else "false"))
         helper.SetJobAttribute("Port", ns.StringValue(str(cfg.port)))
         helper.SetJobAttribute("DefaultTos", ns.StringValue(str(job.tos)))
@@ -121,6 +119,14 @@ def _one_partition_in_flight(values: dict, given: dict, where: str) -> None:
         elif values["credit"] != values["partition"]:
             raise ConfigError(f"{where}.credit", "a ring-allreduce job runs one allreduce at "
                               "a time: the credit is one partition (leave credit out)")
+
+
+def buffer_arguments(buffers, layer_tos) -> tuple[list[int], list[int], list[int], list[int]]:
+    """(first layer, last layer, bytes, ToS) of each buffer, as
+    RingAllreduceHelper::SetBuffers takes them: a buffer travels in the class
+    of its lowest layer (the most urgent it holds)."""
+    return ([b.layers[0] for b in buffers], [b.layers[-1] for b in buffers],
+            [b.bytes for b in buffers], [layer_tos[b.priority] for b in buffers])
 
 
 def fusion_buffer(cfg, profile: profiles.Profile) -> int:
