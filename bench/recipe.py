@@ -19,7 +19,10 @@ comment line. The directives and their arguments:
     app-ports LO HI APP                    LinkUtilizationTracker::AddApplicationPorts
     track LINK SIDE FROM TO                LinkUtilizationTracker::Track
     job-layers BYTES,.. FP_NS,.. BP_NS,..  RingAllreduceHelper::SetLayers
-    job-layer-tos LAYER TOS                RingAllreduceHelper::SetLayerTos
+    job-layer-classes TOS,..               RingAllreduceHelper::SetLayerClasses
+    job-buffers FIRST,.. LAST,.. BYTES,.. TOS,..
+                                           RingAllreduceHelper::SetBuffers (the planned buffers)
+    job-scheduler TYPEID [NAME=VALUE..]    RingAllreduceHelper::SetScheduler (the policy)
     job-attribute NAME VALUE               RingAllreduceHelper::SetJobAttribute(StringValue)
     job-install HOST..                     RingAllreduceHelper::Install (rank r on HOST r)
     flow-apps PORT                         a FlowLog and FlowAppHelper(log, PORT)
@@ -32,7 +35,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness import qdisc, routing
+from harness import qdisc, routing, schedulers
+from harness.training import ring
 from harness.run import APP_BACKGROUND, APP_TRAINING, Plan, _Network
 
 FORMAT = "ddnn-recipe 1"
@@ -75,20 +79,22 @@ def _measurement_lines(p: Plan) -> list[str]:
 
 
 def _training_lines(p: Plan) -> list[str]:
-    tr, prof = p.training, p.profile
-    lines = [f"app-ports {p.training_ports[0]} {p.training_ports[1]} {APP_TRAINING}",
+    job = p.job
+    tr, prof = job.config, job.profile
+    lines = [f"app-ports {job.ports[0]} {job.ports[1]} {APP_TRAINING}",
              "job-layers " + " ".join(",".join(map(str, v)) for v in (
                  list(prof.layer_bytes), [round(t * 1e6) for t in prof.fp_ms],
                  [round(t * 1e6) for t in prof.bp_ms]))]
-    lines += [f"job-layer-tos {layer} {t}" for layer, t in enumerate(p.training_layer_tos)
-              if t != p.training_tos]
-    attributes = {"QueuePolicy": tr.policy, "Barrier": "true" if tr.barrier else "false",
-                  "Port": str(tr.port), "DefaultTos": str(p.training_tos),
+    lines.append("job-layer-classes " + ",".join(map(str, job.layer_tos)))
+    lines.append("job-buffers " + " ".join(",".join(map(str, v)) for v in
+                                           ring.buffer_arguments(job.buffers, job.layer_tos)))
+    type_id, attrs = schedulers.attributes(tr.policy, tr.scheduler_params, "push", job.link_bps)
+    lines.append(" ".join(["job-scheduler", type_id, *map(_tokens_ok, attrs)]))
+    attributes = {"Barrier": "true" if tr.barrier else "false",
+                  "Port": str(tr.port), "DefaultTos": str(job.tos),
                   "AckTos": str(p.ack_tos)}
-    if p.fusion_buffer is not None:
-        attributes = {"FusionBufferBytes": str(p.fusion_buffer), **attributes}
     lines += [f"job-attribute {k} {_tokens_ok(v)}" for k, v in attributes.items()]
-    lines.append("job-install " + " ".join(map(str, p.training_hosts)))
+    lines.append("job-install " + " ".join(map(str, job.hosts)))
     return lines
 
 

@@ -83,7 +83,7 @@ def _profiles() -> tuple[Entry, ...]:
 def _policies() -> tuple[Entry, ...]:
     from harness.schedulers import POLICIES
 
-    return tuple(Entry(p.name, ("ring or ps: " if p.ring_queue else "ps: ") + p.summary)
+    return tuple(Entry(p.name, ("ring or ps: " if p.rings else "ps: ") + p.summary)
                  for p in POLICIES.values())
 
 

@@ -26,12 +26,10 @@ from harness.errors import ConfigError, ConfigTypeError  # noqa: F401
 from harness.units import (INT64_MAX, UINT16_MAX, UINT32_MAX, finite,  # noqa: F401
                            parse_bytes, parse_rate, parse_time)
 
-REPO_DIR = Path(__file__).resolve().parent.parent
-TOPOLOGIES_DIR = REPO_DIR / "topologies"
-WORKLOADS_DIR = REPO_DIR / "workloads"
-SCENARIOS_DIR = WORKLOADS_DIR / "scenarios"
-SWEEPS_DIR = WORKLOADS_DIR / "sweeps"
-CDF_DIR = WORKLOADS_DIR / "cdf"
+from harness.paths import (CDF_DIR, PROFILES_DIR, REPO_DIR, SCENARIOS_DIR,  # noqa: F401
+                           SWEEPS_DIR, TOPOLOGIES_DIR, WORKLOADS_DIR, builtin_names,
+                           resolve_data_file)
+from harness import training
 
 QDISCS = ("pfifo_fast", "prio")
 CONGESTION_CONTROLS = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic",
@@ -140,7 +138,7 @@ class TrainingConfig:
     model_bytes: int | None = None   # M in R = T / (M 2(1-1/N) 8 / link); default: profile's
     workers: int = 4                 # on hosts 0..workers-1 unless `hosts` is given
     hosts: tuple[int, ...] = ()
-    policy: str = "fifo"             # harness.schedulers.POLICIES (ring: fifo | priority)
+    policy: str = "fifo"             # harness.schedulers.POLICIES (the plug-in says which it takes)
     # the policy's parameters, from [training.scheduler], checked and with
     # defaults filled in: ((name, value), ...)
     scheduler: tuple[tuple[str, Any], ...] = ()
@@ -229,7 +227,7 @@ _SECTION_KEYS = {
                                 "slowdowns", "chunk_overhead")},
 }
 _TOP_KEYS = ("name", "seed", "scale", "run", "topology", "network", "tcp", "background", "training")
-ARCHITECTURES = ("ring", "ps")
+ARCHITECTURES = tuple(training.ARCHITECTURES)  # the plug-ins' registry
 SERVER_PLACEMENTS = ("dedicated", "colocated")
 AGGREGATIONS = ("tensor", "chunk")
 
@@ -572,27 +570,11 @@ def _training(data: Any) -> TrainingConfig:
 
 
 def _training_policy(cfg: TrainingConfig, scheduler: Any) -> TrainingConfig:
-    """Check the policy against the architecture and fill in its parameters."""
-    from harness import schedulers  # it imports this module's errors
-
+    """The architecture's checks of the job, and the policy's parameters filled in."""
     if not isinstance(scheduler, dict):
         raise ConfigError("training.scheduler", f"expected a table of the policy's "
                           f"parameters, got {scheduler!r}")
-    values = schedulers.resolve(cfg.policy, cfg.architecture, scheduler)
-    if cfg.architecture == "ring":
-        defaults = TrainingConfig()
-        for key in ("servers", "server_hosts", "aggregation",
-                    "aggregation_chunk", "deadline_class", "pull_barrier",
-                    "chunk_overhead"):
-            if getattr(cfg, key) != getattr(defaults, key):
-                raise ConfigError(f"training.{key}", "is a parameter-server setting; set "
-                                  "training.architecture = \"ps\"")
-        if cfg.fusion_buffer is not None and schedulers.chunk_bytes(cfg.policy, values):
-            raise ConfigError("training.fusion_buffer", f"policy {cfg.policy!r} cuts layers "
-                              "into partitions instead of fusing them; leave it out")
-    elif cfg.fusion_buffer is not None:
-        raise ConfigError("training.fusion_buffer", "is a ring-allreduce setting (a "
-                          "parameter-server job sends tensors, not fused buffers)")
+    values = training.architecture(cfg.architecture).check(cfg, scheduler)
     return dataclasses.replace(cfg, scheduler=tuple(sorted(values.items())))
 
 
@@ -795,11 +777,6 @@ def resolve_scenario_file(name: str | Path, relative_to: Path, what: str) -> Pat
                       f"{', '.join(builtin_names(SCENARIOS_DIR, '.toml'))})")
 
 
-def builtin_names(directory: Path, suffix: str) -> list[str]:
-    """The names of the built-in files of one kind (scenarios, CDFs, ...)."""
-    return sorted(p.name[:-len(suffix)] for p in directory.glob(f"*{suffix}"))
-
-
 # Keys that give one quantity two ways: setting one (in a derived file or with
 # --set) drops the other inherited from the base.
 _ALTERNATIVES = {("background", "rate"): "load", ("background", "load"): "rate"}
@@ -823,15 +800,3 @@ def merge_tables(base: dict[str, Any], top: dict[str, Any],
                 _drop_alternative(out, (*_path, key))
             out[key] = value
     return out
-
-
-def resolve_data_file(name: str, directory: Path, suffix: str, what: str) -> Path:
-    """A data file by name (in `directory`) or by path."""
-    known = ", ".join(builtin_names(directory, suffix))
-    if not isinstance(name, (str, Path)) or not str(name):
-        raise ConfigError(what, f"expected a name or path, got {name!r}; built-in: {known}")
-    candidates = [Path(name), directory / name, directory / f"{name}{suffix}"]
-    for c in candidates:
-        if c.is_file():
-            return c
-    raise ConfigError(what, f"no file {name!r}; give a path or one of: {known}")

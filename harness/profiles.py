@@ -25,6 +25,7 @@ This module also holds the arithmetic every other part of the harness shares:
 from __future__ import annotations
 
 import csv
+import dataclasses
 import math
 import os
 import tempfile
@@ -394,6 +395,15 @@ class Buffer:
         if len(self.layers) == 1:
             return str(self.layers[0])
         return f"{self.layers[0]}-{self.layers[-1]}"
+
+
+def scaled(model: Profile, k: int) -> Profile:
+    """Each layer's bytes / k (rounded, at least 1); compute times unchanged
+    (harness.scaling: the time-preserving scale-down)."""
+    if k == 1:
+        return model
+    return dataclasses.replace(model, name=f"{model.name}/{k}",
+                               layer_bytes=tuple(max(1, round(b / k)) for b in model.layer_bytes))
 
 
 def fusion_buffer_bytes(profile: Profile) -> int:

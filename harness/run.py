@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness import (background, metrics, outdir, profiles, ps, qdisc, routing, scaling, tcp,
-                     training)
+from harness import background, metrics, outdir, qdisc, routing, scaling, tcp, training
 from harness.config import MAX_UTILIZATION_INTERVALS, ConfigError, NetworkConfig, RunConfig, Scenario
+from harness.training.common import read_csv
 from harness.units import NS3_TIME_MAX_S
 from harness.topology import Topology, load_topology
 
@@ -44,21 +44,19 @@ class Plan:
     background_tos: int = 0
     ack_tos: int = -1              # -1: ACKs in the class of their data
     flows: pd.DataFrame = field(default_factory=pd.DataFrame)
-    training: object = None         # config.TrainingConfig as simulated: byte sizes scaled
-    training_hosts: tuple[int, ...] = ()
-    training_tos: int = 0
-    training_layer_tos: tuple[int, ...] = ()
-    fusion_buffer: int = 0          # ring
-    profile: object = None          # harness.profiles.Profile of the training job
-    training_link_bps: float = 0.0  # slowest host link of the job
-    training_ports: tuple[int, int] = (0, 0)  # first and last port the job listens on
-    training_network_ms: float = 0.0  # one iteration's communication at line rate (for R)
-    ideal_iteration_s: float | None = None  # the job's analytic no-contention iteration
-    server_hosts: tuple[int, ...] = ()   # ps: host of each shard
-    tensor_shards: tuple[int, ...] = ()  # ps: shard of each tensor
-    deadline_tos: int = -1          # ps: class raised to when slack runs out; -1 none
+    job: training.JobPlan | None = None  # the training job as its plug-in planned it
     background_steps: tuple[tuple[float, float], ...] = ()  # (time s, flows/s per host)
     link_changes: tuple[tuple[int, int, float], ...] = ()   # (link, time ns, bit/s as simulated)
+
+    @property
+    def architecture(self) -> training.Architecture | None:
+        """The plug-in of the training job (None without one)."""
+        return None if self.job is None else training.architecture(self.job.config.architecture)
+
+    @property
+    def ideal_iteration_s(self) -> float | None:
+        """The job's analytic no-contention iteration (None without a job)."""
+        return None if self.job is None else self.job.ideal_iteration_s
 
     @property
     def expected_duration(self) -> float:
@@ -95,15 +93,7 @@ class Plan:
                            "flows": int(len(self.flows))},
             "link_changes": [{"link": link, "at_ns": at, "rate_bps": bps}
                              for link, at, bps in self.link_changes],
-            "training": {"hosts": list(self.training_hosts), "tos": self.training_tos,
-                         "layer_tos": list(self.training_layer_tos),
-                         "fusion_buffer": self.fusion_buffer,
-                         "server_hosts": list(self.server_hosts),
-                         "tensor_shards": list(self.tensor_shards),
-                         "deadline_tos": self.deadline_tos,
-                         "profile": getattr(self.profile, "name", None),
-                         "compute_ms": getattr(self.profile, "compute_ms", None),
-                         "ideal_iteration_s": self.ideal_iteration_s},
+            "training": self.job.resolved() if self.job is not None else dict(training.NO_JOB),
         }
 
 
@@ -124,8 +114,9 @@ def plan(scenario: Scenario) -> Plan:
     extra: dict = {}
     tr = scaling.training(scenario.training, k)
     if tr.enabled:
-        extra.update(training=tr, **_plan_training(tr, topo, classes, scenario.background, k))
-    run = _run_window(scenario.run, extra.get("ideal_iteration_s"))
+        extra["job"] = training.architecture(tr.architecture).plan(
+            tr, topo, classes, scenario.background, k)
+    run = _run_window(scenario.run, extra["job"].ideal_iteration_s if "job" in extra else None)
     _check_run(run, scenario, topo)
     bg = scenario.background
     if scenario.network.ack_class != "data":
@@ -208,69 +199,6 @@ def _run_window(run: RunConfig, iteration_s: float | None) -> RunConfig:
     return dataclasses.replace(run, duration=max(run.duration, round(cap, 6)))
 
 
-def _plan_training(tr, topo: Topology, classes: qdisc.ClassTable, bg, scale: int) -> dict:
-    hosts = training.worker_hosts(tr, topo)
-    cls = bg.traffic_class if tr.priority == "same" else tr.priority
-    tos = classes.tos(cls, "training.priority")
-    out: dict = {"training_hosts": hosts, "training_tos": tos}
-    if tr.architecture == "ring":
-        link_bps = min(topo.host_link(h).rate_bps for h in hosts)
-
-        def network_ms(model_bytes: float) -> float:
-            return profiles.network_time_ms(model_bytes, len(hosts), link_bps)
-
-        profile = training.load(tr, network_ms, scale)
-        out["fusion_buffer"] = training.fusion_buffer(tr, profile)
-        training.check_ring_buffers(tr, profile, out["fusion_buffer"], len(hosts))
-        ports = (tr.port, tr.port)
-    else:
-        shards = ps.server_hosts(tr, topo, hosts)
-        link_bps = min(topo.host_link(h).rate_bps for h in (*hosts, *shards))
-
-        def network_ms(model_bytes: float) -> float:
-            return ps.network_time_ms(model_bytes, hosts, shards, link_bps)
-
-        profile = training.load(tr, network_ms, scale)
-        if len(shards) > profile.n_layers:
-            raise ConfigError("training.servers", f"{len(shards)} shards for "
-                              f"{profile.n_layers} tensors: a shard would hold none")
-        out.update(server_hosts=shards,
-                   tensor_shards=ps.assign_shards(profile.layer_bytes, len(shards)))
-        if tr.deadline_class is not None:
-            out["deadline_tos"] = classes.tos(tr.deadline_class, "training.deadline_class")
-        ports = (tr.port, tr.port + classes.bands - 1)  # one per class at most
-        if ports[1] > 65535:
-            raise ConfigError("training.port", f"a parameter-server job listens on port + "
-                              f"class index, {ports[0]}-{ports[1]}: at most "
-                              f"{65535 - classes.bands + 1}")
-    if bg.enabled and ports[0] <= bg.port <= ports[1]:
-        raise ConfigError("training.port", f"ports {ports[0]}-{ports[1]} of the job include "
-                          f"the background port {bg.port}")
-    out.update(profile=profile, training_link_bps=link_bps, training_ports=ports,
-               training_network_ms=network_ms(profile.model_bytes),
-               training_layer_tos=training.layer_tos(tr, profile, classes, tos))
-    out["ideal_iteration_s"] = _ideal_iteration_ms(tr, profile, len(hosts), link_bps, out) / 1e3
-    return out
-
-
-def _ideal_iteration_ms(tr, profile, n_workers: int, link_bps: float, planned: dict) -> float:
-    """The job's steady iteration time without contention (harness.analytic)."""
-    from harness import analytic, schedulers
-
-    if tr.architecture == "ps":
-        result = analytic.simulate_ps(
-            profile, n_workers, link_bps, tensor_shards=planned["tensor_shards"],
-            colocated=tuple(h in planned["training_hosts"] for h in planned["server_hosts"]),
-            iterations=4, barrier=tr.barrier, pull_barrier=tr.pull_barrier,
-            pull_order="front" if tr.policy == "tictac" else "aggregated")
-    else:
-        queue, partition = schedulers.ring_schedule(tr.policy, tr.scheduler_params)
-        result = analytic.simulate(profile, n_workers, link_bps, iterations=4, queue=queue,
-                                   barrier=tr.barrier, fusion_buffer=planned["fusion_buffer"],
-                                   partition_bytes=partition)
-    return float(result.iteration_ms[1:].mean())
-
-
 @dataclass
 class RunResult:
     plan: Plan
@@ -289,9 +217,7 @@ class RunResult:
 # ns-3
 
 
-def _csv(text: str) -> pd.DataFrame:
-    import io
-    return pd.read_csv(io.StringIO(str(text)), keep_default_na=False, na_values=[])
+_csv = read_csv  # the C++ tables' CSV text -> DataFrame
 
 
 class _Network:
@@ -330,18 +256,10 @@ class _Network:
             self.utilization.Track(self.builder.GetLinkDevice(i, 1), i, link.b, link.a)
 
         self.job = None
-        tr = p.training
-        if tr is not None:
-            self.utilization.AddApplicationPorts(*p.training_ports, APP_TRAINING)
-        if tr is not None and tr.architecture == "ring":
-            self.job = training.install(ns, self.builder, p.profile, tr,
-                                        p.training_hosts, self.host_addresses, p.training_tos,
-                                        p.ack_tos, p.training_layer_tos, p.fusion_buffer)
-        elif tr is not None:
-            self.job = ps.install(ns, self.builder, p.profile, tr, p.training_hosts,
-                                  p.server_hosts, self.host_addresses, p.training_tos,
-                                  p.training_layer_tos, p.tensor_shards, p.deadline_tos,
-                                  p.training_link_bps)
+        if p.job is not None:
+            self.utilization.AddApplicationPorts(*p.job.ports, APP_TRAINING)
+            self.job = p.architecture.install(ns, self.builder, p.job, self.host_addresses,
+                                              p.ack_tos)
         if self.job is not None and p.run.min_iterations:
             self.job.SetMeasurementTarget(p.run.min_iterations, ns.Seconds(p.run.warmup),
                                           ns.Seconds(p.run.cooldown))
@@ -433,21 +351,13 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
     raw_flows = _csv(net.flow_log.ToCsv()) if net.flow_log is not None else None
     raw_queues = _csv(net.queues.ToCsv())
     raw_util = _csv(net.utilization.ToCsv())
-    raw_training = None
+    job_tables = None
     if net.job is not None:
-        raw_training = {"iterations": _csv(net.job.IterationsCsv()),
-                        "transfers": _csv(net.job.TransfersCsv()),
-                        "compute": _csv(net.job.ComputeCsv()),
-                        "errors": str(net.job.GetErrors())}
-        if p.scenario.training.architecture == "ring":
-            raw_training["buffers"] = _csv(net.job.BuffersCsv())
-        else:
-            raw_training["tensors"] = _csv(net.job.TensorsCsv())
-            raw_training["scheduler"] = _csv(net.job.SchedulerCsv())
+        job_tables = p.architecture.collect(net.job, p.job, p.classes.class_of_tos())
     ns.Simulator.Destroy()
     del net
 
-    result = collect(p, raw_flows, raw_queues, raw_util, timing, raw_training)
+    result = collect(p, raw_flows, raw_queues, raw_util, timing, job_tables)
     result.manifest.update(startup_s=startup_s, run_wall_s=time.time() - started,
                            simulation_cpu_s=timing["cpu_s"], peak_rss_mib=_peak_rss_mib(),
                            tcp_fastpath=ns3.tcp_fastpath().report())
@@ -455,7 +365,7 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
 
 
 def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
-            raw_training=None) -> RunResult:
+            job_tables: training.JobTables | None = None) -> RunResult:
     """Turn the raw C++ tables into the run's tables, summary and manifest."""
     sc, topo = p.scenario, p.topology
     tos_class = p.classes.class_of_tos()
@@ -471,23 +381,16 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         raw_util, p.run.utilization_interval, {i: l.rate_bps for i, l in enumerate(topo.links)},
         tos_class, {APP_OTHER: "other", APP_BACKGROUND: "background", APP_TRAINING: "training"})
     iterations = transfers = compute = scheduler = None
-    if raw_training is not None:
+    if job_tables is not None:
         window = timing["window"]
-        iterations = raw_training["iterations"]
+        iterations = job_tables.iterations
         iterations = iterations.assign(
             iteration_s=(iterations["end_ns"] - iterations["start_ns"]) / 1e9,
             measured=(iterations["start_ns"] / 1e9 >= window[0])
             & (iterations["end_ns"] / 1e9 <= window[1]))
         iterations = metrics.with_end_spread(iterations)
-        transfers = raw_training["transfers"]
-        if "tos" in transfers:  # ps: each chunk row carries the class it was sent in
-            transfers = transfers.assign(traffic_class=transfers["tos"].map(tos_class))
-        else:  # ring: each partition row carries the class of its fusion buffer
-            buffer_class = raw_training["buffers"].set_index("buffer")["tos"].map(tos_class)
-            transfers = transfers.assign(traffic_class=transfers["buffer"].map(buffer_class))
-        scheduler = raw_training.get("scheduler")
-        compute = raw_training["compute"]
-        errors = raw_training["errors"]
+        transfers, compute, scheduler = job_tables.transfers, job_tables.compute, job_tables.scheduler
+        errors = job_tables.errors
     summary = {
         "scenario": sc.name, "seed": sc.seed, "digest": sc.digest(),
         "fct": metrics.fct_summary(flows),

@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import dataclasses
 
+from harness import profiles, schedulers
 from harness.background import FlowSizeCdf
 from harness.config import NetworkConfig, TrainingConfig
 from harness.profiles import Profile
 from harness.topology import Topology
+from harness.training.ps import DEFAULT_AGGREGATION_CHUNK
 
 
 def topology(topo: Topology, k: int) -> Topology:
@@ -60,10 +62,7 @@ def cdf(dist: FlowSizeCdf, k: int) -> FlowSizeCdf:
 
 def profile(model: Profile, k: int) -> Profile:
     """Each layer's bytes / k (rounded, at least 1); compute times unchanged."""
-    if k == 1:
-        return model
-    return dataclasses.replace(model, name=f"{model.name}/{k}",
-                               layer_bytes=tuple(max(1, round(b / k)) for b in model.layer_bytes))
+    return profiles.scaled(model, k)
 
 
 def _bytes(value: int | None, k: int) -> int | None:
@@ -75,12 +74,10 @@ def training(tr: TrainingConfig, k: int) -> TrainingConfig:
     aggregation chunk and the policy's byte parameters."""
     if k == 1:
         return tr
-    from harness import ps, schedulers
-
     chunk = tr.aggregation_chunk
     if chunk is None and tr.aggregation == "chunk" and not \
             schedulers.chunk_bytes(tr.policy, tr.scheduler_params):
-        chunk = ps.DEFAULT_AGGREGATION_CHUNK   # the default unit, scaled like the rest
+        chunk = DEFAULT_AGGREGATION_CHUNK   # the default unit, scaled like the rest
     return dataclasses.replace(
         tr, model_bytes=_bytes(tr.model_bytes, k), fusion_buffer=_bytes(tr.fusion_buffer, k),
         aggregation_chunk=_bytes(chunk, k),

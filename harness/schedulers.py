@@ -7,11 +7,14 @@ give in ``[training.scheduler]``, their defaults, and the checks that run
 before any simulation. Adding a policy: its C++ file pair plus one entry in
 POLICIES.
 
-Ring-allreduce jobs support the policies with a ``ring_queue``: fifo and
-priority (the job's transmission queue of fused buffers), and bytescheduler
-and p3 (no fusion: layers cut into partitions, each allreduced on its own,
-lowest layer first; one allreduce runs at a time, so the credit is one
-partition). The others need a parameter-server job.
+A policy is the same C++ class for every architecture that may use it:
+parameter-server senders and the ring-allreduce job's queue of ready fused
+buffers both ask a CommScheduler which unit goes next. `rings` marks the
+policies a ring may use: fifo and priority (the queue of fused buffers),
+bytescheduler and p3 (no fusion: layers cut into partitions, each allreduced
+on its own, lowest layer first; one allreduce runs at a time, so the credit
+is one partition). Which architecture takes which policy is the plug-in's
+question (harness.training); this table only describes the policies.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from harness.config import ConfigError, ConfigTypeError
+from harness.errors import ConfigError, ConfigTypeError
 from harness.units import UINT32_MAX, finite, parse_bytes, parse_rate
 
 @dataclass(frozen=True)
@@ -41,7 +44,8 @@ class Policy:
     push: str                        # CommScheduler TypeId at the workers
     pull: str                        # ... at the shards
     params: dict[str, Param] = field(default_factory=dict)
-    ring_queue: str | None = None    # the ring job's QueuePolicy, if a ring may use it
+    order: str = "fifo"              # order it serves ready units (harness.analytic's queue)
+    rings: bool = False              # a ring-allreduce job may use it
     chunk_param: str | None = None   # the parameter that cuts tensors, if any
     chunk_aggregation: bool = False  # the shards aggregate per chunk (mercury)
     check: Callable[[dict, str], None] | None = None
@@ -72,18 +76,18 @@ _CREDIT = Param("CreditBytes", 160_000, "bytes",
 
 POLICIES: dict[str, Policy] = {p.name: p for p in (
     Policy("fifo", "whole tensors in the order they became ready (wait-free backprop)",
-           "ns3::FifoScheduler", "ns3::FifoScheduler", ring_queue="fifo"),
+           "ns3::FifoScheduler", "ns3::FifoScheduler", rings=True),
     Policy("priority", "whole tensors, lowest layer first, one at a time, no preemption",
-           "ns3::PriorityScheduler", "ns3::PriorityScheduler", ring_queue="priority"),
+           "ns3::PriorityScheduler", "ns3::PriorityScheduler", order="priority", rings=True),
     Policy("bytescheduler", "tensors cut into partitions, strict priority among them, "
            "at most `credit` bytes in flight",
            "ns3::ByteScheduler", "ns3::ByteScheduler",
            {"partition": _PARTITION, "credit": _CREDIT},
-           ring_queue="priority", chunk_param="partition", check=_credit_covers_partition),
+           order="priority", rings=True, chunk_param="partition", check=_credit_covers_partition),
     Policy("p3", "bytescheduler preset: 160 KB partitions, credit one partition (Jayarajan "
            "et al.)",
            "ns3::ByteScheduler", "ns3::ByteScheduler",
-           {"partition": _PARTITION}, ring_queue="priority", chunk_param="partition"),
+           {"partition": _PARTITION}, order="priority", rings=True, chunk_param="partition"),
     Policy("autobyte", "bytescheduler whose (partition, credit) is re-chosen every `interval` "
            "iterations from `candidates` by measured iteration time (a measured search in "
            "place of AutoByte's learned predictor)",
@@ -136,16 +140,12 @@ POLICIES: dict[str, Policy] = {p.name: p for p in (
 _FIXED = {"p3": {"CreditBytes": None},          # = the partition (one in flight)
           "mercury-np": {"Preemptive": "false"}}
 
-RING_POLICIES = tuple(n for n, p in POLICIES.items() if p.ring_queue)
+RING_POLICIES = tuple(n for n, p in POLICIES.items() if p.rings)
 
 
-def policy(name: str, architecture: str, where: str = "training.policy") -> Policy:
+def policy(name: str, where: str = "training.policy") -> Policy:
     if name not in POLICIES:
         raise ConfigError(where, f"unknown policy {name!r}; allowed: {', '.join(POLICIES)}")
-    if architecture == "ring" and not POLICIES[name].ring_queue:
-        raise ConfigError(where, f"{name!r} needs a parameter-server job "
-                          f"(training.architecture = \"ps\"); ring-allreduce jobs allow: "
-                          f"{', '.join(RING_POLICIES)}")
     return POLICIES[name]
 
 
@@ -189,10 +189,12 @@ def _value(param: Param, value: Any, where: str):
     raise AssertionError(param.kind)
 
 
-def resolve(name: str, architecture: str, given: dict[str, Any],
-            where: str = "training.scheduler") -> dict[str, Any]:
-    """The policy's parameters: defaults overridden by `given`, each checked."""
-    pol = policy(name, architecture)
+def resolve(name: str, given: dict[str, Any], where: str = "training.scheduler",
+            adjust: Callable[[dict, dict, str], None] | None = None) -> dict[str, Any]:
+    """The policy's parameters: defaults overridden by `given`, each checked.
+    `adjust(values, given, where)`: an architecture's own rule on them (the
+    ring's credit), applied before the policy's checks."""
+    pol = policy(name)
     for key in given:
         if key not in pol.params:
             allowed = ", ".join(pol.params) or "none"
@@ -200,20 +202,11 @@ def resolve(name: str, architecture: str, given: dict[str, Any],
                               f"allowed: {allowed}")
     values = {k: _value(p, given[k], f"{where}.{k}") if k in given else p.default
               for k, p in pol.params.items()}
-    if architecture == "ring" and "credit" in values:
-        if "credit" not in given:
-            values["credit"] = values["partition"]
-        elif values["credit"] != values["partition"]:
-            raise ConfigError(f"{where}.credit", "a ring-allreduce job runs one allreduce at "
-                              "a time: the credit is one partition (leave credit out)")
+    if adjust is not None:
+        adjust(values, given, where)
     if pol.check is not None:
         pol.check(values, where)
     return values
-
-
-def ring_schedule(name: str, values: dict[str, Any]) -> tuple[str, int | None]:
-    """(QueuePolicy, partition bytes or None for tensor fusion) of a ring job."""
-    return POLICIES[name].ring_queue, chunk_bytes(name, values)
 
 
 def chunk_bytes(name: str, values: dict[str, Any]) -> int | None:

@@ -598,12 +598,9 @@ def predicted_bytes(p) -> float:
     expected = p.expected_duration
     flows = p.flows[p.flows["start_ns"] < expected * 1e9] if len(p.flows) else p.flows
     total = float(flows["size"].sum()) if len(flows) else 0.0
-    tr = p.scenario.training
-    if tr.enabled:
-        n, model = len(p.training_hosts), p.profile.model_bytes
-        # ring: each worker sends 2(N-1)/N of the model; ps: pushes and pulls it
-        per_iteration = 2 * (n - 1) * model if tr.architecture == "ring" else 2 * n * model
-        iteration_ms = max(p.profile.compute_ms, p.training_network_ms)
+    if p.job is not None:
+        per_iteration = p.architecture.bytes_per_iteration(p.job)
+        iteration_ms = max(p.job.profile.compute_ms, p.job.network_ms)
         total += per_iteration * expected * 1e3 / iteration_ms
     return total
 

@@ -27,7 +27,7 @@ CommScheduler::CommScheduler()
 }
 
 void
-CommScheduler::Attach(const PsJob* job, uint32_t shard, bool push)
+CommScheduler::Attach(const TrainingJob* job, uint32_t shard, bool push)
 {
     m_job = job;
     m_shard = shard;

@@ -1,9 +1,11 @@
-// Sender side of a communication-scheduling policy (SPEC §2c). One instance
-// per sending end of a parameter-server channel (a worker pushing gradients
-// to one shard, or a shard pulling parameters to one worker). The channel
-// hands it whole tensors (push) or aggregated parts of one (pull) with
-// Enqueue(), and asks Next() which chunk to commit to the network now, given
-// the bytes it committed that the other end has not received yet.
+// Sender side of a communication-scheduling policy (SPEC §2c), the one
+// mechanism of every architecture. One instance per sending end of a
+// parameter-server channel (a worker pushing gradients to one shard, or a
+// shard pulling parameters to one worker), and one per ring-allreduce job
+// (its queue of fused buffers ready on every worker). The sender hands it
+// whole tensors (push), aggregated parts of one (pull) or ready buffers (ring)
+// with Enqueue(), and asks Next() which chunk to commit to the network now,
+// given the bytes it committed that the other end has not received yet.
 //
 // The base class is the mechanism every policy shares: items are cut into
 // GetChunkBytes() chunks (0: whole), kept ordered by MakeKey() (smallest
@@ -11,7 +13,7 @@
 // GetCreditBytes(). A policy is a subclass overriding those three (and, for
 // stateful ones, Pick() and the Notify* hooks); it is chosen by TypeId name
 // (ns3::FifoScheduler, ...), so adding one touches its own file pair and the
-// harness's policy table (harness/schedulers.py).
+// harness's policy table (harness/schedulers.py), whichever architecture uses it.
 #ifndef DDNN_COMM_SCHEDULER_H
 #define DDNN_COMM_SCHEDULER_H
 
@@ -27,7 +29,7 @@
 namespace ns3
 {
 
-class PsJob;
+class TrainingJob;
 
 /// A piece of one tensor's gradients (push) or parameters (pull).
 struct PsChunk
@@ -39,6 +41,7 @@ struct PsChunk
     uint8_t tos;        //!< class it travels in (may be raised while unsent)
     int64_t deadlineNs; //!< when the worker's forward needs the tensor; -1: none
     uint64_t row;       //!< the job's transfer row, once committed
+    uint32_t unit = 0;  //!< ring: the buffer it stands for (the job's own numbering)
 };
 
 class CommScheduler : public Object
@@ -49,8 +52,9 @@ class CommScheduler : public Object
 
     static constexpr uint64_t UNLIMITED = std::numeric_limits<uint64_t>::max();
 
-    /// Bind to `job`; this sender pushes to / pulls from shard `shard`.
-    virtual void Attach(const PsJob* job, uint32_t shard, bool push);
+    /// Bind to `job`; this sender pushes to / pulls from shard `shard`
+    /// (a ring job: shard 0, push).
+    virtual void Attach(const TrainingJob* job, uint32_t shard, bool push);
     /// Abort with a message naming the attribute if the parameters are unusable.
     virtual void Validate() const;
 
@@ -93,7 +97,7 @@ class CommScheduler : public Object
     static Key PriorityKey(const PsChunk& chunk, uint64_t seq);
 
     Pending m_pending;
-    const PsJob* m_job;
+    const TrainingJob* m_job;
     uint32_t m_shard;
     bool m_push;
 

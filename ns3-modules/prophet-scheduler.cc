@@ -1,6 +1,6 @@
 #include "prophet-scheduler.h"
 
-#include "ps-job.h"
+#include "training-job.h"
 
 #include "ns3/abort.h"
 #include "ns3/double.h"

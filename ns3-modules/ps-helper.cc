@@ -36,11 +36,7 @@ PsHelper::Install(const std::vector<uint32_t>& workerNodeIds,
                     "PsHelper: " << shardNodeIds.size() << " shard nodes, "
                                  << shardAddresses.size() << " addresses");
     Ptr<PsJob> job = m_jobFactory.Create<PsJob>();
-    job->SetLayers(m_bytes, m_fpNs, m_bpNs);
-    for (const auto& [layer, tos] : m_layerTos)
-    {
-        job->SetLayerTos(layer, tos);
-    }
+    DescribeLayers(job);
     job->SetTensorShards(m_shards.empty() ? std::vector<uint32_t>(m_bytes.size(), 0) : m_shards);
     for (const auto& [push, scheduler] : m_schedulers)
     {

@@ -28,25 +28,9 @@ PsJob::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::PsJob")
-            .SetParent<Object>()
+            .SetParent<TrainingJob>()
             .SetGroupName("Ddnn")
             .AddConstructor<PsJob>()
-            .AddAttribute("JobId",
-                          "Job number, the 'job' column of the tables.",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&PsJob::m_jobId),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("Port",
-                          "Shards listen on Port + class index, one port per traffic class.",
-                          UintegerValue(5000),
-                          MakeUintegerAccessor(&PsJob::m_port),
-                          MakeUintegerChecker<uint16_t>(1))
-            .AddAttribute("Barrier",
-                          "Forward of layer 0 waits until ALL parameters of the previous "
-                          "iteration are pulled.",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&PsJob::m_barrier),
-                          MakeBooleanChecker())
             .AddAttribute("PullBarrier",
                           "The shards pull an iteration's parameters only once every tensor of "
                           "that iteration is aggregated on every shard (TensorFlow's "
@@ -62,11 +46,6 @@ PsJob::GetTypeId()
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&PsJob::m_chunkOverhead),
                           MakeTimeChecker(Seconds(0)))
-            .AddAttribute("DefaultTos",
-                          "IP ToS of every layer not given one with SetLayerTos().",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&PsJob::m_defaultTos),
-                          MakeUintegerChecker<uint8_t>())
             .AddAttribute("AggregationBytes",
                           "Unit the shards aggregate and pull in: 0 = whole tensors (pull "
                           "after the whole push), else chunks of this size (pull overlaps "
@@ -85,22 +64,14 @@ PsJob::GetTypeId()
                           "Link rate for the deadline-aware class's transfer-time estimates.",
                           UintegerValue(10000000000ULL),
                           MakeUintegerAccessor(&PsJob::m_linkBps),
-                          MakeUintegerChecker<uint64_t>(1))
-            .AddTraceSource("IterationCompleted",
-                            "A worker completed an iteration: (worker, iteration, duration).",
-                            MakeTraceSourceAccessor(&PsJob::m_iterationTrace),
-                            "ns3::PsJob::IterationCallback");
+                          MakeUintegerChecker<uint64_t>(1));
     return tid;
 }
 
 PsJob::PsJob()
     : m_nShards(0),
-      m_jobId(0),
-      m_port(5000),
-      m_barrier(false),
       m_pullBarrier(false),
       m_chunkOverhead(Seconds(0)),
-      m_defaultTos(0),
       m_deadlineTos(-1),
       m_linkBps(10000000000ULL),
       m_aggregationBytes(0),
@@ -116,51 +87,21 @@ PsJob::DoDispose()
     m_workers.clear();
     m_servers.clear();
     m_schedulers.clear();
-    Object::DoDispose();
+    TrainingJob::DoDispose();
 }
 
 // ------------------------------------------------------------------ description
 
 void
-PsJob::CheckNotWired(const char* what) const
+PsJob::CheckDescribable(const char* what) const
 {
     NS_ABORT_MSG_IF(m_wired, "PsJob::" << what << ": the job is wired; describe it before");
 }
 
 void
-PsJob::SetLayers(const std::vector<uint64_t>& bytes,
-                 const std::vector<int64_t>& fpNs,
-                 const std::vector<int64_t>& bpNs)
-{
-    CheckNotWired("SetLayers");
-    NS_ABORT_MSG_IF(bytes.empty(), "PsJob::SetLayers: no layers");
-    NS_ABORT_MSG_IF(bytes.size() != fpNs.size() || bytes.size() != bpNs.size(),
-                    "PsJob::SetLayers: bytes, fpNs and bpNs must have the same length");
-    for (size_t i = 0; i < bytes.size(); ++i)
-    {
-        NS_ABORT_MSG_IF(bytes[i] == 0, "layer " << i << ": bytes must be > 0");
-        NS_ABORT_MSG_IF(fpNs[i] < 0 || bpNs[i] < 0, "layer " << i << ": negative compute time");
-    }
-    m_bytes = bytes;
-    m_fpNs = fpNs;
-    m_bpNs = bpNs;
-    m_tos.assign(bytes.size(), -1);
-    m_shard.assign(bytes.size(), 0);
-    m_nShards = 1;
-}
-
-void
-PsJob::SetLayerTos(uint32_t layer, uint8_t tos)
-{
-    CheckNotWired("SetLayerTos");
-    NS_ABORT_MSG_IF(layer >= m_bytes.size(), "PsJob::SetLayerTos: no layer " << layer);
-    m_tos[layer] = tos;
-}
-
-void
 PsJob::SetTensorShards(const std::vector<uint32_t>& shards)
 {
-    CheckNotWired("SetTensorShards");
+    CheckDescribable("SetTensorShards");
     NS_ABORT_MSG_IF(shards.size() != m_bytes.size(),
                     "PsJob::SetTensorShards: " << shards.size() << " shards for "
                                                << m_bytes.size() << " tensors");
@@ -171,54 +112,9 @@ PsJob::SetTensorShards(const std::vector<uint32_t>& shards)
 void
 PsJob::SetScheduler(bool push, const std::string& typeId, const std::vector<std::string>& attributes)
 {
-    CheckNotWired("SetScheduler");
-    TypeId tid;
-    NS_ABORT_MSG_IF(!TypeId::LookupByNameFailSafe(typeId, &tid) ||
-                        !tid.IsChildOf(CommScheduler::GetTypeId()),
-                    "PsJob::SetScheduler: " << typeId << " is not a CommScheduler");
-    ObjectFactory& factory = push ? m_pushFactory : m_pullFactory;
-    factory = ObjectFactory(typeId);
-    for (const auto& attribute : attributes)
-    {
-        const auto eq = attribute.find('=');
-        NS_ABORT_MSG_IF(eq == std::string::npos,
-                        "PsJob::SetScheduler: attribute '" << attribute << "' is not Name=Value");
-        factory.Set(attribute.substr(0, eq), StringValue(attribute.substr(eq + 1)));
-    }
-    // fail now, not in the middle of the run
-    Ptr<CommScheduler> probe = factory.Create<CommScheduler>();
-    probe->Validate();
-}
-
-uint32_t
-PsJob::GetNLayers() const
-{
-    return m_bytes.size();
-}
-
-uint64_t
-PsJob::GetLayerBytes(uint32_t layer) const
-{
-    return m_bytes.at(layer);
-}
-
-Time
-PsJob::GetForwardTime(uint32_t layer) const
-{
-    return NanoSeconds(m_fpNs.at(layer));
-}
-
-Time
-PsJob::GetBackwardTime(uint32_t layer) const
-{
-    return NanoSeconds(m_bpNs.at(layer));
-}
-
-uint8_t
-PsJob::GetLayerTos(uint32_t layer) const
-{
-    const int32_t tos = m_tos.at(layer);
-    return tos < 0 ? m_defaultTos : uint8_t(tos);
+    CheckDescribable("SetScheduler");
+    (push ? m_pushFactory : m_pullFactory) =
+        SchedulerFactory(typeId, attributes, "PsJob::SetScheduler");
 }
 
 uint32_t
@@ -245,18 +141,6 @@ PsJob::GetShardTensors(uint32_t shard) const
         }
     }
     return out;
-}
-
-uint16_t
-PsJob::GetPort() const
-{
-    return m_port;
-}
-
-bool
-PsJob::GetBarrier() const
-{
-    return m_barrier;
 }
 
 bool
@@ -308,7 +192,7 @@ PsJob::GetClassIndex(uint8_t tos) const
 uint32_t
 PsJob::AddWorker(Ptr<PsWorker> worker, Ipv4Address address)
 {
-    CheckNotWired("AddWorker");
+    CheckDescribable("AddWorker");
     m_workers.push_back(worker);
     m_workerAddresses.push_back(address);
     m_records.AddWorker(m_workers.size() - 1);
@@ -318,7 +202,7 @@ PsJob::AddWorker(Ptr<PsWorker> worker, Ipv4Address address)
 uint32_t
 PsJob::AddServer(Ptr<PsServer> server, Ipv4Address address)
 {
-    CheckNotWired("AddServer");
+    CheckDescribable("AddServer");
     m_servers.push_back(server);
     m_serverAddresses.push_back(address);
     return m_servers.size() - 1;
@@ -337,8 +221,12 @@ PsJob::CreateScheduler(bool push, uint32_t shard)
 void
 PsJob::Wire()
 {
-    CheckNotWired("Wire");
+    CheckDescribable("Wire");
     NS_ABORT_MSG_IF(m_bytes.empty(), "PsJob: no layers (call SetLayers)");
+    if (m_shard.size() != m_bytes.size())
+    {
+        SetTensorShards(std::vector<uint32_t>(m_bytes.size(), 0)); // one shard holds all
+    }
     NS_ABORT_MSG_IF(m_workers.size() < 1, "PsJob: no workers");
     NS_ABORT_MSG_IF(m_servers.size() != m_nShards,
                     "PsJob: tensors are assigned to " << m_nShards << " shards but "
@@ -408,13 +296,13 @@ PsJob::GetServer(uint32_t shard) const
 // ------------------------------------------------------------------ records
 
 void
-PsJob::NotifyIterationStart(uint32_t worker, uint64_t iteration)
+PsJob::DoIterationStart(uint32_t worker,
+                        uint64_t iteration,
+                        const TrainingRecords::IterationRow* row)
 {
-    const auto* row = m_records.IterationStart(worker, iteration);
     if (row)
     {
         const Time duration = NanoSeconds(row->endNs - row->startNs);
-        m_iterationTrace(worker, row->iteration, duration);
         if (worker == 0)
         {
             // adaptive policies (autobyte) decide on the job's iteration times
@@ -436,13 +324,6 @@ PsJob::NotifyIterationStart(uint32_t worker, uint64_t iteration)
     }
 }
 
-void
-PsJob::NotifyComputeDone(uint32_t worker, uint64_t iteration, uint32_t layer, bool backward,
-                         Time start)
-{
-    m_records.ComputeDone(worker, iteration, layer, backward, start);
-}
-
 uint64_t
 PsJob::NotifyChunkSent(uint32_t worker, uint32_t shard, bool push, const PsChunk& chunk,
                        bool local)
@@ -456,13 +337,6 @@ void
 PsJob::NotifyChunkDelivered(uint64_t row)
 {
     m_transfers.at(row).endNs = Simulator::Now().GetNanoSeconds();
-}
-
-void
-PsJob::NotifyError(const std::string& who, const std::string& what)
-{
-    m_records.Error(who, what);
-    NS_LOG_WARN("job " << m_jobId << " " << who << ": " << what);
 }
 
 void
@@ -481,42 +355,6 @@ PsJob::NotifyTensorAggregated(uint64_t iteration, uint32_t)
 
 // ------------------------------------------------------------------ results
 
-uint64_t
-PsJob::GetNIterations() const
-{
-    return m_records.GetNIterations();
-}
-
-void
-PsJob::SetMeasurementTarget(uint64_t count, Time since, Time stopDelay)
-{
-    m_records.SetTarget(count, since, stopDelay);
-}
-
-int64_t
-PsJob::GetTargetReachedNs() const
-{
-    return m_records.GetTargetReachedNs();
-}
-
-bool
-PsJob::HasStoppedAtTarget() const
-{
-    return m_records.HasStopped();
-}
-
-uint64_t
-PsJob::GetNErrors() const
-{
-    return m_records.GetNErrors();
-}
-
-std::string
-PsJob::GetErrors() const
-{
-    return m_records.GetErrors();
-}
-
 uint32_t
 PsJob::GetNConnectedWorkers() const
 {
@@ -526,18 +364,6 @@ PsJob::GetNConnectedWorkers() const
         n += w->IsConnected();
     }
     return n;
-}
-
-std::string
-PsJob::IterationsCsv() const
-{
-    return m_records.IterationsCsv(m_jobId);
-}
-
-std::string
-PsJob::ComputeCsv() const
-{
-    return m_records.ComputeCsv(m_jobId);
 }
 
 std::string

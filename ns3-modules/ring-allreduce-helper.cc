@@ -6,8 +6,28 @@ namespace ns3
 {
 
 RingAllreduceHelper::RingAllreduceHelper()
-    : TrainingJobHelper(RingAllreduceJob::GetTypeId())
+    : TrainingJobHelper(RingAllreduceJob::GetTypeId()),
+      m_scheduler("ns3::FifoScheduler", {})
 {
+}
+
+void
+RingAllreduceHelper::SetBuffers(const std::vector<uint32_t>& first,
+                                const std::vector<uint32_t>& last,
+                                const std::vector<uint64_t>& bytes,
+                                const std::vector<uint32_t>& tos)
+{
+    m_first = first;
+    m_last = last;
+    m_bufferBytes = bytes;
+    m_bufferTos = tos;
+}
+
+void
+RingAllreduceHelper::SetScheduler(const std::string& typeId,
+                                  const std::vector<std::string>& attributes)
+{
+    m_scheduler = {typeId, attributes};
 }
 
 Ptr<RingAllreduceJob>
@@ -16,11 +36,9 @@ RingAllreduceHelper::Install(const NodeContainer& nodes,
 {
     NS_ABORT_MSG_IF(m_bytes.empty(), "RingAllreduceHelper: SetLayers() before Install()");
     Ptr<RingAllreduceJob> job = m_jobFactory.Create<RingAllreduceJob>();
-    job->SetLayers(m_bytes, m_fpNs, m_bpNs);
-    for (const auto& [layer, tos] : m_layerTos)
-    {
-        job->SetLayerTos(layer, tos);
-    }
+    DescribeLayers(job);
+    job->SetBuffers(m_first, m_last, m_bufferBytes, m_bufferTos);
+    job->SetScheduler(m_scheduler.first, m_scheduler.second);
     return InstallJob(job, nodes, addresses);
 }
 

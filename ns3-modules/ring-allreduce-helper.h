@@ -5,7 +5,8 @@
 //
 //   helper = ns.RingAllreduceHelper()
 //   helper.SetLayers(bytes, fp_ns, bp_ns)            # lists of ints
-//   helper.SetJobAttribute("QueuePolicy", ns.StringValue("priority"))
+//   helper.SetBuffers(first, last, bytes, tos)       # planned by harness/training/ring.py
+//   helper.SetScheduler("ns3::PriorityScheduler", [])
 //   job = helper.Install(node_ids, addresses)        # NodeList ids, Ipv4Address::Get()
 #ifndef DDNN_RING_ALLREDUCE_HELPER_H
 #define DDNN_RING_ALLREDUCE_HELPER_H
@@ -16,6 +17,8 @@
 
 #include "ns3/node-container.h"
 
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -24,9 +27,16 @@ namespace ns3
 class RingAllreduceHelper : public TrainingJobHelper
 {
   public:
-    /// Job attributes: JobId, Port, FusionBufferBytes, PartitionBytes,
-    /// QueuePolicy, Barrier, DefaultTos, AckTos.
+    /// Job attributes: JobId, Port, Barrier, DefaultTos, AckTos.
     RingAllreduceHelper();
+
+    /// The buffers the job allreduces (RingAllreduceJob::SetBuffers).
+    void SetBuffers(const std::vector<uint32_t>& first,
+                    const std::vector<uint32_t>& last,
+                    const std::vector<uint64_t>& bytes,
+                    const std::vector<uint32_t>& tos);
+    /// The policy ordering ready buffers (RingAllreduceJob::SetScheduler).
+    void SetScheduler(const std::string& typeId, const std::vector<std::string>& attributes);
 
     /// A new job with a worker of rank r on node nodes.Get(r), whose IPv4
     /// address is addresses[r] (host order, as Ipv4Address::Get()).
@@ -39,6 +49,13 @@ class RingAllreduceHelper : public TrainingJobHelper
     Ptr<RingAllreduceJob> InstallJob(Ptr<RingAllreduceJob> job,
                                      const NodeContainer& nodes,
                                      const std::vector<uint32_t>& addresses) const;
+
+  private:
+    std::vector<uint32_t> m_first;
+    std::vector<uint32_t> m_last;
+    std::vector<uint64_t> m_bufferBytes;
+    std::vector<uint32_t> m_bufferTos;
+    std::pair<std::string, std::vector<std::string>> m_scheduler;
 };
 
 } // namespace ns3

@@ -133,7 +133,6 @@ void
 RingAllreduceWorker::StartApplication()
 {
     NS_ABORT_MSG_IF(!m_job, "RingAllreduceWorker: Setup() before the application starts");
-    m_job->Freeze();
     m_n = m_job->GetNWorkers();
     m_ackTos = m_job->GetAckTos();
     m_partsSynced.assign(m_job->GetNLayers(), 0);

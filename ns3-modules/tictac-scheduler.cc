@@ -2,6 +2,7 @@
 
 #include "ps-job.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 
@@ -38,10 +39,13 @@ TicTacScheduler::TicTacScheduler()
 }
 
 void
-TicTacScheduler::Attach(const PsJob* job, uint32_t shard, bool push)
+TicTacScheduler::Attach(const TrainingJob* job, uint32_t shard, bool push)
 {
     CommScheduler::Attach(job, shard, push);
-    m_tensors = job->GetShardTensors(shard);
+    // the shard's tensors: a parameter-server policy
+    const auto* ps = dynamic_cast<const PsJob*>(job);
+    NS_ABORT_MSG_IF(ps == nullptr, "TicTacScheduler needs a parameter-server job");
+    m_tensors = ps->GetShardTensors(shard);
 }
 
 const std::vector<uint32_t>&

@@ -26,7 +26,7 @@ class TicTacScheduler : public CommScheduler
     static TypeId GetTypeId();
     TicTacScheduler();
 
-    void Attach(const PsJob* job, uint32_t shard, bool push) override;
+    void Attach(const TrainingJob* job, uint32_t shard, bool push) override;
 
   protected:
     uint64_t GetCreditBytes() const override;

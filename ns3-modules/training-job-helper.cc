@@ -29,6 +29,26 @@ TrainingJobHelper::SetLayers(const std::vector<uint64_t>& bytes,
 }
 
 void
+TrainingJobHelper::SetLayerClasses(const std::vector<uint32_t>& tos)
+{
+    m_layerClasses = tos;
+}
+
+void
+TrainingJobHelper::DescribeLayers(Ptr<TrainingJob> job) const
+{
+    job->SetLayers(m_bytes, m_fpNs, m_bpNs);
+    if (!m_layerClasses.empty())
+    {
+        job->SetLayerClasses(m_layerClasses);
+    }
+    for (const auto& [layer, tos] : m_layerTos)
+    {
+        job->SetLayerTos(layer, tos);
+    }
+}
+
+void
 TrainingJobHelper::SetLayerTos(uint32_t layer, uint8_t tos)
 {
     m_layerTos[layer] = tos;

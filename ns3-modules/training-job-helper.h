@@ -7,6 +7,7 @@
 #define DDNN_TRAINING_JOB_HELPER_H
 
 #include "layer-compute.h"
+#include "training-job.h"
 
 #include "ns3/attribute.h"
 #include "ns3/node.h"
@@ -29,6 +30,8 @@ class TrainingJobHelper
     void SetLayers(const std::vector<uint64_t>& bytes,
                    const std::vector<int64_t>& fpNs,
                    const std::vector<int64_t>& bpNs);
+    /// IP ToS of every layer's gradients, one entry per layer (as planned in Python).
+    void SetLayerClasses(const std::vector<uint32_t>& tos);
     /// IP ToS of one layer's gradients (default: the job's DefaultTos).
     void SetLayerTos(uint32_t layer, uint8_t tos);
     /// When the applications start (default 0).
@@ -43,11 +46,14 @@ class TrainingJobHelper
     static Ptr<Node> GetNodeById(uint32_t id, const std::string& who);
     /// The slowdowns of worker `rank` (AddSlowdown).
     std::vector<LayerCompute::Slowdown> GetSlowdowns(uint32_t rank) const;
+    /// Hand the per-layer table (layers, classes) to `job`.
+    void DescribeLayers(Ptr<TrainingJob> job) const;
 
     ObjectFactory m_jobFactory;
     std::vector<uint64_t> m_bytes;
     std::vector<int64_t> m_fpNs;
     std::vector<int64_t> m_bpNs;
+    std::vector<uint32_t> m_layerClasses; //!< every layer's ToS; empty: DefaultTos
     std::map<uint32_t, uint8_t> m_layerTos;
     Time m_start;
     std::map<uint32_t, std::vector<LayerCompute::Slowdown>> m_slowdowns;

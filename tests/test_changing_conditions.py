@@ -159,7 +159,7 @@ def test_a_slowed_worker_computes_factor_times_slower_in_its_period_only(model, 
 def test_a_link_rate_change_caps_the_link_from_its_time_on(model, run_plan):
     p = job_plan(model, "ps", "run.utilization_interval=0.02",
                  f'{LINKS}=[{{at=0.3, rate="200Mbps", hosts=[3]}}]')
-    shard = p.server_hosts[0]
+    shard = p.job.server_hosts[0]
     assert shard == 3 and len(p.link_changes) == 1
     r = run_plan(p)
     u = r.utilization[r.utilization["from_node"] == shard].groupby("t_s")["utilization"].sum()

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from conftest import small_plan
-from harness import analytic, profiles, ps, schedulers
+from harness import analytic, profiles, schedulers
+from harness.training import ps
 from harness.config import ConfigError, parse_bytes
 
 W, LINK_BPS = 4, 1e9
@@ -38,11 +39,11 @@ def test_compute_bound_job_matches_the_analytic_model_and_moves_exact_bytes(smal
                                                                             run_plan):
     p = ps_plan(small_model, "training.ratio=4", "run.duration=1.5", "run.warmup=0.3",
                 "run.cooldown=0.01")
-    assert p.server_hosts == (W,)  # the first host without a worker
+    assert p.job.server_hosts == (W,)  # the first host without a worker
     r = run_plan(p)
     got = r.summary["training"]
     assert got["socket_errors"] == ""
-    expected = analytic.simulate_ps(p.profile, W, LINK_BPS, p.tensor_shards, iterations=6)
+    expected = analytic.simulate_ps(p.job.profile, W, LINK_BPS, p.job.tensor_shards, iterations=6)
     assert got["mean_iteration_s"] * 1e3 == pytest.approx(expected.iteration_ms[1:].mean(),
                                                           rel=0.02)
 
@@ -52,10 +53,10 @@ def test_compute_bound_job_matches_the_analytic_model_and_moves_exact_bytes(smal
     assert len(done) >= 3
     t = r.transfers[r.transfers["iteration"].isin(done)]
     assert (t["end_ns"] >= t["start_ns"]).all()
-    sizes = pd.Series(p.profile.layer_bytes)
+    sizes = pd.Series(p.job.profile.layer_bytes)
     for direction in ("push", "pull"):
         per = bytes_per(t, direction)
-        assert len(per) == len(done) * W * p.profile.n_layers
+        assert len(per) == len(done) * W * p.job.profile.n_layers
         assert (per.to_numpy() == sizes[per.index.get_level_values("buffer")].to_numpy()).all()
     assert set(r.utilization["app"]) == {"training"}
 
@@ -66,10 +67,10 @@ def test_incast_waits_in_the_shard_downlink_queue(small_model, run_plan):
                 "run.cooldown=0.01")
     r = run_plan(p)
     q = r.queues
-    shard = p.server_hosts[0]
+    shard = p.job.server_hosts[0]
     switch = p.topology.n_hosts  # the single ToR follows the hosts
     downlink = q[(q["from_node"] == switch) & (q["to_node"] == shard)]
-    band = p.classes.band(p.classes.class_of_tos()[p.training_tos], "")
+    band = p.classes.band(p.classes.class_of_tos()[p.job.tos], "")
     busiest = downlink.sort_values("max_backlog_packets").iloc[-1]
     assert busiest["max_backlog_packets"] == q["max_backlog_packets"].max()
     assert busiest["max_backlog_packets"] > 50
@@ -141,8 +142,8 @@ def test_colocated_shards_and_deadline_class(small_model, run_plan):
                 'training.server_placement="colocated"', 'training.priority="low"',
                 'training.deadline_class="high"', 'training.policy="mercury"',
                 "run.duration=0.3", "run.warmup=0.05", "run.cooldown=0.01")
-    assert p.server_hosts == (0, 1)
-    assert set(p.tensor_shards) == {0, 1}
+    assert p.job.server_hosts == (0, 1)
+    assert set(p.job.tensor_shards) == {0, 1}
     r = run_plan(p)
     assert r.summary["training"]["socket_errors"] == ""
     t = r.transfers
@@ -159,7 +160,7 @@ def test_colocated_shards_and_deadline_class(small_model, run_plan):
     done = complete_iterations(r)
     assert done
     per = bytes_per(t[t["iteration"].isin(done)], "pull")
-    assert per.sum() == len(done) * W * p.profile.model_bytes
+    assert per.sum() == len(done) * W * p.job.profile.model_bytes
 
 
 def test_autobyte_explores_its_candidates_and_layer_classes_pick_bands(small_model, run_plan):
@@ -235,7 +236,7 @@ def test_shards_are_balanced_by_size():
 
 def test_policy_table_is_complete():
     for name, pol in schedulers.POLICIES.items():
-        values = schedulers.resolve(name, "ps", {})
+        values = schedulers.resolve(name, {})
         for side in ("push", "pull"):
             type_id, attrs = schedulers.attributes(name, values, side, LINK_BPS)
             assert type_id.startswith("ns3::") and type_id.endswith("Scheduler")

@@ -46,7 +46,8 @@ pytestmark = pytest.mark.skipif(
     reason="needs the ns3 wheel and cppyy",
 )
 
-from harness import analytic, config, profiles  # noqa: E402
+from harness import analytic, config, profiles, schedulers  # noqa: E402
+from harness.training import ring  # noqa: E402
 from harness import run as hrun  # noqa: E402
 
 N = 4
@@ -134,7 +135,11 @@ def _run(ratio: float, queue: str, barrier: bool, duration: float, overrides=(),
     helper.SetLayers([int(b) for b in prof.layer_bytes],
                      [round(v * 1e6) for v in prof.fp_ms],
                      [round(v * 1e6) for v in prof.bp_ms])
-    helper.SetJobAttribute("QueuePolicy", ns.StringValue(queue))
+    # the plan, as harness/training/ring.py makes it: buffers in the class of
+    # their lowest layer, the policy's CommScheduler ordering them
+    classes = [(layer_tos or {}).get(layer, default_tos or 0) for layer in range(prof.n_layers)]
+    helper.SetBuffers(*ring.buffer_arguments(profiles.fuse(prof), classes))
+    helper.SetScheduler(schedulers.POLICIES[queue].push, [])
     helper.SetJobAttribute("Barrier", ns.BooleanValue(barrier))
     helper.SetJobAttribute("Port", ns.UintegerValue(PORT))
     if default_tos is not None:
@@ -425,20 +430,20 @@ def test_connection_failure_mid_run_is_recorded():
 
 @pytest.mark.parametrize("fusion_factor", [1.0, 2.5, 100.0])
 def test_fusion_buffer_attribute_matches_fuse(fusion_factor):
-    """The C++ fusion (no simulation needed) equals harness.profiles.fuse for
-    any fusion buffer, and a buffer's ToS is that of its lowest layer."""
+    """The C++ job replays harness.profiles.fuse's buffers for any fusion
+    buffer (no simulation needed), and a buffer's ToS is that of its lowest
+    layer."""
     from harness import ns3
 
     ns = ns3.load(quiet=True)
     prof = profile_for(1.0)
     fb = int(prof.largest_layer * fusion_factor) + 1
     job = ns.CreateObject["ns3::RingAllreduceJob"]()
-    job.SetAttribute("FusionBufferBytes", ns.UintegerValue(fb))
     job.SetLayers([int(b) for b in prof.layer_bytes], [1] * prof.n_layers, [1] * prof.n_layers)
-    for layer in range(prof.n_layers):
-        job.SetLayerTos(layer, 4 * layer)
-    got = _csv(job.BuffersCsv())
+    # Python plans the buffers (harness/training/ring.py), the C++ job replays them
     expected = profiles.fuse(prof, fb)
+    job.SetBuffers(*ring.buffer_arguments(expected, [4 * layer for layer in range(prof.n_layers)]))
+    got = _csv(job.BuffersCsv())
     assert list(got.bytes) == [b.bytes for b in expected]
     assert list(got.layers) == [b.label for b in expected]
     assert list(got.priority) == [b.priority for b in expected]

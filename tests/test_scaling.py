@@ -28,10 +28,10 @@ def test_scaled_plan_divides_rates_and_sizes_and_keeps_times():
     assert small.background_rate == full.background_rate
     assert small.background_load == pytest.approx(full.background_load)
     # the model a tenth, its compute and network time unchanged
-    assert small.profile.model_bytes == pytest.approx(full.profile.model_bytes / 10, rel=1e-4)
-    assert small.profile.fp_ms == pytest.approx(full.profile.fp_ms)
-    assert small.training_network_ms == pytest.approx(full.training_network_ms, rel=1e-4)
-    assert small.fusion_buffer == pytest.approx(full.fusion_buffer / 10, rel=1e-4)
+    assert small.job.profile.model_bytes == pytest.approx(full.job.profile.model_bytes / 10, rel=1e-4)
+    assert small.job.profile.fp_ms == pytest.approx(full.job.profile.fp_ms)
+    assert small.job.network_ms == pytest.approx(full.job.network_ms, rel=1e-4)
+    assert small.job.fusion_buffer == pytest.approx(full.job.fusion_buffer / 10, rel=1e-4)
     assert small.ideal_iteration_s == pytest.approx(full.ideal_iteration_s, rel=1e-3)
     # TCP timers from the network as written
     assert small.worst_rtt == full.worst_rtt and small.tcp_defaults == full.tcp_defaults

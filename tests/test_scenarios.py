@@ -17,8 +17,8 @@ def test_every_built_in_scenario_plans(path):
 @pytest.mark.parametrize("ratio, compute_ms", [(16, 2240), (8, 1120), (4, 560), (2, 280)])
 def test_thesis_ratio_gives_the_reference_compute_time(ratio, compute_ms):
     p = plan(load_scenario("thesis", [f"training.ratio={ratio}"]))
-    assert p.profile.compute_ms == pytest.approx(compute_ms)
-    assert p.training_hosts == tuple(range(8)) and p.profile.n_layers == 50
+    assert p.job.profile.compute_ms == pytest.approx(compute_ms)
+    assert p.job.hosts == tuple(range(8)) and p.job.profile.n_layers == 50
     assert p.topology.host_link(0).rate_bps == 10e9
 
 
@@ -31,9 +31,9 @@ def test_thesis_background_rate_gives_the_reference_load(rate, load):
 def test_thesis_priority_arms():
     same = plan(load_scenario("thesis"))
     low = plan(load_scenario("thesis", ["training.priority=low"]))
-    assert same.training_tos == same.background_tos
+    assert same.job.tos == same.background_tos
     of = low.classes.class_of_tos()
-    assert (of[low.training_tos], of[low.background_tos]) == ("low", "high")
+    assert (of[low.job.tos], of[low.background_tos]) == ("low", "high")
     # common random numbers: both arms see the same background flows
     assert same.flows.equals(low.flows)
 

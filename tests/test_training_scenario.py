@@ -22,7 +22,7 @@ def test_scenario_job_matches_the_analytic_model(small_model, run_plan):
     p = training_plan(small_model, "training.ratio=4", "background.enabled=false",
                       "run.duration=0.6", "run.warmup=0.1", "run.cooldown=0.001")
     r = run_plan(p)
-    expected = analytic.simulate(p.profile, N, LINK_BPS, iterations=8, **ANALYTIC)
+    expected = analytic.simulate(p.job.profile, N, LINK_BPS, iterations=8, **ANALYTIC)
     got = r.summary["training"]
     assert got["iterations"] >= 4 * N
     assert got["mean_iteration_s"] * 1e3 == pytest.approx(expected.iteration_ms[1:].mean(),
@@ -49,9 +49,9 @@ def test_layer_classes_send_each_buffer_in_its_lowest_layers_class(small_model, 
                       'training.priority="low"', 'training.layer_classes.high="0-4"',
                       "run.duration=0.2", "run.warmup=0.05", "run.cooldown=0.001")
     high, low = p.classes.tos("high", ""), p.classes.tos("low", "")
-    assert p.training_layer_tos == (high,) * 5 + (low,) * 15
+    assert p.job.layer_tos == (high,) * 5 + (low,) * 15
     r = run_plan(p)
-    buffers = profiles.fuse(p.profile)
+    buffers = profiles.fuse(p.job.profile)
     lowest = {b.index: b.priority for b in buffers}
     expected = r.transfers["buffer"].map(lambda b: "high" if lowest[b] <= 4 else "low")
     assert (r.transfers["traffic_class"] == expected).all()
@@ -108,15 +108,15 @@ def test_ring_bytescheduler_matches_the_analytic_model(small_model, run_plan):
                       'training.policy="bytescheduler"', "training.scheduler.partition=100000",
                       "run.duration=0.6", "run.warmup=0.1", "run.cooldown=0.001")
     r = run_plan(p)
-    expected = analytic.simulate(p.profile, N, LINK_BPS, iterations=8, queue="priority",
+    expected = analytic.simulate(p.job.profile, N, LINK_BPS, iterations=8, queue="priority",
                                  partition_bytes=100_000, **ANALYTIC)
     got = r.summary["training"]
     assert got["socket_errors"] == ""
     assert got["mean_iteration_s"] * 1e3 == pytest.approx(expected.iteration_ms[1:].mean(),
                                                           rel=0.02)
     # one allreduce per partition: a layer of P bytes is ceil(P / 100 KB) buffers
-    n_buffers = len(profiles.partition(p.profile, 100_000))
-    assert r.transfers["buffer"].max() + 1 == n_buffers > p.profile.n_layers
+    n_buffers = len(profiles.partition(p.job.profile, 100_000))
+    assert r.transfers["buffer"].max() + 1 == n_buffers > p.job.profile.n_layers
     sent = r.transfers.groupby(["iteration", "buffer"])["bytes"].sum()
     first = sent.loc[0]
-    assert first.sum() == 2 * (N - 1) * p.profile.model_bytes  # 2(N-1) partitions of S/N each
+    assert first.sum() == 2 * (N - 1) * p.job.profile.model_bytes  # 2(N-1) partitions of S/N each

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from conftest import small_plan
-from harness import analytic, metrics, profiles, ps
+from harness import analytic, metrics, profiles
+from harness.training import ps
 
 W = 4
 

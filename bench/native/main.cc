@@ -269,12 +269,35 @@ Apply(const std::string& line, uint32_t lineNo, Network& net)
                                 ParseList<int64_t>(fp),
                                 ParseList<int64_t>(bp));
     }
-    else if (directive == "job-layer-tos")
+    else if (directive == "job-layer-classes")
     {
-        uint32_t layer;
-        uint32_t tos;
-        in >> layer >> tos;
-        net.jobHelper.SetLayerTos(layer, static_cast<uint8_t>(tos));
+        std::string tos;
+        in >> tos;
+        net.jobHelper.SetLayerClasses(ParseList<uint32_t>(tos));
+    }
+    else if (directive == "job-buffers")
+    {
+        std::string first;
+        std::string last;
+        std::string bytes;
+        std::string tos;
+        in >> first >> last >> bytes >> tos;
+        net.jobHelper.SetBuffers(ParseList<uint32_t>(first),
+                                 ParseList<uint32_t>(last),
+                                 ParseList<uint64_t>(bytes),
+                                 ParseList<uint32_t>(tos));
+    }
+    else if (directive == "job-scheduler")
+    {
+        std::string typeId;
+        std::vector<std::string> attributes;
+        std::string attribute;
+        in >> typeId;
+        while (in >> attribute)
+        {
+            attributes.push_back(attribute);
+        }
+        net.jobHelper.SetScheduler(typeId, attributes);
     }
     else if (directive == "job-attribute")
     {

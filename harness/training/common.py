@@ -1,0 +1,211 @@
+"""What every training architecture shares: the plug-in interface
+(`Architecture`: plan / install / collect / predict), the planned job
+(`JobPlan`), and the per-layer pieces every job has (its workers, its model
+profile rescaled to a compute-to-network ratio R, its per-layer classes).
+
+An architecture is one module of this package with one `Architecture`
+subclass, registered in harness/training/__init__.py. Nothing outside the
+package branches on the architecture: the run, the sweep and the bench ask
+the plug-in."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar
+
+import pandas as pd
+
+from harness import profiles, schedulers
+from harness.errors import ConfigError
+from harness.paths import PROFILES_DIR, resolve_data_file
+from harness.units import INT64_MAX, NS3_TIME_MAX_S
+
+# A job's settings are harness.config.TrainingConfig (and the background's
+# BackgroundConfig): typed as Any here, because the schema imports this package
+# (for the registry), never the reverse.
+
+
+@dataclass(frozen=True)
+class JobPlan:
+    """One training job as planned, before ns-3 is touched. Subclasses add
+    what their architecture decides (fused buffers, shards, ...)."""
+
+    config: Any        # as simulated: byte sizes scaled
+    hosts: tuple[int, ...]          # worker r on hosts[r]
+    tos: int                        # the job's class (priority, "same" resolved)
+    profile: profiles.Profile       # bytes scaled, compute rescaled to R
+    link_bps: float                 # slowest host link of the job
+    ports: tuple[int, int]          # first and last port the job listens on
+    network_ms: float               # one iteration's communication at line rate (for R)
+    layer_tos: tuple[int, ...] = ()  # IP ToS of each layer's gradients
+    ideal_iteration_s: float = 0.0  # the analytic no-contention iteration
+
+    def resolved(self) -> dict[str, Any]:
+        """The plan's part of config.json["training"]. The keys of every
+        architecture are written for every job (their empty values where
+        unused), so config.json keeps one shape."""
+        return {"hosts": list(self.hosts), "tos": self.tos, "layer_tos": list(self.layer_tos),
+                "fusion_buffer": 0, "server_hosts": [], "tensor_shards": [],
+                "deadline_tos": -1, "profile": self.profile.name,
+                "compute_ms": self.profile.compute_ms,
+                "ideal_iteration_s": self.ideal_iteration_s}
+
+
+#: config.json["training"] of a scenario without a training job.
+NO_JOB = {"hosts": [], "tos": 0, "layer_tos": [], "fusion_buffer": 0, "server_hosts": [],
+          "tensor_shards": [], "deadline_tos": -1, "profile": None, "compute_ms": None,
+          "ideal_iteration_s": None}
+
+
+@dataclass
+class JobTables:
+    """What a job recorded, read once after the run (DataFrames only)."""
+
+    iterations: pd.DataFrame        # job,worker,iteration,start_ns,end_ns
+    transfers: pd.DataFrame         # one row per unit sent, with its traffic_class
+    compute: pd.DataFrame           # job,worker,iteration,layer,phase,start_ns,end_ns
+    errors: str                     # socket errors / protocol violations, one per line
+    scheduler: pd.DataFrame | None = None  # the policy's adaptive state, if it has one
+
+
+class Architecture:
+    """A training architecture: the one interface the harness uses.
+
+    check     config time: the policy's parameters for this architecture, and
+              settings that belong to another architecture refused
+    plan      everything decided in Python (placement, profile, classes,
+              fusion, schedule), checked, as a JobPlan
+    install   the planned job in ns-3 (the C++ job replays the plan)
+    collect   the job's tables, read once after the run
+    predict   the analytic no-contention iteration time (ms)
+    """
+
+    name: ClassVar[str]
+    summary: ClassVar[str]           # "ring-allreduce", for messages
+    unsupported_hint: ClassVar[str] = "is not available"  # a policy it does not take
+
+    # ---- config time
+    def supports(self, policy: schedulers.Policy) -> bool:
+        return True
+
+    def check(self, cfg: Any, given: dict[str, Any]) -> dict[str, Any]:
+        """The policy's parameters (defaults filled in, checked)."""
+        return schedulers.resolve(self.policy(cfg.policy).name, given)
+
+    def policy(self, name: str, where: str = "training.policy") -> schedulers.Policy:
+        pol = schedulers.policy(name, where)
+        if not self.supports(pol):
+            allowed = ", ".join(n for n, p in schedulers.POLICIES.items() if self.supports(p))
+            raise ConfigError(where, f"{name!r} {self.unsupported_hint}; {self.summary} jobs "
+                              f"allow: {allowed}")
+        return pol
+
+    # ---- plan time
+    def plan(self, cfg: Any, topo, classes, background: Any,
+             scale: int) -> JobPlan:
+        hosts = worker_hosts(cfg, topo)
+        cls = background.traffic_class if cfg.priority == "same" else cfg.priority
+        tos = classes.tos(cls, "training.priority")
+        job = self.place(cfg, topo, classes, hosts, tos, scale)
+        lo, hi = job.ports
+        if background.enabled and lo <= background.port <= hi:
+            raise ConfigError("training.port", f"ports {lo}-{hi} of the job include "
+                              f"the background port {background.port}")
+        job = dataclasses.replace(job, layer_tos=layer_tos(cfg, job.profile, classes, tos))
+        job = self.finish(job)
+        return dataclasses.replace(job, ideal_iteration_s=self.predict(job) / 1e3)
+
+    def place(self, cfg: Any, topo, classes, hosts: tuple[int, ...], tos: int,
+              scale: int) -> JobPlan:
+        """Where the job runs, its profile and its ports (architecture's part)."""
+        raise NotImplementedError
+
+    def finish(self, job: JobPlan) -> JobPlan:
+        """What follows from the per-layer classes (fused buffers, ...)."""
+        return job
+
+    def predict(self, job: JobPlan) -> float:
+        raise NotImplementedError
+
+    def bytes_per_iteration(self, job: JobPlan) -> float:
+        """Payload all workers send per iteration (a sweep's cost proxy)."""
+        raise NotImplementedError
+
+    # ---- ns-3
+    def install(self, ns, builder, job: JobPlan, host_addresses, ack_tos: int):
+        raise NotImplementedError
+
+    def collect(self, ns_job, job: JobPlan, tos_class: dict[int, str]) -> JobTables:
+        raise NotImplementedError
+
+
+def worker_hosts(cfg: Any, topo) -> tuple[int, ...]:
+    hosts = cfg.hosts or tuple(range(cfg.workers))
+    for i, h in enumerate(hosts):
+        topo.check_host(h, f"training.hosts[{i}]" if cfg.hosts else "training.workers")
+    return hosts
+
+
+def load(cfg: Any, network_ms: Callable[[float], float],
+         scale: int = 1) -> profiles.Profile:
+    """The job's profile, its bytes / `scale` (harness.scaling: cfg's byte
+    fields are scaled already); with `ratio`, every layer's compute is scaled so the
+    iteration's compute is R x network_ms(`model_bytes`) (default: the
+    profile's bytes), the job's network time per iteration: the ring time
+    for ring allreduce, harness.training.ps.network_time_ms for parameter servers.
+    For the resnet50-like family compute is linear in T, so scaling equals
+    regenerating (sizes stay as in the file)."""
+    path = resolve_data_file(cfg.profile, PROFILES_DIR, ".csv", "training.profile")
+    try:
+        profile = profiles.load_profile(path)
+    except profiles.ProfileError as e:
+        raise ConfigError("training.profile", str(e)) from None
+    if max(profile.layer_bytes) > INT64_MAX:
+        raise ConfigError("training.profile", f"{path}: a layer of more than {INT64_MAX:,} B")
+    profile = profiles.scaled(profile, scale)
+    if cfg.ratio is not None:
+        model_bytes = cfg.model_bytes or profile.model_bytes
+        factor = cfg.ratio * network_ms(model_bytes) / profile.compute_ms
+        profile = dataclasses.replace(profile, name=f"{profile.name}-R{cfg.ratio:g}",
+                                      fp_ms=tuple(t * factor for t in profile.fp_ms),
+                                      bp_ms=tuple(t * factor for t in profile.bp_ms))
+    # ns-3 runs each layer's compute as an int64 count of nanoseconds
+    longest_ms = max(*profile.fp_ms, *profile.bp_ms)
+    if longest_ms * 1e6 > INT64_MAX:
+        field = "training.ratio" if cfg.ratio is not None else "training.profile"
+        raise ConfigError(field, f"a layer's compute time ({longest_ms / 1e3:.3g} s) is beyond "
+                          f"the longest time ns-3 represents ({NS3_TIME_MAX_S:.3g} s)")
+    return profile
+
+
+def layer_tos(cfg: Any, profile: profiles.Profile, classes,
+              default_tos: int) -> tuple[int, ...]:
+    """IP ToS of each layer's gradients: `layer_classes` where given, else the
+    job's class."""
+    tos = [default_tos] * profile.n_layers
+    for cls, first, last in cfg.layer_classes:
+        where = f"training.layer_classes.{cls}"
+        if last >= profile.n_layers:
+            raise ConfigError(where, f"layer {last} does not exist; profile "
+                              f"{profile.name!r} has layers 0-{profile.n_layers - 1}")
+        tos[first:last + 1] = [classes.tos(cls, where)] * (last - first + 1)
+    return tuple(tos)
+
+
+def install_layers(helper, job: JobPlan) -> None:
+    """The per-layer table every C++ job takes (TrainingJobHelper): bytes,
+    forward and backward ns, ToS of each layer, and the workers' slowdowns."""
+    p = job.profile
+    helper.SetLayers(list(p.layer_bytes), [round(t * 1e6) for t in p.fp_ms],
+                     [round(t * 1e6) for t in p.bp_ms])
+    helper.SetLayerClasses(list(job.layer_tos))
+    for slow in job.config.slowdowns:
+        helper.AddSlowdown(slow.worker, round(slow.start * 1e9), round(slow.end * 1e9),
+                           slow.factor)
+
+
+def read_csv(text) -> pd.DataFrame:
+    """A C++ table (CSV text) as a DataFrame, empty strings kept as such."""
+    import io
+    return pd.read_csv(io.StringIO(str(text)), keep_default_na=False, na_values=[])

@@ -1,0 +1,171 @@
+"""Parameter-server jobs (SPEC §2b) as a training plug-in: where the shards
+go, which tensors each holds, the job's network time (for the
+compute-to-network ratio), and the installation of a PsJob
+(ns3-modules/ps-*.{h,cc}) on the hosts, which replays the plan."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from harness import analytic, profiles, schedulers
+from harness.errors import ConfigError
+from harness.training.common import (Architecture, JobPlan, JobTables, install_layers, load,
+                                     read_csv)
+
+
+#: Aggregation unit for aggregation = "chunk" with a policy that sends whole tensors.
+DEFAULT_AGGREGATION_CHUNK = 65_536
+
+
+def assign_shards(layer_bytes: tuple[int, ...], n_shards: int) -> tuple[int, ...]:
+    """Shard of each tensor, balanced by size: largest tensors first, each to
+    the shard holding the fewest bytes so far (lowest index on ties)."""
+    load = [0] * n_shards
+    shard = [0] * len(layer_bytes)
+    for t in sorted(range(len(layer_bytes)), key=lambda t: (-layer_bytes[t], t)):
+        k = min(range(n_shards), key=lambda k: (load[k], k))
+        shard[t] = k
+        load[k] += layer_bytes[t]
+    return tuple(shard)
+
+
+def server_hosts(cfg: Any, topo, workers: tuple[int, ...]) -> tuple[int, ...]:
+    """Hosts of shards 0..K-1: given, co-located with workers 0..K-1, or
+    dedicated (the first hosts that run no worker)."""
+    if cfg.server_hosts:
+        for i, h in enumerate(cfg.server_hosts):
+            topo.check_host(h, f"training.server_hosts[{i}]")
+        return cfg.server_hosts
+    k = cfg.servers
+    if cfg.server_placement == "colocated":
+        if k > len(workers):
+            raise ConfigError("training.servers", f"{k} co-located shards need {k} workers "
+                              f"(the job has {len(workers)})")
+        return workers[:k]
+    free = [h for h in range(topo.n_hosts) if h not in workers]
+    if len(free) < k:
+        raise ConfigError("training.servers", f"{k} dedicated shard host(s) needed besides the "
+                          f"{len(workers)} workers; the topology has {topo.n_hosts} hosts "
+                          "(use server_placement = \"colocated\" or fewer workers)")
+    return tuple(free[:k])
+
+
+def remote_workers(workers: tuple[int, ...], shard_host: int) -> int:
+    """Workers whose pushes to a shard on `shard_host` cross the network."""
+    return len(workers) - (shard_host in workers)
+
+
+def network_time_ms(model_bytes: float, workers: tuple[int, ...], shards: tuple[int, ...],
+                    link_bps: float) -> float:
+    """What the busiest shard link carries per iteration at line rate: each
+    remote worker's share of the model (M/K) pushed in, and pulled out on
+    the other direction at the same time. The PS analogue of the ring time
+    2(1-1/N)M/link used for the compute-to-network ratio."""
+    remote = max(remote_workers(workers, h) for h in shards)
+    return max(remote, 1) * model_bytes / len(shards) * 8 / link_bps * 1e3
+
+
+def aggregation_bytes(cfg: Any) -> int:
+    """The shards' aggregation unit: 0 = whole tensors."""
+    pol = schedulers.POLICIES[cfg.policy]
+    chunk = schedulers.chunk_bytes(cfg.policy, cfg.scheduler_params)
+    if pol.chunk_aggregation:
+        return chunk
+    if cfg.aggregation == "tensor":
+        return 0
+    return cfg.aggregation_chunk or chunk or DEFAULT_AGGREGATION_CHUNK
+
+
+@dataclass(frozen=True)
+class PsPlan(JobPlan):
+    server_hosts: tuple[int, ...] = ()   # host of each shard
+    tensor_shards: tuple[int, ...] = ()  # shard of each tensor
+    deadline_tos: int = -1               # class raised to when slack runs out; -1 none
+
+    def resolved(self) -> dict[str, Any]:
+        return {**super().resolved(), "server_hosts": list(self.server_hosts),
+                "tensor_shards": list(self.tensor_shards), "deadline_tos": self.deadline_tos}
+
+
+class ParameterServer(Architecture):
+    name = "ps"
+    summary = "parameter-server"
+
+    def check(self, cfg, given: dict[str, Any]) -> dict[str, Any]:
+        values = super().check(cfg, given)
+        if cfg.fusion_buffer is not None:
+            raise ConfigError("training.fusion_buffer", "is a ring-allreduce setting (a "
+                              "parameter-server job sends tensors, not fused buffers)")
+        return values
+
+    def place(self, cfg, topo, classes, hosts, tos, scale) -> PsPlan:
+        shards = server_hosts(cfg, topo, hosts)
+        link_bps = min(topo.host_link(h).rate_bps for h in (*hosts, *shards))
+
+        def network_ms(model_bytes: float) -> float:
+            return network_time_ms(model_bytes, hosts, shards, link_bps)
+
+        profile = load(cfg, network_ms, scale)
+        if len(shards) > profile.n_layers:
+            raise ConfigError("training.servers", f"{len(shards)} shards for "
+                              f"{profile.n_layers} tensors: a shard would hold none")
+        deadline = (classes.tos(cfg.deadline_class, "training.deadline_class")
+                    if cfg.deadline_class is not None else -1)
+        ports = (cfg.port, cfg.port + classes.bands - 1)  # one per class at most
+        if ports[1] > 65535:
+            raise ConfigError("training.port", f"a parameter-server job listens on port + "
+                              f"class index, {ports[0]}-{ports[1]}: at most "
+                              f"{65535 - classes.bands + 1}")
+        return PsPlan(cfg, hosts, tos, profile, link_bps, ports,
+                      network_ms(profile.model_bytes), server_hosts=shards,
+                      tensor_shards=assign_shards(profile.layer_bytes, len(shards)),
+                      deadline_tos=deadline)
+
+    def predict(self, job: PsPlan) -> float:
+        cfg = job.config
+        result = analytic.simulate_ps(
+            job.profile, len(job.hosts), job.link_bps, tensor_shards=job.tensor_shards,
+            colocated=tuple(h in job.hosts for h in job.server_hosts),
+            iterations=4, barrier=cfg.barrier, pull_barrier=cfg.pull_barrier,
+            pull_order="front" if cfg.policy == "tictac" else "aggregated")
+        return float(result.iteration_ms[1:].mean())
+
+    def bytes_per_iteration(self, job: PsPlan) -> float:
+        # each worker pushes and pulls the model
+        return 2 * len(job.hosts) * job.profile.model_bytes
+
+    def install(self, ns, builder, job: PsPlan, host_addresses, ack_tos: int):
+        """A PsJob with worker r on hosts[r] and shard k on server_hosts[k]; returns the job."""
+        cfg = job.config
+        helper = ns.PsHelper()
+        install_layers(helper, job)
+        helper.SetTensorShards(list(job.tensor_shards))
+        for side in ("push", "pull"):
+            type_id, attrs = schedulers.attributes(cfg.policy, cfg.scheduler_params, side,
+                                                   job.link_bps)
+            helper.SetScheduler(side == "push", type_id, attrs)
+        for name, value in (("Barrier", "true" if cfg.barrier else "false"),
+                            ("PullBarrier", "true" if cfg.pull_barrier else "false"),
+                            ("ChunkOverhead", f"{round(cfg.chunk_overhead * 1e9)}ns"),
+                            ("Port", str(cfg.port)), ("DefaultTos", str(job.tos)),
+                            ("AggregationBytes", str(aggregation_bytes(cfg))),
+                            ("DeadlineTos", str(job.deadline_tos)),
+                            ("LinkBps", str(int(job.link_bps)))):
+            helper.SetJobAttribute(name, ns.StringValue(value))
+        workers, shards = job.hosts, job.server_hosts
+        node = {h: builder.GetNode(h).GetId() for h in (*workers, *shards)}
+        return helper.Install([node[h] for h in workers], [host_addresses[h] for h in workers],
+                              [node[h] for h in shards], [host_addresses[h] for h in shards])
+
+    def collect(self, ns_job, job: PsPlan, tos_class: dict[int, str]) -> JobTables:
+        # each chunk row carries the class it was sent in
+        transfers = read_csv(ns_job.TransfersCsv())
+        return JobTables(iterations=read_csv(ns_job.IterationsCsv()),
+                         transfers=transfers.assign(traffic_class=transfers["tos"].map(tos_class)),
+                         compute=read_csv(ns_job.ComputeCsv()),
+                         errors=str(ns_job.GetErrors()),
+                         scheduler=read_csv(ns_job.SchedulerCsv()))
+
+
+ARCHITECTURE = ParameterServer()

@@ -1,0 +1,143 @@
+"""Ring-allreduce jobs (SPEC §2a) as a training plug-in.
+
+Python plans the whole job: the fused gradient buffers (or, with a
+partitioning policy, the partitions), their classes, and the policy that
+orders ready buffers; the C++ RingAllreduceJob (ns3-modules/) replays that
+plan and records what happened."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from harness import analytic, profiles, schedulers
+from harness.errors import ConfigError
+from harness.training.common import (Architecture, JobPlan, JobTables, install_layers, load,
+                                     read_csv)
+
+# Settings only a parameter-server job has: refused on a ring.
+_PS_SETTINGS = ("servers", "server_hosts", "aggregation", "aggregation_chunk",
+                "deadline_class", "pull_barrier", "chunk_overhead")
+
+
+@dataclass(frozen=True)
+class RingPlan(JobPlan):
+    fusion_buffer: int = 0                 # bytes (tensor fusion)
+    partition: int | None = None           # bytes: layers cut into partitions, no fusion
+    buffers: tuple[profiles.Buffer, ...] = ()  # what the ring allreduces, in closing order
+
+    def resolved(self) -> dict[str, Any]:
+        return {**super().resolved(), "fusion_buffer": self.fusion_buffer}
+
+
+class Ring(Architecture):
+    name = "ring"
+    summary = "ring-allreduce"
+    unsupported_hint = 'needs a parameter-server job (training.architecture = "ps")'
+
+    def supports(self, policy: schedulers.Policy) -> bool:
+        return policy.rings
+
+    def check(self, cfg, given: dict[str, Any]) -> dict[str, Any]:
+        values = schedulers.resolve(self.policy(cfg.policy).name, given,
+                                    adjust=_one_partition_in_flight)
+        defaults = type(cfg)()
+        for key in _PS_SETTINGS:
+            if getattr(cfg, key) != getattr(defaults, key):
+                raise ConfigError(f"training.{key}", "is a parameter-server setting; set "
+                                  "training.architecture = \"ps\"")
+        if cfg.fusion_buffer is not None and schedulers.chunk_bytes(cfg.policy, values):
+            raise ConfigError("training.fusion_buffer", f"policy {cfg.policy!r} cuts layers "
+                              "into partitions instead of fusing them; leave it out")
+        return values
+
+    def place(self, cfg, topo, classes, hosts, tos, scale) -> RingPlan:
+        link_bps = min(topo.host_link(h).rate_bps for h in hosts)
+
+        def network_ms(model_bytes: float) -> float:
+            return profiles.network_time_ms(model_bytes, len(hosts), link_bps)
+
+        profile = load(cfg, network_ms, scale)
+        fusion = fusion_buffer(cfg, profile)
+        partition = schedulers.chunk_bytes(cfg.policy, cfg.scheduler_params)
+        buffers = tuple(profiles.partition(profile, partition) if partition
+                        else profiles.fuse(profile, fusion))
+        small = min(buffers, key=lambda b: b.bytes)
+        if small.bytes < len(hosts):
+            field = "training.scheduler.partition" if partition else "training.profile"
+            raise ConfigError(field, f"buffer of layers {small.label} has {small.bytes} B, "
+                              f"fewer than the {len(hosts)} workers: the ring would send "
+                              "empty partitions")
+        return RingPlan(cfg, hosts, tos, profile, link_bps, (cfg.port, cfg.port),
+                        network_ms(profile.model_bytes), fusion_buffer=fusion,
+                        partition=partition, buffers=buffers)
+
+    def predict(self, job: RingPlan) -> float:
+        cfg = job.config
+        result = analytic.simulate(job.profile, len(job.hosts), job.link_bps, iterations=4,
+                                   queue=schedulers.POLICIES[cfg.policy].order,
+                                   barrier=cfg.barrier, fusion_buffer=job.fusion_buffer,
+                                   partition_bytes=job.partition)
+        return float(result.iteration_ms[1:].mean())
+
+    def bytes_per_iteration(self, job: RingPlan) -> float:
+        # each worker sends 2(N-1)/N of the model
+        return 2 * (len(job.hosts) - 1) * job.profile.model_bytes
+
+    def install(self, ns, builder, job: RingPlan, host_addresses, ack_tos: int):
+        """A RingAllreduceJob with rank r on hosts[r]; returns the job."""
+        cfg = job.config
+        helper = ns.RingAllreduceHelper()
+        install_layers(helper, job)
+        helper.SetBuffers(*buffer_arguments(job.buffers, job.layer_tos))
+        helper.SetScheduler(*schedulers.attributes(cfg.policy, cfg.scheduler_params, "push",
+                                                   job.link_bps))
+        helper.SetJobAttribute("Barrier", ns.StringValue("true" if cfg.barrier else "false"))
+        helper.SetJobAttribute("Port", ns.StringValue(str(cfg.port)))
+        helper.SetJobAttribute("DefaultTos", ns.StringValue(str(job.tos)))
+        helper.SetJobAttribute("AckTos", ns.StringValue(str(ack_tos)))
+        node_ids = [builder.GetNode(h).GetId() for h in job.hosts]
+        return helper.Install(node_ids, [host_addresses[h] for h in job.hosts])
+
+    def collect(self, ns_job, job: RingPlan, tos_class: dict[int, str]) -> JobTables:
+        # each partition row carries the class of its fusion buffer
+        buffers = read_csv(ns_job.BuffersCsv())
+        buffer_class = buffers.set_index("buffer")["tos"].map(tos_class)
+        transfers = read_csv(ns_job.TransfersCsv())
+        return JobTables(iterations=read_csv(ns_job.IterationsCsv()),
+                         transfers=transfers.assign(
+                             traffic_class=transfers["buffer"].map(buffer_class)),
+                         compute=read_csv(ns_job.ComputeCsv()),
+                         errors=str(ns_job.GetErrors()))
+
+
+def _one_partition_in_flight(values: dict, given: dict, where: str) -> None:
+    """A ring runs one allreduce at a time: the credit is one partition."""
+    if "credit" in values:
+        if "credit" not in given:
+            values["credit"] = values["partition"]
+        elif values["credit"] != values["partition"]:
+            raise ConfigError(f"{where}.credit", "a ring-allreduce job runs one allreduce at "
+                              "a time: the credit is one partition (leave credit out)")
+
+
+def buffer_arguments(buffers, layer_tos) -> tuple[list[int], list[int], list[int], list[int]]:
+    """(first layer, last layer, bytes, ToS) of each buffer, as
+    RingAllreduceHelper::SetBuffers takes them: a buffer travels in the class
+    of its lowest layer (the most urgent it holds)."""
+    return ([b.layers[0] for b in buffers], [b.layers[-1] for b in buffers],
+            [b.bytes for b in buffers], [layer_tos[b.priority] for b in buffers])
+
+
+def fusion_buffer(cfg, profile: profiles.Profile) -> int:
+    """The job's fusion buffer in bytes, checked against the profile's layers."""
+    if cfg.fusion_buffer is None:
+        return profiles.fusion_buffer_bytes(profile)
+    try:
+        profiles.check_fits(profile, cfg.fusion_buffer)
+    except profiles.ProfileError as e:
+        raise ConfigError("training.fusion_buffer", str(e)) from None
+    return cfg.fusion_buffer
+
+
+ARCHITECTURE = Ring()
