@@ -70,6 +70,15 @@ class Plan:
                        + (self.run.min_iterations + 1) * self.ideal_iteration_s)
         return self.run.duration
 
+    def _queue_settings(self) -> dict:
+        """drr quanta and ECN thresholds as simulated, when used."""
+        out: dict = {}
+        if self.network.qdisc == "drr":
+            out["drr_quanta_bytes"] = qdisc.drr_quanta(self.network, self.classes)
+        if self.network.marks_ecn:
+            out["ecn_threshold_packets"] = qdisc.band_ecn_thresholds(self.network, self.classes)
+        return out
+
     def resolved(self) -> dict:
         """The scenario plus what was derived from it, for the run directory."""
         return {
@@ -86,6 +95,7 @@ class Plan:
             "run": {"duration": self.run.duration, "warmup": self.run.warmup,
                     "cooldown": self.run.cooldown, "min_iterations": self.run.min_iterations},
             "band_limit_packets": self.network.band_limit_packets,
+            **self._queue_settings(),
             "worst_case_rtt_s": self.worst_rtt,
             "tcp_attributes": self.tcp_defaults,
             "background": {"hosts": list(self.background_hosts),
@@ -150,7 +160,8 @@ def plan(scenario: Scenario) -> Plan:
     extra["link_changes"] = _link_changes(scenario.network.link_changes, topo, k)
 
     return Plan(scenario, topo, network, run, classes, worst,
-                tcp.attribute_defaults(scenario.tcp, worst), **extra)
+                tcp.attribute_defaults(scenario.tcp, worst,
+                                       tcp.ecn_on(scenario.tcp, scenario.network)), **extra)
 
 
 def _check_run(run: RunConfig, scenario: Scenario, topo: Topology) -> None:
@@ -307,7 +318,7 @@ class _Network:
         ns.RngSeedManager.ResetNextStreamIndex()
         self.builder = topology.build(ns, p.topology, sc.network.mtu)
         self.queues = ns.CreateObject["ns3::QueueTracker"]()
-        strategy = qdisc.strategy(p.network)
+        strategy = qdisc.strategy(p.network, p.classes)
         for i, link in enumerate(p.topology.links):
             for side, (src, dst) in enumerate(((link.a, link.b), (link.b, link.a))):
                 qd = strategy.install(ns, self.builder.GetLinkDevice(i, side))
