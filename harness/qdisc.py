@@ -26,6 +26,13 @@ ECN: with network.ecn_threshold every band named (or all) is an
 EcnThresholdQueueDisc (ns3-modules/ecn-threshold-queue-disc): an ECN-capable
 packet arriving to K or more queued packets is marked CE, drops only when
 the band is full. TCP negotiates ECN when the queues mark (tcp.ecn).
+ns-3.44's TCP never sends ECN-capable packets from a socket with a nonzero
+ToS (Socket::SetIpTos keeps a stream socket's ECN bits at 0, and
+TcpSocketBase::AddSocketTags then sends the ToS as is), which is every class
+but ToS 0x00; so with ECN on, the marking bands of each host's egress set
+ECT(0) on TCP segments that carry data, as the sender's kernel would (pure
+ACKs and SYNs stay not-ECT). A packet's band ignores the ECN bits
+(Socket::IpTos2Priority reads (ToS & 0x1e) >> 1 in groups of four).
 
 ACKs: by default (ack_class = "data") a receiver sends its ACKs in the class
 of the data they acknowledge, as a receiver marking its replies with the
@@ -148,7 +155,7 @@ class Prio:
         self.band_limit = band_limit_packets
         self.priomap = " ".join(map(str, priomap))
 
-    def install(self, ns, device):
+    def install(self, ns, device, host: bool = False):
         return ns.QueueDiscInstaller.InstallPrio(device, self.bands, self.priomap, self.band_limit)
 
     def track(self, tracker, qdisc, link: int, from_node: int, to_node: int) -> None:
@@ -161,25 +168,28 @@ class Bands(Prio):
     ROOTS = {"prio": "ns3::PrioQueueDisc", "drr": "ns3::WeightedDrrQueueDisc"}
 
     def __init__(self, root: str, bands: int, band_limit_packets: int, priomap,
-                 quanta=(), ecn_thresholds=()):
+                 quanta=(), ecn_thresholds=(), ecn_capable: bool = False):
         super().__init__(bands, band_limit_packets, priomap)
         self.root = self.ROOTS[root]
         self.quanta = " ".join(map(str, quanta))
         self.ecn_thresholds = " ".join(map(str, ecn_thresholds))
+        self.ecn_capable = ecn_capable   # TCP negotiates ECN: hosts set ECT on data
 
-    def install(self, ns, device):
+    def install(self, ns, device, host: bool = False):
+        """host: the egress of a host (where data is made ECN-capable)."""
         return ns.QueueDiscInstaller.InstallBands(device, self.root, self.bands, self.priomap,
                                                   self.band_limit, self.quanta,
-                                                  self.ecn_thresholds)
+                                                  self.ecn_thresholds, host and self.ecn_capable)
 
 
-def strategy(net: NetworkConfig, table: ClassTable | None = None):
+def strategy(net: NetworkConfig, table: ClassTable | None = None, ecn: bool = False):
     """The queue-disc strategy for every egress of the network. `net` as
-    simulated (band limits and ECN thresholds scaled)."""
+    simulated (band limits and ECN thresholds scaled); ecn: TCP negotiates
+    ECN (harness.tcp.ecn_on)."""
     table = table or class_table(net)
     priomap = PFIFO_FAST_PRIOMAP if net.qdisc == "pfifo_fast" else prio_priomap(table.bands)
     if net.qdisc != "drr" and not net.marks_ecn:
         return Prio(table.bands, net.band_limit_packets, priomap)
     quanta = drr_quanta(net, table) if net.qdisc == "drr" else ()
     return Bands("drr" if net.qdisc == "drr" else "prio", table.bands, net.band_limit_packets,
-                 priomap, quanta, band_ecn_thresholds(net, table))
+                 priomap, quanta, band_ecn_thresholds(net, table), ecn)

@@ -43,6 +43,7 @@ class Plan:
     background_load: float = 0.0
     background_tos: int = 0
     ack_tos: int = -1              # -1: ACKs in the class of their data
+    ecn: bool = False              # TCP negotiates ECN; hosts mark data ECN-capable
     flows: pd.DataFrame = field(default_factory=pd.DataFrame)
     training: object = None         # config.TrainingConfig as simulated: byte sizes scaled
     training_hosts: tuple[int, ...] = ()
@@ -159,9 +160,9 @@ def plan(scenario: Scenario) -> Plan:
             flows=background.schedule(hosts, rate, run.duration, cdf, scenario.seed, steps))
     extra["link_changes"] = _link_changes(scenario.network.link_changes, topo, k)
 
+    ecn = tcp.ecn_on(scenario.tcp, scenario.network)
     return Plan(scenario, topo, network, run, classes, worst,
-                tcp.attribute_defaults(scenario.tcp, worst,
-                                       tcp.ecn_on(scenario.tcp, scenario.network)), **extra)
+                tcp.attribute_defaults(scenario.tcp, worst, ecn), ecn=ecn, **extra)
 
 
 def _check_run(run: RunConfig, scenario: Scenario, topo: Topology) -> None:
@@ -318,10 +319,11 @@ class _Network:
         ns.RngSeedManager.ResetNextStreamIndex()
         self.builder = topology.build(ns, p.topology, sc.network.mtu)
         self.queues = ns.CreateObject["ns3::QueueTracker"]()
-        strategy = qdisc.strategy(p.network, p.classes)
+        strategy = qdisc.strategy(p.network, p.classes, p.ecn)
         for i, link in enumerate(p.topology.links):
             for side, (src, dst) in enumerate(((link.a, link.b), (link.b, link.a))):
-                qd = strategy.install(ns, self.builder.GetLinkDevice(i, side))
+                qd = strategy.install(ns, self.builder.GetLinkDevice(i, side),
+                                      host=src < p.topology.n_hosts)
                 strategy.track(self.queues, qd, i, src, dst)
         self.builder.AssignAddresses()
         self.host_addresses = [self.builder.GetLinkAddress(self._host_link(p.topology, h), 0)

@@ -1,6 +1,8 @@
 #include "ecn-threshold-queue-disc.h"
 
+#include "ns3/boolean.h"
 #include "ns3/drop-tail-queue.h"
+#include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 #include "ns3/uinteger.h"
@@ -30,21 +32,55 @@ EcnThresholdQueueDisc::GetTypeId()
                           "marked CE",
                           UintegerValue(20),
                           MakeUintegerAccessor(&EcnThresholdQueueDisc::m_threshold),
-                          MakeUintegerChecker<uint32_t>(1));
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("SetEct",
+                          "Make TCP segments that carry data ECN-capable (ECT(0)) on "
+                          "enqueue: a host's egress, with TCP ECN on",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&EcnThresholdQueueDisc::m_setEct),
+                          MakeBooleanChecker());
     return tid;
 }
 
 EcnThresholdQueueDisc::EcnThresholdQueueDisc()
     : QueueDisc(QueueDiscSizePolicy::SINGLE_INTERNAL_QUEUE),
-      m_threshold(20)
+      m_threshold(20),
+      m_setEct(false)
 {
 }
 
 EcnThresholdQueueDisc::~EcnThresholdQueueDisc() = default;
 
+void
+EcnThresholdQueueDisc::SetEctOnData(Ptr<QueueDiscItem> item) const
+{
+    auto ip = DynamicCast<Ipv4QueueDiscItem>(item);
+    if (!ip || ip->GetHeader().GetProtocol() != 6 ||
+        ip->GetHeader().GetEcn() != Ipv4Header::ECN_NotECT)
+    {
+        return;
+    }
+    // The TCP header's data offset (byte 12, high nibble, in 32-bit words):
+    // a segment longer than its header carries data.
+    uint8_t head[13];
+    Ptr<const Packet> segment = item->GetPacket();
+    if (segment->CopyData(head, sizeof(head)) != sizeof(head) ||
+        segment->GetSize() <= uint32_t(head[12] >> 4) * 4)
+    {
+        return;
+    }
+    // The item owns its (not yet serialised) header; GetHeader() hands it out
+    // const only.
+    const_cast<Ipv4Header&>(ip->GetHeader()).SetEcn(Ipv4Header::ECN_ECT0);
+}
+
 bool
 EcnThresholdQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
+    if (m_setEct)
+    {
+        SetEctOnData(item);
+    }
     if (GetCurrentSize() + item > GetMaxSize())
     {
         DropBeforeEnqueue(item, LIMIT_EXCEEDED_DROP);

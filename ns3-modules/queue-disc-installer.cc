@@ -1,5 +1,6 @@
 #include "queue-disc-installer.h"
 
+#include "ns3/boolean.h"
 #include "ns3/queue-size.h"
 #include "ns3/string.h"
 #include "ns3/traffic-control-helper.h"
@@ -41,7 +42,8 @@ QueueDiscInstaller::InstallBands(Ptr<NetDevice> device,
                                  const std::string& priomap,
                                  uint32_t bandLimitPackets,
                                  const std::string& quanta,
-                                 const std::string& ecnThresholds)
+                                 const std::string& ecnThresholds,
+                                 bool setEct)
 {
     TrafficControlHelper tch;
     uint16_t handle = rootType == "ns3::WeightedDrrQueueDisc"
@@ -70,7 +72,9 @@ QueueDiscInstaller::InstallBands(Ptr<NetDevice> device,
                                   "MaxSize",
                                   Packets(bandLimitPackets),
                                   "MarkThreshold",
-                                  UintegerValue(threshold));
+                                  UintegerValue(threshold),
+                                  "SetEct",
+                                  BooleanValue(setEct));
         }
         else
         {

@@ -32,14 +32,16 @@ class QueueDiscInstaller
     /// DRR quantum of each band in bytes, space-separated ("" for prio).
     /// `ecnThresholds`: each band's ECN marking threshold K in packets,
     /// space-separated; 0 (or "" for all bands) = a plain FIFO band, else an
-    /// EcnThresholdQueueDisc band.
+    /// EcnThresholdQueueDisc band. `setEct`: the marking bands set ECT(0) on
+    /// TCP data (a host's egress, with TCP ECN on).
     static Ptr<QueueDisc> InstallBands(Ptr<NetDevice> device,
                                        const std::string& rootType,
                                        uint32_t nBands,
                                        const std::string& priomap,
                                        uint32_t bandLimitPackets,
                                        const std::string& quanta,
-                                       const std::string& ecnThresholds);
+                                       const std::string& ecnThresholds,
+                                       bool setEct);
 };
 
 } // namespace ns3
