@@ -511,6 +511,11 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         **{k: timing[k] for k in ("events", "simulated_s")},
         "window_s": list(timing["window"]),
     }
+    if p.network.marks_ecn:
+        # CE marks per band over every egress, by the band's classes
+        names = queues.drop_duplicates("band").set_index("band")["traffic_class"]
+        summary["ecn_marks"] = {f"{band} ({names.get(band, '')})": int(n) for band, n in
+                                queues.groupby("band")["marked_packets"].sum().items()}
     if iterations is not None:
         summary["training"] = {**metrics.iteration_summary(iterations),
                                **metrics.spread_summary(iterations),
