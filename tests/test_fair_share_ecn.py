@@ -121,6 +121,16 @@ def test_dctcp_in_a_drr_band_marks_only_that_band(run_plan):
     assert 0.23 < (by_class / by_class.sum())["low"] < 0.35
 
 
+def test_newreno_with_marking_uses_classic_ecn(run_plan):
+    """Marking alone turns TCP ECN on (tcp.ecn left out): newreno halves on
+    marks (RFC 3168) instead of filling the band to its first loss."""
+    p = bulk_plan(f"network.ecn_threshold={K}", classes=(HIGH, HIGH), duration=0.15)
+    assert p.tcp_defaults["ns3::TcpSocketBase::UseEcn"] == "On"
+    q = bottleneck_queue(run_plan(p)).loc[0]
+    assert q["marked_packets"] > 0
+    assert q["max_backlog_packets"] < 1000 and q["mean_backlog_packets"] < 3 * K
+
+
 def test_marking_without_tcp_ecn_marks_nothing(run_plan):
     """tcp.ecn = false: the transport is not ECN-capable, the band is a FIFO."""
     result = run_plan(bulk_plan(f"network.ecn_threshold={K}", "tcp.ecn=false",
