@@ -519,6 +519,9 @@ def _print_summary(summary: dict, manifest: dict) -> None:
     if util:
         click.echo("host uplink utilisation: " + ", ".join(f"{app} {u:.1%}"
                                                           for app, u in util.items()))
+    if "ecn_marks" in summary:
+        click.echo("ECN marks per band: " + ", ".join(f"{band} {n:,}" for band, n in
+                                                       summary["ecn_marks"].items()))
     click.echo(f"completion {summary['completed_flows']}/{summary['measured_flows']} measured "
                f"flows; {summary['events']:,} events, {manifest['events_per_s']:,.0f} events/s, "
                f"{manifest['sim_s_per_wall_s']:.3f} simulated s per wall s; "

@@ -31,7 +31,7 @@ from harness.paths import (CDF_DIR, PROFILES_DIR, REPO_DIR, SCENARIOS_DIR,  # no
                            resolve_data_file)
 from harness import training
 
-QDISCS = ("pfifo_fast", "prio")
+QDISCS = ("pfifo_fast", "prio", "drr")
 CONGESTION_CONTROLS = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic",
                        "dctcp": "ns3::TcpDctcp"}
 
@@ -105,6 +105,15 @@ class NetworkConfig:
     ack_class: str = "data"          # "data": ACKs in the class of their data
     mtu: int = 1500
     link_changes: tuple[LinkChange, ...] = ()  # link rates changing during the run
+    # drr: class name -> weight (bands without a named class weigh 1)
+    weights: dict[str, float] = field(default_factory=dict)
+    # ECN step marking: K packets for every band (int), or class name -> K
+    # (bands without a named class do not mark); None = no marking
+    ecn_threshold: int | dict[str, int] | None = None
+
+    @property
+    def marks_ecn(self) -> bool:
+        return self.ecn_threshold is not None
 
 
 @dataclass(frozen=True)
@@ -113,6 +122,7 @@ class TcpConfig:
     segment_size: int = 1380         # default: network.mtu - SEGMENT_OVERHEAD_BYTES
     initial_cwnd: int = 10
     buffer_bytes: int = 131072 * 256   # 32 MiB send and receive buffers
+    ecn: bool | None = None          # TcpSocketBase::UseEcn; None = on iff the queues mark
 
 
 @dataclass(frozen=True)
@@ -201,9 +211,10 @@ class Scenario:
 
 _DIGEST_WHEN_USED = (("training", "pull_barrier"), ("training", "slowdowns"),
                      ("training", "chunk_overhead"),
-                     ("background", "steps"), ("network", "link_changes"))
+                     ("background", "steps"), ("network", "link_changes"),
+                     ("network", "weights"), ("network", "ecn_threshold"), ("tcp", "ecn"))
 _DEFAULT_SECTIONS = {"training": TrainingConfig(), "background": BackgroundConfig(),
-                     "network": NetworkConfig()}
+                     "network": NetworkConfig(), "tcp": TcpConfig()}
 
 
 # --------------------------------------------------------------------------
@@ -213,9 +224,10 @@ _SECTION_KEYS = {
     "run": {"duration": "duration", "warmup": "warmup", "cooldown": "cooldown",
             "utilization_interval": "utilization_interval", "min_iterations": "min_iterations"},
     "network": {k: k for k in ("qdisc", "bands", "band_limit_packets", "classes",
-                               "ack_class", "mtu", "link_changes")},
+                               "ack_class", "mtu", "link_changes", "weights",
+                               "ecn_threshold")},
     "tcp": {k: k for k in ("congestion_control", "segment_size", "initial_cwnd",
-                           "buffer_bytes")},
+                           "buffer_bytes", "ecn")},
     "background": {"enabled": "enabled", "workload": "workload", "rate": "rate",
                    "load": "load", "class": "traffic_class", "hosts": "hosts",
                    "port": "port", "steps": "steps"},
@@ -452,7 +464,46 @@ def _network(data: Any) -> NetworkConfig:
             raise ConfigError("network.classes",
                               "expected a non-empty table of class name -> band number")
         out["classes"] = {str(k): _int(v, f"network.classes.{k}", 0) for k, v in classes.items()}
+    if "weights" in d:
+        out["weights"] = _weights(d["weights"], out.get("qdisc", NetworkConfig.qdisc))
+    if "ecn_threshold" in d:
+        out["ecn_threshold"] = _ecn_threshold(
+            d["ecn_threshold"], out.get("band_limit_packets", NetworkConfig.band_limit_packets))
     return NetworkConfig(**out)
+
+
+def _weights(value: Any, qdisc: str, where: str = "network.weights") -> dict[str, float]:
+    """{ high = 3, low = 1 }: class name -> DRR weight (a finite number > 0).
+    Class names are checked against the classes in harness.qdisc.class_table."""
+    if qdisc != "drr":
+        raise ConfigError(where, f'applies to network.qdisc = "drr" only (got {qdisc!r}); '
+                          f"set network.qdisc = \"drr\" or leave weights out")
+    if not isinstance(value, dict) or not value:
+        raise ConfigTypeError(where, "expected a non-empty table of class name -> weight, "
+                              f"e.g. {{ high = 3, low = 1 }}; got {value!r}")
+    return {str(k): _finite(v, f"{where}.{k}", strict=True) for k, v in value.items()}
+
+
+def _ecn_threshold(value: Any, band_limit: int,
+                   where: str = "network.ecn_threshold") -> int | dict[str, int]:
+    """K in packets for every band, or { class = K, ... } for some bands:
+    1 <= K <= network.band_limit_packets."""
+    def one(v: Any, here: str) -> int:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ConfigTypeError(here, f"expected a queue length in packets (an integer "
+                                  f"1..network.band_limit_packets = {band_limit:,}), got {v!r}")
+        if v > band_limit:
+            raise ConfigError(here, f"{v:,} packets is beyond the band's limit "
+                              f"(network.band_limit_packets = {band_limit:,}): it would never "
+                              "mark")
+        return _int(v, here, 1)
+
+    if isinstance(value, dict):
+        if not value:
+            raise ConfigError(where, "expected packets (e.g. 20) or a non-empty table of "
+                              "class name -> packets (e.g. { low = 20 })")
+        return {str(k): one(v, f"{where}.{k}") for k, v in value.items()}
+    return one(value, where)
 
 
 def _tcp(data: Any) -> TcpConfig:
@@ -470,7 +521,23 @@ def _tcp(data: Any) -> TcpConfig:
     if "buffer_bytes" in d:
         # ns-3's TcpSocket SndBufSize / RcvBufSize are uint32
         out["buffer_bytes"] = _int(d["buffer_bytes"], "tcp.buffer_bytes", 65536, UINT32_MAX)
+    if "ecn" in d:
+        out["ecn"] = _bool(d["ecn"], "tcp.ecn")
     return TcpConfig(**out)
+
+
+def _check_ecn(net: NetworkConfig, tcp: TcpConfig) -> None:
+    """DCTCP needs queues that mark ECN (and ECN on, which it always is)."""
+    if tcp.congestion_control != "dctcp":
+        return
+    if not net.marks_ecn:
+        raise ConfigError("tcp.congestion_control", "\"dctcp\" needs ECN marking in the "
+                          "queues, or it runs without its congestion signal: set "
+                          "network.ecn_threshold (K packets, e.g. 20, or per class "
+                          "{ low = 20 }), or use newreno or cubic")
+    if tcp.ecn is False:
+        raise ConfigError("tcp.ecn", "\"dctcp\" always negotiates ECN (ns-3's TcpDctcp turns "
+                          "it on); leave tcp.ecn out or set it to true")
 
 
 def _host_list(value: Any, where: str) -> tuple[int, ...]:
@@ -627,6 +694,7 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
         raise ConfigError("tcp.initial_cwnd", f"{tcp.initial_cwnd} segments of "
                           f"{tcp.segment_size} B exceed ns-3's congestion window (a uint32 "
                           f"of bytes): at most {UINT32_MAX // tcp.segment_size:,} segments")
+    _check_ecn(out["network"], tcp)
     scenario = Scenario(**out)
     _check_times(scenario)
     return scenario

@@ -119,6 +119,7 @@ def host_uplink_utilization(util: pd.DataFrame, n_hosts: int, window: tuple[floa
 def band_totals(queues: pd.DataFrame) -> pd.DataFrame:
     """Queue statistics summed over every egress, per band."""
     cols = ["enqueued_packets", "dequeued_packets", "dropped_packets"]
+    cols += [c for c in ("marked_packets",) if c in queues]   # ECN CE marks
     out = queues.groupby("band")[cols].sum()
     out["max_backlog_packets"] = queues.groupby("band")["max_backlog_packets"].max()
     return out.reset_index()

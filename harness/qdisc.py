@@ -17,6 +17,23 @@ starved low band would take buffer space from the high one. prio gets a
 priomap that sends the k-th ToS of the table above to band k (clipped to its
 last band).
 
+drr (weighted deficit round robin, ns3-modules/weighted-drr-queue-disc) has
+the bands, classes and priomap of prio; each band gets a quantum of
+weight / smallest weight x MTU bytes per round, so backlogged bands share
+the link by weight and an idle band's share goes to the others.
+
+ECN: with network.ecn_threshold every band named (or all) is an
+EcnThresholdQueueDisc (ns3-modules/ecn-threshold-queue-disc): an ECN-capable
+packet arriving to K or more queued packets is marked CE, drops only when
+the band is full. TCP negotiates ECN when the queues mark (tcp.ecn).
+ns-3.44's TCP never sends ECN-capable packets from a socket with a nonzero
+ToS (Socket::SetIpTos keeps a stream socket's ECN bits at 0, and
+TcpSocketBase::AddSocketTags then sends the ToS as is), which is every class
+but ToS 0x00; so with ECN on, the marking bands of each host's egress set
+ECT(0) on TCP segments that carry data, as the sender's kernel would (pure
+ACKs and SYNs stay not-ECT). A packet's band ignores the ECN bits
+(Socket::IpTos2Priority reads (ToS & 0x1e) >> 1 in groups of four).
+
 ACKs: by default (ack_class = "data") a receiver sends its ACKs in the class
 of the data they acknowledge, as a receiver marking its replies with the
 flow's DSCP would; ack_class = "<class>" puts all ACKs in one class instead.
@@ -79,7 +96,48 @@ def class_table(net: NetworkConfig) -> ClassTable:
     table = ClassTable(net.qdisc, bands, classes, tuple(band_tos))
     if net.ack_class != "data":
         table.band(net.ack_class, "network.ack_class")
+    for name in net.weights:
+        table.band(name, f"network.weights.{name}")
+    if isinstance(net.ecn_threshold, dict):
+        for name in net.ecn_threshold:
+            table.band(name, f"network.ecn_threshold.{name}")
+    band_weights(net, table)
     return table
+
+
+def band_weights(net: NetworkConfig, table: ClassTable) -> list[float]:
+    """drr: the weight of each band (1 where no class of it is named)."""
+    out: list[float | None] = [None] * table.bands
+    for name, weight in net.weights.items():
+        band = table.band(name, f"network.weights.{name}")
+        if out[band] is not None and out[band] != weight:
+            others = [n for n, b in table.classes.items() if b == band and n != name]
+            raise ConfigError(f"network.weights.{name}", f"class {name!r} shares band {band} "
+                              f"with {', '.join(map(repr, others))}, which has weight "
+                              f"{out[band]:g}: one weight per band")
+        out[band] = weight
+    return [1.0 if w is None else w for w in out]
+
+
+def drr_quanta(net: NetworkConfig, table: ClassTable) -> list[int]:
+    """Bytes per round for each band: weight / smallest weight x MTU, so the
+    lightest band sends at least one full packet per visit."""
+    weights = band_weights(net, table)
+    lightest = min(weights)
+    return [max(1, round(w / lightest * net.mtu)) for w in weights]
+
+
+def band_ecn_thresholds(net: NetworkConfig, table: ClassTable) -> list[int]:
+    """K in packets for each band; 0 = the band does not mark."""
+    k = net.ecn_threshold
+    if k is None:
+        return [0] * table.bands
+    if isinstance(k, int):
+        return [k] * table.bands
+    out = [0] * table.bands
+    for name, threshold in k.items():
+        out[table.band(name, f"network.ecn_threshold.{name}")] = threshold
+    return out
 
 
 def default_classes(bands: int) -> dict[str, int]:
@@ -97,15 +155,41 @@ class Prio:
         self.band_limit = band_limit_packets
         self.priomap = " ".join(map(str, priomap))
 
-    def install(self, ns, device):
+    def install(self, ns, device, host: bool = False):
         return ns.QueueDiscInstaller.InstallPrio(device, self.bands, self.priomap, self.band_limit)
 
     def track(self, tracker, qdisc, link: int, from_node: int, to_node: int) -> None:
         tracker.TrackPrio(qdisc, link, from_node, to_node)
 
 
-def strategy(net: NetworkConfig):
-    """The queue-disc strategy for every egress of the network."""
-    if net.qdisc == "pfifo_fast":
-        return Prio(3, net.band_limit_packets, PFIFO_FAST_PRIOMAP)
-    return Prio(net.bands, net.band_limit_packets, prio_priomap(net.bands))
+class Bands(Prio):
+    """prio or weighted DRR, each band a FIFO or an ECN step-marking FIFO."""
+
+    ROOTS = {"prio": "ns3::PrioQueueDisc", "drr": "ns3::WeightedDrrQueueDisc"}
+
+    def __init__(self, root: str, bands: int, band_limit_packets: int, priomap,
+                 quanta=(), ecn_thresholds=(), ecn_capable: bool = False):
+        super().__init__(bands, band_limit_packets, priomap)
+        self.root = self.ROOTS[root]
+        self.quanta = " ".join(map(str, quanta))
+        self.ecn_thresholds = " ".join(map(str, ecn_thresholds))
+        self.ecn_capable = ecn_capable   # TCP negotiates ECN: hosts set ECT on data
+
+    def install(self, ns, device, host: bool = False):
+        """host: the egress of a host (where data is made ECN-capable)."""
+        return ns.QueueDiscInstaller.InstallBands(device, self.root, self.bands, self.priomap,
+                                                  self.band_limit, self.quanta,
+                                                  self.ecn_thresholds, host and self.ecn_capable)
+
+
+def strategy(net: NetworkConfig, table: ClassTable | None = None, ecn: bool = False):
+    """The queue-disc strategy for every egress of the network. `net` as
+    simulated (band limits and ECN thresholds scaled); ecn: TCP negotiates
+    ECN (harness.tcp.ecn_on)."""
+    table = table or class_table(net)
+    priomap = PFIFO_FAST_PRIOMAP if net.qdisc == "pfifo_fast" else prio_priomap(table.bands)
+    if net.qdisc != "drr" and not net.marks_ecn:
+        return Prio(table.bands, net.band_limit_packets, priomap)
+    quanta = drr_quanta(net, table) if net.qdisc == "drr" else ()
+    return Bands("drr" if net.qdisc == "drr" else "prio", table.bands, net.band_limit_packets,
+                 priomap, quanta, band_ecn_thresholds(net, table), ecn)

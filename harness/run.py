@@ -43,6 +43,7 @@ class Plan:
     background_load: float = 0.0
     background_tos: int = 0
     ack_tos: int = -1              # -1: ACKs in the class of their data
+    ecn: bool = False              # TCP negotiates ECN; hosts mark data ECN-capable
     flows: pd.DataFrame = field(default_factory=pd.DataFrame)
     job: training.JobPlan | None = None  # the training job as its plug-in planned it
     background_steps: tuple[tuple[float, float], ...] = ()  # (time s, flows/s per host)
@@ -68,6 +69,15 @@ class Plan:
                        + (self.run.min_iterations + 1) * self.ideal_iteration_s)
         return self.run.duration
 
+    def _queue_settings(self) -> dict:
+        """drr quanta and ECN thresholds as simulated, when used."""
+        out: dict = {}
+        if self.network.qdisc == "drr":
+            out["drr_quanta_bytes"] = qdisc.drr_quanta(self.network, self.classes)
+        if self.network.marks_ecn:
+            out["ecn_threshold_packets"] = qdisc.band_ecn_thresholds(self.network, self.classes)
+        return out
+
     def resolved(self) -> dict:
         """The scenario plus what was derived from it, for the run directory."""
         return {
@@ -84,6 +94,7 @@ class Plan:
             "run": {"duration": self.run.duration, "warmup": self.run.warmup,
                     "cooldown": self.run.cooldown, "min_iterations": self.run.min_iterations},
             "band_limit_packets": self.network.band_limit_packets,
+            **self._queue_settings(),
             "worst_case_rtt_s": self.worst_rtt,
             "tcp_attributes": self.tcp_defaults,
             "background": {"hosts": list(self.background_hosts),
@@ -140,8 +151,9 @@ def plan(scenario: Scenario) -> Plan:
             flows=background.schedule(hosts, rate, run.duration, cdf, scenario.seed, steps))
     extra["link_changes"] = _link_changes(scenario.network.link_changes, topo, k)
 
+    ecn = tcp.ecn_on(scenario.tcp, scenario.network)
     return Plan(scenario, topo, network, run, classes, worst,
-                tcp.attribute_defaults(scenario.tcp, worst), **extra)
+                tcp.attribute_defaults(scenario.tcp, worst, ecn), ecn=ecn, **extra)
 
 
 def _check_run(run: RunConfig, scenario: Scenario, topo: Topology) -> None:
@@ -233,10 +245,11 @@ class _Network:
         ns.RngSeedManager.ResetNextStreamIndex()
         self.builder = topology.build(ns, p.topology, sc.network.mtu)
         self.queues = ns.CreateObject["ns3::QueueTracker"]()
-        strategy = qdisc.strategy(p.network)
+        strategy = qdisc.strategy(p.network, p.classes, p.ecn)
         for i, link in enumerate(p.topology.links):
             for side, (src, dst) in enumerate(((link.a, link.b), (link.b, link.a))):
-                qd = strategy.install(ns, self.builder.GetLinkDevice(i, side))
+                qd = strategy.install(ns, self.builder.GetLinkDevice(i, side),
+                                      host=src < p.topology.n_hosts)
                 strategy.track(self.queues, qd, i, src, dst)
         self.builder.AssignAddresses()
         self.host_addresses = [self.builder.GetLinkAddress(self._host_link(p.topology, h), 0)
@@ -401,6 +414,11 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         **{k: timing[k] for k in ("events", "simulated_s")},
         "window_s": list(timing["window"]),
     }
+    if p.network.marks_ecn:
+        # CE marks per band over every egress, by the band's classes
+        names = queues.drop_duplicates("band").set_index("band")["traffic_class"]
+        summary["ecn_marks"] = {f"{band} ({names.get(band, '')})": int(n) for band, n in
+                                queues.groupby("band")["marked_packets"].sum().items()}
     if iterations is not None:
         summary["training"] = {**metrics.iteration_summary(iterations),
                                **metrics.spread_summary(iterations),

@@ -10,7 +10,8 @@ Every rate and every size is divided by k, every time is kept:
   ratio, an explicit fusion buffer, the policy's byte parameters (partition,
   credit, chunk) and the aggregation chunk; compute times unchanged, so
   iteration times are the reference's;
-- queue limits in packets / k (at least 1): a full band drains in the same
+- queue limits and ECN marking thresholds in packets / k (at least 1): a
+  full band (a band at its threshold) drains in the same
   time, so queueing delays and the TCP timers derived from the worst-case RTT
   are the reference's (the timers are computed on the unscaled network).
 
@@ -47,10 +48,17 @@ def topology(topo: Topology, k: int) -> Topology:
 
 
 def network(net: NetworkConfig, k: int) -> NetworkConfig:
-    """Band limits / k packets (rounded, at least 1): the same queueing time."""
+    """Band limits and ECN marking thresholds / k packets (rounded, at least
+    1): the same queueing time."""
     if k == 1:
         return net
-    return dataclasses.replace(net, band_limit_packets=max(1, round(net.band_limit_packets / k)))
+    k_ecn = net.ecn_threshold
+    if isinstance(k_ecn, int):
+        k_ecn = max(1, round(k_ecn / k))
+    elif k_ecn is not None:
+        k_ecn = {name: max(1, round(v / k)) for name, v in k_ecn.items()}
+    return dataclasses.replace(net, band_limit_packets=max(1, round(net.band_limit_packets / k)),
+                               ecn_threshold=k_ecn)
 
 
 def cdf(dist: FlowSizeCdf, k: int) -> FlowSizeCdf:

@@ -29,10 +29,18 @@ def _ns(seconds: float) -> str:
     return f"{max(1, round(seconds * 1e9))}ns"
 
 
-def attribute_defaults(tcp: TcpConfig, worst_rtt: float) -> dict[str, str]:
-    """ns-3 Config::SetDefault names -> values (strings, as ns-3 parses them)."""
+def ecn_on(tcp: TcpConfig, net: NetworkConfig) -> bool:
+    """tcp.ecn, or (left out) whether the queues mark; dctcp always."""
+    if tcp.congestion_control == "dctcp":
+        return True
+    return net.marks_ecn if tcp.ecn is None else tcp.ecn
+
+
+def attribute_defaults(tcp: TcpConfig, worst_rtt: float, ecn: bool = False) -> dict[str, str]:
+    """ns-3 Config::SetDefault names -> values (strings, as ns-3 parses them).
+    ecn: negotiate ECN (TcpSocketBase::UseEcn = On)."""
     w = worst_rtt
-    return {
+    return {**({"ns3::TcpSocketBase::UseEcn": "On"} if ecn else {}),
         "ns3::TcpL4Protocol::SocketType": CONGESTION_CONTROLS[tcp.congestion_control],
         "ns3::TcpSocket::SegmentSize": str(tcp.segment_size),
         "ns3::TcpSocket::InitialCwnd": str(tcp.initial_cwnd),

@@ -8,6 +8,8 @@
 #include "link-utilization-tracker.h"
 #include "queue-disc-installer.h"
 #include "queue-tracker.h"
+#include "weighted-drr-queue-disc.h"
+#include "ecn-threshold-queue-disc.h"
 #include "ps-helper.h"
 #include "ring-allreduce-helper.h"
 #include "topology-builder.h"

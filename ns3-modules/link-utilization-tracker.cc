@@ -85,7 +85,7 @@ LinkUtilizationTracker::OnTransmit(Direction* d, Ptr<const Packet> packet)
     if (n >= kPppHeader + kIpv4Header && ((head[0] << 8) | head[1]) == kPppIpv4)
     {
         const uint8_t* ip = head + kPppHeader;
-        tos = ip[1];
+        tos = ip[1] & 0xfc; // the DSCP/class bits: ECN (ECT, CE) bits set by TCP dropped
         uint8_t protocol = ip[9];
         if ((protocol == 6 || protocol == 17) && n == sizeof(head))
         {

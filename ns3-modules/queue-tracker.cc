@@ -48,6 +48,7 @@ QueueTracker::ConnectBand(ObjectBase* bandQueue, Band* band)
     bandQueue->TraceConnectWithoutContext("Dequeue", MakeBoundCallback(&OnDequeue, band));
     bandQueue->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&OnBacklog, band));
     bandQueue->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnDrop, band));
+    bandQueue->TraceConnectWithoutContext("Mark", MakeBoundCallback(&OnMark, band));
 }
 
 void
@@ -92,6 +93,8 @@ QueueTracker::OnEnqueue(Band* band, Ptr<const QueueDiscItem> item)
 {
     band->enqueuedPackets++;
     band->enqueuedBytes += item->GetSize();
+    // PacketsInQueue has already counted this packet
+    band->backlogSum += band->backlog > 0 ? band->backlog - 1 : 0;
 }
 
 void
@@ -111,7 +114,14 @@ QueueTracker::OnDrop(Band* band, Ptr<const QueueDiscItem> item)
 void
 QueueTracker::OnBacklog(Band* band, uint32_t, uint32_t newValue)
 {
+    band->backlog = newValue;
     band->maxBacklog = std::max(band->maxBacklog, newValue);
+}
+
+void
+QueueTracker::OnMark(Band* band, Ptr<const QueueDiscItem>, const char*)
+{
+    band->markedPackets++;
 }
 
 std::string
@@ -119,13 +129,16 @@ QueueTracker::ToCsv() const
 {
     std::ostringstream os;
     os << "link,from_node,to_node,band,enqueued_packets,enqueued_bytes,dequeued_packets,"
-          "dequeued_bytes,dropped_packets,dropped_bytes,max_backlog_packets\n";
+          "dequeued_bytes,dropped_packets,dropped_bytes,max_backlog_packets,marked_packets,"
+          "mean_backlog_packets\n";
     for (const Band& b : m_bands)
     {
         os << b.link << ',' << b.fromNode << ',' << b.toNode << ',' << b.band << ','
            << b.enqueuedPackets << ',' << b.enqueuedBytes << ',' << b.dequeuedPackets << ','
            << b.dequeuedBytes << ',' << b.droppedPackets << ',' << b.droppedBytes << ','
-           << b.maxBacklog << '\n';
+           << b.maxBacklog << ',' << b.markedPackets << ','
+           << (b.enqueuedPackets ? double(b.backlogSum) / double(b.enqueuedPackets) : 0.0)
+           << '\n';
     }
     return os.str();
 }
