@@ -24,8 +24,9 @@ def _command(output: Path, modules_library: Path, tcp_library: Path) -> list[str
     none of its replaced members itself, so --as-needed would drop it."""
     wheel = ns3.find_wheel()
     libs = [str(wheel.library(m)) for m in ns3.NS3_LIBRARIES]
+    includes = [flag for d in ns3.module_include_dirs() for flag in ("-I", str(d))]
     return [os.environ.get("CXX", "g++"), *ns3.CXXFLAGS, "-I", str(wheel.include_dir),
-            "-I", str(ns3.MODULES_DIR), "-I", str(ns3.TCP_FASTPATH_DIR), str(SOURCE),
+            *includes, "-I", str(ns3.TCP_FASTPATH_DIR), str(SOURCE),
             "-o", str(output), "-Wl,--no-as-needed", str(tcp_library), str(modules_library),
             *libs, f"-Wl,-rpath,{wheel.lib_dir}", f"-Wl,-rpath,{modules_library.parent}"]
 

@@ -1,4 +1,4 @@
-"""Real-ns-3 tests of the ring-allreduce training job (ns3-modules/ring-allreduce-*).
+"""Real-ns-3 tests of the ring-allreduce training job (ns3-modules/jobs/ring-allreduce-*).
 
 The analytic model (harness.analytic) is the oracle: at zero background load
 the ns-3 job must reproduce its iteration times.
