@@ -11,7 +11,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from harness import ns3
+from harness import ns3, outdir
 
 SOURCE = Path(__file__).resolve().parent / "native" / "main.cc"
 MARKER_SOURCE = SOURCE.parent / "marker.c"
@@ -39,13 +39,13 @@ def _cached_build(name: str, key_parts: list[bytes], command) -> Path:
     target = out_dir / f"{name}-{key}"
     if target.exists():
         return target
-    out_dir.mkdir(parents=True, exist_ok=True)
-    tmp = out_dir / f".{target.name}.tmp-{os.getpid()}"
-    proc = subprocess.run(command(tmp), capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{name} failed to build:\n{proc.stderr[-4000:]}")
-    os.replace(tmp, target)
-    return target
+
+    def compile_to(tmp: Path) -> None:
+        proc = subprocess.run(command(tmp), capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{name} failed to build:\n{proc.stderr[-4000:]}")
+
+    return outdir.write_from(target, compile_to)
 
 
 def build(quiet: bool = True) -> Path:

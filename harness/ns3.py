@@ -22,16 +22,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import pch
+from harness import outdir, pch
+from harness.errors import Ns3LoadError
 from harness.pch import NS3_HEADERS, NS3_LIBRARIES  # one list for the PCH and the load
 
 MODULES_DIR = Path(__file__).resolve().parent.parent / "ns3-modules"
 UMBRELLA_HEADER = "ddnn-modules.h"
 CXXFLAGS = ("-std=c++20", "-O2", "-fPIC", "-DNDEBUG")
-
-
-class Ns3LoadError(RuntimeError):
-    """ns-3 or our C++ modules could not be found, built or loaded."""
 
 
 @dataclass(frozen=True)
@@ -178,14 +175,16 @@ def _build_library(target: Path, sources: list[Path], cxxflags: tuple[str, ...],
                 f"{what} failed to compile:\n"
                 + "\n".join(f"--- {s.name}\n{_errors_only(e)}" for s, e in failed))
         libs = [str(wheel.library(m)) for m in libraries]
-        tmp_so = Path(tmp) / target.name
-        link = subprocess.run(
-            [cxx, "-shared", "-o", str(tmp_so), *map(str, objects), *link_flags, *libs,
-             f"-Wl,-rpath,{wheel.lib_dir}"],
-            capture_output=True, text=True)
-        if link.returncode != 0:
-            raise ModuleBuildError(f"{what} failed to link:\n{link.stderr}")
-        os.replace(tmp_so, target)  # atomic: a racing process sees all or nothing
+
+        def link_to(tmp_so: Path) -> None:
+            link = subprocess.run(
+                [cxx, "-shared", "-o", str(tmp_so), *map(str, objects), *link_flags, *libs,
+                 f"-Wl,-rpath,{wheel.lib_dir}"],
+                capture_output=True, text=True)
+            if link.returncode != 0:
+                raise ModuleBuildError(f"{what} failed to link:\n{link.stderr}")
+
+        outdir.write_from(target, link_to)  # a racing process sees all or nothing
     return target
 
 

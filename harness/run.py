@@ -12,7 +12,6 @@ import json
 import os
 import sys
 import time
-import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -510,16 +509,3 @@ def run_scenario(scenario: Scenario, progress: bool | None = False,
                  quiet: bool = False) -> RunResult:
     """The Python API: plan, run, and return the tables as DataFrames."""
     return execute(plan(scenario), progress=progress, quiet=quiet)
-
-
-class _CallableModule(types.ModuleType):
-    """`harness.run(...)` is the API function harness.api.run: after this
-    module is imported, `harness.run` is the module (Python sets a package's
-    attribute to its submodule), so the module itself is made callable."""
-
-    def __call__(self, *args, **kwargs):
-        from harness.api import run
-        return run(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
