@@ -47,6 +47,13 @@ class Topology:
         """The one link of a (single-homed) host."""
         return next(link for link in self.links if host in (link.a, link.b))
 
+    def host_link_index(self, host: int) -> int:
+        """Index of a host's one link. Its side 0 is the host: topologies list
+        each host link as (host, switch), and ns-3 addresses follow that side."""
+        i = next(i for i, l in enumerate(self.links) if host in (l.a, l.b))
+        assert self.links[i].a == host, "host links must start at the host"
+        return i
+
     def adjacency(self) -> list[list[tuple[int, int]]]:
         """adjacency[node] = [(neighbour, link index), ...] in link order."""
         adj: list[list[tuple[int, int]]] = [[] for _ in range(self.n_nodes)]

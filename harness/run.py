@@ -179,7 +179,7 @@ def _link_changes(changes, topo: Topology, k: int) -> tuple[tuple[int, int, floa
     for i, change in enumerate(changes):
         for j, h in enumerate(change.hosts):
             topo.check_host(h, f"network.link_changes[{i}].hosts[{j}]")
-        links = ([_Network._host_link(topo, h) for h in change.hosts] if change.hosts
+        links = ([topo.host_link_index(h) for h in change.hosts] if change.hosts
                  else range(len(topo.links)))
         out += [(link, round(change.at * 1e9), change.rate_bps / k) for link in links]
     return tuple(out)
@@ -238,7 +238,7 @@ class _Network:
                 qd = strategy.install(ns, self.builder.GetLinkDevice(i, side))
                 strategy.track(self.queues, qd, i, src, dst)
         self.builder.AssignAddresses()
-        self.host_addresses = [self.builder.GetLinkAddress(self._host_link(p.topology, h), 0)
+        self.host_addresses = [self.builder.GetLinkAddress(p.topology.host_link_index(h), 0)
                                .Get() for h in range(p.topology.n_hosts)]
         routing.install(self.builder, p.topology, [ns.Ipv4Address(a) for a in self.host_addresses])
         for link, at_ns, rate_bps in p.link_changes:
@@ -267,13 +267,6 @@ class _Network:
             self.flow_log = background.install(
                 ns, self.builder, p.flows, p.background_hosts, self.host_addresses,
                 p.background_tos, p.ack_tos, sc.background.port)
-
-    @staticmethod
-    def _host_link(topo: Topology, host: int) -> int:
-        # Link side 0 is the host: topologies list each host link as (host, switch).
-        i = next(i for i, l in enumerate(topo.links) if host in (l.a, l.b))
-        assert topo.links[i].a == host, "host links must start at the host"
-        return i
 
 
 def _run_with_progress(ns, run: RunConfig, progress: bool | None, job=None) -> dict:

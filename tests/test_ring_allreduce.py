@@ -162,7 +162,7 @@ def _run(ratio: float, queue: str, barrier: bool, duration: float, overrides=(),
         drop_all = ns.CreateObject["ns3::RateErrorModel"]()
         drop_all.SetAttribute("ErrorRate", ns.DoubleValue(1.0))
         drop_all.SetAttribute("ErrorUnit", ns.StringValue("ERROR_UNIT_PACKET"))
-        device = net.builder.GetLinkDevice(net._host_link(plan.topology, host), 0)
+        device = net.builder.GetLinkDevice(plan.topology.host_link_index(host), 0)
         device.SetAttribute("ReceiveErrorModel", ns.PointerValue(drop_all))
         sim.Stop(ns.Seconds(duration - at))
     else:
