@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from bench import config, procs, sections
+from harness import outdir
 
 DEFAULT_OUTPUT = sections.REPO_DIR / "results" / "bench" / "report.json"
 
@@ -79,13 +80,8 @@ def targets(results: dict) -> list[dict]:
 
 
 def write_report(report: dict, path: Path) -> None:
-    """Write JSON under a temporary name, then rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w") as f:
-        json.dump(report, f, indent=2, default=str)
-        f.write("\n")
-    os.replace(tmp, path)
+    """Write the report as JSON, whole (harness.outdir's writer)."""
+    outdir.write_file(path, json.dumps(report, indent=2, default=str) + "\n")
 
 
 def _fmt(value) -> str:

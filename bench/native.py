@@ -11,7 +11,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from harness import ns3
+from harness import ns3, outdir
 
 SOURCE = Path(__file__).resolve().parent / "native" / "main.cc"
 MARKER_SOURCE = SOURCE.parent / "marker.c"
@@ -24,8 +24,9 @@ def _command(output: Path, modules_library: Path, tcp_library: Path) -> list[str
     none of its replaced members itself, so --as-needed would drop it."""
     wheel = ns3.find_wheel()
     libs = [str(wheel.library(m)) for m in ns3.NS3_LIBRARIES]
+    includes = [flag for d in ns3.module_include_dirs() for flag in ("-I", str(d))]
     return [os.environ.get("CXX", "g++"), *ns3.CXXFLAGS, "-I", str(wheel.include_dir),
-            "-I", str(ns3.MODULES_DIR), "-I", str(ns3.TCP_FASTPATH_DIR), str(SOURCE),
+            *includes, "-I", str(ns3.TCP_FASTPATH_DIR), str(SOURCE),
             "-o", str(output), "-Wl,--no-as-needed", str(tcp_library), str(modules_library),
             *libs, f"-Wl,-rpath,{wheel.lib_dir}", f"-Wl,-rpath,{modules_library.parent}"]
 
@@ -38,13 +39,13 @@ def _cached_build(name: str, key_parts: list[bytes], command) -> Path:
     target = out_dir / f"{name}-{key}"
     if target.exists():
         return target
-    out_dir.mkdir(parents=True, exist_ok=True)
-    tmp = out_dir / f".{target.name}.tmp-{os.getpid()}"
-    proc = subprocess.run(command(tmp), capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{name} failed to build:\n{proc.stderr[-4000:]}")
-    os.replace(tmp, target)
-    return target
+
+    def compile_to(tmp: Path) -> None:
+        proc = subprocess.run(command(tmp), capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{name} failed to build:\n{proc.stderr[-4000:]}")
+
+    return outdir.write_from(target, compile_to)
 
 
 def build(quiet: bool = True) -> Path:

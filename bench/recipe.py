@@ -37,7 +37,7 @@ from pathlib import Path
 
 from harness import qdisc, routing, schedulers
 from harness.training import ring
-from harness.run import APP_BACKGROUND, APP_TRAINING, Plan, _Network
+from harness.run import APP_BACKGROUND, APP_TRAINING, Plan
 
 FORMAT = "ddnn-recipe 1"
 
@@ -62,7 +62,7 @@ def _network_lines(p: Plan) -> list[str]:
             lines.append(f"prio {i} {side} {src} {dst} {strategy.bands} {strategy.band_limit} "
                          f"{strategy.priomap}")
     lines.append("assign")
-    lines += [f"host {h} {_Network._host_link(topo, h)}" for h in range(topo.n_hosts)]
+    lines += [f"host {h} {topo.host_link_index(h)}" for h in range(topo.n_hosts)]
     lines += [f"route {node} {host} {link}"
               for (node, host), links in routing.next_hops(topo).items() for link in links]
     return lines

@@ -12,16 +12,42 @@ ns-3, the first call does):
 
 `harness.run` and `harness.sweep` are also the modules harness/run.py and
 harness/sweep.py: Python binds a submodule over the package attribute of the
-same name once it is imported, so those two modules are made callable (see
-the end of each) and calling them calls harness.api.run / harness.api.sweep.
+same name once it is imported, so this package makes those two modules
+callable as they are bound (calling them calls harness.api.run /
+harness.api.sweep); the modules themselves know nothing of the API.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 
-from harness.api import Run, Sweep, Sweeps, check, load_run, load_sweep, load_sweeps
-from harness.errors import ConfigError
+
+class _ApiModule(types.ModuleType):
+    """harness/run.py or harness/sweep.py, callable as the API function of its name."""
+
+    def __call__(self, *args, **kwargs):
+        return getattr(api, self.__name__.rpartition(".")[2])(*args, **kwargs)
+
+
+class _Package(types.ModuleType):
+    """This package: a submodule named like an API function (run, sweep) is
+    made callable when the import system binds it here."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in ("run", "sweep") and type(value) is types.ModuleType:
+            value.__class__ = _ApiModule
+        super().__setattr__(name, value)
+
+
+# first: whatever imports harness.run / harness.sweep from here on binds a callable
+sys.modules[__name__].__class__ = _Package
+
+from harness import api  # noqa: E402
+from harness.api import (Run, Sweep, Sweeps, check, load_run, load_sweep,  # noqa: E402
+                         load_sweeps)
+from harness.errors import ConfigError  # noqa: E402
 
 __all__ = ["run", "sweep", "check", "load_run", "load_sweep", "load_sweeps", "Run", "Sweep",
            "Sweeps", "ConfigError"]

@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness import stats
-from harness.sweep import POINT_LABEL, SEED_AXIS
+from harness.tables import POINT_LABEL, SEED_AXIS
 
 
 @dataclass(frozen=True)

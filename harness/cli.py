@@ -78,8 +78,9 @@ def main() -> None:
 def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
         output: str | None, progress: bool | None) -> None:
     # obj: from a program that calls main(obj={"on_phase": ...}) (python -m bench)
-    from harness import ns3, outdir
+    from harness import outdir
     from harness.config import load_scenario
+    from harness.errors import Ns3LoadError
     from harness.run import execute, plan, write_run_dir
 
     notes: list[str] = []
@@ -101,7 +102,7 @@ def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
                err=True)
     try:
         result = execute(p, progress=progress, on_phase=(obj or {}).get("on_phase"))
-    except ns3.Ns3LoadError as e:
+    except Ns3LoadError as e:
         _fail(str(e), 3)
     except KeyboardInterrupt:
         _fail("interrupted: the run stopped, nothing was written", EXIT_INTERRUPTED)

@@ -22,7 +22,7 @@ from typing import Any
 
 # ConfigError and the unit readers live in their own small modules; they are
 # re-exported here, where every caller has always found them.
-from harness.errors import ConfigError, ConfigTypeError  # noqa: F401
+from harness.errors import ConfigError, ConfigTypeError, UnknownKeyError  # noqa: F401
 from harness.units import (INT64_MAX, UINT16_MAX, UINT32_MAX, finite,  # noqa: F401
                            parse_bytes, parse_rate, parse_time)
 
@@ -248,8 +248,8 @@ def _check_keys(data: dict, allowed, where: str) -> None:
     for key in data:
         if key not in allowed:
             prefix = f"{where}." if where else ""
-            raise ConfigError(f"{prefix}{key}",
-                              f"unknown key; allowed: {', '.join(sorted(allowed))}")
+            raise UnknownKeyError(f"{prefix}{key}",
+                                  f"unknown key; allowed: {', '.join(sorted(allowed))}")
 
 
 def _int(value: Any, where: str, minimum: int | None = None, maximum: int | None = None) -> int:

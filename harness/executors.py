@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Callable
 
 from harness import outdir
-from harness.sweep import Cell
+from harness.cells import Cell, cell_json
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,6 @@ def _redirect_stderr(log_file: Path) -> None:
 def run_cell(cell: Cell, out_dir: Path) -> None:
     """Plan, run and write one cell (in the calling process)."""
     from harness.run import execute, plan, write_run_dir
-    from harness.sweep import cell_json
 
     result = execute(plan(cell.scenario), progress=False, quiet=True)
     write_run_dir(result, out_dir, {"cell.json": cell_json(cell)})

@@ -22,16 +22,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import pch
+from harness import outdir, pch
+from harness.errors import Ns3LoadError
 from harness.pch import NS3_HEADERS, NS3_LIBRARIES  # one list for the PCH and the load
 
 MODULES_DIR = Path(__file__).resolve().parent.parent / "ns3-modules"
 UMBRELLA_HEADER = "ddnn-modules.h"
 CXXFLAGS = ("-std=c++20", "-O2", "-fPIC", "-DNDEBUG")
-
-
-class Ns3LoadError(RuntimeError):
-    """ns-3 or our C++ modules could not be found, built or loaded."""
 
 
 @dataclass(frozen=True)
@@ -83,8 +80,34 @@ class ModuleBuildError(Ns3LoadError):
     """A compiler error in ns3-modules/, with the compiler's own message."""
 
 
+#: Folders of ns3-modules/ that are libraries of their own, not part of libddnn.
+SEPARATE_LIBRARIES = ("tcp-fastpath",)
+
+
 def module_sources(src_dir: Path = MODULES_DIR) -> list[Path]:
-    return sorted(p for p in src_dir.iterdir() if p.suffix in (".h", ".cc"))
+    """The .h/.cc files of libddnn: those at the top of `src_dir` and in its
+    role folders (apps/, jobs/, schedulers/, network/, trackers/, bindings/;
+    any depth), not those of SEPARATE_LIBRARIES. Sources include each other
+    by file name (`#include "comm-scheduler.h"`, as within an ns-3 module),
+    so a file name must be unique across the folders."""
+    sources = sorted(
+        (p for p in src_dir.rglob("*") if p.suffix in (".h", ".cc") and p.is_file()
+         and p.relative_to(src_dir).parts[0] not in SEPARATE_LIBRARIES),
+        key=lambda p: p.relative_to(src_dir).as_posix())
+    seen: dict[str, Path] = {}
+    for path in sources:
+        if path.name in seen:
+            raise ModuleBuildError(
+                f"two ns3-modules sources are named {path.name} ({seen[path.name]} and {path}): "
+                "sources include each other by file name, so names must be unique")
+        seen[path.name] = path
+    return sources
+
+
+def module_include_dirs(src_dir: Path = MODULES_DIR) -> list[Path]:
+    """`src_dir` and every folder holding its sources: the include path that
+    lets `#include "foo.h"` find foo.h in whichever role folder it lives."""
+    return [src_dir, *sorted({p.parent for p in module_sources(src_dir)} - {src_dir})]
 
 
 def _compiler() -> str:
@@ -99,19 +122,27 @@ def _library_key(sources: list[Path], cxxflags: tuple[str, ...], extra: tuple[st
     h = hashlib.sha256()
     for part in (wheel.version, str(wheel.include_dir), _compiler(), *cxxflags, *extra):
         h.update(part.encode() + b"\0")
-    for path in sources:
-        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in sources:  # the path under ns3-modules/: moving a file changes the key
+        h.update(_source_label(path).encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()[:16]
+
+
+def _source_label(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(MODULES_DIR).as_posix()
+    except ValueError:  # a source outside ns3-modules/ (tests build their own)
+        return path.name
 
 
 def modules_key(src_dir: Path = MODULES_DIR) -> str:
     return _library_key(module_sources(src_dir), CXXFLAGS)
 
 
-def _compile(cxx: str, source: Path, obj: Path, include_dir: Path,
+def _compile(cxx: str, source: Path, obj: Path, include_dirs: list[Path],
              cxxflags: tuple[str, ...] = CXXFLAGS) -> str | None:
+    includes = [flag for d in include_dirs for flag in ("-I", str(d))]
     proc = subprocess.run(
-        [cxx, *cxxflags, "-I", str(include_dir), "-I", str(source.parent),
+        [cxx, *cxxflags, *includes, "-I", str(source.parent),
          "-c", str(source), "-o", str(obj)],
         capture_output=True, text=True,
     )
@@ -120,7 +151,8 @@ def _compile(cxx: str, source: Path, obj: Path, include_dir: Path,
 
 def _build_library(target: Path, sources: list[Path], cxxflags: tuple[str, ...],
                    libraries: tuple[str, ...], link_flags: tuple[str, ...] = (),
-                   what: str = "ns3-modules", quiet: bool = False) -> Path:
+                   what: str = "ns3-modules", quiet: bool = False,
+                   include_dirs: list[Path] = ()) -> Path:
     """Compile `sources` and link them into `target` (atomically, once)."""
     if target.exists():
         return target
@@ -134,7 +166,8 @@ def _build_library(target: Path, sources: list[Path], cxxflags: tuple[str, ...],
         objects = [Path(tmp) / (s.stem + ".o") for s in sources]
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             errors = list(pool.map(
-                lambda so: _compile(cxx, so[0], so[1], wheel.include_dir, cxxflags),
+                lambda so: _compile(cxx, so[0], so[1], [wheel.include_dir, *include_dirs],
+                                    cxxflags),
                 zip(sources, objects)))
         failed = [(s, e) for s, e in zip(sources, errors) if e is not None]
         if failed:
@@ -142,14 +175,16 @@ def _build_library(target: Path, sources: list[Path], cxxflags: tuple[str, ...],
                 f"{what} failed to compile:\n"
                 + "\n".join(f"--- {s.name}\n{_errors_only(e)}" for s, e in failed))
         libs = [str(wheel.library(m)) for m in libraries]
-        tmp_so = Path(tmp) / target.name
-        link = subprocess.run(
-            [cxx, "-shared", "-o", str(tmp_so), *map(str, objects), *link_flags, *libs,
-             f"-Wl,-rpath,{wheel.lib_dir}"],
-            capture_output=True, text=True)
-        if link.returncode != 0:
-            raise ModuleBuildError(f"{what} failed to link:\n{link.stderr}")
-        os.replace(tmp_so, target)  # atomic: a racing process sees all or nothing
+
+        def link_to(tmp_so: Path) -> None:
+            link = subprocess.run(
+                [cxx, "-shared", "-o", str(tmp_so), *map(str, objects), *link_flags, *libs,
+                 f"-Wl,-rpath,{wheel.lib_dir}"],
+                capture_output=True, text=True)
+            if link.returncode != 0:
+                raise ModuleBuildError(f"{what} failed to link:\n{link.stderr}")
+
+        outdir.write_from(target, link_to)  # a racing process sees all or nothing
     return target
 
 
@@ -159,7 +194,7 @@ def build_modules(src_dir: Path = MODULES_DIR, out_dir: Path | None = None,
     out_dir = out_dir or cache_dir() / "modules"
     sources = [p for p in module_sources(src_dir) if p.suffix == ".cc"]
     return _build_library(out_dir / f"libddnn-{modules_key(src_dir)}.so", sources, CXXFLAGS,
-                          NS3_LIBRARIES, quiet=quiet)
+                          NS3_LIBRARIES, quiet=quiet, include_dirs=module_include_dirs(src_dir))
 
 
 # --------------------------------------------------------------------------
@@ -316,7 +351,8 @@ def load(quiet: bool = False):
     for header in NS3_HEADERS:
         cppyy.include(header)
     cppyy.load_library(str(library))
-    cppyy.add_include_path(str(MODULES_DIR))
+    for folder in module_include_dirs():
+        cppyy.add_include_path(str(folder))
     cppyy.include(UMBRELLA_HEADER)
     _namespace = cppyy.gbl.ns3
     return _namespace
@@ -340,6 +376,6 @@ def _activate_pch(wheel: Wheel, quiet: bool) -> None:
     # and its extern templates (binding-instantiations.h) spare Cling the
     # code generation of CreateObject<T>/Ptr<T>.
     path = pch.ensure_pch(cache_dir(), wheel.include_dir, [*NS3_HEADERS, UMBRELLA_HEADER],
-                          quiet=quiet, extra_include_dirs=[MODULES_DIR])
+                          quiet=quiet, extra_include_dirs=module_include_dirs())
     if path is not None:
         pch.activate(path)

@@ -161,16 +161,24 @@ def _temporary(path: Path) -> Path:
     return path.parent / f".{path.name}.tmp-{os.getpid()}"
 
 
-def write_file(path: Path, data: bytes | str) -> None:
-    """Write to a temporary name in the same directory, then rename."""
+def write_from(path: Path, produce: Callable[[Path], None]) -> Path:
+    """Create a file whole: produce(tmp) writes it under a temporary name in
+    the same directory (a figure, a compiler's output), which is then renamed
+    into place, so a reader (or a racing writer) sees all of it or nothing."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _temporary(path)
     try:
-        tmp.write_bytes(data.encode() if isinstance(data, str) else data)
+        produce(tmp)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+    return path
+
+
+def write_file(path: Path, data: bytes | str) -> None:
+    """Write `data` (str: UTF-8) to `path` whole (write_from)."""
+    write_from(path, lambda tmp: tmp.write_bytes(data.encode() if isinstance(data, str) else data))
 
 
 def write_dir(out_dir: Path, fill: Callable[[Path], None], existing: str = "replace") -> Path:

@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import math
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
+
+from harness import outdir
 
 __all__ = [
     "CSV_COLUMNS",
@@ -272,28 +274,17 @@ def load_profile(path: str | os.PathLike, name: str | None = None) -> Profile:
 
 
 def save_profile(profile: Profile, path: str | os.PathLike) -> Path:
-    """Write ``profile`` as CSV atomically (temp file in the same dir + os.replace).
+    """Write ``profile`` as CSV, whole (harness.outdir's writer).
 
     Times are written with ``repr`` so that ``load_profile`` reads them back exactly.
     """
+    text = io.StringIO(newline="")
+    w = csv.writer(text, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for i, (b, f, bp) in enumerate(zip(profile.layer_bytes, profile.fp_ms, profile.bp_ms)):
+        w.writerow((i, int(b), repr(float(f)), repr(float(bp))))
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh, lineterminator="\n")
-            w.writerow(CSV_COLUMNS)
-            for i, (b, f, bp) in enumerate(
-                zip(profile.layer_bytes, profile.fp_ms, profile.bp_ms)
-            ):
-                w.writerow((i, int(b), repr(float(f)), repr(float(bp))))
-        os.replace(tmp, p)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    outdir.write_file(p, text.getvalue())
     return p
 
 

@@ -200,7 +200,7 @@ def render(sweep_dir: Path) -> str:
     """The report page of a sweep directory, as HTML text."""
     from jinja2 import Environment, PackageLoader, select_autoescape
 
-    from harness.plots.sweep_figures import load_sweep
+    from harness.tables import load_sweep
 
     sweep_dir = Path(sweep_dir)
     check_sweep_dir(sweep_dir)

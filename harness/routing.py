@@ -8,36 +8,7 @@ keeps its path and different flows spread over all equal-cost paths.
 
 from __future__ import annotations
 
-from collections import deque
-
-from harness.config import ConfigError
-from harness.topology import Topology
-
-
-def distances_to(topo: Topology, host: int) -> list[int | None]:
-    """Hop distance of every node to `host`, travelling only through switches."""
-    adj = topo.adjacency()
-    dist: list[int | None] = [None] * topo.n_nodes
-    dist[host] = 0
-    queue = deque([host])
-    while queue:
-        u = queue.popleft()
-        if u != host and u < topo.n_hosts:
-            continue  # another host: reachable, but it does not forward
-        for v, _ in adj[u]:
-            if dist[v] is None:
-                dist[v] = dist[u] + 1
-                queue.append(v)
-    return dist
-
-
-def check_reachable(topo: Topology) -> None:
-    for h in range(topo.n_hosts):
-        dist = distances_to(topo, h)
-        unreachable = [topo.node_name(o) for o in range(topo.n_hosts) if dist[o] is None]
-        if unreachable:
-            raise ConfigError("topology.links", f"host {topo.node_name(h)} cannot be reached "
-                              f"from {', '.join(unreachable)}")
+from harness.graph import Topology, distances_to
 
 
 def next_hops(topo: Topology) -> dict[tuple[int, int], list[int]]:

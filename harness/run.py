@@ -12,7 +12,6 @@ import json
 import os
 import sys
 import time
-import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -192,7 +191,7 @@ def _link_changes(changes, topo: Topology, k: int) -> tuple[tuple[int, int, floa
     for i, change in enumerate(changes):
         for j, h in enumerate(change.hosts):
             topo.check_host(h, f"network.link_changes[{i}].hosts[{j}]")
-        links = ([_Network._host_link(topo, h) for h in change.hosts] if change.hosts
+        links = ([topo.host_link_index(h) for h in change.hosts] if change.hosts
                  else range(len(topo.links)))
         out += [(link, round(change.at * 1e9), change.rate_bps / k) for link in links]
     return tuple(out)
@@ -252,7 +251,7 @@ class _Network:
                                       host=src < p.topology.n_hosts)
                 strategy.track(self.queues, qd, i, src, dst)
         self.builder.AssignAddresses()
-        self.host_addresses = [self.builder.GetLinkAddress(self._host_link(p.topology, h), 0)
+        self.host_addresses = [self.builder.GetLinkAddress(p.topology.host_link_index(h), 0)
                                .Get() for h in range(p.topology.n_hosts)]
         routing.install(self.builder, p.topology, [ns.Ipv4Address(a) for a in self.host_addresses])
         for link, at_ns, rate_bps in p.link_changes:
@@ -281,13 +280,6 @@ class _Network:
             self.flow_log = background.install(
                 ns, self.builder, p.flows, p.background_hosts, self.host_addresses,
                 p.background_tos, p.ack_tos, sc.background.port)
-
-    @staticmethod
-    def _host_link(topo: Topology, host: int) -> int:
-        # Link side 0 is the host: topologies list each host link as (host, switch).
-        i = next(i for i, l in enumerate(topo.links) if host in (l.a, l.b))
-        assert topo.links[i].a == host, "host links must start at the host"
-        return i
 
 
 def _run_with_progress(ns, run: RunConfig, progress: bool | None, job=None) -> dict:
@@ -528,16 +520,3 @@ def run_scenario(scenario: Scenario, progress: bool | None = False,
                  quiet: bool = False) -> RunResult:
     """The Python API: plan, run, and return the tables as DataFrames."""
     return execute(plan(scenario), progress=progress, quiet=quiet)
-
-
-class _CallableModule(types.ModuleType):
-    """`harness.run(...)` is the API function harness.api.run: after this
-    module is imported, `harness.run` is the module (Python sets a package's
-    attribute to its submodule), so the module itself is made callable."""
-
-    def __call__(self, *args, **kwargs):
-        from harness.api import run
-        return run(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -1,7 +1,7 @@
 """Communication-scheduling policies (SPEC §2c): the harness's table of them.
 
 Each policy is implemented in C++ by one CommScheduler subclass per sending
-side (ns3-modules/<name>-scheduler.{h,cc}); this module says which class the
+side (ns3-modules/schedulers/<name>-scheduler.{h,cc}); this module says which class the
 workers (pushes) and the shards (pulls) use, which parameters a scenario may
 give in ``[training.scheduler]``, their defaults, and the checks that run
 before any simulation. Adding a policy: its C++ file pair plus one entry in

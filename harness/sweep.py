@@ -63,24 +63,26 @@ import json
 import signal
 import sys
 import threading
-import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from harness import metrics, outdir, stats
-from harness.config import (SWEEPS_DIR, ConfigError, ConfigTypeError, Scenario, apply_values,
+from harness import executors, metrics, outdir, stats
+from harness.cells import Cell, point_value
+from harness.config import (SWEEPS_DIR, ConfigError, ConfigTypeError, apply_values,
                             builtin_names, parse_time, parse_toml, read_scenario_dict, read_text,
                             scenario_from_dict)
+from harness.errors import UnknownKeyError
+from harness.run import plan
+from harness.tables import POINT_LABEL, SEED_AXIS
 
 GRIDS_DIR = SWEEPS_DIR
 _GRID_KEYS = ("name", "scenario", "timeout", "set", "points", "axes", "arms", "adaptive")
-SEED_AXIS = "seed"
 #: Reserved keys of a point: its label (a column, not a scenario field), and
 #: its own arms and reference arm in place of the grid's.
-POINT_LABEL, POINT_ARMS, POINT_REFERENCE = "label", "arms", "reference"
+POINT_ARMS, POINT_REFERENCE = "arms", "reference"  # (POINT_LABEL: harness.tables)
 
 
 class SweepError(RuntimeError):
@@ -139,29 +141,6 @@ class Grid:
         return fields + [f for f, _ in self.axes if f not in fields]
 
 
-@dataclass(frozen=True)
-class Cell:
-    id: str                                # digest of the resolved scenario
-    arm: str | None
-    point: tuple[tuple[str, Any], ...]     # axis field -> value
-    scenario: Scenario | None              # None: invalid (see error)
-    error: str | None = None
-    predicted_bytes: float = 0.0           # what it sends: a proxy for its cost
-    reference: str | None = None           # the reference arm of its point
-
-    def labels(self) -> dict[str, Any]:
-        return {"cell": self.id, "arm": self.arm,
-                **{f: point_value(v) for f, v in self.point}}
-
-
-def point_value(value: Any) -> Any:
-    """A point's value as a table cell and key: lists and tables (e.g.
-    network.link_changes) as their JSON text."""
-    if isinstance(value, (list, dict, tuple)):
-        return json.dumps(value, sort_keys=True, default=str)
-    return value
-
-
 # --------------------------------------------------------------------------
 # grid files
 
@@ -201,9 +180,10 @@ def _check_field(base: dict, field: str, value: Any, where: str) -> None:
     except ConfigTypeError as e:
         raise ConfigError(where, f"{value!r} is the wrong kind of value for {field}: {e}") \
             from None
-    except ConfigError as e:
-        if "unknown key" in str(e):
-            raise ConfigError(where, f"unknown scenario field {field!r}: {e}") from None
+    except UnknownKeyError as e:
+        raise ConfigError(where, f"unknown scenario field {field!r}: {e}") from None
+    except ConfigError:
+        pass  # a value only out of range: its own cell fails, not the grid
 
 
 def load_grid(path: str | Path) -> Grid:
@@ -212,7 +192,7 @@ def load_grid(path: str | Path) -> Grid:
     data = parse_toml(text, path, "grid")
     for key in data:
         if key not in _GRID_KEYS:
-            raise ConfigError(key, f"unknown grid key; allowed: {', '.join(_GRID_KEYS)}")
+            raise UnknownKeyError(key, f"unknown grid key; allowed: {', '.join(_GRID_KEYS)}")
     if "scenario" not in data:
         raise ConfigError("scenario", "a grid names its base scenario (scenario = \"...\")")
     name = data.get("name", path.stem)
@@ -342,7 +322,7 @@ def _adaptive(table: Any, axes: dict, reference: str | None) -> int:
         raise ConfigError("adaptive", f"expected a table (max_seeds = N), got {table!r}")
     for key in table:
         if key != "max_seeds":
-            raise ConfigError(f"adaptive.{key}", "unknown key; allowed: max_seeds")
+            raise UnknownKeyError(f"adaptive.{key}", "unknown key; allowed: max_seeds")
     if not table:
         return 0
     value = table.get("max_seeds")
@@ -390,8 +370,6 @@ def arm_names(grid: Grid, point: tuple[tuple[str, Any], ...] = ()) -> list[str |
 def make_cell(grid: Grid, point: tuple[tuple[str, Any], ...], arm: str | None) -> Cell:
     """The cell of one point and arm, planned (every check a run makes before
     ns-3); an invalid one carries its error."""
-    from harness.run import plan
-
     arms, reference = grid.arms_of(point)
     arm_fields = dict(arms).get(arm, ()) if arm is not None else ()
     fields = [(f, v) for f, v in (*point, *arm_fields) if f != POINT_LABEL]
@@ -548,10 +526,6 @@ def record_failure(out: Path, cell: Cell, error: str, detail: str | None = None)
 
 def clear_failure(out: Path, cell: Cell) -> None:
     (out / "failed" / f"{cell.id}.json").unlink(missing_ok=True)
-
-
-def cell_json(cell: Cell) -> dict:
-    return {**cell.labels(), "point": dict(cell.point)}
 
 
 # --------------------------------------------------------------------------
@@ -890,8 +864,6 @@ def _run_cells(out: Path, grid: Grid, todo: list[Cell], jobs: int, executor: str
     it in counts["ran"] and counts["failed"]."""
     from tqdm import tqdm
 
-    from harness import executors
-
     todo = sorted(todo, key=lambda c: c.predicted_bytes, reverse=True)  # stable
     tasks = [executors.Task(c, cell_dir(out, c), out / "logs" / f"{c.id}.stderr",
                             grid.timeout_s) for c in todo]
@@ -917,16 +889,3 @@ def _run_cells(out: Path, grid: Grid, todo: list[Cell], jobs: int, executor: str
             executors.run_dask(tasks, jobs, scheduler, done)
     finally:
         bar.close()
-
-
-class _CallableModule(types.ModuleType):
-    """`harness.sweep(...)` is the API function harness.api.sweep: after this
-    module is imported, `harness.sweep` is the module (Python sets a package's
-    attribute to its submodule), so the module itself is made callable."""
-
-    def __call__(self, *args, **kwargs):
-        from harness.api import sweep
-        return sweep(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -7,8 +7,7 @@ longest host-to-host path with all of its queue disc's bands full, both ways.
 from __future__ import annotations
 
 from harness.config import CONGESTION_CONTROLS, NetworkConfig, TcpConfig
-from harness.routing import distances_to
-from harness.topology import Topology
+from harness.graph import Topology, distances_to
 
 PPP_HEADER = 2
 

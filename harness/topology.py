@@ -1,5 +1,6 @@
-"""Topologies: read from topologies/*.toml into a node/link graph, and build
-that graph in ns-3 (nodes, point-to-point links) through TopologyBuilder.
+"""Topologies: read from topologies/*.toml into a node/link graph
+(harness.graph), and build that graph in ns-3 (nodes, point-to-point links)
+through TopologyBuilder.
 
 Nodes are numbered hosts first (0..H-1), then switches. A switch is an IP
 router node. Routing is `harness.routing`; queue discs are `harness.qdisc`.
@@ -7,11 +8,10 @@ router node. Routing is `harness.routing`; queue discs are `harness.qdisc`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 from harness.config import (TOPOLOGIES_DIR, ConfigError, TopologyConfig, parse_rate,
                             parse_time, read_toml, resolve_data_file)
+from harness.errors import UnknownKeyError
+from harness.graph import Link, Topology, check_reachable
 
 # The harness computes routes for every (node, destination host) pair in
 # Python and ns-3 holds them per node: beyond this many nodes planning alone
@@ -30,47 +30,6 @@ KIND_KEYS = {
                "links": "list of [a, b] pairs of node names (h0.., s0..)",
                "link_rate": "rate of every link", "link_delay": "delay of every link"},
 }
-
-
-@dataclass(frozen=True)
-class Link:
-    a: int
-    b: int
-    rate_bps: float
-    delay_s: float
-
-
-@dataclass(frozen=True)
-class Topology:
-    kind: str
-    n_hosts: int
-    n_switches: int
-    links: tuple[Link, ...]
-    params: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def n_nodes(self) -> int:
-        return self.n_hosts + self.n_switches
-
-    def node_name(self, node: int) -> str:
-        return f"h{node}" if node < self.n_hosts else f"s{node - self.n_hosts}"
-
-    def check_host(self, host: int, where: str) -> None:
-        if host >= self.n_hosts:
-            raise ConfigError(where, f"host {host} does not exist; the topology has hosts "
-                              f"0..{self.n_hosts - 1}")
-
-    def host_link(self, host: int) -> Link:
-        """The one link of a (single-homed) host."""
-        return next(link for link in self.links if host in (link.a, link.b))
-
-    def adjacency(self) -> list[list[tuple[int, int]]]:
-        """adjacency[node] = [(neighbour, link index), ...] in link order."""
-        adj: list[list[tuple[int, int]]] = [[] for _ in range(self.n_nodes)]
-        for i, link in enumerate(self.links):
-            adj[link.a].append((link.b, i))
-            adj[link.b].append((link.a, i))
-        return adj
 
 
 def _int_param(data: dict, key: str, where: str, minimum: int = 1) -> int:
@@ -162,14 +121,13 @@ def load_topology(cfg: TopologyConfig) -> Topology:
     allowed = KIND_KEYS[kind]
     for key in list(data) + list(cfg.overrides):
         if key not in allowed:
-            raise ConfigError(f"topology.{key}", f"unknown key for a {kind} topology; "
+            raise UnknownKeyError(f"topology.{key}", f"unknown key for a {kind} topology; "
                               f"allowed: {', '.join(allowed)}")
     params = data | dict(cfg.overrides)
     for key in allowed:
         if key not in params:
             raise ConfigError(f"topology.{key}", f"missing ({allowed[key]}) in {path}")
     topo = _BUILDERS[kind](params, "topology")
-    from harness.routing import check_reachable  # routing owns path questions
     check_reachable(topo)
     return topo
 

@@ -1,4 +1,14 @@
-// Umbrella header: everything the harness loads from ns3-modules/.
+// Umbrella header: everything the harness loads from ns3-modules/ (and what
+// the PCH precompiles). Sources live in role folders (apps/, jobs/,
+// schedulers/, network/, trackers/, bindings/), each on the include path, so
+// they include each other by file name as within an ns-3 module.
+
+/**
+ * \defgroup ddnn Distributed DNN training next to background traffic
+ * The harness's own ns-3 code: background-flow apps, training jobs,
+ * communication schedulers, the network build and the trackers.
+ */
+
 #include "ecmp-routing-helper.h"
 #include "ecmp-routing.h"
 #include "flow-app-helper.h"

@@ -28,3 +28,36 @@ def test_library_is_cached_by_source_content(tmp_path):
     assert first.stat().st_mtime_ns == mtime
     (src / "tiny.cc").write_text('#include "ns3/nstime.h"\nint tiny() { return 2; }\n')
     assert ns3.build_modules(src, tmp_path / "out", quiet=True) != first
+
+
+def test_sources_in_role_folders_and_at_the_top_are_built_and_include_by_name(tmp_path):
+    src = tmp_path / "src"
+    (src / "jobs").mkdir(parents=True)
+    (src / "tcp-fastpath").mkdir()  # a separate library: not part of libddnn
+    (src / "tcp-fastpath" / "ignored.cc").write_text("this is not C++\n")
+    (src / "jobs" / "answer.h").write_text("int answer();\n")
+    (src / "jobs" / "answer.cc").write_text('#include "answer.h"\nint answer() { return 42; }\n')
+    (src / "top.cc").write_text('#include "answer.h"\nint top() { return answer(); }\n')
+    names = [p.relative_to(src).as_posix() for p in ns3.module_sources(src)]
+    assert names == ["jobs/answer.cc", "jobs/answer.h", "top.cc"]
+    assert ns3.build_modules(src, tmp_path / "out", quiet=True).exists()
+
+
+def test_two_sources_with_one_name_are_refused(tmp_path):
+    src = tmp_path / "src"
+    for folder in ("apps", "jobs"):
+        (src / folder).mkdir(parents=True)
+        (src / folder / "same.h").write_text("\n")
+    with pytest.raises(ns3.ModuleBuildError, match="same.h"):
+        ns3.module_sources(src)
+
+
+def test_moving_a_source_to_another_folder_changes_the_key(tmp_path, monkeypatch):
+    src = tmp_path / "src"
+    (src / "a").mkdir(parents=True)
+    (src / "b").mkdir()
+    (src / "a" / "x.cc").write_text("int x() { return 1; }\n")
+    monkeypatch.setattr(ns3, "MODULES_DIR", src)
+    before = ns3.modules_key(src)
+    (src / "a" / "x.cc").rename(src / "b" / "x.cc")
+    assert ns3.modules_key(src) != before

@@ -1,4 +1,4 @@
-"""Real-ns-3 tests of the ring-allreduce training job (ns3-modules/ring-allreduce-*).
+"""Real-ns-3 tests of the ring-allreduce training job (ns3-modules/jobs/ring-allreduce-*).
 
 The analytic model (harness.analytic) is the oracle: at zero background load
 the ns-3 job must reproduce its iteration times.
@@ -162,7 +162,7 @@ def _run(ratio: float, queue: str, barrier: bool, duration: float, overrides=(),
         drop_all = ns.CreateObject["ns3::RateErrorModel"]()
         drop_all.SetAttribute("ErrorRate", ns.DoubleValue(1.0))
         drop_all.SetAttribute("ErrorUnit", ns.StringValue("ERROR_UNIT_PACKET"))
-        device = net.builder.GetLinkDevice(net._host_link(plan.topology, host), 0)
+        device = net.builder.GetLinkDevice(plan.topology.host_link_index(host), 0)
         device.SetAttribute("ReceiveErrorModel", ns.PointerValue(drop_all))
         sim.Stop(ns.Seconds(duration - at))
     else:

@@ -14,7 +14,6 @@ without pixels); the draw_* functions only turn their output into axes.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,15 +23,15 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from harness.metrics import SIZE_CLASSES
+from harness.plots.style import PALETTE, new_figure, save_figure  # noqa: F401 (save_figure: plots')
+from harness.tables import optional_table, require_files
 
 REQUIRED = ("config.json", "summary.json")
 PHASE_LABEL = {"fp": "forward", "bp": "backward"}
-# seaborn "deep": blue/orange for compute phases, red/green/purple for the
-# classes, so a class never shares a colour with a phase in the timeline.
-_DEEP = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3",
-         "#937860", "#da8bc3", "#8c8c8c", "#ccb974", "#64b5cd"]
-PHASE_COLOR = {"fp": _DEEP[0], "bp": _DEEP[1]}
-CLASS_COLOR = {"high": _DEEP[3], "normal": _DEEP[2], "low": _DEEP[4]}
+# blue/orange for compute phases, red/green/purple for the classes, so a
+# class never shares a colour with a phase in the timeline.
+PHASE_COLOR = {"fp": PALETTE[0], "bp": PALETTE[1]}
+CLASS_COLOR = {"high": PALETTE[3], "normal": PALETTE[2], "low": PALETTE[4]}
 APP_STYLE = {"background": "-", "training": "--", "other": ":"}
 
 
@@ -50,20 +49,6 @@ class RunTables:
 
 # --------------------------------------------------------------------------
 # reading
-
-
-def require_files(directory: Path, names: tuple[str, ...], kind: str) -> None:
-    """FileNotFoundError naming what makes `directory` not a `kind` directory."""
-    missing = [name for name in names if not (directory / name).is_file()]
-    if missing:
-        raise FileNotFoundError(
-            f"{directory} is not a {kind} directory: missing {', '.join(missing)}")
-
-
-def optional_table(directory: Path, name: str) -> pd.DataFrame | None:
-    """`name`.parquet of `directory`, or None when the run/sweep has none."""
-    path = directory / f"{name}.parquet"
-    return pd.read_parquet(path) if path.is_file() else None
 
 
 def load_run(run_dir: Path) -> RunTables:
@@ -94,7 +79,7 @@ def class_order(config: dict) -> list[str]:
 
 def class_colors(classes: list[str]) -> dict[str, str]:
     """A stable colour per class: fixed for high/normal/low, the rest in turn."""
-    spare = iter(_DEEP[5:])
+    spare = iter(PALETTE[5:])
     return {name: CLASS_COLOR.get(name) or next(spare, "#333333") for name in classes}
 
 
@@ -199,25 +184,13 @@ def uplink_utilization(util: pd.DataFrame, n_hosts: int) -> pd.DataFrame:
 # drawing
 
 
-def _new_figure(width: float, height: float, **subplots) -> tuple[Figure, np.ndarray]:
-    """A Figure not tied to pyplot (no display, no global state), seaborn-styled."""
-    import matplotlib
-    import seaborn as sns
-
-    with matplotlib.rc_context({**sns.axes_style("whitegrid"),
-                                **sns.plotting_context("notebook", font_scale=0.85)}):
-        fig = Figure(figsize=(width, height), layout="constrained")
-        axes = fig.subplots(squeeze=False, **subplots)
-    return fig, axes
-
-
 def draw_timeline(compute_rows: pd.DataFrame, spans: pd.DataFrame, edges: list[float],
                   colors: dict[str, str], title: str, tensors: bool = False) -> Figure:
     """Top: layer compute bars; bottom: buffer ring spans (tensors: a
     parameter-server job's push-to-pull spans per tensor); shared time axis."""
     n_layers = int(compute_rows["layer"].max()) + 1 if len(compute_rows) else 1
     buffers = spans[["buffer", "layers"]].drop_duplicates().sort_values("buffer")
-    fig, axes = _new_figure(10, 3 + 0.1 * n_layers + 0.25 * len(buffers), nrows=2,
+    fig, axes = new_figure(10, 3 + 0.1 * n_layers + 0.25 * len(buffers), nrows=2,
                             sharex=True, height_ratios=[max(n_layers, 4), max(len(buffers), 3)])
     top, bottom = axes[0, 0], axes[1, 0]
 
@@ -268,13 +241,13 @@ def draw_timeline(compute_rows: pd.DataFrame, spans: pd.DataFrame, edges: list[f
 
 def draw_fct_cdf(cdf: pd.DataFrame, title: str) -> Figure:
     """One CDF step line per size class, log-scaled FCT."""
-    fig, axes = _new_figure(6.5, 4)
+    fig, axes = new_figure(6.5, 4)
     ax = axes[0, 0]
     for k, name in enumerate(SIZE_CLASSES):
         rows = cdf[cdf["size_class"] == name]
         if len(rows):
             ax.step(np.r_[rows["fct_ms"].iloc[0], rows["fct_ms"]], np.r_[0.0, rows["cdf"]],
-                    where="post", color=_DEEP[k], label=f"{name} (n={len(rows)})")
+                    where="post", color=PALETTE[k], label=f"{name} (n={len(rows)})")
     ax.set_xscale("log")
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("flow completion time (ms)")
@@ -287,7 +260,7 @@ def draw_fct_cdf(cdf: pd.DataFrame, title: str) -> Figure:
 def draw_utilization(frame: pd.DataFrame, interval_s: float, window: tuple[float, float],
                      colors: dict[str, str], title: str) -> Figure:
     """Step lines per (application, class): colour = class, line style = app."""
-    fig, axes = _new_figure(8, 4)
+    fig, axes = new_figure(8, 4)
     ax = axes[0, 0]
     times = np.sort(frame["t_s"].unique())
     edges = np.r_[times, times[-1] + interval_s] if len(times) else times
@@ -312,21 +285,6 @@ def draw_utilization(frame: pd.DataFrame, interval_s: float, window: tuple[float
 
 # --------------------------------------------------------------------------
 # writing
-
-
-def save_figure(fig: Figure, out_dir: Path, stem: str, formats: tuple[str, ...]) -> list[Path]:
-    """Write fig as out_dir/stem.<fmt> for each format, each atomically."""
-    written = []
-    for fmt in formats:
-        path = out_dir / f"{stem}.{fmt}"
-        tmp = out_dir / f".{stem}.{fmt}.tmp-{os.getpid()}"
-        try:
-            fig.savefig(tmp, format=fmt, dpi=150)
-            os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
-        written.append(path)
-    return written
 
 
 def _timeline_figure(run: RunTables, window: tuple[float, float], colors: dict) -> Figure | None:

@@ -23,8 +23,6 @@ plot_sweep(sweep_dir) writes:
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -33,13 +31,13 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from harness.metrics import SIZE_CLASSES
-from harness.sweep import POINT_LABEL, SEED_AXIS as SEED_FIELD
-from harness.plots.run_figures import (_DEEP, _new_figure, fct_cdf_frame, optional_table,
-                                       require_files, save_figure)
+from harness.plots.run_figures import fct_cdf_frame
+from harness.plots.style import PALETTE, new_figure, save_figure
+from harness.tables import POINT_LABEL, SEED_AXIS as SEED_FIELD
+from harness.tables import Sweep as SweepTables, load_sweep  # noqa: F401 (plots' names)
 
 
 
-SWEEP_REQUIRED = ("sweep.json", "summary.parquet")
 RATIO_FIELD = "training.ratio"
 BACKGROUND_FIELDS = ("background.load", "background.rate")
 
@@ -64,25 +62,6 @@ BOUNDARY_PANELS = (
 )
 _MEASURED = ("u_training", "u_background", "offered_load", "iterations")
 _NO_POINT = "_point"   # stands in for the point when a sweep has no axis but the seed
-
-
-@dataclass
-class SweepTables:
-    """What a sweep directory holds; the deltas tables are None without arms."""
-    dir: Path
-    grid: dict                       # sweep.json
-    summary: pd.DataFrame
-    deltas: pd.DataFrame | None
-    deltas_mean: pd.DataFrame | None
-
-
-def load_sweep(sweep_dir: Path) -> SweepTables:
-    """Read a sweep directory; FileNotFoundError names what makes it not one."""
-    sweep_dir = Path(sweep_dir)
-    require_files(sweep_dir, SWEEP_REQUIRED, "sweep")
-    return SweepTables(sweep_dir, json.loads((sweep_dir / "sweep.json").read_text()),
-                       *(optional_table(sweep_dir, name)
-                         for name in ("summary", "deltas", "deltas_mean")))
 
 
 # --------------------------------------------------------------------------
@@ -156,7 +135,7 @@ def comparison_frame(summary: pd.DataFrame, grid: dict) -> pd.DataFrame:
     """Long table for the comparison figure: one row per ok cell and panel
     (point label, arm, metric, value in ms); empty when the grid varies R or
     the background (the map answers those) or nothing but the seed. Labelled
-    points (sweep.POINT_LABEL) are named by their label and always compared;
+    points (harness.tables.POINT_LABEL) are named by their label and always compared;
     where they bring their own arms, each bar is "label: arm" and the hue is
     its role, the point's reference arm or not."""
     labelled = POINT_LABEL in point_fields(grid)
@@ -475,7 +454,7 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str) -
     facets = _facets(table, grid)
     ys, xs = _y_order(table, y), _x_order(table, x)
     width = 3 * max(3.6, 1.3 * len(xs) + 1.4) + 2.0
-    fig, axes = _new_figure(width, len(facets) * max(2.8, 0.95 * len(ys) + 1.8) + 1.0,
+    fig, axes = new_figure(width, len(facets) * max(2.8, 0.95 * len(ys) + 1.8) + 1.0,
                             nrows=len(facets), ncols=3)
     size = "small" if len(xs) <= 4 else "x-small"
     for row, (facet, rows) in enumerate(facets):
@@ -540,8 +519,8 @@ def _training_label(rows: pd.DataFrame) -> str:
     return f"U_training ≈ {_pct(u)} %" if np.isfinite(u) else "training"
 
 
-PER_RATIO_STYLE = {"iteration_time": _DEEP[0], "fct_small_mean": _DEEP[1],
-                   "fct_large_mean": _DEEP[4]}
+PER_RATIO_STYLE = {"iteration_time": PALETTE[0], "fct_small_mean": PALETTE[1],
+                   "fct_large_mean": PALETTE[4]}
 
 
 def draw_per_ratio(frame: pd.DataFrame, grid: dict, x_labels: dict, title: str) -> Figure:
@@ -555,7 +534,7 @@ def draw_per_ratio(frame: pd.DataFrame, grid: dict, x_labels: dict, title: str) 
     # more than three R: wrap onto rows, so the figure stays page-shaped
     ncols = len(ratios) if len(ratios) <= 3 else -(-len(ratios) // 2)
     per_facet = -(-len(ratios) // ncols)
-    fig, axes = _new_figure(max(4.0, 0.9 * len(xs) + 1.6) * ncols + 0.6,
+    fig, axes = new_figure(max(4.0, 0.9 * len(xs) + 1.6) * ncols + 0.6,
                             3.4 * len(facets) * per_facet + 0.8, nrows=len(facets) * per_facet,
                             ncols=ncols, sharey=True)
     for ax in axes.flat[len(facets) * len(ratios):]:
@@ -606,7 +585,7 @@ def draw_per_ratio(frame: pd.DataFrame, grid: dict, x_labels: dict, title: str) 
 
 def draw_cdf_cells(frame: pd.DataFrame, title: str) -> Figure:
     """One panel per size class, one CDF step line per chosen cell."""
-    fig, axes = _new_figure(13, 4, ncols=len(SIZE_CLASSES), sharey=True)
+    fig, axes = new_figure(13, 4, ncols=len(SIZE_CLASSES), sharey=True)
     labels = list(dict.fromkeys(frame["label"]))
     for ax, name in zip(axes[0], SIZE_CLASSES):
         here = frame[frame["size_class"] == name]
@@ -614,7 +593,7 @@ def draw_cdf_cells(frame: pd.DataFrame, title: str) -> Figure:
             rows = here[here["label"] == label]
             if len(rows):
                 ax.step(np.r_[rows["fct_ms"].iloc[0], rows["fct_ms"]], np.r_[0.0, rows["cdf"]],
-                        where="post", color=_DEEP[k % len(_DEEP)],
+                        where="post", color=PALETTE[k % len(PALETTE)],
                         label=f"{label} (n={len(rows)})")
         if len(here):
             ax.set_xscale("log")
@@ -635,7 +614,7 @@ def draw_cdf_cells(frame: pd.DataFrame, title: str) -> Figure:
     return fig
 
 
-APP_COLOR = {"training": _DEEP[0], "background": _DEEP[1]}
+APP_COLOR = {"training": PALETTE[0], "background": PALETTE[1]}
 _ARM_HATCH = ("", "//", "..", "xx", "\\\\", "oo")
 
 
@@ -655,7 +634,7 @@ def draw_utilization_apps(frame: pd.DataFrame, grid: dict, title: str) -> Figure
     panels = _y_order(frame, y)
     width = 0.8 / (2 * len(arms))
     n_groups = len(frame[keys].drop_duplicates()) if keys else 1
-    fig, axes = _new_figure(max(7.0, 0.32 * 2 * len(arms) * n_groups + 3.5),
+    fig, axes = new_figure(max(7.0, 0.32 * 2 * len(arms) * n_groups + 3.5),
                             2.6 * len(panels) + 1.0, nrows=len(panels), sharey=True)
     for ax, ratio in zip(axes[:, 0], panels):
         here = frame[frame[y] == ratio] if y else frame
@@ -724,13 +703,13 @@ def draw_comparison(frame: pd.DataFrame, grid: dict, title: str) -> Figure:
     arms = list(dict.fromkeys(frame["arm"]))
     # one arm per bar position (points with their own arms): no empty slots
     dodge = bool(frame.groupby("point")["arm"].nunique().max() > 1)
-    fig, axes = _new_figure(max(7.0, 0.45 * len(order) * max(len(arms), 1) + 2.5),
+    fig, axes = new_figure(max(7.0, 0.45 * len(order) * max(len(arms), 1) + 2.5),
                             2.6 * len(COMPARISON_PANELS) + 1.0,
                             nrows=len(COMPARISON_PANELS), sharex=True)
     for ax, (_, metric) in zip(axes[:, 0], COMPARISON_PANELS):
         rows = frame[frame["metric"] == metric]
         sns.barplot(data=rows, x="point", y="value_ms", hue="arm", order=order,
-                    hue_order=arms, errorbar=("ci", 95), ax=ax, palette=_DEEP[:len(arms)],
+                    hue_order=arms, errorbar=("ci", 95), ax=ax, palette=PALETTE[:len(arms)],
                     dodge=dodge)
         ax.set_ylabel(metric)
         ax.set_xlabel("")

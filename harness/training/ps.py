@@ -1,7 +1,7 @@
 """Parameter-server jobs (SPEC §2b) as a training plug-in: where the shards
 go, which tensors each holds, the job's network time (for the
 compute-to-network ratio), and the installation of a PsJob
-(ns3-modules/ps-*.{h,cc}) on the hosts, which replays the plan."""
+(ns3-modules/jobs/ps-*.{h,cc}) on the hosts, which replays the plan."""
 
 from __future__ import annotations
 

@@ -1,0 +1,146 @@
+"""Reading what runs and sweeps wrote: a run directory's and a sweep
+directory's tables as DataFrames, and the names their columns share with the
+grid files. No run logic and no ns-3: the API's loaders, the plots, the
+claims and the report read through here (harness.outdir is the writing side).
+pandas loads on the first read, so importing this stays cheap.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: The axis of repeated seeds: a grid field and a column of the sweep's tables.
+SEED_AXIS = "seed"
+#: An explicit point's name: a grid point's key and a column of the sweep's tables.
+POINT_LABEL = "label"
+SWEEP_REQUIRED = ("sweep.json", "summary.parquet")
+
+
+def require_files(directory: Path, names: Iterable[str], kind: str) -> None:
+    """FileNotFoundError naming what makes `directory` not a `kind` directory."""
+    missing = [name for name in names if not (Path(directory) / name).is_file()]
+    if missing:
+        raise FileNotFoundError(
+            f"{directory} is not a {kind} directory: missing {', '.join(missing)}")
+
+
+def optional_table(directory: Path, name: str) -> "pd.DataFrame | None":
+    """`name`.parquet of `directory`, or None when the run/sweep has none."""
+    import pandas as pd
+
+    path = Path(directory) / f"{name}.parquet"
+    return pd.read_parquet(path) if path.is_file() else None
+
+
+RUN_TABLES = ("flows", "queues", "utilization", "iterations", "transfers", "compute",
+              "scheduler")
+
+
+@dataclass
+class Run:
+    """One run's results. Tables are DataFrames (README, "Output: the run
+    directory"); the training tables are None for a run without a job."""
+    summary: dict                      # summary.json: FCT per class, iterations, ...
+    manifest: dict                     # manifest.json: versions, seed, digest, timings
+    config: dict                       # config.json: the resolved scenario and what followed
+    flows: "pd.DataFrame"
+    queues: "pd.DataFrame"
+    utilization: "pd.DataFrame"
+    iterations: "pd.DataFrame | None" = None
+    transfers: "pd.DataFrame | None" = None
+    compute: "pd.DataFrame | None" = None
+    scheduler: "pd.DataFrame | None" = None
+    dir: Path | None = None            # where it was written or read, if anywhere
+
+
+@dataclass
+class Sweep:
+    """One sweep directory's tables (README, "Sweeps"); deltas are None for
+    a grid without arms."""
+    dir: Path
+    grid: dict                         # sweep.json: axes, arms, reference, cells
+    summary: "pd.DataFrame"            # one row per cell
+    deltas: "pd.DataFrame | None"
+    deltas_mean: "pd.DataFrame | None"
+
+    def cell(self, cell: str) -> Run:
+        """A cell's run (its id or a unique prefix of it)."""
+        ids = [c for c in self.summary["cell"] if str(c).startswith(cell)]
+        if len(ids) != 1:
+            raise KeyError(f"{cell!r} matches {len(ids)} cells of {self.dir}")
+        return load_run(self.dir / "cells" / ids[0])
+
+
+@dataclass
+class Sweeps:
+    """Several sweeps as one table each, with a `sweep` column naming the
+    sweep directory of every row."""
+    summary: "pd.DataFrame"
+    deltas: "pd.DataFrame"
+    deltas_mean: "pd.DataFrame"
+
+
+# --------------------------------------------------------------------------
+# reading
+
+
+def load_run(path: str | Path) -> Run:
+    """A run directory (written by `harness run`, `harness.run(out=...)` or a
+    sweep's cells/<id>/) as a Run."""
+    import pandas as pd
+
+    d = Path(path)
+    require_files(d, ("config.json", "summary.json", "manifest.json"), "run")
+    tables = {name: pd.read_parquet(d / f"{name}.parquet")
+              for name in RUN_TABLES if (d / f"{name}.parquet").is_file()}
+    records = {name: json.loads((d / f"{name}.json").read_text())
+               for name in ("summary", "manifest", "config")}
+    return Run(**records, **{"flows": None, "queues": None, "utilization": None, **tables},
+               dir=d)
+
+
+def load_sweep(path: str | Path) -> Sweep:
+    """A sweep directory as a Sweep (its tables; .cell(id) loads a cell's run)."""
+    d = Path(path)
+    require_files(d, SWEEP_REQUIRED, "sweep")
+    return Sweep(d, json.loads((d / "sweep.json").read_text()),
+                 *(optional_table(d, name) for name in ("summary", "deltas", "deltas_mean")))
+
+
+def load_sweeps(paths: str | Path | Iterable[str | Path]) -> Sweeps:
+    """Several sweep directories as one table each (summary, deltas,
+    deltas_mean), with a `sweep` column first: the directory's name (its path
+    where two names are alike). `paths`: directories, or one glob pattern
+    such as "results/sweeps/*". Columns one sweep lacks (other axes) are
+    empty (NaN) in its rows."""
+    import pandas as pd
+
+    if isinstance(paths, (str, Path)) and glob.has_magic(str(paths)):
+        dirs = [Path(p) for p in sorted(glob.glob(str(paths))) if (Path(p) / "sweep.json").is_file()]
+        if not dirs:
+            raise FileNotFoundError(f"no sweep directory matches {str(paths)!r}")
+    elif isinstance(paths, (str, Path)):
+        dirs = [Path(paths)]
+    else:
+        dirs = [Path(p) for p in paths]
+    sweeps = [load_sweep(d) for d in dirs]
+    names = [d.name for d in dirs]
+    if len(set(names)) < len(names):
+        names = [str(d) for d in dirs]
+
+    def concat(attr: str) -> "pd.DataFrame":
+        parts = [getattr(s, attr).assign(sweep=name) for s, name in zip(sweeps, names)
+                 if getattr(s, attr) is not None]
+        if not parts:
+            return pd.DataFrame({"sweep": pd.Series(dtype=str)})
+        df = pd.concat(parts, ignore_index=True, sort=False)
+        return df[["sweep", *[c for c in df.columns if c != "sweep"]]]
+
+    return Sweeps(concat("summary"), concat("deltas"), concat("deltas_mean"))

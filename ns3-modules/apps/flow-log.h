@@ -1,0 +1,100 @@
+// The table of background flows of one run: what each flow is (endpoints,
+// size, ToS, planned start) and what happened to it (start, bytes received,
+// completion time, socket errors). Senders and sinks share one FlowLog; a
+// sink learns which flow an accepted connection carries from the sender's
+// (address, port), so no bytes are tagged on the wire.
+#ifndef DDNN_FLOW_LOG_H
+#define DDNN_FLOW_LOG_H
+
+#include "ns3/ipv4-address.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ddnn
+ * \brief The table of one run's background flows: what each flow is and what happened to it.
+ */
+class FlowLog : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    /// \brief Add a flow; returns its id (ids are 0, 1, 2, ... in call order).
+    uint64_t AddFlow(uint32_t srcNode,
+                     uint32_t dstNode,
+                     Ipv4Address dst,
+                     uint64_t size,
+                     uint8_t tos,
+                     Time start);
+
+    /// \brief Number of flows added.
+    uint64_t GetNFlows() const;
+    /// \brief Number of flows whose last byte arrived.
+    uint64_t GetNCompleted() const;
+    /// \brief Number of flows with a socket error before completing.
+    uint64_t GetNErrors() const;
+    /// \brief Size in bytes of flow `id`.
+    uint64_t GetSize(uint64_t id) const;
+    /// \brief IP ToS of flow `id`.
+    uint8_t GetTos(uint64_t id) const;
+    /// \brief Destination address of flow `id`.
+    Ipv4Address GetDestination(uint64_t id) const;
+    /// \brief Planned start of flow `id`.
+    Time GetPlannedStart(uint64_t id) const;
+
+    /// \brief The sender opened the connection of flow `id` from (src, port).
+    void NotifyStarted(uint64_t id, Ipv4Address src, uint16_t port);
+    /// \brief The sink accepted a connection from (src, port): which flow is it?
+    /// Returns false if no started flow matches.
+    bool ClaimConnection(Ipv4Address src, uint16_t port, uint64_t& id);
+    /// \brief The sink received `bytes` of flow `id`; records the completion time
+    /// when the last byte arrives.
+    void NotifyReceived(uint64_t id, uint64_t bytes);
+    /// \brief A socket of flow `id` failed (connection refused, reset, timeout)
+    /// before the flow completed; ignored once the sink has every byte.
+    void NotifyError(uint64_t id, const std::string& what);
+
+    /// \brief id,src_node,dst_node,size,tos,start_ns,end_ns,received_bytes,error
+    /// (end_ns = -1 for a flow that did not complete)
+    std::string ToCsv() const;
+
+  private:
+    struct Flow
+    {
+        uint32_t srcNode;
+        uint32_t dstNode;
+        Ipv4Address dst;
+        uint64_t size;
+        uint8_t tos;
+        Time start;
+        Time end;
+        bool started = false;
+        bool completed = false;
+        uint64_t received = 0;
+        std::string error;
+    };
+
+    static uint64_t Key(Ipv4Address src, uint16_t port);
+
+    std::vector<Flow> m_flows;
+    std::unordered_map<uint64_t, uint64_t> m_connections; //!< (src, port) -> flow id
+    uint64_t m_completed = 0;
+    uint64_t m_errors = 0;
+    TracedCallback<uint64_t, Time> m_completedTrace;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,68 @@
+#include "ps-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("PsHelper");
+
+PsHelper::PsHelper()
+    : TrainingJobHelper(PsJob::GetTypeId())
+{
+}
+
+void
+PsHelper::SetTensorShards(const std::vector<uint32_t>& shards)
+{
+    m_shards = shards;
+}
+
+void
+PsHelper::SetScheduler(bool push, const std::string& typeId, const std::vector<std::string>& attributes)
+{
+    m_schedulers[push] = {typeId, attributes};
+}
+
+Ptr<PsJob>
+PsHelper::Install(const std::vector<uint32_t>& workerNodeIds,
+                  const std::vector<uint32_t>& workerAddresses,
+                  const std::vector<uint32_t>& shardNodeIds,
+                  const std::vector<uint32_t>& shardAddresses) const
+{
+    NS_ABORT_MSG_IF(m_bytes.empty(), "PsHelper: SetLayers() before Install()");
+    NS_ABORT_MSG_IF(workerNodeIds.empty() || workerNodeIds.size() != workerAddresses.size(),
+                    "PsHelper: " << workerNodeIds.size() << " worker nodes, "
+                                 << workerAddresses.size() << " addresses");
+    NS_ABORT_MSG_IF(shardNodeIds.empty() || shardNodeIds.size() != shardAddresses.size(),
+                    "PsHelper: " << shardNodeIds.size() << " shard nodes, "
+                                 << shardAddresses.size() << " addresses");
+    Ptr<PsJob> job = m_jobFactory.Create<PsJob>();
+    DescribeLayers(job);
+    job->SetTensorShards(m_shards.empty() ? std::vector<uint32_t>(m_bytes.size(), 0) : m_shards);
+    for (const auto& [push, scheduler] : m_schedulers)
+    {
+        job->SetScheduler(push, scheduler.first, scheduler.second);
+    }
+    auto node = [](uint32_t id) { return GetNodeById(id, "PsHelper"); };
+    for (uint32_t r = 0; r < workerNodeIds.size(); ++r)
+    {
+        auto worker = CreateObject<PsWorker>();
+        worker->Setup(job, job->AddWorker(worker, Ipv4Address(workerAddresses[r])));
+        worker->SetSlowdowns(GetSlowdowns(r));
+        worker->SetStartTime(m_start);
+        node(workerNodeIds[r])->AddApplication(worker);
+    }
+    for (uint32_t k = 0; k < shardNodeIds.size(); ++k)
+    {
+        auto server = CreateObject<PsServer>();
+        server->Setup(job, job->AddServer(server, Ipv4Address(shardAddresses[k])));
+        server->SetStartTime(m_start);
+        node(shardNodeIds[k])->AddApplication(server);
+    }
+    job->Wire();
+    return job;
+}
+
+} // namespace ns3

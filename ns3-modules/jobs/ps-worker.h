@@ -1,0 +1,76 @@
+// One worker of a parameter-server training job (SPEC §2b): per-layer
+// forward and backward compute (LayerCompute); after backward of layer i its
+// gradients are pushed to the shard holding tensor i, through that shard's
+// channel and its scheduling policy; forward of layer i in the next
+// iteration waits until the pull of tensor i (the updated parameters) has
+// arrived here completely.
+#ifndef DDNN_PS_WORKER_H
+#define DDNN_PS_WORKER_H
+
+#include "layer-compute.h"
+#include "ps-channel.h"
+#include "ps-job.h"
+
+#include "ns3/application.h"
+
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ddnn
+ * \brief One worker of a parameter-server job: computes, pushes gradients, pulls parameters.
+ */
+class PsWorker : public Application
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    /// \brief Constructor (attributes at their defaults).
+    PsWorker();
+
+    /// \brief Be worker `rank` of `job`.
+    void Setup(Ptr<PsJob> job, uint32_t rank);
+    /// \brief Periods in which this worker computes slower (before it starts).
+    void SetSlowdowns(const std::vector<LayerCompute::Slowdown>& slowdowns);
+    /// \brief The worker end of the link to `shard` (PsJob::Wire()).
+    void AddChannel(uint32_t shard, Ptr<PsChannel> channel);
+
+    /// \brief This worker's rank.
+    uint32_t GetRank() const;
+    /// \brief The iteration this worker is in.
+    uint64_t GetIteration() const;
+    /// \brief Connections to every remote shard are up.
+    bool IsConnected() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+
+    void IterationStarted(uint64_t iteration);
+    void ComputeDone(uint64_t iteration, uint32_t layer, bool backward, Time start);
+    void GradientsReady(uint64_t iteration, uint32_t layer);
+    void PullReceived(const PsChunk& chunk);
+    void ChannelError(const std::string& what);
+
+    Ptr<PsJob> m_job;
+    uint32_t m_rank;
+    bool m_running;
+    LayerCompute m_compute;
+    std::vector<Ptr<PsChannel>> m_channels; //!< per shard
+    std::vector<Time> m_untilNeeded; //!< per layer: backward of the layers below + their forward
+    std::map<std::pair<uint64_t, uint32_t>, uint64_t> m_pulled; //!< (iteration, tensor) -> bytes
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,88 @@
+#include "ring-allreduce-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RingAllreduceHelper");
+
+RingAllreduceHelper::RingAllreduceHelper()
+    : TrainingJobHelper(RingAllreduceJob::GetTypeId()),
+      m_scheduler("ns3::FifoScheduler", {})
+{
+}
+
+void
+RingAllreduceHelper::SetBuffers(const std::vector<uint32_t>& first,
+                                const std::vector<uint32_t>& last,
+                                const std::vector<uint64_t>& bytes,
+                                const std::vector<uint32_t>& tos)
+{
+    m_first = first;
+    m_last = last;
+    m_bufferBytes = bytes;
+    m_bufferTos = tos;
+}
+
+void
+RingAllreduceHelper::SetScheduler(const std::string& typeId,
+                                  const std::vector<std::string>& attributes)
+{
+    m_scheduler = {typeId, attributes};
+}
+
+Ptr<RingAllreduceJob>
+RingAllreduceHelper::Install(const NodeContainer& nodes,
+                             const std::vector<uint32_t>& addresses) const
+{
+    NS_ABORT_MSG_IF(m_bytes.empty(), "RingAllreduceHelper: SetLayers() before Install()");
+    Ptr<RingAllreduceJob> job = m_jobFactory.Create<RingAllreduceJob>();
+    DescribeLayers(job);
+    job->SetBuffers(m_first, m_last, m_bufferBytes, m_bufferTos);
+    job->SetScheduler(m_scheduler.first, m_scheduler.second);
+    return InstallJob(job, nodes, addresses);
+}
+
+Ptr<RingAllreduceJob>
+RingAllreduceHelper::Install(const std::vector<uint32_t>& nodeIds,
+                             const std::vector<uint32_t>& addresses) const
+{
+    NodeContainer nodes;
+    for (uint32_t id : nodeIds)
+    {
+        nodes.Add(GetNodeById(id, "RingAllreduceHelper"));
+    }
+    return Install(nodes, addresses);
+}
+
+Ptr<RingAllreduceJob>
+RingAllreduceHelper::InstallJob(Ptr<RingAllreduceJob> job,
+                                const NodeContainer& nodes,
+                                const std::vector<uint32_t>& addresses) const
+{
+    const uint32_t n = nodes.GetN();
+    NS_ABORT_MSG_IF(n < 2, "RingAllreduceHelper: a ring needs at least 2 nodes (got " << n << ")");
+    NS_ABORT_MSG_IF(addresses.size() != n,
+                    "RingAllreduceHelper: " << n << " nodes but " << addresses.size()
+                                            << " addresses");
+    NS_ABORT_MSG_IF(job->GetNWorkers() != 0, "RingAllreduceHelper: the job already has workers");
+    std::vector<Ptr<RingAllreduceWorker>> workers;
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        auto worker = CreateObject<RingAllreduceWorker>();
+        const uint32_t rank = job->AddWorker(worker);
+        worker->Setup(job,
+                      rank,
+                      Ipv4Address(addresses[(r + n - 1) % n]),
+                      Ipv4Address(addresses[(r + 1) % n]));
+        worker->SetSlowdowns(GetSlowdowns(r));
+        worker->SetStartTime(m_start);
+        nodes.Get(r)->AddApplication(worker);
+    }
+    job->Validate();
+    return job;
+}
+
+} // namespace ns3

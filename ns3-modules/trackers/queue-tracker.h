@@ -1,0 +1,92 @@
+// Per-band queue statistics of root queue discs: packets and bytes enqueued,
+// dequeued and dropped, and the largest backlog seen, for every band of every
+// tracked egress. Band queues exist only once a queue disc is initialised
+// (at time 0), so the hooks are connected then. ECN marks are counted per
+// band too. Counting happens in C++ trace sinks; ToCsv() hands the
+// table to the harness once, at the end of the run.
+#ifndef DDNN_QUEUE_TRACKER_H
+#define DDNN_QUEUE_TRACKER_H
+
+#include "ns3/object.h"
+#include "ns3/queue-disc.h"
+
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ddnn
+ * \brief Counts each queue disc band's enqueues, dequeues, drops and peak backlog.
+ */
+class QueueTracker : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    /// \brief Track a PrioQueueDisc or WeightedDrrQueueDisc (bands are its
+    /// child queue discs).
+    void TrackPrio(Ptr<QueueDisc> qdisc, uint32_t link, uint32_t fromNode, uint32_t toNode);
+
+    /// \brief link,from_node,to_node,band,enqueued_packets,enqueued_bytes,
+    /// dequeued_packets,dequeued_bytes,dropped_packets,dropped_bytes,max_backlog_packets,
+    /// marked_packets (ECN CE marks),mean_backlog_packets (mean queue length an
+    /// arriving packet found)
+    std::string ToCsv() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct Band
+    {
+        uint32_t link;
+        uint32_t fromNode;
+        uint32_t toNode;
+        uint32_t band;
+        uint64_t enqueuedPackets = 0;
+        uint64_t enqueuedBytes = 0;
+        uint64_t dequeuedPackets = 0;
+        uint64_t dequeuedBytes = 0;
+        uint64_t droppedPackets = 0;
+        uint64_t droppedBytes = 0;
+        uint32_t maxBacklog = 0;
+        uint32_t backlog = 0;
+        uint64_t backlogSum = 0; //!< sum over arrivals of the queue length they found
+        uint64_t markedPackets = 0;
+    };
+
+    struct Pending
+    {
+        Ptr<QueueDisc> qdisc;
+        uint32_t link;
+        uint32_t fromNode;
+        uint32_t toNode;
+    };
+
+    void Track(const Pending& pending);
+    void ConnectPending();
+    void ConnectPrio(Ptr<QueueDisc> qdisc, uint32_t link, uint32_t fromNode, uint32_t toNode);
+    Band* AddBand(uint32_t link, uint32_t fromNode, uint32_t toNode, uint32_t band);
+    void ConnectBand(ObjectBase* bandQueue, Band* band);
+
+    static void OnEnqueue(Band* band, Ptr<const QueueDiscItem> item);
+    static void OnDequeue(Band* band, Ptr<const QueueDiscItem> item);
+    static void OnDrop(Band* band, Ptr<const QueueDiscItem> item);
+    static void OnBacklog(Band* band, uint32_t oldValue, uint32_t newValue);
+    static void OnMark(Band* band, Ptr<const QueueDiscItem> item, const char* reason);
+
+    // deques: the pointers handed to trace sinks stay valid as they grow
+    std::deque<Band> m_bands;
+    std::vector<Pending> m_pending; //!< queue discs to hook once they are initialised
+};
+
+} // namespace ns3
+
+#endif
