@@ -30,15 +30,16 @@ CASES=(
 )
 
 run_set() {
-  local root=$1 out=$2
-  mkdir -p "$out"
+  local root out
+  root=$(realpath "$1"); mkdir -p "$2"; out=$(realpath "$2")
   for c in "${CASES[@]}"; do
     IFS='|' read -r name scen sets <<<"$c"
     local args=()
     for s in $sets; do args+=(--set "$s"); done
     rm -rf "$out/$name"
-    if PYTHONPATH="$root" nice -n 10 python -m harness.cli run "$scen" "${args[@]}" \
-        -o "$out/$name" --no-progress >"$out/$name.log" 2>&1; then
+    # from inside CODE_ROOT: `python -m` puts the current directory first
+    if (cd "$root" && PYTHONPATH="$root" nice -n 10 python -m harness.cli run "$scen" "${args[@]}" \
+        -o "$out/$name" --no-progress >"$out/$name.log" 2>&1); then
       echo "ran  $name"
     else
       echo "FAIL $name (see $out/$name.log)"
