@@ -96,6 +96,26 @@ class Slowdown:
     factor: float
 
 
+STRAGGLER_DISTRIBUTIONS = ("fixed", "uniform", "lognormal")
+
+
+@dataclass(frozen=True)
+class Straggler:
+    """Workers `workers` (ranks; () = every worker) compute each iteration
+    `factor` times slower, the factor drawn per worker and iteration from a
+    seeded distribution (harness.training.stragglers): "fixed" (always
+    `factor`), "uniform" in [factor_min, factor_max], or "lognormal"
+    (median x e^(sigma Z), Z standard normal: below 1 in some iterations)."""
+
+    workers: tuple[int, ...] = ()
+    distribution: str = "fixed"
+    factor: float = 1.0
+    factor_min: float = 1.0
+    factor_max: float = 1.0
+    sigma: float = 0.0
+    median: float = 1.0
+
+
 @dataclass(frozen=True)
 class NetworkConfig:
     qdisc: str = "pfifo_fast"
@@ -170,6 +190,7 @@ class TrainingConfig:
     # shard (TensorFlow's synchronous PS, TicTac's setting): pulls do not overlap pushes
     pull_barrier: bool = False
     slowdowns: tuple[Slowdown, ...] = ()  # workers computing slower for a period
+    straggler: Straggler | None = None    # workers computing slower by a random factor per iteration
     # ps: each sender commits chunks at least this far apart (s): the framework's
     # per-operation cost, which makes small partitions expensive on fast links
     chunk_overhead: float = 0.0
@@ -210,6 +231,7 @@ class Scenario:
 
 
 _DIGEST_WHEN_USED = (("training", "pull_barrier"), ("training", "slowdowns"),
+                     ("training", "straggler"),
                      ("training", "chunk_overhead"),
                      ("background", "steps"), ("network", "link_changes"),
                      ("network", "weights"), ("network", "ecn_threshold"), ("tcp", "ecn"))
@@ -236,7 +258,7 @@ _SECTION_KEYS = {
                                 "layer_classes", "fusion_buffer", "model_bytes", "port",
                                 "servers", "server_placement", "server_hosts", "aggregation",
                                 "aggregation_chunk", "deadline_class", "pull_barrier",
-                                "slowdowns", "chunk_overhead")},
+                                "slowdowns", "chunk_overhead", "straggler")},
 }
 _TOP_KEYS = ("name", "seed", "scale", "run", "topology", "network", "tcp", "background", "training")
 ARCHITECTURES = tuple(training.ARCHITECTURES)  # the plug-ins' registry
@@ -377,6 +399,40 @@ def _slowdowns(value: Any, where: str = "training.slowdowns") -> tuple[Slowdown,
     return tuple(out)
 
 
+def _straggler(value: Any, where: str = "training.straggler") -> Straggler:
+    """{ workers = [1, 3] | "all", distribution = "lognormal", sigma = 0.2 }, or
+    distribution "uniform" with factor_min, factor_max, or "fixed" with factor."""
+    needs = {"fixed": ("factor",), "uniform": ("factor_min", "factor_max"),
+             "lognormal": ("sigma",)}
+    example = '{ workers = [1], distribution = "lognormal", sigma = 0.2 }'
+    if not isinstance(value, dict):
+        raise ConfigTypeError(where, f"expected a table, e.g. {example}; got {value!r}")
+    dist = _str(value.get("distribution", "fixed"), f"{where}.distribution",
+                STRAGGLER_DISTRIBUTIONS)
+    _check_keys(value, ("workers", "distribution", *needs[dist],
+                        *(("median",) if dist == "lognormal" else ())), where)
+    for key in needs[dist]:
+        if key not in value:
+            raise ConfigError(f"{where}.{key}", f"missing; distribution {dist!r} needs "
+                              f"{', '.join(needs[dist])} (e.g. {example})")
+    workers = value.get("workers", "all")
+    out: dict[str, Any] = {"distribution": dist}
+    if workers != "all":
+        out["workers"] = _host_list(workers, f"{where}.workers")
+        if not out["workers"]:
+            raise ConfigError(f"{where}.workers", 'expected worker ranks or "all", got []')
+    for key in ("factor", "factor_min", "factor_max", "median"):
+        if key in value:
+            out[key] = _finite(value[key], f"{where}.{key}", strict=True)
+    if "sigma" in value:
+        out["sigma"] = _finite(value["sigma"], f"{where}.sigma", below=2.0)
+    s = Straggler(**out)
+    if s.factor_max < s.factor_min:
+        raise ConfigError(f"{where}.factor_max", f"must be >= factor_min ({s.factor_max:g} < "
+                          f"{s.factor_min:g})")
+    return s
+
+
 def _check_times(cfg: "Scenario") -> None:
     """Every time of a changing condition falls inside the run [0, duration)."""
     duration = cfg.run.duration
@@ -392,6 +448,11 @@ def _check_times(cfg: "Scenario") -> None:
         if t >= duration:
             raise ConfigError(where, f"{t:g} s is not inside the run [0, {duration:g}) s "
                               "(run.duration)")
+    straggler = cfg.training.straggler
+    for i, w in enumerate(straggler.workers if straggler is not None else ()):
+        if w >= cfg.training.workers:
+            raise ConfigError(f"training.straggler.workers[{i}]", f"no worker {w}; the job "
+                              f"has workers 0-{cfg.training.workers - 1}")
     for i, s in enumerate(cfg.training.slowdowns):
         if s.worker >= cfg.training.workers:
             raise ConfigError(f"training.slowdowns[{i}].worker", f"no worker {s.worker}; the "
@@ -621,6 +682,8 @@ def _training(data: Any) -> TrainingConfig:
         out["pull_barrier"] = _bool(d["pull_barrier"], "training.pull_barrier")
     if "slowdowns" in d:
         out["slowdowns"] = _slowdowns(d["slowdowns"])
+    if "straggler" in d:
+        out["straggler"] = _straggler(d["straggler"])
     if "chunk_overhead" in d:
         out["chunk_overhead"] = _time_value(d["chunk_overhead"], "training.chunk_overhead")
     if "priority" in d:

@@ -20,6 +20,7 @@ import pandas as pd
 
 from harness import background, metrics, outdir, qdisc, routing, scaling, tcp, training
 from harness.config import MAX_UTILIZATION_INTERVALS, ConfigError, NetworkConfig, RunConfig, Scenario
+from harness.training import stragglers
 from harness.training.common import read_csv
 from harness.units import NS3_TIME_MAX_S
 from harness.topology import Topology, load_topology
@@ -129,6 +130,11 @@ def plan(scenario: Scenario) -> Plan:
             tr, topo, classes, scenario.background, k)
     run = _run_window(scenario.run, extra["job"].ideal_iteration_s if "job" in extra else None)
     _check_run(run, scenario, topo)
+    if "job" in extra and tr.straggler is not None:
+        job = extra["job"]
+        extra["job"] = dataclasses.replace(job, compute_factors=stragglers.plan(
+            tr.straggler, len(job.hosts), job.profile.compute_ms / 1e3, run.duration,
+            scenario.seed))
     bg = scenario.background
     if scenario.network.ack_class != "data":
         extra["ack_tos"] = classes.tos(scenario.network.ack_class, "network.ack_class")
@@ -402,6 +408,8 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
             measured=(iterations["start_ns"] / 1e9 >= window[0])
             & (iterations["end_ns"] / 1e9 <= window[1]))
         iterations = metrics.with_end_spread(iterations)
+        if p.job.config.straggler is not None:
+            iterations = stragglers.with_factors(iterations, p.job.compute_factors)
         transfers, compute, scheduler = job_tables.transfers, job_tables.compute, job_tables.scheduler
         errors = job_tables.errors
     summary = {
@@ -425,6 +433,9 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
                                "architecture": sc.training.architecture,
                                "policy": sc.training.policy,
                                "socket_errors": errors.strip()}
+        if p.job.config.straggler is not None:
+            summary["training"]["compute_factor_mean"] = stragglers.mean_factor(
+                p.job.compute_factors)
         if scheduler is not None and len(scheduler):
             summary["training"]["scheduler_state"] = str(scheduler["state"].iloc[-1])
     manifest = {

@@ -29,6 +29,8 @@ class PsWorker : public Application
     void Setup(Ptr<PsJob> job, uint32_t rank);
     /// Periods in which this worker computes slower (before it starts).
     void SetSlowdowns(const std::vector<LayerCompute::Slowdown>& slowdowns);
+    /// Per-iteration compute factors of this worker (LayerCompute::SetIterationFactors).
+    void SetComputeFactors(const std::vector<double>& factors);
     /// The worker end of the link to `shard` (PsJob::Wire()).
     void AddChannel(uint32_t shard, Ptr<PsChannel> channel);
 

@@ -42,6 +42,8 @@ class RingAllreduceWorker : public Application
     void Setup(Ptr<RingAllreduceJob> job, uint32_t rank, Ipv4Address left, Ipv4Address right);
     /// Periods in which this worker computes slower (before it starts).
     void SetSlowdowns(const std::vector<LayerCompute::Slowdown>& slowdowns);
+    /// Per-iteration compute factors of this worker (LayerCompute::SetIterationFactors).
+    void SetComputeFactors(const std::vector<double>& factors);
 
     uint32_t GetRank() const;
     /// Iteration being computed (0-based).
