@@ -88,3 +88,30 @@ def test_a_later_start_delays_only_that_job(run_plan):
     r = run_plan(plan(load_scenario("two-jobs", PACKED + ["training.1.start=0.3"])))
     first = r.iterations.groupby("job")["start_ns"].min() / 1e9
     assert first[0] < 0.01 and first[1] == pytest.approx(0.3, abs=0.01)
+
+
+def test_job_phases_merge_each_jobs_transfers_and_measure_the_overlap():
+    import pandas as pd
+
+    from harness.plots.run_figures import job_phases, overlap_share
+
+    t = pd.DataFrame({"job": [0, 0, 0, 1, 1], "start_ns": [0, 5e6, 20e6, 8e6, 30e6],
+                      "end_ns": [10e6, 12e6, 25e6, 15e6, -1]})
+    phases = job_phases(t)
+    assert phases.values.tolist() == [[0, 0, 12], [0, 20, 25], [1, 8, 15], [1, 30, 30]]
+    # busy 0-15 and 20-25 (20 ms), both 8-12 (4 ms)
+    assert overlap_share(phases, (0, 40)) == pytest.approx(0.2)
+    assert overlap_share(phases[phases["job"] == 0], (0, 40)) == 0
+
+
+def test_a_two_job_run_plots_its_phases_and_sweeps_get_columns_per_job(run_plan, tmp_path):
+    from harness import metrics
+    from harness.plots.run_figures import plot_run
+    from harness.run import write_run_dir
+
+    r = run_plan(plan(load_scenario("two-jobs", ["run.duration=0.4", "run.warmup=0.1"])))
+    out = write_run_dir(r, tmp_path / "run")
+    written = {p.name for p in plot_run(out, formats=("png",))}
+    assert {"job-phases.png", "training-timeline.png"} <= written
+    row = metrics.flat_summary(r.summary)
+    assert row["job_b_mean_iteration_s"] == r.summary["jobs"][1]["mean_iteration_s"]
