@@ -439,9 +439,12 @@ def _straggler(value: Any, where: str = "training.straggler") -> Straggler:
     workers = value.get("workers", "all")
     out: dict[str, Any] = {"distribution": dist}
     if workers != "all":
-        out["workers"] = _host_list(workers, f"{where}.workers")
-        if not out["workers"]:
-            raise ConfigError(f"{where}.workers", 'expected worker ranks or "all", got []')
+        if not isinstance(workers, list) or not workers:
+            raise ConfigTypeError(f"{where}.workers", 'expected a list of worker ranks or '
+                                  f'"all", got {workers!r}')
+        out["workers"] = tuple(_int(w, f"{where}.workers[{i}]", 0) for i, w in enumerate(workers))
+        if len(set(out["workers"])) != len(workers):
+            raise ConfigError(f"{where}.workers", "lists a worker twice")
     for key in ("factor", "factor_min", "factor_max", "median"):
         if key in value:
             out[key] = _finite(value[key], f"{where}.{key}", strict=True)
