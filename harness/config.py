@@ -9,6 +9,7 @@ seconds.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import hashlib
@@ -96,6 +97,29 @@ class Slowdown:
     factor: float
 
 
+STRAGGLER_DISTRIBUTIONS = ("fixed", "uniform", "lognormal")
+PLACEMENTS = ("packed", "spread")
+#: Jobs after the first without a `port` listen from the previous job's port + this.
+JOB_PORT_STRIDE = 10
+
+
+@dataclass(frozen=True)
+class Straggler:
+    """Workers `workers` (ranks; () = every worker) compute each iteration
+    `factor` times slower, the factor drawn per worker and iteration from a
+    seeded distribution (harness.training.stragglers): "fixed" (always
+    `factor`), "uniform" in [factor_min, factor_max], or "lognormal"
+    (median x e^(sigma Z), Z standard normal: below 1 in some iterations)."""
+
+    workers: tuple[int, ...] = ()
+    distribution: str = "fixed"
+    factor: float = 1.0
+    factor_min: float = 1.0
+    factor_max: float = 1.0
+    sigma: float = 0.0
+    median: float = 1.0
+
+
 @dataclass(frozen=True)
 class NetworkConfig:
     qdisc: str = "pfifo_fast"
@@ -170,9 +194,16 @@ class TrainingConfig:
     # shard (TensorFlow's synchronous PS, TicTac's setting): pulls do not overlap pushes
     pull_barrier: bool = False
     slowdowns: tuple[Slowdown, ...] = ()  # workers computing slower for a period
+    straggler: Straggler | None = None    # workers computing slower by a random factor per iteration
     # ps: each sender commits chunks at least this far apart (s): the framework's
     # per-operation cost, which makes small partitions expensive on fast links
     chunk_overhead: float = 0.0
+    # several jobs ([[training]]): the job's name in tables and summary, when its
+    # workers start (s), and where they go when `hosts` is not given: "packed"
+    # (fill one leaf switch, then the next) or "spread" (round-robin over leaves)
+    name: str = ""
+    start: float = 0.0
+    placement: str | None = None
 
     @property
     def scheduler_params(self) -> dict[str, Any]:
@@ -192,6 +223,13 @@ class Scenario:
     tcp: TcpConfig = field(default_factory=TcpConfig)
     background: BackgroundConfig = field(default_factory=BackgroundConfig)
     training: TrainingConfig = field(default_factory=TrainingConfig)
+    # [[training]] as a list: the jobs after the first (`training`)
+    more_training: tuple[TrainingConfig, ...] = ()
+
+    @property
+    def jobs(self) -> tuple[TrainingConfig, ...]:
+        """Every training job of the scenario, enabled or not, in file order."""
+        return (self.training, *self.more_training)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -205,12 +243,16 @@ class Scenario:
         for section, key in _DIGEST_WHEN_USED:
             if data[section][key] == getattr(_DEFAULT_SECTIONS[section], key):
                 del data[section][key]
+        if not data["more_training"]:
+            del data["more_training"]
         blob = json.dumps(data, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
 
 _DIGEST_WHEN_USED = (("training", "pull_barrier"), ("training", "slowdowns"),
-                     ("training", "chunk_overhead"),
+                     ("training", "straggler"),
+                     ("training", "chunk_overhead"), ("training", "name"),
+                     ("training", "start"), ("training", "placement"),
                      ("background", "steps"), ("network", "link_changes"),
                      ("network", "weights"), ("network", "ecn_threshold"), ("tcp", "ecn"))
 _DEFAULT_SECTIONS = {"training": TrainingConfig(), "background": BackgroundConfig(),
@@ -236,7 +278,8 @@ _SECTION_KEYS = {
                                 "layer_classes", "fusion_buffer", "model_bytes", "port",
                                 "servers", "server_placement", "server_hosts", "aggregation",
                                 "aggregation_chunk", "deadline_class", "pull_barrier",
-                                "slowdowns", "chunk_overhead")},
+                                "slowdowns", "chunk_overhead", "straggler", "name", "start",
+                                "placement")},
 }
 _TOP_KEYS = ("name", "seed", "scale", "run", "topology", "network", "tcp", "background", "training")
 ARCHITECTURES = tuple(training.ARCHITECTURES)  # the plug-ins' registry
@@ -377,25 +420,91 @@ def _slowdowns(value: Any, where: str = "training.slowdowns") -> tuple[Slowdown,
     return tuple(out)
 
 
+def _straggler(value: Any, where: str = "training.straggler") -> Straggler:
+    """{ workers = [1, 3] | "all", distribution = "lognormal", sigma = 0.2 }, or
+    distribution "uniform" with factor_min, factor_max, or "fixed" with factor."""
+    needs = {"fixed": ("factor",), "uniform": ("factor_min", "factor_max"),
+             "lognormal": ("sigma",)}
+    example = '{ workers = [1], distribution = "lognormal", sigma = 0.2 }'
+    if not isinstance(value, dict):
+        raise ConfigTypeError(where, f"expected a table, e.g. {example}; got {value!r}")
+    dist = _str(value.get("distribution", "fixed"), f"{where}.distribution",
+                STRAGGLER_DISTRIBUTIONS)
+    _check_keys(value, ("workers", "distribution", *needs[dist],
+                        *(("median",) if dist == "lognormal" else ())), where)
+    for key in needs[dist]:
+        if key not in value:
+            raise ConfigError(f"{where}.{key}", f"missing; distribution {dist!r} needs "
+                              f"{', '.join(needs[dist])} (e.g. {example})")
+    workers = value.get("workers", "all")
+    out: dict[str, Any] = {"distribution": dist}
+    if workers != "all":
+        if not isinstance(workers, list) or not workers:
+            raise ConfigTypeError(f"{where}.workers", 'expected a list of worker ranks or '
+                                  f'"all", got {workers!r}')
+        out["workers"] = tuple(_int(w, f"{where}.workers[{i}]", 0) for i, w in enumerate(workers))
+        if len(set(out["workers"])) != len(workers):
+            raise ConfigError(f"{where}.workers", "lists a worker twice")
+    for key in ("factor", "factor_min", "factor_max", "median"):
+        if key in value:
+            out[key] = _finite(value[key], f"{where}.{key}", strict=True)
+    if "sigma" in value:
+        out["sigma"] = _finite(value["sigma"], f"{where}.sigma", below=2.0)
+    s = Straggler(**out)
+    if s.factor_max < s.factor_min:
+        raise ConfigError(f"{where}.factor_max", f"must be >= factor_min ({s.factor_max:g} < "
+                          f"{s.factor_min:g})")
+    return s
+
+
 def _check_times(cfg: "Scenario") -> None:
     """Every time of a changing condition falls inside the run [0, duration)."""
     duration = cfg.run.duration
     times = [(f"network.link_changes[{i}].at", c.at) for i, c in
              enumerate(cfg.network.link_changes)]
     times += [(f"background.steps[{i}].at", s.at) for i, s in enumerate(cfg.background.steps)]
-    for i, s in enumerate(cfg.training.slowdowns):
-        times += [(f"training.slowdowns[{i}].start", s.start)]
-        if s.end > duration:
-            raise ConfigError(f"training.slowdowns[{i}].end", f"{s.end:g} s is after the end "
-                              f"of the run (run.duration = {duration:g} s)")
+    for j, job in enumerate(cfg.jobs):
+        at = "training" if len(cfg.jobs) == 1 else f"training[{j}]"
+        for i, s in enumerate(job.slowdowns):
+            times += [(f"{at}.slowdowns[{i}].start", s.start)]
+            if s.end > duration:
+                raise ConfigError(f"{at}.slowdowns[{i}].end", f"{s.end:g} s is after the end "
+                                  f"of the run (run.duration = {duration:g} s)")
     for where, t in times:
         if t >= duration:
             raise ConfigError(where, f"{t:g} s is not inside the run [0, {duration:g}) s "
                               "(run.duration)")
-    for i, s in enumerate(cfg.training.slowdowns):
-        if s.worker >= cfg.training.workers:
+    for j, job in enumerate(cfg.jobs):
+        with job_fields(j, len(cfg.jobs)):
+            _check_job_times(job, duration)
+
+
+def _check_job_times(job: TrainingConfig, duration: float) -> None:
+    if job.start >= duration:
+        raise ConfigError("training.start", f"{job.start:g} s is not inside the run "
+                          f"[0, {duration:g}) s (run.duration)")
+    straggler = job.straggler
+    for i, w in enumerate(straggler.workers if straggler is not None else ()):
+        if w >= job.workers:
+            raise ConfigError(f"training.straggler.workers[{i}]", f"no worker {w}; the job "
+                              f"has workers 0-{job.workers - 1}")
+    for i, s in enumerate(job.slowdowns):
+        if s.worker >= job.workers:
             raise ConfigError(f"training.slowdowns[{i}].worker", f"no worker {s.worker}; the "
-                              f"job has workers 0-{cfg.training.workers - 1}")
+                              f"job has workers 0-{job.workers - 1}")
+
+
+@contextlib.contextmanager
+def job_fields(index: int, n_jobs: int):
+    """With several jobs, an error of `training.x` inside this block names
+    its job: `training[1].x` (the readers and plug-ins name `training.x`)."""
+    try:
+        yield
+    except ConfigError as e:
+        if n_jobs == 1 or not (e.field == "training" or e.field.startswith("training.")):
+            raise
+        message = str(e)[len(e.field) + 2:]
+        raise type(e)(f"training[{index}]{e.field[len('training'):]}", message) from None
 
 
 def _section(data: Any, name: str) -> dict:
@@ -621,8 +730,20 @@ def _training(data: Any) -> TrainingConfig:
         out["pull_barrier"] = _bool(d["pull_barrier"], "training.pull_barrier")
     if "slowdowns" in d:
         out["slowdowns"] = _slowdowns(d["slowdowns"])
+    if "straggler" in d:
+        out["straggler"] = _straggler(d["straggler"])
     if "chunk_overhead" in d:
         out["chunk_overhead"] = _time_value(d["chunk_overhead"], "training.chunk_overhead")
+    if "name" in d:
+        out["name"] = _str(d["name"], "training.name")
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", out["name"]):
+            raise ConfigError("training.name", f"use letters, digits, _ . - (got {out['name']!r})")
+    if "start" in d:
+        out["start"] = _time_value(d["start"], "training.start")
+    if "placement" in d:
+        out["placement"] = _str(d["placement"], "training.placement", PLACEMENTS)
+        if "hosts" in d:
+            raise ConfigError("training.placement", "give either hosts or placement, not both")
     if "priority" in d:
         out["priority"] = _str(d["priority"], "training.priority")
     if "layer_classes" in d:
@@ -634,6 +755,31 @@ def _training(data: Any) -> TrainingConfig:
     if "port" in d:
         out["port"] = _int(d["port"], "training.port", 1, 65535)
     return _training_policy(TrainingConfig(**out), d.get("scheduler", {}))
+
+
+def _training_jobs(data: Any) -> tuple[TrainingConfig, ...]:
+    """[training] (one job) or [[training]] (a list of jobs). In a list every
+    job runs unless `enabled = false`, has a name (default "job<i>", unique),
+    and, without a `port`, listens JOB_PORT_STRIDE ports after the previous job."""
+    if not isinstance(data, list):
+        return (_training(data),)
+    if not data:
+        raise ConfigError("training", "an empty list of jobs; leave [[training]] out instead")
+    jobs: list[TrainingConfig] = []
+    for i, raw in enumerate(data):
+        with job_fields(i, len(data)):
+            if not isinstance(raw, dict):
+                raise ConfigTypeError("training", f"expected a table of the job, got {raw!r}")
+            raw = {"enabled": True, "name": f"job{i}", **raw}
+            if "port" not in raw and jobs:
+                raw["port"] = jobs[-1].port + JOB_PORT_STRIDE
+            job = _training(raw)
+            for j, other in enumerate(jobs):
+                if other.name == job.name:
+                    raise ConfigError("training.name", f"{job.name!r} is the name of "
+                                      f"training[{j}] too")
+            jobs.append(job)
+    return tuple(jobs)
 
 
 def _training_policy(cfg: TrainingConfig, scheduler: Any) -> TrainingConfig:
@@ -680,9 +826,11 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
     if "scale" in data:
         out["scale"] = _int(data["scale"], "scale", 1, 1000)
     readers = {"run": _run, "topology": _topology, "network": _network, "tcp": _tcp,
-               "background": _background, "training": _training}
+               "background": _background}
     for key, reader in readers.items():
         out[key] = reader(data.get(key, {}))
+    out["training"], *more = _training_jobs(data.get("training", {}))
+    out["more_training"] = tuple(more)
     tcp_raw = data.get("tcp", {})
     if not isinstance(tcp_raw, dict) or "segment_size" not in tcp_raw:
         # MTU 1500 -> 1380 B (the study's); jumbo frames (mtu = 9000) -> 8880 B
@@ -761,15 +909,32 @@ def apply_values(data: dict[str, Any], values, notes: list[str] | None = None) -
     data = copy.deepcopy(data)  # plain data (TOML: no shared or odd objects)
     for path, value in values:
         node = data
-        for part in path[:-1]:
+        for depth, part in enumerate(path[:-1]):
+            if isinstance(node, list):  # [[training]]: training.1.start
+                node = _list_item(node, part, path, depth)
+                continue
             child = node.setdefault(part, {})
+            if isinstance(child, list) and path[depth + 1].isdigit():
+                node = child
+                continue
             if not isinstance(child, dict):
-                raise ConfigError(".".join(path), f"{part} is not a table")
+                hint = (f" (a list: address one entry, e.g. {part}.0.{path[depth + 1]})"
+                        if isinstance(child, list) else "")
+                raise ConfigError(".".join(path), f"{part} is not a table{hint}")
             node = child
+        if isinstance(node, list):
+            raise ConfigError(".".join(path), "a list entry is a table: set one of its keys")
         _drop_alternative(node, tuple(path))
         node[path[-1]] = value
     _fit_window(original, data, {tuple(p) for p, _ in values}, notes)
     return data
+
+
+def _list_item(items: list, part: str, path: list[str], depth: int) -> dict:
+    if not part.isdigit() or int(part) >= len(items) or not isinstance(items[int(part)], dict):
+        raise ConfigError(".".join(path), f"{'.'.join(path[:depth])} has entries "
+                          f"0-{len(items) - 1}; got {part!r}")
+    return items[int(part)]
 
 
 def _fit_window(before: dict, after: dict, paths: set, notes: list[str] | None) -> None:

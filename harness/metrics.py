@@ -208,6 +208,10 @@ def flat_summary(summary: dict) -> dict[str, float | int | None]:
     # a job that completed no iteration inside the window is stalled: its
     # iteration time is longer than anything measured (an infinite change)
     row["training_stalled"] = bool(training) and not training.get("iterations")
+    # several jobs ([[training]]): each job's columns, by its name
+    for job in summary.get("jobs", ()):
+        for key in ("iterations", "mean_iteration_s", "p99_iteration_s", "slowdown_vs_ideal"):
+            row[f"job_{job['name']}_{key}"] = job.get(key)
     return row
 
 

@@ -19,6 +19,7 @@ import pandas as pd
 
 from harness import background, metrics, outdir, qdisc, routing, scaling, tcp, training
 from harness.config import MAX_UTILIZATION_INTERVALS, ConfigError, NetworkConfig, RunConfig, Scenario
+from harness.training import stragglers
 from harness.training.common import read_csv
 from harness.units import NS3_TIME_MAX_S
 from harness.topology import Topology, load_topology
@@ -45,6 +46,8 @@ class Plan:
     ecn: bool = False              # TCP negotiates ECN; hosts mark data ECN-capable
     flows: pd.DataFrame = field(default_factory=pd.DataFrame)
     job: training.JobPlan | None = None  # the training job as its plug-in planned it
+    # [[training]]: every enabled job as planned (`job` is the first of them)
+    jobs: tuple[training.JobPlan, ...] = ()
     background_steps: tuple[tuple[float, float], ...] = ()  # (time s, flows/s per host)
     link_changes: tuple[tuple[int, int, float], ...] = ()   # (link, time ns, bit/s as simulated)
 
@@ -104,6 +107,8 @@ class Plan:
             "link_changes": [{"link": link, "at_ns": at, "rate_bps": bps}
                              for link, at, bps in self.link_changes],
             "training": self.job.resolved() if self.job is not None else dict(training.NO_JOB),
+            **({"jobs": [{"name": j.config.name, "job": j.index, "start": j.config.start,
+                          **j.resolved()} for j in self.jobs]} if len(self.jobs) > 1 else {}),
         }
 
 
@@ -122,12 +127,16 @@ def plan(scenario: Scenario) -> Plan:
     # queueing times (harness.scaling), and keeps them exactly.
     worst = tcp.worst_case_rtt(reference_topo, scenario.network, classes.bands)
     extra: dict = {}
-    tr = scaling.training(scenario.training, k)
-    if tr.enabled:
-        extra["job"] = training.architecture(tr.architecture).plan(
-            tr, topo, classes, scenario.background, k)
-    run = _run_window(scenario.run, extra["job"].ideal_iteration_s if "job" in extra else None)
+    jobs = _plan_jobs(scenario, topo, classes, k)
+    if jobs:
+        extra.update(job=jobs[0], jobs=jobs)
+    run = _run_window(scenario.run, jobs[0].ideal_iteration_s if jobs else None)
     _check_run(run, scenario, topo)
+    if any(job.config.straggler is not None for job in jobs):
+        extra["jobs"] = jobs = tuple(dataclasses.replace(job, compute_factors=stragglers.plan(
+            job.config.straggler, len(job.hosts), job.profile.compute_ms / 1e3, run.duration,
+            scenario.seed, job.index)) for job in jobs)
+        extra["job"] = jobs[0]
     bg = scenario.background
     if scenario.network.ack_class != "data":
         extra["ack_tos"] = classes.tos(scenario.network.ack_class, "network.ack_class")
@@ -153,6 +162,32 @@ def plan(scenario: Scenario) -> Plan:
     ecn = tcp.ecn_on(scenario.tcp, scenario.network)
     return Plan(scenario, topo, network, run, classes, worst,
                 tcp.attribute_defaults(scenario.tcp, worst, ecn), ecn=ecn, **extra)
+
+
+def _plan_jobs(scenario: Scenario, topo: Topology, classes, k: int) -> tuple:
+    """Every enabled job, placed (harness.training.placement) and planned
+    by its plug-in; errors name the job (training[1].hosts) when there are
+    several."""
+    from harness.config import job_fields
+    from harness.training import placement
+
+    n = len(scenario.jobs)
+    if sum(cfg.enabled for cfg in scenario.jobs) > 1 and scenario.run.min_iterations:
+        raise ConfigError("run.min_iterations", "counts one job's iterations; with several "
+                          "jobs give run.duration instead")
+    # every job is placed, enabled or not: a job alone keeps the hosts it has beside the others
+    placed = placement.place([(i, scaling.training(cfg, k)) for i, cfg in
+                              enumerate(scenario.jobs)], topo, n)
+    planned = []
+    for i, cfg in enumerate(placed):
+        if not cfg.enabled:
+            continue
+        with job_fields(i, n):
+            job = training.architecture(cfg.architecture).plan(
+                cfg, topo, classes, scenario.background, k)
+        planned.append((i, dataclasses.replace(job, index=i)))
+    placement.check_apart(planned, n)
+    return tuple(job for _, job in planned)
 
 
 def _check_run(run: RunConfig, scenario: Scenario, topo: Topology) -> None:
@@ -267,11 +302,12 @@ class _Network:
             self.utilization.Track(self.builder.GetLinkDevice(i, 0), i, link.a, link.b)
             self.utilization.Track(self.builder.GetLinkDevice(i, 1), i, link.b, link.a)
 
-        self.job = None
-        if p.job is not None:
-            self.utilization.AddApplicationPorts(*p.job.ports, APP_TRAINING)
-            self.job = p.architecture.install(ns, self.builder, p.job, self.host_addresses,
-                                              p.ack_tos)
+        self.jobs = []
+        for job in p.jobs or ((p.job,) if p.job is not None else ()):
+            self.utilization.AddApplicationPorts(*job.ports, APP_TRAINING)
+            self.jobs.append(training.architecture(job.config.architecture).install(
+                ns, self.builder, job, self.host_addresses, p.ack_tos))
+        self.job = self.jobs[0] if self.jobs else None
         if self.job is not None and p.run.min_iterations:
             self.job.SetMeasurementTarget(p.run.min_iterations, ns.Seconds(p.run.warmup),
                                           ns.Seconds(p.run.cooldown))
@@ -358,7 +394,10 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
     raw_util = _csv(net.utilization.ToCsv())
     job_tables = None
     if net.job is not None:
-        job_tables = p.architecture.collect(net.job, p.job, p.classes.class_of_tos())
+        job_tables = [training.architecture(job.config.architecture).collect(
+            ns_job, job, p.classes.class_of_tos())
+            for ns_job, job in zip(net.jobs, p.jobs or (p.job,))]
+        job_tables = job_tables[0] if len(job_tables) == 1 else job_tables
     ns.Simulator.Destroy()
     del net
 
@@ -386,16 +425,19 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         raw_util, p.run.utilization_interval, {i: l.rate_bps for i, l in enumerate(topo.links)},
         tos_class, {APP_OTHER: "other", APP_BACKGROUND: "background", APP_TRAINING: "training"})
     iterations = transfers = compute = scheduler = None
+    per_job: list[tuple[training.JobPlan, training.JobTables]] = []
     if job_tables is not None:
-        window = timing["window"]
-        iterations = job_tables.iterations
-        iterations = iterations.assign(
-            iteration_s=(iterations["end_ns"] - iterations["start_ns"]) / 1e9,
-            measured=(iterations["start_ns"] / 1e9 >= window[0])
-            & (iterations["end_ns"] / 1e9 <= window[1]))
-        iterations = metrics.with_end_spread(iterations)
-        transfers, compute, scheduler = job_tables.transfers, job_tables.compute, job_tables.scheduler
-        errors = job_tables.errors
+        several = isinstance(job_tables, list)
+        per_job = [(job, _job_tables(job, t, timing["window"], several)) for job, t in
+                   zip(p.jobs or (p.job,), job_tables if several else [job_tables])]
+        tables = [t for _, t in per_job]
+        iterations, transfers, compute = (
+            pd.concat([getattr(t, name) for t in tables], ignore_index=True)
+            if several else getattr(tables[0], name)
+            for name in ("iterations", "transfers", "compute"))
+        scheduler = [t.scheduler for t in tables if t.scheduler is not None]
+        scheduler = (None if not scheduler else
+                     pd.concat(scheduler, ignore_index=True) if several else scheduler[0])
     summary = {
         "scenario": sc.name, "seed": sc.seed, "digest": sc.digest(),
         "fct": metrics.fct_summary(flows),
@@ -411,14 +453,10 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         names = queues.drop_duplicates("band").set_index("band")["traffic_class"]
         summary["ecn_marks"] = {f"{band} ({names.get(band, '')})": int(n) for band, n in
                                 queues.groupby("band")["marked_packets"].sum().items()}
-    if iterations is not None:
-        summary["training"] = {**metrics.iteration_summary(iterations),
-                               **metrics.spread_summary(iterations),
-                               "architecture": sc.training.architecture,
-                               "policy": sc.training.policy,
-                               "socket_errors": errors.strip()}
-        if scheduler is not None and len(scheduler):
-            summary["training"]["scheduler_state"] = str(scheduler["state"].iloc[-1])
+    if per_job:
+        summary["training"] = _job_summary(*per_job[0])
+        if len(per_job) > 1:
+            summary["jobs"] = [_job_summary(job, t) for job, t in per_job]
     manifest = {
         "versions": _versions(),
         "seed": sc.seed,
@@ -432,6 +470,45 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
     }
     return RunResult(p, flows, queues, util, summary, manifest, iterations, transfers, compute,
                      scheduler)
+
+
+def _job_tables(job: training.JobPlan, t: training.JobTables, window,
+                several: bool) -> training.JobTables:
+    """One job's tables as written: iteration times, whether each iteration is
+    measured, the end spread, the stragglers' factors; with several jobs the
+    scheduler table gets the `job` column the others have."""
+    it = t.iterations.assign(
+        iteration_s=(t.iterations["end_ns"] - t.iterations["start_ns"]) / 1e9,
+        measured=(t.iterations["start_ns"] / 1e9 >= window[0])
+        & (t.iterations["end_ns"] / 1e9 <= window[1]))
+    it = metrics.with_end_spread(it)
+    if job.config.straggler is not None:
+        it = stragglers.with_factors(it, job.compute_factors)
+    scheduler = t.scheduler
+    if several and scheduler is not None:
+        scheduler = scheduler.assign(job=job.index)
+    return dataclasses.replace(t, iterations=it, scheduler=scheduler)
+
+
+def _job_summary(job: training.JobPlan, t: training.JobTables) -> dict:
+    """summary.json's part for one job (summary["training"] for the first;
+    with several, one entry of summary["jobs"] each, with its name, start and
+    analytic no-contention iteration: slowdown_vs_ideal = mean / ideal)."""
+    cfg = job.config
+    out = {**metrics.iteration_summary(t.iterations), **metrics.spread_summary(t.iterations),
+           "architecture": cfg.architecture, "policy": cfg.policy,
+           "socket_errors": t.errors.strip()}
+    if cfg.straggler is not None:
+        out["compute_factor_mean"] = stragglers.mean_factor(job.compute_factors)
+    if t.scheduler is not None and len(t.scheduler):
+        out["scheduler_state"] = str(t.scheduler["state"].iloc[-1])
+    if cfg.name:
+        mean = out.get("mean_iteration_s")
+        out.update(name=cfg.name, job=job.index, start_s=cfg.start,
+                   ideal_iteration_s=job.ideal_iteration_s,
+                   slowdown_vs_ideal=(mean / job.ideal_iteration_s
+                                      if mean and job.ideal_iteration_s else None))
+    return out
 
 
 def _empty_flow_log() -> pd.DataFrame:

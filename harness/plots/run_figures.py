@@ -5,7 +5,10 @@ plot_run(run_dir) writes, for the tables the run has:
   the measurement window, above the ring transfer of each fusion buffer
   (parameter servers: each tensor's first push to its last pull);
 - fct-cdf: CDF of measured background FCTs per size class;
-- utilization: host-uplink utilisation over time per application and class.
+- utilization: host-uplink utilisation over time per application and class;
+- job-phases (several jobs): when each job communicates, over a stretch of the
+  window, and how much of that time the jobs communicate at once (whether
+  they take turns).
 
 Data preparation lives in small pure functions on DataFrames (testable
 without pixels); the draw_* functions only turn their output into axes.
@@ -184,6 +187,85 @@ def uplink_utilization(util: pd.DataFrame, n_hosts: int) -> pd.DataFrame:
 # drawing
 
 
+def job_phases(transfers: pd.DataFrame) -> pd.DataFrame:
+    """When each job communicates: the union of its transfers' [start, end)
+    over every worker, as disjoint intervals (job, start_ms, end_ms).
+    Unfinished transfers (end_ns -1) count until the job's last end (or
+    their start, if later)."""
+    rows = []
+    for job, t in transfers.groupby("job", sort=True):
+        last = t["end_ns"].max()
+        spans = sorted((s, e if e >= 0 else max(s, last)) for s, e in zip(t["start_ns"],
+                                                                          t["end_ns"]))
+        cur_start, cur_end = spans[0]
+        for start, end in spans[1:]:
+            if start > cur_end:
+                rows.append((job, cur_start, cur_end))
+                cur_start, cur_end = start, end
+            else:
+                cur_end = max(cur_end, end)
+        rows.append((job, cur_start, cur_end))
+    out = pd.DataFrame(rows, columns=["job", "start_ns", "end_ns"])
+    return pd.DataFrame({"job": out["job"], "start_ms": out["start_ns"] / 1e6,
+                         "end_ms": out["end_ns"] / 1e6})
+
+
+def overlap_share(phases: pd.DataFrame, window_ms: tuple[float, float]) -> float | None:
+    """Of the time in `window_ms` that some job communicates, the share in
+    which two or more do: 0 = they take turns, 1 = always together."""
+    lo, hi = window_ms
+    edges = []
+    for start, end in zip(phases["start_ms"].clip(lo, hi), phases["end_ms"].clip(lo, hi)):
+        if end > start:
+            edges += [(start, 1), (end, -1)]
+    edges.sort()
+    busy = both = 0.0
+    active, prev = 0, None
+    for t, step in edges:
+        if prev is not None and active:
+            busy += t - prev
+            both += (t - prev) if active > 1 else 0.0
+        active += step
+        prev = t
+    return both / busy if busy else None
+
+
+def draw_job_phases(phases: pd.DataFrame, names: dict[int, str], span_ms: tuple[float, float],
+                    title: str) -> Figure:
+    """One row per job, a bar wherever it communicates, over `span_ms`."""
+    jobs = sorted(phases["job"].unique())
+    fig, axes = new_figure(10, 1.2 + 0.5 * len(jobs))
+    ax = axes[0, 0]
+    for row, job in enumerate(jobs):
+        p = phases[(phases["job"] == job) & (phases["end_ms"] > span_ms[0])
+                   & (phases["start_ms"] < span_ms[1])]
+        ax.broken_barh(list(zip(p["start_ms"], p["end_ms"] - p["start_ms"])), (row - 0.35, 0.7),
+                       color=PALETTE[row % len(PALETTE)])
+    ax.set_yticks(range(len(jobs)), [names.get(int(j), str(j)) for j in jobs])
+    ax.set_ylim(-0.6, len(jobs) - 0.4)
+    ax.invert_yaxis()
+    ax.set_xlim(*span_ms)
+    ax.set_xlabel("simulated time (ms)")
+    ax.set_ylabel("job communicating")
+    fig.suptitle(title)
+    return fig
+
+
+def _job_phases_figure(run: RunTables, window: tuple[float, float]) -> Figure | None:
+    """Several jobs: their communication phases over ~6 iterations of the
+    first job from the window start, titled with the overlap share."""
+    if run.transfers is None or run.transfers["job"].nunique() < 2:
+        return None
+    phases = job_phases(run.transfers)
+    names = {j["job"]: j["name"] for j in run.config.get("jobs", [])}
+    mean_s = (run.summary.get("training") or {}).get("mean_iteration_s") or 0.05
+    span = (window[0] * 1e3, min(window[1] * 1e3, window[0] * 1e3 + 6 * mean_s * 1e3))
+    share = overlap_share(phases, (window[0] * 1e3, window[1] * 1e3))
+    together = f"{share:.0%} of communicating time together" if share is not None else ""
+    return draw_job_phases(phases, names, span, f"{run.config['scenario']['name']}: "
+                           f"communication phases per job ({together})")
+
+
 def draw_timeline(compute_rows: pd.DataFrame, spans: pd.DataFrame, edges: list[float],
                   colors: dict[str, str], title: str, tensors: bool = False) -> Figure:
     """Top: layer compute bars; bottom: buffer ring spans (tensors: a
@@ -288,6 +370,11 @@ def draw_utilization(frame: pd.DataFrame, interval_s: float, window: tuple[float
 
 
 def _timeline_figure(run: RunTables, window: tuple[float, float], colors: dict) -> Figure | None:
+    if run.iterations["job"].nunique() > 1:  # several jobs: the first one's timeline
+        first = run.iterations["job"].min()
+        run = RunTables(run.config, run.summary, run.flows, run.utilization,
+                        *(t[t["job"] == first] for t in (run.iterations, run.transfers,
+                                                         run.compute)))
     compute_rows, spans = timeline_frames(run.compute, run.transfers, run.iterations, window)
     if compute_rows.empty:
         return None
@@ -317,6 +404,7 @@ def plot_run(run_dir: Path, out_dir: Path | None = None,
 
     if run.compute is not None and run.transfers is not None and run.iterations is not None:
         figures.append(("training-timeline", _timeline_figure(run, window, colors)))
+    figures.append(("job-phases", _job_phases_figure(run, window)))
     if run.flows is not None:
         cdf = fct_cdf_frame(run.flows)
         if len(cdf):

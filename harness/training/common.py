@@ -40,6 +40,9 @@ class JobPlan:
     network_ms: float               # one iteration's communication at line rate (for R)
     layer_tos: tuple[int, ...] = ()  # IP ToS of each layer's gradients
     ideal_iteration_s: float = 0.0  # the analytic no-contention iteration
+    # stragglers: per worker, the compute factor of iterations 0..n-1 (harness.training.stragglers)
+    compute_factors: tuple[tuple[float, ...], ...] = ()
+    index: int = 0  # the job's place in [[training]]: the `job` column of its tables
 
     def resolved(self) -> dict[str, Any]:
         """The plan's part of config.json["training"]. The keys of every
@@ -193,16 +196,25 @@ def layer_tos(cfg: Any, profile: profiles.Profile, classes,
     return tuple(tos)
 
 
-def install_layers(helper, job: JobPlan) -> None:
+def install_layers(ns, helper, job: JobPlan) -> None:
     """The per-layer table every C++ job takes (TrainingJobHelper): bytes,
-    forward and backward ns, ToS of each layer, and the workers' slowdowns."""
+    forward and backward ns, ToS of each layer, the workers' slowdowns and
+    their per-iteration compute factors (stragglers); the job's id and start
+    time when it is one of several."""
     p = job.profile
+    if job.index:
+        helper.SetJobAttribute("JobId", ns.StringValue(str(job.index)))
+    if job.config.start:
+        helper.SetStartTime(ns.NanoSeconds(round(job.config.start * 1e9)))
     helper.SetLayers(list(p.layer_bytes), [round(t * 1e6) for t in p.fp_ms],
                      [round(t * 1e6) for t in p.bp_ms])
     helper.SetLayerClasses(list(job.layer_tos))
     for slow in job.config.slowdowns:
         helper.AddSlowdown(slow.worker, round(slow.start * 1e9), round(slow.end * 1e9),
                            slow.factor)
+    for rank, factors in enumerate(job.compute_factors):
+        if factors:
+            helper.SetComputeFactors(rank, list(factors))
 
 
 def read_csv(text) -> pd.DataFrame:

@@ -139,7 +139,7 @@ class ParameterServer(Architecture):
         """A PsJob with worker r on hosts[r] and shard k on server_hosts[k]; returns the job."""
         cfg = job.config
         helper = ns.PsHelper()
-        install_layers(helper, job)
+        install_layers(ns, helper, job)
         helper.SetTensorShards(list(job.tensor_shards))
         for side in ("push", "pull"):
             type_id, attrs = schedulers.attributes(cfg.policy, cfg.scheduler_params, side,

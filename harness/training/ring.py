@@ -88,7 +88,7 @@ class Ring(Architecture):
         """A RingAllreduceJob with rank r on hosts[r]; returns the job."""
         cfg = job.config
         helper = ns.RingAllreduceHelper()
-        install_layers(helper, job)
+        install_layers(ns, helper, job)
         helper.SetBuffers(*buffer_arguments(job.buffers, job.layer_tos))
         helper.SetScheduler(*schedulers.attributes(cfg.policy, cfg.scheduler_params, "push",
                                                    job.link_bps))

@@ -54,6 +54,33 @@ LayerCompute::SetSlowdowns(const std::vector<Slowdown>& slowdowns)
     }
 }
 
+void
+LayerCompute::SetIterationFactors(const std::vector<double>& factors)
+{
+    for (double f : factors)
+    {
+        NS_ABORT_MSG_IF(!(f > 0), "LayerCompute: an iteration factor must be > 0");
+    }
+    m_iterationFactors = factors;
+}
+
+double
+LayerCompute::GetIterationFactor(uint64_t iteration) const
+{
+    return iteration < m_iterationFactors.size() ? m_iterationFactors[iteration] : 1.0;
+}
+
+Time
+LayerCompute::Duration(Time work) const
+{
+    const double f = GetIterationFactor(m_iteration);
+    if (f != 1.0) // the table is empty for a job without stragglers: times exactly as before
+    {
+        work = NanoSeconds(int64_t(double(work.GetNanoSeconds()) * f + 0.5));
+    }
+    return Stretch(work);
+}
+
 Time
 LayerCompute::Stretch(Time work) const
 {
@@ -157,7 +184,7 @@ LayerCompute::TryForward()
     }
     m_busy = true;
     m_computeStart = Simulator::Now();
-    m_event = Simulator::Schedule(Stretch(m_forward[i]), &LayerCompute::ForwardDone, this);
+    m_event = Simulator::Schedule(Duration(m_forward[i]), &LayerCompute::ForwardDone, this);
 }
 
 void
@@ -177,7 +204,7 @@ LayerCompute::ForwardDone()
     m_busy = true;
     m_computeStart = Simulator::Now();
     m_event =
-        Simulator::Schedule(Stretch(m_backward[m_layer]), &LayerCompute::BackwardDone, this);
+        Simulator::Schedule(Duration(m_backward[m_layer]), &LayerCompute::BackwardDone, this);
 }
 
 void
@@ -197,7 +224,7 @@ LayerCompute::BackwardDone()
         m_busy = true;
         m_computeStart = Simulator::Now();
         m_event =
-            Simulator::Schedule(Stretch(m_backward[m_layer]), &LayerCompute::BackwardDone, this);
+            Simulator::Schedule(Duration(m_backward[m_layer]), &LayerCompute::BackwardDone, this);
         return;
     }
     m_inBackward = false;

@@ -8,6 +8,9 @@
 // finishes and a layer's gradients are ready. Slowdowns (SetSlowdowns) make
 // the worker compute `factor` times slower during [start, end): a layer's
 // compute that overlaps the period is stretched by the part that overlaps.
+// Per-iteration factors (SetIterationFactors: stragglers, planned in Python
+// from a seeded distribution) multiply every layer's compute of iteration k
+// by factors[k]; iterations beyond the table compute at factor 1.
 #ifndef DDNN_LAYER_COMPUTE_H
 #define DDNN_LAYER_COMPUTE_H
 
@@ -58,6 +61,10 @@ class LayerCompute
                GradientsReadyCallback gradientsReady);
     /// \brief Periods of slower compute (non-overlapping; any order).
     void SetSlowdowns(const std::vector<Slowdown>& slowdowns);
+    /// \brief Factor of every layer's compute in iteration k (factors[k] > 0).
+    void SetIterationFactors(const std::vector<double>& factors);
+    /// \brief The factor of `iteration` (1 beyond the table).
+    double GetIterationFactor(uint64_t iteration) const;
     /// \brief Wall time that `work` of compute (at normal speed) takes from now.
     Time Stretch(Time work) const;
     /// \brief Iteration 0, forward of layer 0, now.
@@ -73,6 +80,8 @@ class LayerCompute
 
   private:
     bool LayerSynced(uint32_t layer) const;
+    /// Wall time of `work` (a layer's compute) in the current iteration, from now.
+    Time Duration(Time work) const;
     void ForwardDone();
     void BackwardDone();
 
@@ -92,6 +101,7 @@ class LayerCompute
     Time m_computeStart; //!< when the pending compute started
     std::vector<int64_t> m_syncedIteration; //!< per layer; -1: never synchronised
     std::vector<Slowdown> m_slowdowns;      //!< sorted by start
+    std::vector<double> m_iterationFactors; //!< per iteration; empty: all 1
 };
 
 } // namespace ns3

@@ -51,6 +51,7 @@ PsHelper::Install(const std::vector<uint32_t>& workerNodeIds,
         auto worker = CreateObject<PsWorker>();
         worker->Setup(job, job->AddWorker(worker, Ipv4Address(workerAddresses[r])));
         worker->SetSlowdowns(GetSlowdowns(r));
+        worker->SetComputeFactors(GetComputeFactors(r));
         worker->SetStartTime(m_start);
         node(workerNodeIds[r])->AddApplication(worker);
     }

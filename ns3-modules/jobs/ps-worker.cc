@@ -53,6 +53,12 @@ PsWorker::SetSlowdowns(const std::vector<LayerCompute::Slowdown>& slowdowns)
     m_compute.SetSlowdowns(slowdowns);
 }
 
+void
+PsWorker::SetComputeFactors(const std::vector<double>& factors)
+{
+    m_compute.SetIterationFactors(factors);
+}
+
 uint32_t
 PsWorker::GetRank() const
 {

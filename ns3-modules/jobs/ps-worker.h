@@ -39,6 +39,8 @@ class PsWorker : public Application
     void Setup(Ptr<PsJob> job, uint32_t rank);
     /// \brief Periods in which this worker computes slower (before it starts).
     void SetSlowdowns(const std::vector<LayerCompute::Slowdown>& slowdowns);
+    /// \brief Per-iteration compute factors of this worker (LayerCompute::SetIterationFactors).
+    void SetComputeFactors(const std::vector<double>& factors);
     /// \brief The worker end of the link to `shard` (PsJob::Wire()).
     void AddChannel(uint32_t shard, Ptr<PsChannel> channel);
 

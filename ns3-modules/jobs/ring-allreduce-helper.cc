@@ -78,6 +78,7 @@ RingAllreduceHelper::InstallJob(Ptr<RingAllreduceJob> job,
                       Ipv4Address(addresses[(r + n - 1) % n]),
                       Ipv4Address(addresses[(r + 1) % n]));
         worker->SetSlowdowns(GetSlowdowns(r));
+        worker->SetComputeFactors(GetComputeFactors(r));
         worker->SetStartTime(m_start);
         nodes.Get(r)->AddApplication(worker);
     }

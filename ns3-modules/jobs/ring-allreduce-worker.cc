@@ -63,6 +63,12 @@ RingAllreduceWorker::SetSlowdowns(const std::vector<LayerCompute::Slowdown>& slo
     m_compute.SetSlowdowns(slowdowns);
 }
 
+void
+RingAllreduceWorker::SetComputeFactors(const std::vector<double>& factors)
+{
+    m_compute.SetIterationFactors(factors);
+}
+
 uint32_t
 RingAllreduceWorker::GetRank() const
 {

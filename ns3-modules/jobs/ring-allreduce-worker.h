@@ -51,6 +51,8 @@ class RingAllreduceWorker : public Application
     void Setup(Ptr<RingAllreduceJob> job, uint32_t rank, Ipv4Address left, Ipv4Address right);
     /// \brief Periods in which this worker computes slower (before it starts).
     void SetSlowdowns(const std::vector<LayerCompute::Slowdown>& slowdowns);
+    /// Per-iteration compute factors of this worker (LayerCompute::SetIterationFactors).
+    void SetComputeFactors(const std::vector<double>& factors);
 
     /// \brief This worker's rank in the ring.
     uint32_t GetRank() const;

@@ -71,6 +71,19 @@ TrainingJobHelper::AddSlowdown(uint32_t rank, int64_t startNs, int64_t endNs, do
     m_slowdowns[rank].push_back({NanoSeconds(startNs), NanoSeconds(endNs), factor});
 }
 
+void
+TrainingJobHelper::SetComputeFactors(uint32_t rank, const std::vector<double>& factors)
+{
+    m_computeFactors[rank] = factors;
+}
+
+std::vector<double>
+TrainingJobHelper::GetComputeFactors(uint32_t rank) const
+{
+    auto it = m_computeFactors.find(rank);
+    return it == m_computeFactors.end() ? std::vector<double>() : it->second;
+}
+
 std::vector<LayerCompute::Slowdown>
 TrainingJobHelper::GetSlowdowns(uint32_t rank) const
 {

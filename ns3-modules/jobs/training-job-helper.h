@@ -42,6 +42,8 @@ class TrainingJobHelper
     void SetStartTime(Time start);
     /// \brief Worker `rank` computes `factor` times slower in [startNs, endNs).
     void AddSlowdown(uint32_t rank, int64_t startNs, int64_t endNs, double factor);
+    /// Worker `rank` computes iteration k `factors[k]` times slower (stragglers).
+    void SetComputeFactors(uint32_t rank, const std::vector<double>& factors);
 
   protected:
     /// `jobType`: the TypeId of the jobs Install() creates.
@@ -50,6 +52,8 @@ class TrainingJobHelper
     static Ptr<Node> GetNodeById(uint32_t id, const std::string& who);
     /// The slowdowns of worker `rank` (AddSlowdown).
     std::vector<LayerCompute::Slowdown> GetSlowdowns(uint32_t rank) const;
+    /// The per-iteration compute factors of worker `rank` (empty: none).
+    std::vector<double> GetComputeFactors(uint32_t rank) const;
     /// Hand the per-layer table (layers, classes) to `job`.
     void DescribeLayers(Ptr<TrainingJob> job) const;
 
@@ -61,6 +65,7 @@ class TrainingJobHelper
     std::map<uint32_t, uint8_t> m_layerTos;
     Time m_start;
     std::map<uint32_t, std::vector<LayerCompute::Slowdown>> m_slowdowns;
+    std::map<uint32_t, std::vector<double>> m_computeFactors;
 };
 
 } // namespace ns3
