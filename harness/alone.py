@@ -3,15 +3,13 @@ scenario runs once with every job, then once per job with the others
 disabled (`training.<i>.enabled = false`: same placement, ports, seed and
 background), and each job's mean iteration time is compared.
 
-    python -m harness.alone two-jobs [--set key=value ...] [-o table.csv]
+    harness alone two-jobs [--set key=value ...] [-o table.csv]
 
 prints one row per job: name, mean iteration together and alone (ms), and
 slowdown = together / alone."""
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -49,22 +47,3 @@ def slowdowns(scenario: str | Path, overrides: list[str] = (), run=None) -> pd.D
                      "alone_ms": alone_s * 1e3 if alone_s else None,
                      "slowdown": with_s / alone_s if with_s and alone_s else None})
     return pd.DataFrame(rows)
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m harness.alone", description=__doc__.split(
-        "\n\n")[0])
-    ap.add_argument("scenario")
-    ap.add_argument("--set", dest="overrides", action="append", default=[],
-                    metavar="KEY=VALUE")
-    ap.add_argument("-o", "--out", help="write the table as CSV here too")
-    args = ap.parse_args(argv)
-    table = slowdowns(args.scenario, args.overrides)
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    if args.out:
-        table.to_csv(args.out, index=False)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

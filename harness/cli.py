@@ -229,6 +229,29 @@ def _check_grid(grid, jobs: int) -> bool:
     return len(valid) < len(cells)
 
 
+@main.command()
+@click.argument("scenario")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a scenario field (repeatable), as for `harness run`.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Also write the table as CSV to this new file.")
+def alone(scenario: str, overrides: tuple[str, ...], output: str | None) -> None:
+    """Each job's slowdown against the same job alone ([[training]]): SCENARIO
+    runs once with every job, then once per job with the others disabled (same
+    placement, ports, seed and background); prints together / alone / slowdown."""
+    from harness import alone as jobs_alone
+    from harness import outdir
+
+    try:  # the output is checked before anything runs; nothing is overwritten
+        out = outdir.check_new_file(Path(output), "-o", lambda _: False) if output else None
+        table = jobs_alone.slowdowns(scenario, list(overrides))
+    except ConfigError as e:
+        _fail(str(e))
+    click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    if out is not None:
+        outdir.write_file(out, table.to_csv(index=False))
+
+
 @main.command(name="list")
 def list_builtins() -> None:
     """What is built in: scenarios, sweep presets, topologies, background

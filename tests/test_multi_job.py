@@ -115,3 +115,19 @@ def test_a_two_job_run_plots_its_phases_and_sweeps_get_columns_per_job(run_plan,
     assert {"job-phases.png", "training-timeline.png"} <= written
     row = metrics.flat_summary(r.summary)
     assert row["job_b_mean_iteration_s"] == r.summary["jobs"][1]["mean_iteration_s"]
+
+
+def test_alone_command_refuses_an_existing_output_before_running(tmp_path):
+    """`harness alone -o FILE` never overwrites a user's file, and says so
+    before any simulation starts (exit 2, the field named)."""
+    from click.testing import CliRunner
+
+    from harness import cli
+
+    mine = tmp_path / "notes.csv"
+    mine.write_text("mine\n")
+    result = CliRunner().invoke(cli.main, ["alone", "two-jobs", "-o", str(mine)],
+                                prog_name="harness")
+    assert result.exit_code == 2
+    assert "-o:" in result.output and "exists" in result.output
+    assert mine.read_text() == "mine\n"
