@@ -725,13 +725,14 @@ def draw_comparison(frame: pd.DataFrame, grid: dict, title: str) -> Figure:
     return fig
 
 
-def _seeds_title(deltas_mean: pd.DataFrame | None, summary: pd.DataFrame) -> str:
+def _seeds_title(deltas_mean: pd.DataFrame | None, seeds: int) -> str:
     """' (pooled over N seeds)', or '1-3 seeds per point' where adaptive seeds
-    gave points different numbers."""
+    gave points different numbers (`seeds`: the sweep's, where deltas_mean
+    does not say)."""
     if deltas_mean is not None and "seeds" in deltas_mean and deltas_mean["seeds"].notna().any():
         low, high = int(deltas_mean["seeds"].min()), int(deltas_mean["seeds"].max())
     else:
-        low = high = int(summary[SEED_FIELD].nunique()) if SEED_FIELD in summary else 1
+        low = high = seeds
     if high <= 1:
         return ""
     return f" (pooled over {high} seeds)" if low == high else \
@@ -754,7 +755,7 @@ def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,
     out_dir = Path(out_dir) if out_dir is not None else sweep.dir / "plots"
     name = grid.get("grid", sweep.dir.name)
     seeds = int(summary[SEED_FIELD].nunique()) if SEED_FIELD in summary else 1
-    over = _seeds_title(sweep.deltas_mean, summary)
+    over = _seeds_title(sweep.deltas_mean, seeds)
     x_labels = background_labels(summary, grid)
     figures: list[tuple[str, Figure | None]] = []
 
