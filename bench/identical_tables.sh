@@ -27,6 +27,12 @@ CASES=(
   "ps-prophet-2shards|ps-small|run.duration=0.6 training.policy=prophet training.servers=2 training.server_placement=colocated"
   "ps-autobyte-slow|ps-small|run.duration=0.6 training.policy=autobyte training.chunk_overhead=0.0002 training.slowdowns=[{worker=1,start=0.1,end=0.4,factor=2}]"
   "ps-p3-chunk|ps-small|run.duration=0.6 training.policy=p3 training.aggregation=chunk training.deadline_class=high training.priority=low"
+  "fairshare-drr|fairshare-drr|run.duration=0.6"
+  "dctcp|dctcp|run.duration=0.6"
+  "stragglers|stragglers|run.duration=0.8"
+  "two-jobs|two-jobs|run.duration=0.6"
+  "link-changes-steps|thesis|scale=10 run.duration=1.2 network.link_changes=[{at=0.5,rate=\"500Mbps\"}] background.steps=[{at=0.6,load=0.4}]"
+  "min-iterations|thesis|scale=10 run.duration=0.5 run.min_iterations=2"
 )
 
 run_set() {

@@ -20,7 +20,6 @@ import pandas as pd
 
 from bench import compare, native, procs
 from bench.config import BenchConfig, ScenarioRun, sweep_grid
-from bench.recipe import write_recipe
 
 REPO_DIR = Path(__file__).resolve().parent.parent
 
@@ -97,12 +96,13 @@ class Runner:
         return result
 
     def recipe(self, run: ScenarioRun) -> Path:
+        from harness import recipe
         from harness.config import load_scenario
         from harness.run import plan
 
         path = self.work / "recipes" / f"{run.label}.recipe"
         if not path.exists():
-            write_recipe(plan(load_scenario(run.scenario, list(run.overrides))), path)
+            recipe.write(plan(load_scenario(run.scenario, list(run.overrides))), path)
         return path
 
     def native(self, run: ScenarioRun) -> NativeRun:

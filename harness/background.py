@@ -1,5 +1,6 @@
 """Background traffic: flow-size CDFs, the seeded Poisson flow schedule, and
-its installation as ns-3 FlowSend/FlowSink applications.
+its lines in the scenario recipe (harness.recipe), which ns-3 installs as
+FlowSend/FlowSink applications.
 
 The schedule is pure Python and depends only on (seed, hosts, rate, steps,
 duration, CDF): two arms of an experiment (training high vs low) replay the
@@ -166,22 +167,15 @@ def schedule(hosts: tuple[int, ...], rate: float, duration: float, cdf: FlowSize
     })
 
 
-def install(ns, builder, flows: pd.DataFrame, hosts: tuple[int, ...], host_addresses,
-            tos: int, ack_tos: int, port: int):
-    """Sinks on every background host, a sender per source; returns the FlowLog.
-    A `tos` column in `flows`, if present, overrides `tos` per flow."""
-    log = ns.CreateObject["ns3::FlowLog"]()
-    helper = ns.FlowAppHelper(log, port)
-    addresses = {h: ns.Ipv4Address(host_addresses[h]) for h in hosts}
-    senders = {}
-    for h in hosts:
-        node = builder.GetNode(h)
-        helper.InstallSink(node, ack_tos, tos)
-        senders[h] = helper.InstallSender(node)
+def recipe_lines(flows: pd.DataFrame, hosts: tuple[int, ...], tos: int, ack_tos: int,
+                 port: int) -> list[str]:
+    """The background in the scenario recipe (harness.recipe): a FlowLog,
+    sinks on every background host and a sender per host, then every flow
+    of the schedule (ids in order). A `tos` column in `flows`, if present,
+    overrides `tos` per flow."""
+    lines = [f"flow-apps {port}"]
+    lines += [f"flow-host {h} {ack_tos} {tos}" for h in hosts]
     flow_tos = flows["tos"] if "tos" in flows else [tos] * len(flows)
-    for row, row_tos in zip(flows.itertuples(index=False), flow_tos):
-        fid = log.AddFlow(row.src, row.dst, addresses[row.dst], row.size, int(row_tos),
-                          ns.NanoSeconds(row.start_ns))
-        assert fid == row.id, "FlowLog ids must follow the schedule"
-        senders[row.src].AddFlow(fid)
-    return log
+    lines += [f"flow {row.id} {row.src} {row.dst} {row.size} {int(t)} {row.start_ns}"
+              for row, t in zip(flows.itertuples(index=False), flow_tos)]
+    return lines

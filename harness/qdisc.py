@@ -147,39 +147,38 @@ def default_classes(bands: int) -> dict[str, int]:
     return classes
 
 
-class Prio:
-    """prio with N strict-priority FIFO bands of `band_limit_packets` each."""
-
-    def __init__(self, bands: int, band_limit_packets: int, priomap):
-        self.bands = bands
-        self.band_limit = band_limit_packets
-        self.priomap = " ".join(map(str, priomap))
-
-    def install(self, ns, device, host: bool = False):
-        return ns.QueueDiscInstaller.InstallPrio(device, self.bands, self.priomap, self.band_limit)
-
-    def track(self, tracker, qdisc, link: int, from_node: int, to_node: int) -> None:
-        tracker.TrackPrio(qdisc, link, from_node, to_node)
+def _csv(values) -> str:
+    """A list as one recipe token: comma-separated, "-" when empty."""
+    return ",".join(map(str, values)) or "-"
 
 
-class Bands(Prio):
-    """prio or weighted DRR, each band a FIFO or an ECN step-marking FIFO."""
+class Bands:
+    """The queue disc of every egress: prio (strict priority; pfifo_fast is
+    prio with Linux's priomap) or weighted DRR over N bands of
+    `band_limit_packets` each, each band a FIFO or an ECN step-marking FIFO.
+    It writes itself into the scenario recipe (harness.recipe): one
+    `queue-disc` line per egress, which ns-3's ScenarioRecipe installs with
+    QueueDiscInstaller::InstallBands and tracks with QueueTracker."""
 
     ROOTS = {"prio": "ns3::PrioQueueDisc", "drr": "ns3::WeightedDrrQueueDisc"}
 
     def __init__(self, root: str, bands: int, band_limit_packets: int, priomap,
                  quanta=(), ecn_thresholds=(), ecn_capable: bool = False):
-        super().__init__(bands, band_limit_packets, priomap)
         self.root = self.ROOTS[root]
-        self.quanta = " ".join(map(str, quanta))
-        self.ecn_thresholds = " ".join(map(str, ecn_thresholds))
+        self.bands = bands
+        self.band_limit = band_limit_packets
+        self.priomap = tuple(priomap)
+        self.quanta = tuple(quanta)
+        self.ecn_thresholds = tuple(ecn_thresholds) if any(ecn_thresholds) else ()
         self.ecn_capable = ecn_capable   # TCP negotiates ECN: hosts set ECT on data
 
-    def install(self, ns, device, host: bool = False):
-        """host: the egress of a host (where data is made ECN-capable)."""
-        return ns.QueueDiscInstaller.InstallBands(device, self.root, self.bands, self.priomap,
-                                                  self.band_limit, self.quanta,
-                                                  self.ecn_thresholds, host and self.ecn_capable)
+    def recipe_line(self, link: int, side: int, from_node: int, to_node: int,
+                    host: bool) -> str:
+        """The egress of `link`'s `side` (from_node -> to_node); host: the
+        egress of a host (where data is made ECN-capable)."""
+        return (f"queue-disc {link} {side} {from_node} {to_node} {self.root} {self.bands} "
+                f"{self.band_limit} {_csv(self.priomap)} {_csv(self.quanta)} "
+                f"{_csv(self.ecn_thresholds)} {int(host and self.ecn_capable)}")
 
 
 def strategy(net: NetworkConfig, table: ClassTable | None = None, ecn: bool = False):
@@ -188,8 +187,6 @@ def strategy(net: NetworkConfig, table: ClassTable | None = None, ecn: bool = Fa
     ECN (harness.tcp.ecn_on)."""
     table = table or class_table(net)
     priomap = PFIFO_FAST_PRIOMAP if net.qdisc == "pfifo_fast" else prio_priomap(table.bands)
-    if net.qdisc != "drr" and not net.marks_ecn:
-        return Prio(table.bands, net.band_limit_packets, priomap)
     quanta = drr_quanta(net, table) if net.qdisc == "drr" else ()
     return Bands("drr" if net.qdisc == "drr" else "prio", table.bands, net.band_limit_packets,
                  priomap, quanta, band_ecn_thresholds(net, table), ecn)

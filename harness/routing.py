@@ -39,8 +39,10 @@ def path_links(topo: Topology, src: int, dst: int) -> list[int]:
     return path
 
 
-def install(builder, topo: Topology, host_addresses) -> None:
-    """Push the ECMP table into every node's EcmpRouting (via the builder)."""
-    for (node, host), links in next_hops(topo).items():
-        for link in links:
-            builder.AddRoute(node, host_addresses[host], link)
+def recipe_lines(topo: Topology) -> list[str]:
+    """The ECMP table in the scenario recipe (harness.recipe): each host's
+    address (side 0 of its link), then every (node, host, next-hop link)
+    route, which ns-3 pushes into the node's EcmpRouting."""
+    lines = [f"host {h} {topo.host_link_index(h)}" for h in range(topo.n_hosts)]
+    return lines + [f"route {node} {host} {link}"
+                    for (node, host), links in next_hops(topo).items() for link in links]

@@ -17,14 +17,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness import background, metrics, outdir, qdisc, routing, scaling, tcp, training
+from harness import background, metrics, outdir, qdisc, recipe, routing, scaling, tcp, training
 from harness.config import MAX_UTILIZATION_INTERVALS, ConfigError, NetworkConfig, RunConfig, Scenario
 from harness.training import stragglers
 from harness.training.common import read_csv
 from harness.units import NS3_TIME_MAX_S
+from harness.recipe import APP_BACKGROUND, APP_OTHER, APP_TRAINING
 from harness.topology import Topology, load_topology
-
-APP_OTHER, APP_BACKGROUND, APP_TRAINING = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -267,55 +266,21 @@ _csv = read_csv  # the C++ tables' CSV text -> DataFrame
 
 
 class _Network:
-    """The ns-3 side of one run (lives only inside execute())."""
+    """The ns-3 side of one run (lives only inside execute()): the scenario
+    built by ns-3's ScenarioRecipe from the plan's recipe (harness.recipe)."""
 
     def __init__(self, ns, p: Plan):
-        from harness import topology
-
-        sc = p.scenario
-        tcp.apply(ns, p.tcp_defaults)
-        ns.RngSeedManager.SetSeed(max(1, sc.seed % (2**32 - 1)))
-        ns.RngSeedManager.SetRun(1)
-        ns.RngSeedManager.ResetNextStreamIndex()
-        self.builder = topology.build(ns, p.topology, sc.network.mtu)
-        self.queues = ns.CreateObject["ns3::QueueTracker"]()
-        strategy = qdisc.strategy(p.network, p.classes, p.ecn)
-        for i, link in enumerate(p.topology.links):
-            for side, (src, dst) in enumerate(((link.a, link.b), (link.b, link.a))):
-                qd = strategy.install(ns, self.builder.GetLinkDevice(i, side),
-                                      host=src < p.topology.n_hosts)
-                strategy.track(self.queues, qd, i, src, dst)
-        self.builder.AssignAddresses()
-        self.host_addresses = [self.builder.GetLinkAddress(p.topology.host_link_index(h), 0)
-                               .Get() for h in range(p.topology.n_hosts)]
-        routing.install(self.builder, p.topology, [ns.Ipv4Address(a) for a in self.host_addresses])
-        for link, at_ns, rate_bps in p.link_changes:
-            self.builder.ScheduleLinkRate(link, at_ns, round(rate_bps))
-
-        self.utilization = ns.CreateObject["ns3::LinkUtilizationTracker"]()
-        # A StringValue, like tcp.apply's: Cling compiles one wrapper less.
-        self.utilization.SetAttribute(
-            "Interval", ns.StringValue(f"{round(p.run.utilization_interval * 1e9)}ns"))
-        self.utilization.AddApplicationPorts(sc.background.port, sc.background.port,
-                                             APP_BACKGROUND)
-        for i, link in enumerate(p.topology.links):
-            self.utilization.Track(self.builder.GetLinkDevice(i, 0), i, link.a, link.b)
-            self.utilization.Track(self.builder.GetLinkDevice(i, 1), i, link.b, link.a)
-
-        self.jobs = []
-        for job in p.jobs or ((p.job,) if p.job is not None else ()):
-            self.utilization.AddApplicationPorts(*job.ports, APP_TRAINING)
-            self.jobs.append(training.architecture(job.config.architecture).install(
-                ns, self.builder, job, self.host_addresses, p.ack_tos))
+        self.recipe = ns.CreateObject["ns3::ScenarioRecipe"]()
+        self.recipe.Apply(recipe.text(p))
+        self.builder = self.recipe.GetTopology()
+        self.host_addresses = [self.recipe.GetHostAddress(h).Get()
+                               for h in range(p.topology.n_hosts)]
+        self.queues = self.recipe.GetQueueTracker()
+        self.utilization = self.recipe.GetUtilizationTracker()
+        self.jobs = [training.architecture(job.config.architecture).installed(self.recipe, slot)
+                     for slot, job in enumerate(recipe.jobs(p))]
         self.job = self.jobs[0] if self.jobs else None
-        if self.job is not None and p.run.min_iterations:
-            self.job.SetMeasurementTarget(p.run.min_iterations, ns.Seconds(p.run.warmup),
-                                          ns.Seconds(p.run.cooldown))
-        self.flow_log = None
-        if sc.background.enabled:
-            self.flow_log = background.install(
-                ns, self.builder, p.flows, p.background_hosts, self.host_addresses,
-                p.background_tos, p.ack_tos, sc.background.port)
+        self.flow_log = self.recipe.GetFlowLog() if p.scenario.background.enabled else None
 
 
 def _run_with_progress(ns, run: RunConfig, progress: bool | None, job=None) -> dict:

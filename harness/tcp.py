@@ -58,6 +58,10 @@ def attribute_defaults(tcp: TcpConfig, worst_rtt: float, ecn: bool = False) -> d
     }
 
 
-def apply(ns, defaults: dict[str, str]) -> None:
+def recipe_lines(defaults: dict[str, str]) -> list[str]:
+    """The attribute defaults in the scenario recipe (harness.recipe):
+    Config::SetDefault(name, StringValue(value)) each."""
     for name, value in defaults.items():
-        ns.Config.SetDefault(name, ns.StringValue(value))
+        if not value or any(c.isspace() for c in f"{name}{value}"):
+            raise ValueError(f"recipe: TCP attribute {name}={value!r} is empty or has spaces")
+    return [f"default {name} {value}" for name, value in defaults.items()]

@@ -1,6 +1,6 @@
 """Topologies: read from topologies/*.toml into a node/link graph
-(harness.graph), and build that graph in ns-3 (nodes, point-to-point links)
-through TopologyBuilder.
+(harness.graph), and that graph's nodes and point-to-point links as lines of
+the scenario recipe (harness.recipe), which ns-3's TopologyBuilder builds.
 
 Nodes are numbered hosts first (0..H-1), then switches. A switch is an IP
 router node. Routing is `harness.routing`; queue discs are `harness.qdisc`.
@@ -136,11 +136,9 @@ def load_topology(cfg: TopologyConfig) -> Topology:
 # ns-3
 
 
-def build(ns, topo: Topology, mtu: int):
-    """Create nodes and links in ns-3. Returns the TopologyBuilder; call its
-    AssignAddresses() after the queue discs are installed."""
-    builder = ns.CreateObject["ns3::TopologyBuilder"]()
-    builder.CreateNodes(topo.n_nodes)
-    for link in topo.links:
-        builder.AddLink(link.a, link.b, int(link.rate_bps), int(round(link.delay_s * 1e9)), mtu)
-    return builder
+def recipe_lines(topo: Topology, mtu: int) -> list[str]:
+    """The nodes and links in the scenario recipe (harness.recipe): ns-3's
+    TopologyBuilder creates them; queue discs follow, then addresses."""
+    return [f"nodes {topo.n_nodes}"] + [
+        f"link {link.a} {link.b} {int(link.rate_bps)} {int(round(link.delay_s * 1e9))} {mtu}"
+        for link in topo.links]

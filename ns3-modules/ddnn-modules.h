@@ -22,5 +22,6 @@
 #include "ecn-threshold-queue-disc.h"
 #include "ps-helper.h"
 #include "ring-allreduce-helper.h"
+#include "scenario-recipe.h"
 #include "topology-builder.h"
 #include "binding-instantiations.h"

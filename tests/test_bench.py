@@ -75,19 +75,65 @@ def test_costs_are_positive(report):
 
 
 def test_recipe_lists_the_plan_in_order():
-    from bench.recipe import recipe
+    from harness import recipe
     from harness.config import load_scenario
     from harness.run import plan
 
-    p = plan(load_scenario(None, ["run.duration=0.05", "run.warmup=0.01",
-                                  "run.cooldown=0.01"]))
-    lines = recipe(p).splitlines()
+    p = plan(load_scenario("thesis", ["scale=10", "run.duration=0.05", "run.warmup=0.01",
+                                      "run.cooldown=0.01"]))
+    lines = recipe.text(p).splitlines()
     directives = [line.split()[0] for line in lines if not line.startswith("#")]
-    assert lines[0] == "ddnn-recipe 1"
-    order = ["default", "seed", "run", "nodes", "link", "prio", "assign", "host", "route",
-             "utilization", "app-ports", "track", "flow-apps", "flow-host", "flow", "stop"]
+    assert lines[0] == recipe.FORMAT
+    order = ["default", "seed", "run", "nodes", "link", "queue-disc", "assign", "host", "route",
+             "utilization", "app-ports", "track", "job", "job-layers", "job-install",
+             "flow-apps", "flow-host", "flow", "stop"]
     firsts = [directives.index(d) for d in order]
     assert firsts == sorted(firsts)
     assert directives.count("flow") == len(p.flows)
-    assert directives.count("prio") == 2 * len(p.topology.links)
+    assert directives.count("queue-disc") == 2 * len(p.topology.links)
     assert directives.count("default") == len(p.tcp_defaults)
+    assert directives.count("job-install") == 1
+
+
+def test_a_ps_job_with_two_shards_is_in_the_recipe_with_its_servers():
+    from harness import recipe
+    from harness.config import load_scenario
+    from harness.run import plan
+
+    p = plan(load_scenario("ps-small", ["run.duration=0.05", "training.servers=2",
+                                        "training.server_placement=colocated"]))
+    lines = recipe.text(p).splitlines()
+    assert "job ps" in lines
+    install = next(line for line in lines if line.startswith("job-install "))
+    workers, servers = install.split()[1:]
+    assert [int(h) for h in workers.split(",")] == list(p.job.hosts)
+    assert [int(h) for h in servers.split(",")] == list(p.job.server_hosts)
+    assert [line.split()[1] for line in lines if line.startswith("job-scheduler")] == \
+        ["push", "pull"]
+
+
+def test_native_main_builds_what_the_harness_builds_from_one_recipe(tmp_path):
+    """The one build sequence: a parameter-server job with two shards, DRR
+    queues, a link slowed mid-run and background flows, built by
+    bench/native/main.cc from the recipe file and by the harness from the
+    same text, agree event for event and table for table."""
+    from bench import compare, native
+    from harness import recipe
+    from harness.config import load_scenario
+    from harness.run import execute, plan, write_run_dir
+
+    p = plan(load_scenario("ps-small", [
+        "run.duration=0.2", "run.warmup=0.02", "run.cooldown=0.02", "training.servers=2",
+        "training.server_placement=colocated", 'network.qdisc="drr"',
+        'network.link_changes=[{at=0.1, rate="500Mbps", hosts=[0]}]']))
+    assert p.job.config.architecture == "ps" and p.network.qdisc == "drr"
+    run_dir = write_run_dir(execute(p, quiet=True), tmp_path / "harness")
+    tables = tmp_path / "native"
+    tables.mkdir()
+    proc = subprocess.run(native.command(native.build(), recipe.write(p, tmp_path / "r.recipe"),
+                                         tables), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    agreement = compare.agreement(run_dir, native.parse_output(proc.stdout), tables)
+    assert agreement["agree"], agreement
+    assert agreement["iterations"]["native"] > 0
+    assert agreement["flows"]["native_completed"] > 0

@@ -1,6 +1,6 @@
-// The harness's scenario without Python: replays a recipe written by
-// bench/recipe.py (the ns-3 calls harness/run.py makes for one plan, in the
-// same order) with the same C++ classes from ns3-modules/, runs it, and
+// The harness's scenario without Python: builds it from the recipe the
+// harness writes for one plan (harness/recipe.py), with the same C++ class
+// the harness builds from (ns3-modules/network/scenario-recipe), runs it, and
 // prints what it did as "key value" lines: events executed, the sizes of the
 // result tables, and the cost of the simulation phase (wall and CPU time,
 // user-space instructions when the CPU has a PMU; -1 otherwise).
@@ -40,7 +40,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -124,248 +123,6 @@ struct Clocks
     }
 };
 
-/// What a recipe builds; every directive adds to it.
-struct Network
-{
-    Ptr<TopologyBuilder> builder;
-    Ptr<QueueTracker> queues;
-    Ptr<LinkUtilizationTracker> utilization;
-    std::vector<Ipv4Address> hostAddresses;
-    RingAllreduceHelper jobHelper;
-    Ptr<RingAllreduceJob> job;
-    Ptr<FlowLog> flowLog;
-    std::optional<FlowAppHelper> flowHelper;
-    std::map<uint32_t, Ptr<FlowSendApplication>> senders;
-    Time duration;
-};
-
-template <typename T>
-std::vector<T>
-ParseList(const std::string& csv)
-{
-    std::vector<T> values;
-    std::istringstream in(csv);
-    std::string item;
-    while (std::getline(in, item, ','))
-    {
-        values.push_back(static_cast<T>(std::stoll(item)));
-    }
-    return values;
-}
-
-/// Apply one recipe line (see bench/recipe.py for the directives).
-void
-Apply(const std::string& line, uint32_t lineNo, Network& net)
-{
-    std::istringstream in(line);
-    std::string directive;
-    in >> directive;
-    if (directive == "default")
-    {
-        std::string name;
-        std::string value;
-        in >> name >> value;
-        Config::SetDefault(name, StringValue(value));
-    }
-    else if (directive == "seed")
-    {
-        uint32_t seed;
-        in >> seed;
-        RngSeedManager::SetSeed(seed);
-    }
-    else if (directive == "run")
-    {
-        uint64_t run;
-        in >> run;
-        RngSeedManager::SetRun(run);
-        RngSeedManager::ResetNextStreamIndex();
-    }
-    else if (directive == "nodes")
-    {
-        uint32_t n;
-        in >> n;
-        net.builder = CreateObject<TopologyBuilder>();
-        net.builder->CreateNodes(n);
-        net.queues = CreateObject<QueueTracker>();
-    }
-    else if (directive == "link")
-    {
-        uint32_t a;
-        uint32_t b;
-        uint64_t rateBps;
-        uint64_t delayNs;
-        uint32_t mtu;
-        in >> a >> b >> rateBps >> delayNs >> mtu;
-        net.builder->AddLink(a, b, rateBps, delayNs, mtu);
-    }
-    else if (directive == "prio")
-    {
-        uint32_t link;
-        uint32_t side;
-        uint32_t from;
-        uint32_t to;
-        uint32_t bands;
-        uint32_t limit;
-        in >> link >> side >> from >> to >> bands >> limit;
-        std::string priomap;
-        std::getline(in >> std::ws, priomap);
-        Ptr<QueueDisc> qdisc = QueueDiscInstaller::InstallPrio(net.builder->GetLinkDevice(link, side),
-                                                               bands,
-                                                               priomap,
-                                                               limit);
-        net.queues->TrackPrio(qdisc, link, from, to);
-    }
-    else if (directive == "assign")
-    {
-        net.builder->AssignAddresses();
-    }
-    else if (directive == "host")
-    {
-        uint32_t host;
-        uint32_t link;
-        in >> host >> link;
-        net.hostAddresses.resize(std::max<size_t>(net.hostAddresses.size(), host + 1));
-        net.hostAddresses[host] = net.builder->GetLinkAddress(link, 0);
-    }
-    else if (directive == "route")
-    {
-        uint32_t node;
-        uint32_t host;
-        uint32_t link;
-        in >> node >> host >> link;
-        net.builder->AddRoute(node, net.hostAddresses.at(host), link);
-    }
-    else if (directive == "utilization")
-    {
-        int64_t intervalNs;
-        in >> intervalNs;
-        net.utilization = CreateObject<LinkUtilizationTracker>();
-        net.utilization->SetAttribute("Interval", TimeValue(NanoSeconds(intervalNs)));
-    }
-    else if (directive == "app-ports")
-    {
-        uint16_t lo;
-        uint16_t hi;
-        uint32_t app;
-        in >> lo >> hi >> app;
-        net.utilization->AddApplicationPorts(lo, hi, app);
-    }
-    else if (directive == "track")
-    {
-        uint32_t link;
-        uint32_t side;
-        uint32_t from;
-        uint32_t to;
-        in >> link >> side >> from >> to;
-        net.utilization->Track(net.builder->GetLinkDevice(link, side), link, from, to);
-    }
-    else if (directive == "job-layers")
-    {
-        std::string bytes;
-        std::string fp;
-        std::string bp;
-        in >> bytes >> fp >> bp;
-        net.jobHelper.SetLayers(ParseList<uint64_t>(bytes),
-                                ParseList<int64_t>(fp),
-                                ParseList<int64_t>(bp));
-    }
-    else if (directive == "job-layer-classes")
-    {
-        std::string tos;
-        in >> tos;
-        net.jobHelper.SetLayerClasses(ParseList<uint32_t>(tos));
-    }
-    else if (directive == "job-buffers")
-    {
-        std::string first;
-        std::string last;
-        std::string bytes;
-        std::string tos;
-        in >> first >> last >> bytes >> tos;
-        net.jobHelper.SetBuffers(ParseList<uint32_t>(first),
-                                 ParseList<uint32_t>(last),
-                                 ParseList<uint64_t>(bytes),
-                                 ParseList<uint32_t>(tos));
-    }
-    else if (directive == "job-scheduler")
-    {
-        std::string typeId;
-        std::vector<std::string> attributes;
-        std::string attribute;
-        in >> typeId;
-        while (in >> attribute)
-        {
-            attributes.push_back(attribute);
-        }
-        net.jobHelper.SetScheduler(typeId, attributes);
-    }
-    else if (directive == "job-attribute")
-    {
-        std::string name;
-        std::string value;
-        in >> name >> value;
-        net.jobHelper.SetJobAttribute(name, StringValue(value));
-    }
-    else if (directive == "job-install")
-    {
-        std::vector<uint32_t> nodeIds;
-        std::vector<uint32_t> addresses;
-        uint32_t host;
-        while (in >> host)
-        {
-            nodeIds.push_back(net.builder->GetNode(host)->GetId());
-            addresses.push_back(net.hostAddresses.at(host).Get());
-        }
-        net.job = net.jobHelper.Install(nodeIds, addresses);
-    }
-    else if (directive == "flow-apps")
-    {
-        uint16_t port;
-        in >> port;
-        net.flowLog = CreateObject<FlowLog>();
-        net.flowHelper.emplace(net.flowLog, port);
-    }
-    else if (directive == "flow-host")
-    {
-        uint32_t host;
-        int32_t ackTos;
-        uint32_t listenTos;
-        in >> host >> ackTos >> listenTos;
-        Ptr<Node> node = net.builder->GetNode(host);
-        net.flowHelper->InstallSink(node, ackTos, static_cast<uint8_t>(listenTos));
-        net.senders[host] = net.flowHelper->InstallSender(node);
-    }
-    else if (directive == "flow")
-    {
-        uint64_t id;
-        uint32_t src;
-        uint32_t dst;
-        uint64_t size;
-        uint32_t tos;
-        int64_t startNs;
-        in >> id >> src >> dst >> size >> tos >> startNs;
-        uint64_t added = net.flowLog->AddFlow(src,
-                                              dst,
-                                              net.hostAddresses.at(dst),
-                                              size,
-                                              static_cast<uint8_t>(tos),
-                                              NanoSeconds(startNs));
-        NS_ABORT_MSG_IF(added != id, "recipe line " << lineNo << ": flow ids must follow the schedule");
-        net.senders.at(src)->AddFlow(added);
-    }
-    else if (directive == "stop")
-    {
-        int64_t durationNs;
-        in >> durationNs;
-        net.duration = NanoSeconds(durationNs);
-    }
-    else
-    {
-        NS_FATAL_ERROR("recipe line " << lineNo << ": unknown directive '" << directive << "'");
-    }
-    NS_ABORT_MSG_IF(in.fail() && !in.eof(), "recipe line " << lineNo << ": bad arguments: " << line);
-}
-
 /// Rows of a CSV table (lines after the header).
 uint64_t
 CountRows(const std::string& csv)
@@ -400,48 +157,42 @@ main(int argc, char* argv[])
                                                           << fastPathMembers
                                                           << " members): link it first");
 
-    std::ifstream recipe(recipePath);
-    NS_ABORT_MSG_IF(!recipe, "cannot read " << recipePath);
-    std::string line;
-    std::getline(recipe, line);
-    NS_ABORT_MSG_IF(line != "ddnn-recipe 1", recipePath << " is not a ddnn-recipe 1 file");
-
-    Network net;
-    uint32_t lineNo = 1;
-    while (std::getline(recipe, line))
-    {
-        ++lineNo;
-        if (!line.empty() && line[0] != '#')
-        {
-            Apply(line, lineNo, net);
-        }
-    }
-    NS_ABORT_MSG_IF(net.duration.IsZero(), recipePath << " has no stop directive");
+    std::ifstream file(recipePath);
+    NS_ABORT_MSG_IF(!file, "cannot read " << recipePath);
+    std::stringstream text;
+    text << file.rdbuf();
+    Ptr<ScenarioRecipe> scenario = CreateObject<ScenarioRecipe>();
+    scenario->Apply(text.str()); // aborts on a recipe of another format
+    const Time duration = scenario->GetStopTime();
+    NS_ABORT_MSG_IF(duration.IsZero(), recipePath << " has no stop directive");
+    const Ptr<TrainingJob> job = scenario->GetNJobs() > 0 ? scenario->GetJob(0) : nullptr;
+    const Ptr<FlowLog> flowLog = scenario->GetFlowLog();
 
     InstructionCounter instructions;
     const Clocks before = Clocks::Now();
     instructions.Start();
     CALLGRIND_START_INSTRUMENTATION;
-    Simulator::Stop(net.duration);
+    Simulator::Stop(duration);
     Simulator::Run();
     CALLGRIND_STOP_INSTRUMENTATION;
     const int64_t simInstructions = instructions.Stop();
     const Clocks after = Clocks::Now();
-    // The Stop event is ours, not the scenario's (as harness/run.py counts).
-    const uint64_t events = Simulator::GetEventCount() - 1;
+    // The Stop event is ours, not the scenario's (as harness/run.py counts),
+    // and so is a measurement target's stop (run.min_iterations).
+    const uint64_t events =
+        Simulator::GetEventCount() - 1 - (job && job->HasStoppedAtTarget() ? 1 : 0);
 
     std::map<std::string, std::string> tables;
-    tables["queues"] = net.queues->ToCsv();
-    tables["utilization"] = net.utilization->ToCsv();
-    if (net.flowLog)
+    tables["queues"] = scenario->GetQueueTracker()->ToCsv();
+    tables["utilization"] = scenario->GetUtilizationTracker()->ToCsv();
+    if (flowLog)
     {
-        tables["flows"] = net.flowLog->ToCsv();
+        tables["flows"] = flowLog->ToCsv();
     }
-    if (net.job)
+    if (job)
     {
-        tables["iterations"] = net.job->IterationsCsv();
-        tables["transfers"] = net.job->TransfersCsv();
-        tables["compute"] = net.job->ComputeCsv();
+        tables["iterations"] = job->IterationsCsv();
+        tables["compute"] = job->ComputeCsv();
     }
 
     std::cout << "events " << events << "\n"
@@ -451,17 +202,16 @@ main(int argc, char* argv[])
               << "sim_system_s " << after.system - before.system << "\n"
               << "sim_instructions " << simInstructions << "\n"
               << "tcp_fastpath_in_force " << fastPathInForce << "\n";
-    if (net.flowLog)
+    if (flowLog)
     {
-        std::cout << "flows " << net.flowLog->GetNFlows() << "\n"
-                  << "flows_completed " << net.flowLog->GetNCompleted() << "\n"
-                  << "flow_errors " << net.flowLog->GetNErrors() << "\n";
+        std::cout << "flows " << flowLog->GetNFlows() << "\n"
+                  << "flows_completed " << flowLog->GetNCompleted() << "\n"
+                  << "flow_errors " << flowLog->GetNErrors() << "\n";
     }
-    if (net.job)
+    if (job)
     {
-        std::cout << "iterations " << net.job->GetNIterations() << "\n"
-                  << "allreduces " << net.job->GetNAllreduces() << "\n"
-                  << "job_errors " << net.job->GetNErrors() << "\n";
+        std::cout << "iterations " << job->GetNIterations() << "\n"
+                  << "job_errors " << job->GetNErrors() << "\n";
     }
     for (const auto& [name, csv] : tables)
     {

@@ -135,8 +135,14 @@ class Architecture:
         """Payload all workers send per iteration (a sweep's cost proxy)."""
         raise NotImplementedError
 
-    # ---- ns-3
-    def install(self, ns, builder, job: JobPlan, host_addresses, ack_tos: int):
+    # ---- ns-3, through the scenario recipe (harness.recipe)
+    def recipe(self, job: JobPlan, ack_tos: int) -> list[str]:
+        """The job's lines of the recipe: `job <kind>`, its per-layer table
+        (layer_lines), its plan and policy, then `job-install`."""
+        raise NotImplementedError
+
+    def installed(self, scenario_recipe, slot: int):
+        """The ns-3 job the recipe installed as its `slot`-th job."""
         raise NotImplementedError
 
     def collect(self, ns_job, job: JobPlan, tos_class: dict[int, str]) -> JobTables:
@@ -196,25 +202,47 @@ def layer_tos(cfg: Any, profile: profiles.Profile, classes,
     return tuple(tos)
 
 
-def install_layers(ns, helper, job: JobPlan) -> None:
+def recipe_list(values) -> str:
+    """A list as one recipe token: comma-separated ("-" when empty); floats
+    as repr, which C++ reads back to the same double."""
+    return ",".join(repr(float(v)) if isinstance(v, float) else str(int(v))
+                    for v in values) or "-"
+
+
+def recipe_attribute(name: str, value: str) -> str:
+    """A `job-attribute` line (TrainingJobHelper::SetJobAttribute, a StringValue)."""
+    if not value or any(c.isspace() for c in value):
+        raise ValueError(f"recipe: job attribute {name}={value!r} is empty or has spaces")
+    return f"job-attribute {name} {value}"
+
+
+def recipe_scheduler(side: str, type_id: str, attributes) -> str:
+    """A `job-scheduler` line: the policy's CommScheduler and its attributes."""
+    for a in attributes:
+        if not a or any(c.isspace() for c in a):
+            raise ValueError(f"recipe: scheduler attribute {a!r} is empty or has spaces")
+    return " ".join(["job-scheduler", side, type_id, *attributes])
+
+
+def layer_lines(job: JobPlan) -> list[str]:
     """The per-layer table every C++ job takes (TrainingJobHelper): bytes,
     forward and backward ns, ToS of each layer, the workers' slowdowns and
     their per-iteration compute factors (stragglers); the job's id and start
     time when it is one of several."""
     p = job.profile
+    lines = []
     if job.index:
-        helper.SetJobAttribute("JobId", ns.StringValue(str(job.index)))
+        lines.append(recipe_attribute("JobId", str(job.index)))
     if job.config.start:
-        helper.SetStartTime(ns.NanoSeconds(round(job.config.start * 1e9)))
-    helper.SetLayers(list(p.layer_bytes), [round(t * 1e6) for t in p.fp_ms],
-                     [round(t * 1e6) for t in p.bp_ms])
-    helper.SetLayerClasses(list(job.layer_tos))
-    for slow in job.config.slowdowns:
-        helper.AddSlowdown(slow.worker, round(slow.start * 1e9), round(slow.end * 1e9),
-                           slow.factor)
-    for rank, factors in enumerate(job.compute_factors):
-        if factors:
-            helper.SetComputeFactors(rank, list(factors))
+        lines.append(f"job-start {round(job.config.start * 1e9)}")
+    lines.append("job-layers " + " ".join(recipe_list(v) for v in (
+        p.layer_bytes, [round(t * 1e6) for t in p.fp_ms], [round(t * 1e6) for t in p.bp_ms])))
+    lines.append(f"job-layer-classes {recipe_list(job.layer_tos)}")
+    lines += [f"job-slowdown {slow.worker} {round(slow.start * 1e9)} {round(slow.end * 1e9)} "
+              f"{float(slow.factor)!r}" for slow in job.config.slowdowns]
+    lines += [f"job-compute-factors {rank} {recipe_list([float(f) for f in factors])}"
+              for rank, factors in enumerate(job.compute_factors) if factors]
+    return lines
 
 
 def read_csv(text) -> pd.DataFrame:

@@ -10,7 +10,8 @@ from typing import Any
 
 from harness import analytic, profiles, schedulers
 from harness.errors import ConfigError
-from harness.training.common import (Architecture, JobPlan, JobTables, install_layers, load,
+from harness.training.common import (Architecture, JobPlan, JobTables, layer_lines, load,
+                                     recipe_attribute, recipe_list, recipe_scheduler,
                                      read_csv)
 
 
@@ -135,28 +136,25 @@ class ParameterServer(Architecture):
         # each worker pushes and pulls the model
         return 2 * len(job.hosts) * job.profile.model_bytes
 
-    def install(self, ns, builder, job: PsPlan, host_addresses, ack_tos: int):
-        """A PsJob with worker r on hosts[r] and shard k on server_hosts[k]; returns the job."""
+    def recipe(self, job: PsPlan, ack_tos: int) -> list[str]:
+        """A PsJob with worker r on hosts[r] and shard k on server_hosts[k]."""
         cfg = job.config
-        helper = ns.PsHelper()
-        install_layers(ns, helper, job)
-        helper.SetTensorShards(list(job.tensor_shards))
-        for side in ("push", "pull"):
-            type_id, attrs = schedulers.attributes(cfg.policy, cfg.scheduler_params, side,
-                                                   job.link_bps)
-            helper.SetScheduler(side == "push", type_id, attrs)
-        for name, value in (("Barrier", "true" if cfg.barrier else "false"),
-                            ("PullBarrier", "true" if cfg.pull_barrier else "false"),
-                            ("ChunkOverhead", f"{round(cfg.chunk_overhead * 1e9)}ns"),
-                            ("Port", str(cfg.port)), ("DefaultTos", str(job.tos)),
-                            ("AggregationBytes", str(aggregation_bytes(cfg))),
-                            ("DeadlineTos", str(job.deadline_tos)),
-                            ("LinkBps", str(int(job.link_bps)))):
-            helper.SetJobAttribute(name, ns.StringValue(value))
-        workers, shards = job.hosts, job.server_hosts
-        node = {h: builder.GetNode(h).GetId() for h in (*workers, *shards)}
-        return helper.Install([node[h] for h in workers], [host_addresses[h] for h in workers],
-                              [node[h] for h in shards], [host_addresses[h] for h in shards])
+        lines = ["job ps", *layer_lines(job), f"job-shards {recipe_list(job.tensor_shards)}"]
+        lines += [recipe_scheduler(side, *schedulers.attributes(
+            cfg.policy, cfg.scheduler_params, side, job.link_bps)) for side in ("push", "pull")]
+        lines += [recipe_attribute(name, value) for name, value in (
+            ("Barrier", "true" if cfg.barrier else "false"),
+            ("PullBarrier", "true" if cfg.pull_barrier else "false"),
+            ("ChunkOverhead", f"{round(cfg.chunk_overhead * 1e9)}ns"),
+            ("Port", str(cfg.port)), ("DefaultTos", str(job.tos)),
+            ("AggregationBytes", str(aggregation_bytes(cfg))),
+            ("DeadlineTos", str(job.deadline_tos)),
+            ("LinkBps", str(int(job.link_bps))))]
+        lines.append(f"job-install {recipe_list(job.hosts)} {recipe_list(job.server_hosts)}")
+        return lines
+
+    def installed(self, scenario_recipe, slot: int):
+        return scenario_recipe.GetPsJob(slot)
 
     def collect(self, ns_job, job: PsPlan, tos_class: dict[int, str]) -> JobTables:
         # each chunk row carries the class it was sent in

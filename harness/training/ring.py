@@ -12,7 +12,8 @@ from typing import Any
 
 from harness import analytic, profiles, schedulers
 from harness.errors import ConfigError
-from harness.training.common import (Architecture, JobPlan, JobTables, install_layers, load,
+from harness.training.common import (Architecture, JobPlan, JobTables, layer_lines, load,
+                                     recipe_attribute, recipe_list, recipe_scheduler,
                                      read_csv)
 
 # Settings only a parameter-server job has: refused on a ring.
@@ -84,20 +85,22 @@ class Ring(Architecture):
         # each worker sends 2(N-1)/N of the model
         return 2 * (len(job.hosts) - 1) * job.profile.model_bytes
 
-    def install(self, ns, builder, job: RingPlan, host_addresses, ack_tos: int):
-        """A RingAllreduceJob with rank r on hosts[r]; returns the job."""
+    def recipe(self, job: RingPlan, ack_tos: int) -> list[str]:
+        """A RingAllreduceJob with rank r on hosts[r], its buffers as planned."""
         cfg = job.config
-        helper = ns.RingAllreduceHelper()
-        install_layers(ns, helper, job)
-        helper.SetBuffers(*buffer_arguments(job.buffers, job.layer_tos))
-        helper.SetScheduler(*schedulers.attributes(cfg.policy, cfg.scheduler_params, "push",
-                                                   job.link_bps))
-        helper.SetJobAttribute("Barrier", ns.StringValue("true" if cfg.barrier else "false"))
-        helper.SetJobAttribute("Port", ns.StringValue(str(cfg.port)))
-        helper.SetJobAttribute("DefaultTos", ns.StringValue(str(job.tos)))
-        helper.SetJobAttribute("AckTos", ns.StringValue(str(ack_tos)))
-        node_ids = [builder.GetNode(h).GetId() for h in job.hosts]
-        return helper.Install(node_ids, [host_addresses[h] for h in job.hosts])
+        return ["job ring", *layer_lines(job),
+                "job-buffers " + " ".join(recipe_list(v) for v in
+                                          buffer_arguments(job.buffers, job.layer_tos)),
+                recipe_scheduler("push", *schedulers.attributes(
+                    cfg.policy, cfg.scheduler_params, "push", job.link_bps)),
+                recipe_attribute("Barrier", "true" if cfg.barrier else "false"),
+                recipe_attribute("Port", str(cfg.port)),
+                recipe_attribute("DefaultTos", str(job.tos)),
+                recipe_attribute("AckTos", str(ack_tos)),
+                f"job-install {recipe_list(job.hosts)}"]
+
+    def installed(self, scenario_recipe, slot: int):
+        return scenario_recipe.GetRingJob(slot)
 
     def collect(self, ns_job, job: RingPlan, tos_class: dict[int, str]) -> JobTables:
         # each partition row carries the class of its fusion buffer

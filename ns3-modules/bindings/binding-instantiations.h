@@ -14,6 +14,7 @@
 #include "ps-job.h"
 #include "queue-tracker.h"
 #include "ring-allreduce-job.h"
+#include "scenario-recipe.h"
 #include "topology-builder.h"
 
 #include "ns3/net-device.h"
@@ -28,10 +29,12 @@
 #define DDNN_HELD_BY_PYTHON(T) DDNN_INSTANCE template class Ptr<T>;
 
 #define DDNN_BINDING_TYPES                                                                         \
-    DDNN_CREATED_BY_PYTHON(TopologyBuilder)                                                        \
-    DDNN_CREATED_BY_PYTHON(QueueTracker)                                                           \
-    DDNN_CREATED_BY_PYTHON(LinkUtilizationTracker)                                                 \
-    DDNN_CREATED_BY_PYTHON(FlowLog)                                                                \
+    DDNN_CREATED_BY_PYTHON(ScenarioRecipe)                                                         \
+    DDNN_HELD_BY_PYTHON(TopologyBuilder)                                                           \
+    DDNN_HELD_BY_PYTHON(QueueTracker)                                                              \
+    DDNN_HELD_BY_PYTHON(LinkUtilizationTracker)                                                    \
+    DDNN_HELD_BY_PYTHON(FlowLog)                                                                   \
+    DDNN_HELD_BY_PYTHON(TrainingJob)                                                               \
     DDNN_HELD_BY_PYTHON(Node)                                                                      \
     DDNN_HELD_BY_PYTHON(NetDevice)                                                                 \
     DDNN_HELD_BY_PYTHON(QueueDisc)                                                                 \

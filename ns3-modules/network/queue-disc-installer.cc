@@ -25,20 +25,6 @@ Packets(uint32_t n)
 } // namespace
 
 Ptr<QueueDisc>
-QueueDiscInstaller::InstallPrio(Ptr<NetDevice> device,
-                                uint32_t nBands,
-                                const std::string& priomap,
-                                uint32_t bandLimitPackets)
-{
-    TrafficControlHelper tch;
-    uint16_t handle =
-        tch.SetRootQueueDisc("ns3::PrioQueueDisc", "Priomap", StringValue(priomap));
-    auto classes = tch.AddQueueDiscClasses(handle, nBands, "ns3::QueueDiscClass");
-    tch.AddChildQueueDiscs(handle, classes, "ns3::FifoQueueDisc", "MaxSize", Packets(bandLimitPackets));
-    return tch.Install(device).Get(0);
-}
-
-Ptr<QueueDisc>
 QueueDiscInstaller::InstallBands(Ptr<NetDevice> device,
                                  const std::string& rootType,
                                  uint32_t nBands,

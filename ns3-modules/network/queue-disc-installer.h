@@ -23,16 +23,11 @@ namespace ns3
 class QueueDiscInstaller
 {
   public:
-    /// \brief prio with `nBands` FIFO children of `bandLimitPackets` each; `priomap`
-    /// is 16 band numbers separated by spaces (priority 0..15 -> band).
-    static Ptr<QueueDisc> InstallPrio(Ptr<NetDevice> device,
-                                      uint32_t nBands,
-                                      const std::string& priomap,
-                                      uint32_t bandLimitPackets);
-
-    /// A root queue disc of `rootType` ("ns3::PrioQueueDisc" or
+    /// \brief A root queue disc of `rootType` ("ns3::PrioQueueDisc" or
     /// "ns3::WeightedDrrQueueDisc") with `nBands` bands of `bandLimitPackets`
-    /// each, classifying through `priomap` (as InstallPrio). `quanta`: the
+    /// each, classifying through `priomap` (16 band numbers separated by
+    /// spaces: priority 0..15 -> band; pfifo_fast is prio with Linux's
+    /// priomap). `quanta`: the
     /// DRR quantum of each band in bytes, space-separated ("" for prio).
     /// `ecnThresholds`: each band's ECN marking threshold K in packets,
     /// space-separated; 0 (or "" for all bands) = a plain FIFO band, else an

@@ -28,7 +28,8 @@ AutoByteScheduler::GetTypeId()
             .AddAttribute("Candidates",
                           "Grid of partition:credit byte pairs, comma separated; the first is "
                           "used first.",
-                          StringValue("160000:160000"),
+                          StringValue("160000:160000,1000000:1000000,"
+                                      "160000:640000,4000000:8000000"),
                           MakeStringAccessor(&AutoByteScheduler::SetCandidates,
                                              &AutoByteScheduler::GetCandidatesText),
                           MakeStringChecker())
