@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -46,14 +47,34 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-@pytest.fixture(scope="module")
-def small_model(tmp_path_factory):
-    """A 20-layer, 2 MB resnet50-like profile (10 ms compute; rescale with R)."""
+@pytest.fixture(scope="session")
+def make_profile(tmp_path_factory):
+    """Factory of small resnet50-like profile CSVs (harness.profiles.resnet50_like):
+    ``make_profile(layers=10, model_bytes=1_000_000, compute_ms=10.0, name=None)``
+    returns the path of that profile, written once per session for each set of
+    arguments. ``name`` is the file's stem (the profile's name); by default one
+    made of the arguments."""
     from harness import profiles
 
-    path = tmp_path_factory.mktemp("profiles") / "small-model.csv"
-    profiles.save_profile(profiles.resnet50_like(20, 2_000_000, 10.0), path)
-    return path
+    made: dict[tuple, Path] = {}
+
+    def make(layers: int = 10, model_bytes: int = 1_000_000, compute_ms: float = 10.0,
+             name: str | None = None) -> Path:
+        key = (layers, model_bytes, compute_ms, name)
+        if key not in made:
+            stem = name or f"resnet50-like-{layers}l-{model_bytes}b-{compute_ms:g}ms"
+            path = tmp_path_factory.mktemp("profiles") / f"{stem}.csv"
+            profiles.save_profile(profiles.resnet50_like(layers, model_bytes, compute_ms), path)
+            made[key] = path
+        return made[key]
+
+    return make
+
+
+@pytest.fixture(scope="module")
+def small_model(make_profile):
+    """A 20-layer, 2 MB resnet50-like profile (10 ms compute; rescale with R)."""
+    return make_profile(20, 2_000_000, 10.0, name="small-model")
 
 
 @pytest.fixture

@@ -116,12 +116,8 @@ def test_load_steps_in_a_plan_are_rates_per_host(websearch):
 
 
 @pytest.fixture(scope="module")
-def model(tmp_path_factory):
-    from harness import profiles
-
-    path = tmp_path_factory.mktemp("conditions") / "m.csv"
-    profiles.save_profile(profiles.resnet50_like(10, 1_000_000, 10.0), path)
-    return path
+def model(make_profile):
+    return make_profile(layers=10)
 
 
 def job_plan(model, architecture: str, *overrides: str):

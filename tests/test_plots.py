@@ -8,18 +8,17 @@ import pandas as pd
 import pytest
 
 from conftest import small_plan
-from harness import plots, profiles
+from harness import plots
 from harness.run import execute, write_run_dir
 
 LAYERS, WORKERS = 20, 4
 
 
 @pytest.fixture(scope="module")
-def result(tmp_path_factory):
+def result(make_profile):
     """One small real run: a 4-worker job (layers 0-4 high, the rest low)
     next to light background traffic."""
-    model = tmp_path_factory.mktemp("profiles") / "small-model.csv"
-    profiles.save_profile(profiles.resnet50_like(LAYERS, 2_000_000, 10.0), model)
+    model = make_profile(LAYERS, 2_000_000, 10.0, name="small-model")
     p = small_plan("training.enabled=true", f'training.profile="{model}"',
                    f"training.workers={WORKERS}", "training.ratio=2",
                    'training.priority="low"', 'training.layer_classes.high="0-4"',

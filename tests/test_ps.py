@@ -209,9 +209,8 @@ def test_invalid_ps_settings_name_the_field(small_model, overrides, field):
     assert err.value.field == field
 
 
-def test_more_shards_than_tensors_is_an_error(tmp_path):
-    tiny = tmp_path / "tiny.csv"
-    profiles.save_profile(profiles.resnet50_like(4, 100_000, 1.0), tiny)
+def test_more_shards_than_tensors_is_an_error(make_profile):
+    tiny = make_profile(layers=4, model_bytes=100_000, compute_ms=1.0)
     with pytest.raises(ConfigError) as err:
         ps_plan(tiny, "training.workers=2", "training.servers=5")
     assert err.value.field == "training.servers"

@@ -105,15 +105,11 @@ def test_min_iterations_ends_the_run_after_them():
 
 
 @pytest.fixture(scope="module")
-def model_20mb(tmp_path_factory):
+def model_20mb(make_profile):
     """10 layers, 20 MB: at scale 10 its ring partitions are still tens of
     packets, the regime of the quick preset (a model of a few hundred KB at
     100 Mbit/s is not: per-packet times dominate, harness.scaling)."""
-    from harness import profiles
-
-    path = tmp_path_factory.mktemp("profiles") / "m20.csv"
-    profiles.save_profile(profiles.resnet50_like(10, 20_000_000, 10.0), path)
-    return path
+    return make_profile(layers=10, model_bytes=20_000_000)
 
 
 def _iteration_ms(model, scale: int) -> tuple[float, float]:

@@ -17,12 +17,8 @@ TRAINING = ("training.enabled=true", "training.workers=3")
 
 
 @pytest.fixture(scope="module")
-def model(tmp_path_factory):
-    from harness import profiles
-
-    path = tmp_path_factory.mktemp("stragglers") / "m.csv"
-    profiles.save_profile(profiles.resnet50_like(10, 1_000_000, 10.0), path)
-    return path
+def model(make_profile):
+    return make_profile(layers=10)
 
 
 def job_plan(model, *overrides: str, architecture: str = "ring"):

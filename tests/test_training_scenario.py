@@ -78,13 +78,12 @@ def test_layer_classes_and_fusion_buffer_errors(small_model):
         assert err.value.field == field, override
 
 
-def test_low_priority_training_under_heavy_background(tmp_path, run_plan):
+def test_low_priority_training_under_heavy_background(make_profile, run_plan):
     """The two arms of the study on one small network with a fixed seed: with
     training in `low`, the small background flows no longer queue behind
     training in their band (lower mean FCT), and training only gets what the
     background leaves (slower iterations). Same background flows in both arms."""
-    model = tmp_path / "m4.csv"
-    profiles.save_profile(profiles.resnet50_like(20, 4_000_000, 10.0), model)
+    model = make_profile(20, 4_000_000, 10.0, name="m4")
     arms = {}
     for priority in ("same", "low"):
         p = training_plan(model, "training.ratio=1", "background.load=0.2", "seed=3",

@@ -17,10 +17,8 @@ W = 4
 
 
 @pytest.fixture(scope="module")
-def model(tmp_path_factory):
-    path = tmp_path_factory.mktemp("order") / "m.csv"
-    profiles.save_profile(profiles.resnet50_like(20, 1_000_000, 10.0), path)
-    return path
+def model(make_profile):
+    return make_profile(layers=20)
 
 
 def order_plan(model, policy: str, *overrides: str):

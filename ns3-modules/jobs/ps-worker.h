@@ -7,11 +7,9 @@
 #ifndef DDNN_PS_WORKER_H
 #define DDNN_PS_WORKER_H
 
-#include "layer-compute.h"
 #include "ps-channel.h"
 #include "ps-job.h"
-
-#include "ns3/application.h"
+#include "training-worker.h"
 
 #include <map>
 #include <utility>
@@ -24,7 +22,7 @@ namespace ns3
  * \ingroup ddnn
  * \brief One worker of a parameter-server job: computes, pushes gradients, pulls parameters.
  */
-class PsWorker : public Application
+class PsWorker : public TrainingWorker
 {
   public:
     /**
@@ -37,37 +35,23 @@ class PsWorker : public Application
 
     /// \brief Be worker `rank` of `job`.
     void Setup(Ptr<PsJob> job, uint32_t rank);
-    /// \brief Periods in which this worker computes slower (before it starts).
-    void SetSlowdowns(const std::vector<LayerCompute::Slowdown>& slowdowns);
-    /// \brief Per-iteration compute factors of this worker (LayerCompute::SetIterationFactors).
-    void SetComputeFactors(const std::vector<double>& factors);
     /// \brief The worker end of the link to `shard` (PsJob::Wire()).
     void AddChannel(uint32_t shard, Ptr<PsChannel> channel);
 
-    /// \brief This worker's rank.
-    uint32_t GetRank() const;
-    /// \brief The iteration this worker is in.
-    uint64_t GetIteration() const;
     /// \brief Connections to every remote shard are up.
-    bool IsConnected() const;
+    bool IsConnected() const override;
 
   protected:
     void DoDispose() override;
 
   private:
-    void StartApplication() override;
-    void StopApplication() override;
-
-    void IterationStarted(uint64_t iteration);
-    void ComputeDone(uint64_t iteration, uint32_t layer, bool backward, Time start);
-    void GradientsReady(uint64_t iteration, uint32_t layer);
+    /// Connect to every remote shard.
+    void StartCommunication() override;
+    /// Push the layer's gradients to its shard.
+    void GradientsReady(uint64_t iteration, uint32_t layer) override;
     void PullReceived(const PsChunk& chunk);
-    void ChannelError(const std::string& what);
 
-    Ptr<PsJob> m_job;
-    uint32_t m_rank;
-    bool m_running;
-    LayerCompute m_compute;
+    Ptr<PsJob> m_job; //!< the job (TrainingWorker's, typed)
     std::vector<Ptr<PsChannel>> m_channels; //!< per shard
     std::vector<Time> m_untilNeeded; //!< per layer: backward of the layers below + their forward
     std::map<std::pair<uint64_t, uint32_t>, uint64_t> m_pulled; //!< (iteration, tensor) -> bytes

@@ -1,6 +1,5 @@
 #include "ring-allreduce-worker.h"
 
-#include "ns3/abort.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
@@ -21,16 +20,14 @@ TypeId
 RingAllreduceWorker::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::RingAllreduceWorker")
-                            .SetParent<Application>()
+                            .SetParent<TrainingWorker>()
                             .SetGroupName("Ddnn")
                             .AddConstructor<RingAllreduceWorker>();
     return tid;
 }
 
 RingAllreduceWorker::RingAllreduceWorker()
-    : m_rank(0),
-      m_n(0),
-      m_running(false),
+    : m_n(0),
       m_arActive(false),
       m_arIteration(0),
       m_arBuffer(0),
@@ -51,34 +48,10 @@ RingAllreduceWorker::Setup(Ptr<RingAllreduceJob> job,
                            Ipv4Address left,
                            Ipv4Address right)
 {
+    SetupWorker(job, rank);
     m_job = job;
-    m_rank = rank;
     m_left = left;
     m_right = right;
-}
-
-void
-RingAllreduceWorker::SetSlowdowns(const std::vector<LayerCompute::Slowdown>& slowdowns)
-{
-    m_compute.SetSlowdowns(slowdowns);
-}
-
-void
-RingAllreduceWorker::SetComputeFactors(const std::vector<double>& factors)
-{
-    m_compute.SetIterationFactors(factors);
-}
-
-uint32_t
-RingAllreduceWorker::GetRank() const
-{
-    return m_rank;
-}
-
-uint64_t
-RingAllreduceWorker::GetIteration() const
-{
-    return m_compute.GetIteration();
 }
 
 bool
@@ -121,8 +94,6 @@ RingAllreduceWorker::DoDispose()
 {
     // The run may end with an allreduce in flight: detach from the sockets
     // so nothing calls back into a disposed worker while ns-3 tears down.
-    m_running = false;
-    m_compute.Stop();
     ClearCallbacks(m_sendSocket);
     ClearCallbacks(m_recvSocket);
     ClearCallbacks(m_listener);
@@ -130,32 +101,17 @@ RingAllreduceWorker::DoDispose()
     m_recvSocket = nullptr;
     m_listener = nullptr;
     m_job = nullptr;
-    Application::DoDispose();
+    TrainingWorker::DoDispose();
 }
 
-// ------------------------------------------------------------------ start / stop
+// ------------------------------------------------------------------ start
 
 void
-RingAllreduceWorker::StartApplication()
+RingAllreduceWorker::StartCommunication()
 {
-    NS_ABORT_MSG_IF(!m_job, "RingAllreduceWorker: Setup() before the application starts");
     m_n = m_job->GetNWorkers();
     m_ackTos = m_job->GetAckTos();
     m_partsSynced.assign(m_job->GetNLayers(), 0);
-    std::vector<Time> forward;
-    std::vector<Time> backward;
-    for (uint32_t i = 0; i < m_job->GetNLayers(); ++i)
-    {
-        forward.push_back(m_job->GetForwardTime(i));
-        backward.push_back(m_job->GetBackwardTime(i));
-    }
-    m_compute.Setup(forward,
-                    backward,
-                    m_job->GetBarrier(),
-                    MakeCallback(&RingAllreduceWorker::IterationStarted, this),
-                    MakeCallback(&RingAllreduceWorker::ComputeDone, this),
-                    MakeCallback(&RingAllreduceWorker::GradientsReady, this));
-    m_running = true;
 
     const uint16_t port = m_job->GetPort();
     // The first data on the connection is buffer 0 (the first to close):
@@ -181,32 +137,9 @@ RingAllreduceWorker::StartApplication()
     m_sendSocket->SetCloseCallbacks(MakeCallback(&RingAllreduceWorker::SendSocketClosed, this),
                                     MakeCallback(&RingAllreduceWorker::SendSocketError, this));
     m_sendSocket->Connect(InetSocketAddress(m_right, port));
-
-    m_compute.Start();
-}
-
-void
-RingAllreduceWorker::StopApplication()
-{
-    // Compute stops; the connections are left as they are (a close would
-    // look like a failure to the neighbours that are still running).
-    m_running = false;
-    m_compute.Stop();
 }
 
 // ------------------------------------------------------------------ compute
-
-void
-RingAllreduceWorker::IterationStarted(uint64_t iteration)
-{
-    m_job->NotifyIterationStart(m_rank, iteration);
-}
-
-void
-RingAllreduceWorker::ComputeDone(uint64_t iteration, uint32_t layer, bool backward, Time start)
-{
-    m_job->NotifyComputeDone(m_rank, iteration, layer, backward, start);
-}
 
 void
 RingAllreduceWorker::GradientsReady(uint64_t iteration, uint32_t layer)
@@ -448,15 +381,6 @@ RingAllreduceWorker::RecvSocketError(Ptr<Socket> socket)
     m_leftUp = false;
     Error("the connection from the left neighbour failed (errno " +
           std::to_string(int(socket->GetErrno())) + ")");
-}
-
-void
-RingAllreduceWorker::Error(const std::string& what)
-{
-    if (m_job)
-    {
-        m_job->NotifyError(m_rank, what);
-    }
 }
 
 } // namespace ns3

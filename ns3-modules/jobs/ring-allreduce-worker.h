@@ -18,11 +18,9 @@
 #ifndef DDNN_RING_ALLREDUCE_WORKER_H
 #define DDNN_RING_ALLREDUCE_WORKER_H
 
-#include "layer-compute.h"
 #include "ring-allreduce-job.h"
+#include "training-worker.h"
 
-#include "ns3/application.h"
-#include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/socket.h"
 
@@ -35,7 +33,7 @@ namespace ns3
  * \ingroup ddnn
  * \brief One worker of a ring-allreduce job: computes and runs the ring's steps with its neighbours.
  */
-class RingAllreduceWorker : public Application
+class RingAllreduceWorker : public TrainingWorker
 {
   public:
     /**
@@ -49,17 +47,9 @@ class RingAllreduceWorker : public Application
     /// \brief Join `job` as rank `rank`: the left neighbour connects from `left`,
     /// this worker connects to `right` (on the job's port).
     void Setup(Ptr<RingAllreduceJob> job, uint32_t rank, Ipv4Address left, Ipv4Address right);
-    /// \brief Periods in which this worker computes slower (before it starts).
-    void SetSlowdowns(const std::vector<LayerCompute::Slowdown>& slowdowns);
-    /// Per-iteration compute factors of this worker (LayerCompute::SetIterationFactors).
-    void SetComputeFactors(const std::vector<double>& factors);
 
-    /// \brief This worker's rank in the ring.
-    uint32_t GetRank() const;
-    /// \brief Iteration being computed (0-based).
-    uint64_t GetIteration() const;
     /// \brief True while the connection to the right neighbour is established.
-    bool IsConnected() const;
+    bool IsConnected() const override;
     /// \brief True while the left neighbour's connection is accepted and not failed.
     bool HasLeftConnection() const;
     /// \brief Bytes received from the left neighbour (payload).
@@ -72,13 +62,10 @@ class RingAllreduceWorker : public Application
     void DoDispose() override;
 
   private:
-    void StartApplication() override;
-    void StopApplication() override;
-
-    // compute (LayerCompute callbacks)
-    void IterationStarted(uint64_t iteration);
-    void ComputeDone(uint64_t iteration, uint32_t layer, bool backward, Time start);
-    void GradientsReady(uint64_t iteration, uint32_t layer);
+    /// Listen for the left neighbour, connect to the right one.
+    void StartCommunication() override;
+    /// Tell the job's syncer about the buffers that close after `layer`.
+    void GradientsReady(uint64_t iteration, uint32_t layer) override;
 
     // ring
     void SendStep(uint32_t step);
@@ -98,17 +85,13 @@ class RingAllreduceWorker : public Application
     void SendSocketError(Ptr<Socket> socket);
     void RecvSocketClosed(Ptr<Socket> socket);
     void RecvSocketError(Ptr<Socket> socket);
-    void Error(const std::string& what);
     void ClearCallbacks(Ptr<Socket> socket);
 
-    Ptr<RingAllreduceJob> m_job;
-    uint32_t m_rank;
+    Ptr<RingAllreduceJob> m_job; //!< the job (TrainingWorker's, typed)
     uint32_t m_n;
     Ipv4Address m_left;
     Ipv4Address m_right;
-    bool m_running;
 
-    LayerCompute m_compute;
     std::vector<uint32_t> m_partsSynced; //!< per layer: its buffers allreduced this iteration
 
     // allreduce state
