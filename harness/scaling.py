@@ -22,7 +22,12 @@ and the initial window (10 segments) covers k times more of each flow; a
 packet's serialisation time is k times longer against unchanged propagation
 delays, so the base RTT of a packet grows (at 1 Gbit/s a 1.5 KB frame takes
 12 us per hop against 10 us of propagation); and header and ACK overheads are
-a larger share of small flows. Flow size classes (small <= 100 KB, ...) are
+a larger share of small flows. Windows are k times fewer packets against
+the same round trips, so TCP's additive increase (one segment per round
+trip) regrows a window k times faster in time after a loss: where training
+and background share a band and lose packets, training recovers between
+background bursts at scale k and not at k = 1 (measured at R = 2,
+lambda = 23: README, "How to read the map"). Flow size classes (small <= 100 KB, ...) are
 those of the reference sizes (simulated bytes x k). The `validate` sweep
 measures what this costs in the map's metrics.
 """
