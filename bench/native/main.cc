@@ -143,7 +143,7 @@ main(int argc, char* argv[])
     std::string recipePath;
     std::string tablesDir;
     CommandLine cmd(__FILE__);
-    cmd.AddValue("recipe", "recipe file written by bench/recipe.py", recipePath);
+    cmd.AddValue("recipe", "recipe file written by harness/recipe.py", recipePath);
     cmd.AddValue("tables", "directory to write the raw result tables into", tablesDir);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(recipePath.empty(), "--recipe=PATH is required");

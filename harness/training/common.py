@@ -1,5 +1,5 @@
 """What every training architecture shares: the plug-in interface
-(`Architecture`: plan / install / collect / predict), the planned job
+(`Architecture`: plan / recipe / collect / predict), the planned job
 (`JobPlan`), and the per-layer pieces every job has (its workers, its model
 profile rescaled to a compute-to-network ratio R, its per-layer classes).
 
@@ -79,7 +79,9 @@ class Architecture:
               settings that belong to another architecture refused
     plan      everything decided in Python (placement, profile, classes,
               fusion, schedule), checked, as a JobPlan
-    install   the planned job in ns-3 (the C++ job replays the plan)
+    recipe    the planned job as lines of the scenario recipe (harness.recipe),
+              which ns-3's ScenarioRecipe installs (the C++ job replays the
+              plan); `installed` finds that ns-3 job after the build
     collect   the job's tables, read once after the run
     predict   the analytic no-contention iteration time (ms)
     """
