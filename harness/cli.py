@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from harness import catalog
-from harness.config import ConfigError
+from harness.config import ConfigError, parse_time
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -226,6 +226,11 @@ def _check_grid(grid, jobs: int) -> bool:
                f"{len(cells) - len(valid)} invalid; cost {cost.describe(jobs)} plus "
                f"~{sweeps.SWEEP_START_S:g} s to start (rough: README, How long will my "
                "sweep take)")
+    if grid.max_seeds:
+        budget = (f", added only where they fit in {grid.budget_s / 60:g} min from the start"
+                  if grid.budget_s is not None else " (not counted above)")
+        click.echo(f"adaptive: undecided points get more seeds, up to {grid.max_seeds} each"
+                   f"{budget}")
     return len(valid) < len(cells)
 
 
@@ -341,10 +346,14 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
 @click.option("--max-seeds", type=click.IntRange(1), default=None, metavar="N",
               help="Add seeds to points whose verdict is undecided at 95 %, up to N seeds "
                    "per point (default: the grid's [adaptive] max_seeds, else off).")
+@click.option("--budget", default=None, metavar="TIME",
+              help="With added seeds: add them only where they fit in this wall time from "
+                   "the sweep's start, cheapest point first, e.g. 20min (default: the grid's "
+                   "[adaptive] budget, else none). The grid's own cells always run.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: when stderr is a terminal).")
 def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None, resume: bool,
-          retry_failed: bool, output: str | None, max_seeds: int | None,
+          retry_failed: bool, output: str | None, max_seeds: int | None, budget: str | None,
           progress: bool | None) -> None:
     import os
 
@@ -356,6 +365,7 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
         out = outdir.check_sweep_dir(Path(output) if output else sweeps.default_dir(grid))
         if max_seeds:
             sweeps.check_adaptive(dict(grid.axes), grid.reference, "--max-seeds")
+        budget_s = None if budget is None else parse_time(budget, "--budget")
         cells = sweeps.expand(grid)
         sweeps.check_dir(out, grid, cells, resume)
     except (ConfigError, sweeps.SweepError) as e:
@@ -371,7 +381,7 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
                            *(["--scheduler", shlex.quote(scheduler)] if scheduler else [])])
     try:
         report = sweeps.run_sweep(grid, out, jobs, executor, scheduler, resume, retry_failed,
-                                  progress, cells, max_seeds)
+                                  progress, cells, max_seeds, budget_s)
     except (sweeps.SweepError, ConfigError) as e:
         _fail(str(e))
     except sweeps.SweepInterrupted as e:

@@ -18,6 +18,7 @@ A grid file (TOML) names a base scenario, fields fixed for every cell, axes
     low = { "training.priority" = "low" }
     [adaptive]                       # optional: more seeds where undecided
     max_seeds = 4
+    budget = "20min"                 # optional: the added rounds end by then
 
 `points` (optional) lists explicit combinations of fields, each crossed with
 the [axes] product: `points = [{ "training.ratio" = 16, "background.rate" = 23 },
@@ -43,6 +44,10 @@ With [adaptive] (or `harness sweep --max-seeds N`), after the grid's seeds
 have run, every point whose training verdict is undecided at 95 % (its
 slowdown interval spans two colour classes; harness.stats) gets one more
 seed, round after round, until every point is decided or has max_seeds.
+With a `budget` (wall-clock time from the sweep's start; or `harness sweep
+--budget`), a round adds a seed only to the points whose seed fits in what is
+left of it, cheapest first, each point's cost being its cells' measured wall
+time so far: the grid's own cells always run, the added rounds end in time.
 
 Arms of one point differ only in their arm fields, so they share the
 background schedule (it depends on the seed and the traffic parameters only:
@@ -60,6 +65,7 @@ import contextlib
 import hashlib
 import itertools
 import json
+import math
 import signal
 import sys
 import threading
@@ -112,6 +118,7 @@ class Grid:
     # explicit combinations of point fields, each crossed with the axes
     points: tuple[tuple[tuple[str, Any], ...], ...] = ()
     max_seeds: int = 0                                # adaptive: seeds per point at most
+    budget_s: float | None = None                     # adaptive: wall time, whole sweep
     # per explicit point: (its arms, its reference), or None for the grid's
     point_arms: tuple[tuple[tuple, str | None] | None, ...] = ()
 
@@ -267,10 +274,11 @@ def load_grid(path: str | Path) -> Grid:
         reference = arms[0][0]
     timeout = parse_time(data.get("timeout", "6h"), "timeout")
     own_references = [own[1] for own in point_arms if own is not None]
-    max_seeds = _adaptive(data.get("adaptive", {}), dict(axes),
-                          reference if not own_references else own_references[0])
+    max_seeds, budget_s = _adaptive(data.get("adaptive", {}), dict(axes),
+                                    reference if not own_references else own_references[0])
     return Grid(name, path.resolve(), text, base, tuple(fixed.items()), tuple(axes),
-                tuple(arms), reference, timeout, tuple(points), max_seeds, tuple(point_arms))
+                tuple(arms), reference, timeout, tuple(points), max_seeds, budget_s,
+                tuple(point_arms))
 
 
 def _arms(base: dict, table: dict, where: str, axes: dict,
@@ -316,20 +324,22 @@ def _point_arms(base: dict, i: int, own_arms: Any, own_reference: Any, fields: d
     return tuple(arms), own_reference
 
 
-def _adaptive(table: Any, axes: dict, reference: str | None) -> int:
-    """[adaptive] max_seeds = N: 0 when the grid has no [adaptive] table."""
+def _adaptive(table: Any, axes: dict, reference: str | None) -> tuple[int, float | None]:
+    """[adaptive] max_seeds = N, budget = "20min": (0, None) when the grid has
+    no [adaptive] table."""
     if not isinstance(table, dict):
         raise ConfigError("adaptive", f"expected a table (max_seeds = N), got {table!r}")
     for key in table:
-        if key != "max_seeds":
-            raise UnknownKeyError(f"adaptive.{key}", "unknown key; allowed: max_seeds")
+        if key not in ("max_seeds", "budget"):
+            raise UnknownKeyError(f"adaptive.{key}", "unknown key; allowed: max_seeds, budget")
     if not table:
-        return 0
+        return 0, None
     value = table.get("max_seeds")
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError("adaptive.max_seeds", f"expected an integer >= 1, got {value!r}")
     check_adaptive(axes, reference, "adaptive.max_seeds")
-    return value
+    budget = table.get("budget")
+    return value, None if budget is None else parse_time(budget, "adaptive.budget")
 
 
 def check_adaptive(axes: dict, reference: str | None, where: str) -> None:
@@ -411,6 +421,58 @@ def more_seeds(grid: Grid, cells: list[Cell], deltas_mean: pd.DataFrame,
         point = tuple((f, seed if f == SEED_AXIS else v) for f, v in template[key])
         extra += [make_cell(grid, point, arm) for arm in arm_names(grid, point)]
     return extra
+
+
+#: A cell's process start-up and writing, beyond its run's own wall time.
+CELL_OVERHEAD_S = 3.0
+
+
+def _cell_wall_s(out: Path, cell: Cell) -> float | None:
+    """A finished cell's wall time (its run's, plus CELL_OVERHEAD_S)."""
+    try:
+        manifest = json.loads((cell_dir(out, cell) / "manifest.json").read_text())
+        return float(manifest["run_wall_s"]) + CELL_OVERHEAD_S
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def within_budget(out: Path, grid: Grid, cells: list[Cell], extra: list[Cell], left_s: float,
+                  jobs: int) -> tuple[list[Cell], int]:
+    """The added cells (more_seeds) of the points whose new seed fits in
+    `left_s` seconds of wall time on `jobs` cores, cheapest point first, a
+    point's cost being the mean over its seeds so far of its cells' measured
+    wall time; and how many points were left out."""
+    keys = [k for k in grid.axis_fields if k != SEED_AXIS]
+
+    def point_of(cell: Cell) -> tuple:
+        return tuple(point_value(dict(cell.point).get(k)) for k in keys)
+
+    per_seed: dict[tuple, dict] = {}
+    longest: dict[tuple, float] = {}
+    for cell in cells:
+        wall = _cell_wall_s(out, cell)
+        if wall is not None:
+            seeds = per_seed.setdefault(point_of(cell), {})
+            seed = dict(cell.point)[SEED_AXIS]
+            seeds[seed] = seeds.get(seed, 0.0) + wall
+            longest[point_of(cell)] = max(longest.get(point_of(cell), 0.0), wall)
+    added: dict[tuple, list[Cell]] = {}
+    for cell in extra:
+        added.setdefault(point_of(cell), []).append(cell)
+    cost = {p: (sum(per_seed[p].values()) / len(per_seed[p]) if p in per_seed else math.inf)
+            for p in added}
+    chosen: list[Cell] = []
+    used = slowest = 0.0
+    points = 0
+    for p in sorted(added, key=lambda p: (cost[p], str(p))):
+        # the round takes its cells' total over the cores, or its slowest cell
+        if max((used + cost[p]) / max(1, jobs), slowest, longest.get(p, 0.0)) > left_s:
+            continue
+        used += cost[p]
+        slowest = max(slowest, longest.get(p, 0.0))
+        chosen += added[p]
+        points += 1
+    return chosen, len(added) - points
 
 
 def _none_if_na(value: Any) -> Any:
@@ -788,10 +850,12 @@ class SweepReport:
 def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
               scheduler: str | None = None, resume: bool = False, retry_failed: bool = False,
               progress: bool | None = None, cells: list[Cell] | None = None,
-              max_seeds: int | None = None) -> SweepReport:
+              max_seeds: int | None = None, budget_s: float | None = None) -> SweepReport:
     """Run every cell not yet done, record failures, aggregate the tables.
     cells: expand(grid), when the caller has it already. max_seeds: add seeds
-    to undecided points up to this many (default: the grid's [adaptive]).
+    to undecided points up to this many (default: the grid's [adaptive]);
+    budget_s: the added rounds' seeds only where they fit in this wall time
+    from the sweep's start (default: the grid's [adaptive] budget).
     Ctrl-C (KeyboardInterrupt) stops the running cells, which stay unfinished
     (not failed: --resume runs them), writes the tables of what finished and
     raises SweepInterrupted carrying the report."""
@@ -802,6 +866,7 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
     started = time.monotonic()
     base = expand(grid) if cells is None else cells
     max_seeds = grid.max_seeds if max_seeds is None else max_seeds
+    budget_s = grid.budget_s if budget_s is None else budget_s
     if max_seeds:
         check_adaptive(dict(grid.axes), grid.reference or
                        next((own[1] for own in grid.point_arms if own), None), "--max-seeds")
@@ -816,6 +881,14 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
         tables = aggregate(out, grid, cells)
         while max_seeds and "deltas_mean" in tables:
             extra = more_seeds(grid, cells, tables["deltas_mean"], max_seeds)
+            if extra and budget_s is not None:
+                left_s = budget_s - (time.monotonic() - started)
+                extra, left_out = within_budget(out, grid, cells, extra, left_s, jobs)
+                if left_out:
+                    print(f"sweep {grid.name}: budget: {left_out} undecided point"
+                          f"{'s' if left_out != 1 else ''} get no more seeds "
+                          f"({max(0.0, left_s) / 60:.1f} min of the {budget_s / 60:.0f} min "
+                          "budget left)", file=sys.stderr, flush=True)
             if not extra:
                 break
             rounds += 1

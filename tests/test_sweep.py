@@ -148,6 +148,48 @@ def test_grid_errors_name_the_field_before_anything_runs(grid_file, tmp_path, ch
     assert err.value.field == field, str(err.value)
 
 
+@pytest.mark.parametrize("budget", ['"-5min"', '"soon"', "0"])
+def test_a_bad_adaptive_budget_is_named(grid_file, tmp_path, budget):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(grid_file.read_text().replace('"training.ratio" = [2, 1]',
+                                                 '"training.ratio" = [2, 1]\nseed = [1]')
+                   + f"\n[adaptive]\nmax_seeds = 2\nbudget = {budget}\n")
+    with pytest.raises(ConfigError) as err:
+        sweep.load_grid(bad)
+    assert err.value.field == "adaptive.budget", str(err.value)
+
+
+def test_added_seeds_go_to_the_cheapest_points_that_fit_the_budget(tmp_path):
+    """within_budget: a point's cost is the mean over its seeds of its cells'
+    measured wall time (manifest run_wall_s + overhead); points are taken
+    cheapest first while the round fits in what is left on `jobs` cores."""
+    grid = sweep.Grid("g", None, "", {}, (), (("training.ratio", (1, 2, 3)), ("seed", (1,))),
+                      (("same", ()), ("low", ())), "same", 60.0)
+    walls = {1: 10.0, 2: 100.0, 3: 40.0}      # seconds per cell, by ratio
+    cells = []
+    for r, wall in walls.items():
+        for arm in ("same", "low"):
+            cell = sweep.Cell(f"c{r}{arm}", arm, (("training.ratio", r), ("seed", 1)), None)
+            directory = tmp_path / "cells" / cell.id
+            directory.mkdir(parents=True)
+            (directory / "manifest.json").write_text(json.dumps({"run_wall_s": wall}))
+            cells.append(cell)
+    extra = [sweep.Cell(f"e{r}{arm}", arm, (("training.ratio", r), ("seed", 2)), None)
+             for r in (1, 2, 3) for arm in ("same", "low")]
+    per_point = {r: 2 * (w + sweep.CELL_OVERHEAD_S) for r, w in walls.items()}
+    # room on 2 cores for R=1 and R=3 (cheapest first), not for R=2 as well
+    left = (per_point[1] + per_point[3]) / 2 + 1
+    chosen, left_out = sweep.within_budget(tmp_path, grid, cells, extra, left, jobs=2)
+    assert {dict(c.point)["training.ratio"] for c in chosen} == {1, 3}
+    assert len(chosen) == 4 and left_out == 1
+    # nothing fits: no seeds at all, every point left out
+    chosen, left_out = sweep.within_budget(tmp_path, grid, cells, extra, 1.0, jobs=2)
+    assert chosen == [] and left_out == 3
+    # all fit
+    chosen, left_out = sweep.within_budget(tmp_path, grid, cells, extra, 1e6, jobs=2)
+    assert len(chosen) == 6 and left_out == 0
+
+
 def test_points_are_crossed_with_the_axes(grid_file, tmp_path):
     grid_text = grid_file.read_text().replace('"background.load" = [0.05, 0.1]', "seed = [1, 2]")
     path = tmp_path / "points.toml"
