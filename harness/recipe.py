@@ -50,14 +50,9 @@ def _measurement_lines(p) -> list[str]:
     return lines
 
 
-def jobs(p) -> tuple:
-    """The jobs the recipe installs, in its order (their `slot`)."""
-    return p.jobs or ((p.job,) if p.job is not None else ())
-
-
 def _training_lines(p) -> list[str]:
     lines = []
-    for job in jobs(p):
+    for job in p.all_jobs:   # installed in this order: ScenarioRecipe's job slots
         lines.append(f"app-ports {job.ports[0]} {job.ports[1]} {APP_TRAINING}")
         lines += training.architecture(job.config.architecture).recipe(job, p.ack_tos)
     if lines and p.run.min_iterations:

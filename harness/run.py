@@ -51,6 +51,11 @@ class Plan:
     link_changes: tuple[tuple[int, int, float], ...] = ()   # (link, time ns, bit/s as simulated)
 
     @property
+    def all_jobs(self) -> tuple[training.JobPlan, ...]:
+        """Every enabled job as planned, in installation order."""
+        return self.jobs or ((self.job,) if self.job is not None else ())
+
+    @property
     def architecture(self) -> training.Architecture | None:
         """The plug-in of the training job (None without one)."""
         return None if self.job is None else training.architecture(self.job.config.architecture)
@@ -278,7 +283,7 @@ class _Network:
         self.queues = self.recipe.GetQueueTracker()
         self.utilization = self.recipe.GetUtilizationTracker()
         self.jobs = [training.architecture(job.config.architecture).installed(self.recipe, slot)
-                     for slot, job in enumerate(recipe.jobs(p))]
+                     for slot, job in enumerate(p.all_jobs)]
         self.job = self.jobs[0] if self.jobs else None
         self.flow_log = self.recipe.GetFlowLog() if p.scenario.background.enabled else None
 
@@ -361,7 +366,7 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
     if net.job is not None:
         job_tables = [training.architecture(job.config.architecture).collect(
             ns_job, job, p.classes.class_of_tos())
-            for ns_job, job in zip(net.jobs, p.jobs or (p.job,))]
+            for ns_job, job in zip(net.jobs, p.all_jobs)]
         job_tables = job_tables[0] if len(job_tables) == 1 else job_tables
     ns.Simulator.Destroy()
     del net
@@ -394,7 +399,7 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
     if job_tables is not None:
         several = isinstance(job_tables, list)
         per_job = [(job, _job_tables(job, t, timing["window"], several)) for job, t in
-                   zip(p.jobs or (p.job,), job_tables if several else [job_tables])]
+                   zip(p.all_jobs, job_tables if several else [job_tables])]
         tables = [t for _, t in per_job]
         iterations, transfers, compute = (
             pd.concat([getattr(t, name) for t in tables], ignore_index=True)

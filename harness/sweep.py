@@ -635,7 +635,7 @@ def predicted_bytes(p) -> float:
     flows = p.flows[p.flows["start_ns"] < expected * 1e9] if len(p.flows) else p.flows
     total = float(flows["size"].sum()) if len(flows) else 0.0
     from harness import training
-    for job in p.jobs or ((p.job,) if p.job is not None else ()):  # every job of [[training]]
+    for job in p.all_jobs:  # every job of [[training]]
         per_iteration = training.architecture(job.config.architecture).bytes_per_iteration(job)
         iteration_ms = max(job.profile.compute_ms, job.network_ms)
         total += per_iteration * expected * 1e3 / iteration_ms
