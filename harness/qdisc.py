@@ -44,6 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.config import ConfigError, NetworkConfig
+from harness.recipe_tokens import token_list
 
 PFIFO_FAST_BAND_TOS = (0x10, 0x00, 0x08)
 PRIO_BAND_TOS = (0x10, 0x18, 0x00, 0x08)
@@ -147,11 +148,6 @@ def default_classes(bands: int) -> dict[str, int]:
     return classes
 
 
-def _csv(values) -> str:
-    """A list as one recipe token: comma-separated, "-" when empty."""
-    return ",".join(map(str, values)) or "-"
-
-
 class Bands:
     """The queue disc of every egress: prio (strict priority; pfifo_fast is
     prio with Linux's priomap) or weighted DRR over N bands of
@@ -177,8 +173,8 @@ class Bands:
         """The egress of `link`'s `side` (from_node -> to_node); host: the
         egress of a host (where data is made ECN-capable)."""
         return (f"queue-disc {link} {side} {from_node} {to_node} {self.root} {self.bands} "
-                f"{self.band_limit} {_csv(self.priomap)} {_csv(self.quanta)} "
-                f"{_csv(self.ecn_thresholds)} {int(host and self.ecn_capable)}")
+                f"{self.band_limit} {token_list(self.priomap)} {token_list(self.quanta)} "
+                f"{token_list(self.ecn_thresholds)} {int(host and self.ecn_capable)}")
 
 
 def strategy(net: NetworkConfig, table: ClassTable | None = None, ecn: bool = False):

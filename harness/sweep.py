@@ -395,12 +395,23 @@ def make_cell(grid: Grid, point: tuple[tuple[str, Any], ...], arm: str | None) -
                     message, reference=reference)
 
 
+def _point_keys(grid: Grid) -> list[str]:
+    """The fields that name a point apart from its seed."""
+    return [k for k in grid.axis_fields if k != SEED_AXIS]
+
+
+def _point_of(cell: Cell, keys: list[str]) -> tuple:
+    """A cell's point (the `keys` of _point_keys), as a key."""
+    point = dict(cell.point)
+    return tuple(point_value(point.get(k)) for k in keys)
+
+
 def more_seeds(grid: Grid, cells: list[Cell], deltas_mean: pd.DataFrame,
                max_seeds: int) -> list[Cell]:
     """Adaptive sweeps: one more seed (the point's highest + 1), every arm, for
     each point whose training verdict is undecided (harness.stats) and has
     fewer than max_seeds."""
-    keys = [k for k in grid.axis_fields if k != SEED_AXIS]
+    keys = _point_keys(grid)
     undecided = set()
     judged = deltas_mean[deltas_mean["metric"].isin(DECIDING_METRICS)]
     for row in judged.to_dict("records"):
@@ -409,9 +420,8 @@ def more_seeds(grid: Grid, cells: list[Cell], deltas_mean: pd.DataFrame,
     seeds: dict[tuple, set] = {}
     template: dict[tuple, tuple] = {}
     for cell in cells:
-        point = dict(cell.point)
-        key = tuple(point_value(point.get(k)) for k in keys)
-        seeds.setdefault(key, set()).add(point[SEED_AXIS])
+        key = _point_of(cell, keys)
+        seeds.setdefault(key, set()).add(dict(cell.point)[SEED_AXIS])
         template[key] = cell.point
     extra = []
     for key in sorted(undecided, key=str):
@@ -442,23 +452,20 @@ def within_budget(out: Path, grid: Grid, cells: list[Cell], extra: list[Cell], l
     `left_s` seconds of wall time on `jobs` cores, cheapest point first, a
     point's cost being the mean over its seeds so far of its cells' measured
     wall time; and how many points were left out."""
-    keys = [k for k in grid.axis_fields if k != SEED_AXIS]
-
-    def point_of(cell: Cell) -> tuple:
-        return tuple(point_value(dict(cell.point).get(k)) for k in keys)
-
+    keys = _point_keys(grid)
     per_seed: dict[tuple, dict] = {}
     longest: dict[tuple, float] = {}
     for cell in cells:
         wall = _cell_wall_s(out, cell)
         if wall is not None:
-            seeds = per_seed.setdefault(point_of(cell), {})
+            key = _point_of(cell, keys)
+            seeds = per_seed.setdefault(key, {})
             seed = dict(cell.point)[SEED_AXIS]
             seeds[seed] = seeds.get(seed, 0.0) + wall
-            longest[point_of(cell)] = max(longest.get(point_of(cell), 0.0), wall)
+            longest[key] = max(longest.get(key, 0.0), wall)
     added: dict[tuple, list[Cell]] = {}
     for cell in extra:
-        added.setdefault(point_of(cell), []).append(cell)
+        added.setdefault(_point_of(cell, keys), []).append(cell)
     cost = {p: (sum(per_seed[p].values()) / len(per_seed[p]) if p in per_seed else math.inf)
             for p in added}
     chosen: list[Cell] = []

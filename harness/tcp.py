@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from harness.config import CONGESTION_CONTROLS, NetworkConfig, TcpConfig
 from harness.graph import Topology, distances_to
+from harness.recipe_tokens import token
 
 PPP_HEADER = 2
 
@@ -61,7 +62,5 @@ def attribute_defaults(tcp: TcpConfig, worst_rtt: float, ecn: bool = False) -> d
 def recipe_lines(defaults: dict[str, str]) -> list[str]:
     """The attribute defaults in the scenario recipe (harness.recipe):
     Config::SetDefault(name, StringValue(value)) each."""
-    for name, value in defaults.items():
-        if not value or any(c.isspace() for c in f"{name}{value}"):
-            raise ValueError(f"recipe: TCP attribute {name}={value!r} is empty or has spaces")
-    return [f"default {name} {value}" for name, value in defaults.items()]
+    return [f"default {token(name, 'TCP attribute')} {token(value, name)}"
+            for name, value in defaults.items()]

@@ -19,6 +19,7 @@ import pandas as pd
 from harness import profiles, schedulers
 from harness.errors import ConfigError
 from harness.paths import PROFILES_DIR, resolve_data_file
+from harness.recipe_tokens import token, token_list
 from harness.units import INT64_MAX, NS3_TIME_MAX_S
 
 # A job's settings are harness.config.TrainingConfig (and the background's
@@ -204,26 +205,15 @@ def layer_tos(cfg: Any, profile: profiles.Profile, classes,
     return tuple(tos)
 
 
-def recipe_list(values) -> str:
-    """A list as one recipe token: comma-separated ("-" when empty); floats
-    as repr, which C++ reads back to the same double."""
-    return ",".join(repr(float(v)) if isinstance(v, float) else str(int(v))
-                    for v in values) or "-"
-
-
 def recipe_attribute(name: str, value: str) -> str:
     """A `job-attribute` line (TrainingJobHelper::SetJobAttribute, a StringValue)."""
-    if not value or any(c.isspace() for c in value):
-        raise ValueError(f"recipe: job attribute {name}={value!r} is empty or has spaces")
-    return f"job-attribute {name} {value}"
+    return f"job-attribute {name} {token(value, f'job attribute {name}')}"
 
 
 def recipe_scheduler(side: str, type_id: str, attributes) -> str:
     """A `job-scheduler` line: the policy's CommScheduler and its attributes."""
-    for a in attributes:
-        if not a or any(c.isspace() for c in a):
-            raise ValueError(f"recipe: scheduler attribute {a!r} is empty or has spaces")
-    return " ".join(["job-scheduler", side, type_id, *attributes])
+    return " ".join(["job-scheduler", side, type_id,
+                     *(token(a, "scheduler attribute") for a in attributes)])
 
 
 def layer_lines(job: JobPlan) -> list[str]:
@@ -237,12 +227,12 @@ def layer_lines(job: JobPlan) -> list[str]:
         lines.append(recipe_attribute("JobId", str(job.index)))
     if job.config.start:
         lines.append(f"job-start {round(job.config.start * 1e9)}")
-    lines.append("job-layers " + " ".join(recipe_list(v) for v in (
+    lines.append("job-layers " + " ".join(token_list(v) for v in (
         p.layer_bytes, [round(t * 1e6) for t in p.fp_ms], [round(t * 1e6) for t in p.bp_ms])))
-    lines.append(f"job-layer-classes {recipe_list(job.layer_tos)}")
+    lines.append(f"job-layer-classes {token_list(job.layer_tos)}")
     lines += [f"job-slowdown {slow.worker} {round(slow.start * 1e9)} {round(slow.end * 1e9)} "
               f"{float(slow.factor)!r}" for slow in job.config.slowdowns]
-    lines += [f"job-compute-factors {rank} {recipe_list([float(f) for f in factors])}"
+    lines += [f"job-compute-factors {rank} {token_list([float(f) for f in factors])}"
               for rank, factors in enumerate(job.compute_factors) if factors]
     return lines
 

@@ -10,8 +10,9 @@ from typing import Any
 
 from harness import analytic, profiles, schedulers
 from harness.errors import ConfigError
+from harness.recipe_tokens import token_list
 from harness.training.common import (Architecture, JobPlan, JobTables, layer_lines, load,
-                                     recipe_attribute, recipe_list, recipe_scheduler,
+                                     recipe_attribute, recipe_scheduler,
                                      read_csv)
 
 
@@ -139,7 +140,7 @@ class ParameterServer(Architecture):
     def recipe(self, job: PsPlan, ack_tos: int) -> list[str]:
         """A PsJob with worker r on hosts[r] and shard k on server_hosts[k]."""
         cfg = job.config
-        lines = ["job ps", *layer_lines(job), f"job-shards {recipe_list(job.tensor_shards)}"]
+        lines = ["job ps", *layer_lines(job), f"job-shards {token_list(job.tensor_shards)}"]
         lines += [recipe_scheduler(side, *schedulers.attributes(
             cfg.policy, cfg.scheduler_params, side, job.link_bps)) for side in ("push", "pull")]
         lines += [recipe_attribute(name, value) for name, value in (
@@ -150,7 +151,7 @@ class ParameterServer(Architecture):
             ("AggregationBytes", str(aggregation_bytes(cfg))),
             ("DeadlineTos", str(job.deadline_tos)),
             ("LinkBps", str(int(job.link_bps))))]
-        lines.append(f"job-install {recipe_list(job.hosts)} {recipe_list(job.server_hosts)}")
+        lines.append(f"job-install {token_list(job.hosts)} {token_list(job.server_hosts)}")
         return lines
 
     def installed(self, scenario_recipe, slot: int):

@@ -12,8 +12,9 @@ from typing import Any
 
 from harness import analytic, profiles, schedulers
 from harness.errors import ConfigError
+from harness.recipe_tokens import token_list
 from harness.training.common import (Architecture, JobPlan, JobTables, layer_lines, load,
-                                     recipe_attribute, recipe_list, recipe_scheduler,
+                                     recipe_attribute, recipe_scheduler,
                                      read_csv)
 
 # Settings only a parameter-server job has: refused on a ring.
@@ -89,7 +90,7 @@ class Ring(Architecture):
         """A RingAllreduceJob with rank r on hosts[r], its buffers as planned."""
         cfg = job.config
         return ["job ring", *layer_lines(job),
-                "job-buffers " + " ".join(recipe_list(v) for v in
+                "job-buffers " + " ".join(token_list(v) for v in
                                           buffer_arguments(job.buffers, job.layer_tos)),
                 recipe_scheduler("push", *schedulers.attributes(
                     cfg.policy, cfg.scheduler_params, "push", job.link_bps)),
@@ -97,7 +98,7 @@ class Ring(Architecture):
                 recipe_attribute("Port", str(cfg.port)),
                 recipe_attribute("DefaultTos", str(job.tos)),
                 recipe_attribute("AckTos", str(ack_tos)),
-                f"job-install {recipe_list(job.hosts)}"]
+                f"job-install {token_list(job.hosts)}"]
 
     def installed(self, scenario_recipe, slot: int):
         return scenario_recipe.GetRingJob(slot)
