@@ -451,8 +451,14 @@ def _print_deltas(means, keys: list[str]) -> None:
             return "stalled"
         if not r["change"] == r["change"]:   # NaN
             return "n/a"
-        return (f"{100 * r['change']:+.1f} % [{100 * r['change_low']:+.1f}, "
+        text = (f"{100 * r['change']:+.1f} % [{100 * r['change_low']:+.1f}, "
                 f"{100 * r['change_high']:+.1f}] {r['verdict']}")
+        to_decide = r.get("seeds_to_decide", float("nan"))
+        if to_decide == to_decide:   # undecided, with a projection (harness.stats)
+            text += (f" (~{to_decide:.0f} seeds to decide)" if to_decide < 1000
+                     else " (1000+ seeds to decide)" if to_decide != float("inf")
+                     else " (on a class boundary)")
+        return text
 
     click.echo("change vs the reference arm, pooled over seeds [95 % interval] verdict:")
     for key, group in rows.groupby([*keys, "arm"], sort=False, dropna=False):

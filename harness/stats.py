@@ -240,6 +240,33 @@ def training_verdict(low: float, high: float) -> tuple[str, bool]:
     return (a, True) if a == b else (f"{a}/{b}", False)
 
 
+def seeds_to_decide(change: float, low: float, high: float, samples: float,
+                    seeds: float) -> float:
+    """A rough projection, for an undecided training verdict: the number of
+    seeds at which its interval would lie in one class, were the paired
+    changes' mean and spread what they are now (a Student t half-width
+    shrinks as t / sqrt(samples); samples per seed as now). NaN when decided
+    or not a finite interval; inf when the estimate sits on a class boundary.
+    From a handful of samples the spread is itself uncertain: an order of
+    magnitude, not a promise."""
+    finite = all(np.isfinite(v) for v in (change, low, high, samples, seeds))
+    if not finite or samples < 2 or seeds < 1 or training_verdict(low, high)[1]:
+        return math.nan
+    from scipy import stats as sps
+
+    crossed = [b for b in (GREEN_MAX, YELLOW_MAX) if low <= b < high]
+    distance = min(abs(change - b) for b in crossed)
+    if distance == 0:
+        return math.inf
+    spread = (high - low) / 2 * math.sqrt(samples) / sps.t.ppf(0.5 + CONFIDENCE / 2, samples - 1)
+    need = float(samples)
+    for _ in range(20):   # n = (t(n - 1) * sd / d)^2, t itself depending on n
+        t = sps.t.ppf(0.5 + CONFIDENCE / 2, max(need, 2.0) - 1)
+        need = max(float(samples), (t * spread / distance) ** 2)
+    per_seed = samples / seeds
+    return float(max(seeds + 1, math.ceil(need / per_seed - 1e-9)))
+
+
 def background_verdict(low: float, high: float) -> tuple[str, bool]:
     """(class, significant) of a background FCT change interval: "faster"
     (all of it below 0), "slower" (above 0), else "n.s."."""

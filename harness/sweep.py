@@ -46,8 +46,12 @@ slowdown interval spans two colour classes; harness.stats) gets one more
 seed, round after round, until every point is decided or has max_seeds.
 With a `budget` (wall-clock time from the sweep's start; or `harness sweep
 --budget`), a round adds a seed only to the points whose seed fits in what is
-left of it, cheapest first, each point's cost being its cells' measured wall
-time so far: the grid's own cells always run, the added rounds end in time.
+left of it, each point's cost being its cells' measured wall time so far: the
+grid's own cells always run, the added rounds end in time. Points nearest a
+verdict go first: from each undecided interval, stats.seeds_to_decide projects
+the seeds that would decide it (`seeds_to_decide` in deltas_mean); points
+projected to be decided within max_seeds come cheapest-to-decide first and
+keep room for their later seeds, the others share what is left.
 
 Arms of one point differ only in their arm fields, so they share the
 background schedule (it depends on the seed and the traffic parameters only:
@@ -406,17 +410,29 @@ def _point_of(cell: Cell, keys: list[str]) -> tuple:
     return tuple(point_value(point.get(k)) for k in keys)
 
 
+def undecided_points(grid: Grid, deltas_mean: pd.DataFrame) -> dict[tuple, float]:
+    """The points whose training verdict is undecided (harness.stats), each
+    with its projected seeds to decide (the largest over its arms; inf where
+    unknown)."""
+    keys = _point_keys(grid)
+    undecided: dict[tuple, float] = {}
+    judged = deltas_mean[deltas_mean["metric"].isin(DECIDING_METRICS)]
+    for row in judged.to_dict("records"):
+        if not row.get("decided") and row.get("verdict") not in (None, "n/a"):
+            key = tuple(_none_if_na(row.get(k)) for k in keys)
+            projected = row.get("seeds_to_decide")
+            projected = math.inf if projected is None or projected != projected else projected
+            undecided[key] = max(undecided.get(key, 0.0), float(projected))
+    return undecided
+
+
 def more_seeds(grid: Grid, cells: list[Cell], deltas_mean: pd.DataFrame,
                max_seeds: int) -> list[Cell]:
     """Adaptive sweeps: one more seed (the point's highest + 1), every arm, for
     each point whose training verdict is undecided (harness.stats) and has
     fewer than max_seeds."""
     keys = _point_keys(grid)
-    undecided = set()
-    judged = deltas_mean[deltas_mean["metric"].isin(DECIDING_METRICS)]
-    for row in judged.to_dict("records"):
-        if not row.get("decided") and row.get("verdict") not in (None, "n/a"):
-            undecided.add(tuple(_none_if_na(row.get(k)) for k in keys))
+    undecided = undecided_points(grid, deltas_mean)
     seeds: dict[tuple, set] = {}
     template: dict[tuple, tuple] = {}
     for cell in cells:
@@ -447,11 +463,16 @@ def _cell_wall_s(out: Path, cell: Cell) -> float | None:
 
 
 def within_budget(out: Path, grid: Grid, cells: list[Cell], extra: list[Cell], left_s: float,
-                  jobs: int) -> tuple[list[Cell], int]:
+                  jobs: int, to_decide: dict[tuple, float] | None = None,
+                  max_seeds: int | None = None) -> tuple[list[Cell], int]:
     """The added cells (more_seeds) of the points whose new seed fits in
-    `left_s` seconds of wall time on `jobs` cores, cheapest point first, a
-    point's cost being the mean over its seeds so far of its cells' measured
-    wall time; and how many points were left out."""
+    `left_s` seconds of wall time on `jobs` cores, and how many points were
+    left out. A point's cost per seed is the mean over its seeds so far of its
+    cells' measured wall time. Points nearest a verdict come first: those
+    projected to be decided within max_seeds (`to_decide`: seeds to decide,
+    stats.seeds_to_decide), cheapest to decide first, each keeping room for
+    the seeds it will still need after this one; then the others, cheapest
+    seed first, in what is left."""
     keys = _point_keys(grid)
     per_seed: dict[tuple, dict] = {}
     longest: dict[tuple, float] = {}
@@ -468,14 +489,28 @@ def within_budget(out: Path, grid: Grid, cells: list[Cell], extra: list[Cell], l
         added.setdefault(_point_of(cell, keys), []).append(cell)
     cost = {p: (sum(per_seed[p].values()) / len(per_seed[p]) if p in per_seed else math.inf)
             for p in added}
+    # seeds each point still needs after this round's, where it is projected to be decided
+    later: dict[tuple, float] = {}
+    for p in added:
+        projected = (to_decide or {}).get(p, math.inf)
+        have = len(per_seed.get(p, {})) + 1
+        if (math.isfinite(projected) and math.isfinite(cost[p])
+                and (not max_seeds or projected <= max_seeds)):
+            later[p] = max(0.0, projected - have)
+    order = sorted(added, key=lambda p: (p not in later,
+                                         (later[p] + 1) * cost[p] if p in later else cost[p],
+                                         str(p)))
     chosen: list[Cell] = []
-    used = slowest = 0.0
+    used = reserved = slowest = 0.0
     points = 0
-    for p in sorted(added, key=lambda p: (cost[p], str(p))):
+    for p in order:
+        keep = later.get(p, 0.0) * cost[p]
         # the round takes its cells' total over the cores, or its slowest cell
-        if max((used + cost[p]) / max(1, jobs), slowest, longest.get(p, 0.0)) > left_s:
+        if max((used + reserved + cost[p] + keep) / max(1, jobs), slowest,
+               longest.get(p, 0.0)) > left_s:
             continue
         used += cost[p]
+        reserved += keep
         slowest = max(slowest, longest.get(p, 0.0))
         chosen += added[p]
         points += 1
@@ -754,7 +789,8 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
     """Per axes point (seeds pooled) and non-reference arm, each change of the
     map against the reference arm with its bootstrap interval and verdict:
     columns point fields, arm, metric, change, change_low, change_high,
-    samples, seeds, verdict, decided."""
+    samples, seeds, verdict, decided, seeds_to_decide (training verdicts:
+    stats.seeds_to_decide)."""
     point_keys = [k for k in grid.axis_fields if k != SEED_AXIS]
     by_point: dict[tuple, dict[str, dict]] = {}
     point_reference: dict[tuple, str | None] = {}
@@ -785,12 +821,16 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
                          "end_spread": stats.spread_verdict}.get(metric,
                                                                 stats.background_verdict)
                 verdict, decided = judge(iv.low, iv.high)
+                to_decide = (stats.seeds_to_decide(iv.change, iv.low, iv.high, iv.samples,
+                                                   iv.seeds)
+                             if metric in DECIDING_METRICS else math.nan)
                 rows.append({**dict(zip(point_keys, key)), "arm": arm, "metric": metric,
                              "change": iv.change, "change_low": iv.low,
                              "change_high": iv.high, "samples": iv.samples,
-                             "seeds": iv.seeds, "verdict": verdict, "decided": decided})
+                             "seeds": iv.seeds, "verdict": verdict, "decided": decided,
+                             "seeds_to_decide": to_decide})
     columns = [*point_keys, "arm", "metric", "change", "change_low", "change_high", "samples",
-               "seeds", "verdict", "decided"]
+               "seeds", "verdict", "decided", "seeds_to_decide"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -890,7 +930,9 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
             extra = more_seeds(grid, cells, tables["deltas_mean"], max_seeds)
             if extra and budget_s is not None:
                 left_s = budget_s - (time.monotonic() - started)
-                extra, left_out = within_budget(out, grid, cells, extra, left_s, jobs)
+                extra, left_out = within_budget(out, grid, cells, extra, left_s, jobs,
+                                                undecided_points(grid, tables["deltas_mean"]),
+                                                max_seeds)
                 if left_out:
                     print(f"sweep {grid.name}: budget: {left_out} undecided point"
                           f"{'s' if left_out != 1 else ''} get no more seeds "

@@ -104,6 +104,36 @@ def test_verdicts_follow_the_thresholds():
     assert bv(float("nan"), 0.1) == ("n/a", False)
 
 
+@pytest.mark.parametrize("mean, sd", [(0.0, 0.02), (0.004, 0.01), (0.2, 0.3), (-0.05, 0.1)])
+def test_seeds_to_decide_projects_where_the_interval_clears_the_boundary(mean, sd):
+    """With the paired changes' mean and spread as now, the interval at the
+    projected number of seeds lies in one class and one seed fewer does not."""
+    from scipy import stats as sps
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(0, 1, 6)
+    x = mean + sd * (x - x.mean()) / x.std(ddof=1)        # exactly this mean and sd
+    iv = stats.paired_t_change(x, seeds=2)
+    assert not stats.training_verdict(iv.low, iv.high)[1]
+    projected = stats.seeds_to_decide(iv.change, iv.low, iv.high, iv.samples, iv.seeds)
+    assert projected > 2
+
+    def decided(seeds: float) -> bool:
+        n = 3 * seeds                                       # 3 iterations a seed, as now
+        half = sps.t.ppf(0.975, n - 1) * sd / math.sqrt(n)
+        return stats.training_verdict(mean - half, mean + half)[1]
+
+    assert decided(projected) and (projected == 3 or not decided(projected - 1))
+
+
+def test_seeds_to_decide_edges():
+    assert math.isnan(stats.seeds_to_decide(0.0, -0.005, 0.005, 6, 2))     # decided green
+    assert math.isnan(stats.seeds_to_decide(0.0, -math.inf, math.inf, 1, 1))  # one pair
+    assert stats.seeds_to_decide(0.01, 0.0, 0.02, 6, 2) == math.inf         # on the boundary
+    # a far-off estimate needs just one more seed
+    assert stats.seeds_to_decide(0.5, 0.29, 0.71, 6, 2) == 3
+
+
 def test_compare_scales():
     rows = []
     for scale, (c, lo, hi) in ((1, (0.10, 0.05, 0.15)), (10, (0.12, 0.10, 0.14))):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -188,6 +189,42 @@ def test_added_seeds_go_to_the_cheapest_points_that_fit_the_budget(tmp_path):
     # all fit
     chosen, left_out = sweep.within_budget(tmp_path, grid, cells, extra, 1e6, jobs=2)
     assert len(chosen) == 6 and left_out == 0
+
+
+def test_added_seeds_go_first_to_points_nearest_a_verdict(tmp_path):
+    """With projections (stats.seeds_to_decide), a point projected to be
+    decided within max_seeds goes before cheaper points that are not, and
+    keeps room for its later seeds: a cheap hopeless point gets a seed only
+    in what is left after that."""
+    grid = sweep.Grid("g", None, "", {}, (), (("training.ratio", (1, 2, 3)), ("seed", (1,))),
+                      (("same", ()), ("low", ())), "same", 60.0)
+    walls = {1: 10.0, 2: 100.0, 3: 40.0}
+    cells = []
+    for r, wall in walls.items():
+        for arm in ("same", "low"):
+            cell = sweep.Cell(f"c{r}{arm}", arm, (("training.ratio", r), ("seed", 1)), None)
+            directory = tmp_path / "cells" / cell.id
+            directory.mkdir(parents=True)
+            (directory / "manifest.json").write_text(json.dumps({"run_wall_s": wall}))
+            cells.append(cell)
+    extra = [sweep.Cell(f"e{r}{arm}", arm, (("training.ratio", r), ("seed", 2)), None)
+             for r in (1, 2, 3) for arm in ("same", "low")]
+    per_seed = {r: 2 * (w + sweep.CELL_OVERHEAD_S) for r, w in walls.items()}
+    # R=3 decided at 3 seeds (this one and one more), R=1 at 50 (hopeless with
+    # max_seeds 6), R=2 unknown
+    to_decide = {(1,): 50.0, (2,): math.inf, (3,): 3.0}
+    room = 2 * per_seed[3]                       # R=3's seed now and its next one
+    chosen, left_out = sweep.within_budget(tmp_path, grid, cells, extra, room / 2 + 1, 2,
+                                           to_decide, max_seeds=6)
+    assert {dict(c.point)["training.ratio"] for c in chosen} == {3} and left_out == 2
+    # room for R=1 too, once R=3's are kept
+    chosen, _ = sweep.within_budget(tmp_path, grid, cells, extra,
+                                    (room + per_seed[1]) / 2 + 1, 2, to_decide, max_seeds=6)
+    assert {dict(c.point)["training.ratio"] for c in chosen} == {1, 3}
+    # projected past max_seeds: R=3 is no longer nearer than the cheap R=1
+    chosen, _ = sweep.within_budget(tmp_path, grid, cells, extra, per_seed[1] / 2 + 1, 2,
+                                    {(3,): 30.0}, max_seeds=6)
+    assert {dict(c.point)["training.ratio"] for c in chosen} == {1}
 
 
 def test_points_are_crossed_with_the_axes(grid_file, tmp_path):
