@@ -348,7 +348,7 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
                    "per point (default: the grid's [adaptive] max_seeds, else off).")
 @click.option("--budget", default=None, metavar="TIME",
               help="With added seeds: add them only where they fit in this wall time from "
-                   "the sweep's start, cheapest point first, e.g. 20min (default: the grid's "
+                   "the sweep's start, points nearest a verdict first, e.g. 20min (default: the grid's "
                    "[adaptive] budget, else none). The grid's own cells always run.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: when stderr is a terminal).")
