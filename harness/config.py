@@ -49,7 +49,8 @@ SEGMENT_OVERHEAD_BYTES = 120
 class RunConfig:
     duration: float = 3.0            # simulated seconds
     warmup: float = 0.5              # flows starting before this are not measured
-    cooldown: float = 0.5            # ... nor those starting in the last `cooldown`
+    cooldown: float = 0.5            # ... nor those starting in the last `cooldown` (the
+                                     # run ends sooner once the measured flows are done)
     utilization_interval: float = 0.1
     # measure at least this many complete training iterations: the run is made
     # long enough at the job's no-contention pace (harness.run.plan); 0 = off

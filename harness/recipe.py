@@ -72,6 +72,9 @@ def text(p) -> str:
     if sc.background.enabled:
         lines += background.recipe_lines(p.flows, p.background_hosts, p.background_tos,
                                          p.ack_tos, sc.background.port)
+    # the run ends once the window's flows are done: the cool-down is at most
+    warmup, window_end = p.run.window
+    lines.append(f"window {round(warmup * 1e9)} {round(window_end * 1e9)}")
     lines.append(f"stop {max(1, round(p.run.duration * 1e9))}")
     return "\n".join(lines) + "\n"
 

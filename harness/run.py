@@ -288,13 +288,16 @@ class _Network:
         self.flow_log = self.recipe.GetFlowLog() if p.scenario.background.enabled else None
 
 
-def _run_with_progress(ns, run: RunConfig, progress: bool | None, job=None) -> dict:
+def _run_with_progress(ns, run: RunConfig, progress: bool | None, job=None,
+                       recipe=None) -> dict:
     """Run to `run.duration` in slices, so the user sees simulated time,
     events/s and an ETA. Slices are ~0.5 s of wall time: no per-packet Python.
     With a measurement target set on `job` (run.min_iterations), the job
     stops the simulator a cool-down after it was reached: the run ends there,
     and the measurement window ends where the target was reached (simulated
-    times both, whatever the slicing)."""
+    times both, whatever the slicing). The scenario (`recipe`, its `window`
+    directive) ends the run sooner once every flow that started in the window
+    is done: the cool-down is at most `run.cooldown`."""
     sim = ns.Simulator
     duration = run.duration
     bar = None
@@ -322,6 +325,8 @@ def _run_with_progress(ns, run: RunConfig, progress: bool | None, job=None) -> d
         if job is not None and reached_ns < 0 and job.GetTargetReachedNs() >= 0:
             reached_ns = job.GetTargetReachedNs()
             end_ns = min(end_ns, reached_ns + round(run.cooldown * 1e9))
+        if recipe is not None and recipe.HasEndedEarly():
+            end_ns = new_now_ns
         if bar is not None:
             bar.set_postfix_str(f"{(new_events - events) / max(wall, 1e-9):,.0f} ev/s",
                                 refresh=False)
@@ -332,7 +337,8 @@ def _run_with_progress(ns, run: RunConfig, progress: bool | None, job=None) -> d
     if bar is not None:
         bar.close()
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    ours = slices + bool(job is not None and job.HasStoppedAtTarget())
+    ours = (slices + bool(job is not None and job.HasStoppedAtTarget())
+            + (recipe.GetOwnEvents() if recipe is not None else 0))
     events = sim.GetEventCount() - events0 - ours
     now = now_ns / 1e9
     window_end = reached_ns / 1e9 if reached_ns >= 0 else run.window[1]
@@ -358,7 +364,7 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
     startup_s = time.time() - _process_start()
     with on_phase or contextlib.nullcontext():
         timing = _run_with_progress(ns, p.run, progress,
-                                    net.job if p.run.min_iterations else None)
+                                    net.job if p.run.min_iterations else None, net.recipe)
     raw_flows = _csv(net.flow_log.ToCsv()) if net.flow_log is not None else None
     raw_queues = _csv(net.queues.ToCsv())
     raw_util = _csv(net.utilization.ToCsv())

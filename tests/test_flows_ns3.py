@@ -122,3 +122,29 @@ def test_background_run_accounts_for_every_byte(run_plan):
     assert r.summary["socket_errors"] == 0
     # Utilisation accounts for at least the payload that was delivered.
     assert r.utilization["bytes"].sum() > done["size"].sum()
+
+
+@pytest.mark.parametrize("flows, ends", [
+    # a measured flow (starts in the window [0, 0.1]) ends the run as it completes
+    ([dict(start_ns=90_000_000, src=0, dst=1, size=2_000_000),
+      dict(start_ns=150_000_000, src=2, dst=3, size=50_000_000)], "flow"),
+    # none measured: the run ends with the window
+    ([dict(start_ns=150_000_000, src=0, dst=1, size=2_000_000)], "window"),
+    # one that cannot complete in the cool-down: the run goes on to its duration
+    ([dict(start_ns=90_000_000, src=0, dst=1, size=100_000_000)], "duration"),
+])
+def test_the_run_ends_once_the_measured_flows_are_done(run_plan, flows, ends):
+    p = with_flows(small_plan("run.duration=0.3", "run.warmup=0", "run.cooldown=0.2"), flows)
+    r = run_plan(p)
+    simulated, (_, window_end) = r.summary["simulated_s"], r.summary["window_s"]
+    f = r.flows
+    assert window_end == pytest.approx(0.1)
+    if ends == "flow":
+        first = f.iloc[0]
+        assert first.measured and first.completed
+        assert simulated == pytest.approx(first.start_s + first.fct_s, abs=1e-9)
+        assert not f.iloc[1].completed    # started in the cool-down, cut off
+    elif ends == "window":
+        assert simulated == pytest.approx(0.1, abs=1e-9) and not f["measured"].any()
+    else:
+        assert simulated == pytest.approx(0.3, abs=1e-9) and not f.iloc[0].completed

@@ -178,9 +178,13 @@ main(int argc, char* argv[])
     const int64_t simInstructions = instructions.Stop();
     const Clocks after = Clocks::Now();
     // The Stop event is ours, not the scenario's (as harness/run.py counts),
-    // and so is a measurement target's stop (run.min_iterations).
-    const uint64_t events =
-        Simulator::GetEventCount() - 1 - (job && job->HasStoppedAtTarget() ? 1 : 0);
+    // where it ran (not when the run ended sooner), and so are a measurement
+    // target's stop (run.min_iterations) and the window's end.
+    const bool stoppedAtTarget = job && job->HasStoppedAtTarget();
+    const bool stopRan =
+        !stoppedAtTarget && !scenario->HasEndedEarly() && Simulator::Now() == duration;
+    const uint64_t events = Simulator::GetEventCount() - (stopRan ? 1 : 0) -
+                            (stoppedAtTarget ? 1 : 0) - scenario->GetOwnEvents();
 
     std::map<std::string, std::string> tables;
     tables["queues"] = scenario->GetQueueTracker()->ToCsv();

@@ -129,6 +129,10 @@ FlowLog::NotifyReceived(uint64_t id, uint64_t bytes)
         f.end = Simulator::Now();
         m_completed++;
         m_completedTrace(id, f.end - f.start);
+        if (f.error.empty()) // else it ended at its error
+        {
+            FlowEnded(f);
+        }
     }
 }
 
@@ -147,6 +151,44 @@ FlowLog::NotifyError(uint64_t id, const std::string& what)
     {
         m_errors++;
         f.error = what;
+        FlowEnded(f);
+    }
+}
+
+void
+FlowLog::StopOnceDone(Time from, Time to)
+{
+    NS_ABORT_MSG_IF(Simulator::Now() < to, "StopOnceDone before its window's end");
+    m_stopArmed = true;
+    m_stopFrom = from;
+    m_stopTo = to;
+    m_stopPending = 0;
+    for (const Flow& f : m_flows)
+    {
+        // a flow's start is its planned start until it starts, then the time it did
+        m_stopPending += f.start >= from && f.start <= to && !f.completed && f.error.empty();
+    }
+    if (m_stopPending == 0)
+    {
+        m_stoppedOnceDone = true;
+        Simulator::Stop();
+    }
+}
+
+bool
+FlowLog::HasStoppedOnceDone() const
+{
+    return m_stoppedOnceDone;
+}
+
+void
+FlowLog::FlowEnded(const Flow& f)
+{
+    if (m_stopArmed && f.start >= m_stopFrom && f.start <= m_stopTo &&
+        m_stopPending > 0 && --m_stopPending == 0)
+    {
+        m_stoppedOnceDone = true;
+        Simulator::Stop();
     }
 }
 

@@ -66,6 +66,14 @@ class FlowLog : public Object
     /// before the flow completed; ignored once the sink has every byte.
     void NotifyError(uint64_t id, const std::string& what);
 
+    /// \brief End the run (Simulator::Stop) as soon as every flow that starts
+    /// in [from, to] has completed or failed: now, if they all have. Call it at
+    /// `to` or later (the end of a measurement window: no flow of it is
+    /// still to be added).
+    void StopOnceDone(Time from, Time to);
+    /// \brief Whether StopOnceDone has stopped the run.
+    bool HasStoppedOnceDone() const;
+
     /// \brief id,src_node,dst_node,size,tos,start_ns,end_ns,received_bytes,error
     /// (end_ns = -1 for a flow that did not complete)
     std::string ToCsv() const;
@@ -86,12 +94,20 @@ class FlowLog : public Object
         std::string error;
     };
 
+    /// A flow completed or failed: StopOnceDone's count.
+    void FlowEnded(const Flow& f);
+
     static uint64_t Key(Ipv4Address src, uint16_t port);
 
     std::vector<Flow> m_flows;
     std::unordered_map<uint64_t, uint64_t> m_connections; //!< (src, port) -> flow id
     uint64_t m_completed = 0;
     uint64_t m_errors = 0;
+    bool m_stopArmed = false;  //!< StopOnceDone was called
+    Time m_stopFrom;           //!< its window
+    Time m_stopTo;
+    uint64_t m_stopPending = 0; //!< flows of the window not yet done
+    bool m_stoppedOnceDone = false;
     TracedCallback<uint64_t, Time> m_completedTrace;
 };
 

@@ -223,9 +223,12 @@ TrainingJob::GetNIterations() const
 }
 
 void
-TrainingJob::SetMeasurementTarget(uint64_t count, Time since, Time stopDelay)
+TrainingJob::SetMeasurementTarget(uint64_t count,
+                                  Time since,
+                                  Time stopDelay,
+                                  Callback<void> reached)
 {
-    m_records.SetTarget(count, since, stopDelay);
+    m_records.SetTarget(count, since, stopDelay, reached);
 }
 
 int64_t

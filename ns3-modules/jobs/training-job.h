@@ -76,8 +76,12 @@ class TrainingJob : public Object
     /// \brief Complete iterations recorded (over all workers).
     uint64_t GetNIterations() const;
     /// \brief Stop the simulation `stopDelay` after every worker completed `count`
-    /// iterations that started at or after `since` (TrainingRecords::SetTarget).
-    void SetMeasurementTarget(uint64_t count, Time since, Time stopDelay);
+    /// iterations that started at or after `since` (TrainingRecords::SetTarget;
+    /// `reached` is called then).
+    void SetMeasurementTarget(uint64_t count,
+                              Time since,
+                              Time stopDelay,
+                              Callback<void> reached = {});
     /// \brief When that happened, in ns; -1 while not.
     int64_t GetTargetReachedNs() const;
     /// \brief Whether that stop has run (an event of ours, not of the model).

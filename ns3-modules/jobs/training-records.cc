@@ -39,6 +39,10 @@ TrainingRecords::IterationStart(uint32_t worker, uint64_t iteration)
             {
                 m_targetReachedNs = now;
                 Simulator::Schedule(m_targetStopDelay, &TrainingRecords::StopNow, this);
+                if (!m_targetReached.IsNull())
+                {
+                    m_targetReached();
+                }
             }
         }
     }
@@ -48,8 +52,9 @@ TrainingRecords::IterationStart(uint32_t worker, uint64_t iteration)
 }
 
 void
-TrainingRecords::SetTarget(uint64_t count, Time since, Time stopDelay)
+TrainingRecords::SetTarget(uint64_t count, Time since, Time stopDelay, Callback<void> reached)
 {
+    m_targetReached = reached;
     m_targetCount = count;
     m_targetSinceNs = since.GetNanoSeconds();
     m_targetStopDelay = stopDelay;

@@ -6,6 +6,7 @@
 #ifndef DDNN_TRAINING_RECORDS_H
 #define DDNN_TRAINING_RECORDS_H
 
+#include "ns3/callback.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -50,7 +51,9 @@ class TrainingRecords
     /// started at or after `since`; then stop the simulation `stopDelay`
     /// later (the cool-down). The time is kept (GetTargetReachedNs), so the
     /// run's end depends on simulated time only.
-    void SetTarget(uint64_t count, Time since, Time stopDelay);
+    /// `reached`, if set, is called when the target is reached (the end of
+    /// the measurement window), e.g. to end the run sooner.
+    void SetTarget(uint64_t count, Time since, Time stopDelay, Callback<void> reached = {});
     /// \brief When the target was reached, in ns; -1 while not (or without one).
     int64_t GetTargetReachedNs() const;
     /// \brief Whether the stop it scheduled has run (an event of ours, not the model's).
@@ -87,6 +90,7 @@ class TrainingRecords
     uint64_t m_targetCount = 0;           //!< 0: no target
     int64_t m_targetSinceNs = 0;
     Time m_targetStopDelay;
+    Callback<void> m_targetReached;
     std::vector<uint64_t> m_counted;      //!< per worker, complete iterations since the target's start
     int64_t m_targetReachedNs = -1;
     bool m_stopped = false;

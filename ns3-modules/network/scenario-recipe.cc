@@ -7,6 +7,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
 #include "ns3/string.h"
 
 #include <algorithm>
@@ -390,7 +391,9 @@ ScenarioRecipe::ApplyLine(const std::string& line, uint32_t lineNo)
         NS_ABORT_MSG_IF(m_jobs.empty(), "recipe line " << lineNo << ": a target without a job");
         m_jobs.front()->SetMeasurementTarget(count,
                                              NanoSeconds(sinceNs),
-                                             NanoSeconds(stopDelayNs));
+                                             NanoSeconds(stopDelayNs),
+                                             MakeCallback(&ScenarioRecipe::WindowEnded, this));
+        m_hasTarget = true;
     }
     // background flows
     else if (directive == "flow-apps")
@@ -428,6 +431,20 @@ ScenarioRecipe::ApplyLine(const std::string& line, uint32_t lineNo)
         NS_ABORT_MSG_IF(added != id,
                         "recipe line " << lineNo << ": flow ids must follow the schedule");
         m_senders.at(src)->AddFlow(added);
+    }
+    else if (directive == "window")
+    {
+        int64_t fromNs;
+        int64_t toNs;
+        in >> fromNs >> toNs;
+        m_hasWindow = true;
+        m_windowFrom = NanoSeconds(fromNs);
+        if (!m_hasTarget) // else the target ends the window
+        {
+            Simulator::Schedule(NanoSeconds(toNs) - Simulator::Now(),
+                                &ScenarioRecipe::WindowEndEvent,
+                                this);
+        }
     }
     else if (directive == "stop")
     {
@@ -507,6 +524,43 @@ Time
 ScenarioRecipe::GetStopTime() const
 {
     return m_stop;
+}
+
+bool
+ScenarioRecipe::HasEndedEarly() const
+{
+    return m_endedEarly || (m_flowLog && m_flowLog->HasStoppedOnceDone());
+}
+
+uint32_t
+ScenarioRecipe::GetOwnEvents() const
+{
+    return m_ownEvents;
+}
+
+void
+ScenarioRecipe::WindowEndEvent()
+{
+    m_ownEvents++;
+    WindowEnded();
+}
+
+void
+ScenarioRecipe::WindowEnded()
+{
+    if (!m_hasWindow)
+    {
+        return;
+    }
+    if (m_flowLog)
+    {
+        m_flowLog->StopOnceDone(m_windowFrom, Simulator::Now());
+    }
+    else // no flow to wait for
+    {
+        m_endedEarly = true;
+        Simulator::Stop();
+    }
 }
 
 void

@@ -35,7 +35,11 @@
 //   flow-apps PORT                     a FlowLog and FlowAppHelper(log, PORT)
 //   flow-host HOST ACK_TOS LISTEN_TOS  FlowAppHelper::InstallSink + InstallSender
 //   flow ID SRC DST SIZE TOS START_NS  FlowLog::AddFlow + the sender's AddFlow
-//   stop DURATION_NS                   the run's length (GetStopTime; the caller runs)
+//   window FROM_NS TO_NS               the measurement window: the run ends as soon as every
+//                                      flow starting in it is done (FlowLog::StopOnceDone),
+//                                      or at once without flows; with a target, the window
+//                                      ends when the target is reached (HasEndedEarly)
+//   stop DURATION_NS                   the run's length at most (GetStopTime; the caller runs)
 #ifndef DDNN_SCENARIO_RECIPE_H
 #define DDNN_SCENARIO_RECIPE_H
 
@@ -98,6 +102,10 @@ class ScenarioRecipe : public Object
     Ipv4Address GetHostAddress(uint32_t h) const;
     /// \brief The `stop` directive's time (zero without one).
     Time GetStopTime() const;
+    /// \brief Whether the run ended before `stop` because the window's flows were done.
+    bool HasEndedEarly() const;
+    /// \brief Events of the recipe's own that ran (the window's end; not the model's).
+    uint32_t GetOwnEvents() const;
 
   protected:
     void DoDispose() override;
@@ -107,6 +115,10 @@ class ScenarioRecipe : public Object
     void ApplyLine(const std::string& line, uint32_t lineNo);
     /// The helper of the job being described (`job` directive first).
     TrainingJobHelper& JobHelper(uint32_t lineNo);
+    /// The `window` directive's end, without a target: an event of ours.
+    void WindowEndEvent();
+    /// The measurement window ended now: end the run once its flows are done.
+    void WindowEnded();
 
     Ptr<TopologyBuilder> m_topology;
     Ptr<QueueTracker> m_queues;
@@ -119,6 +131,11 @@ class ScenarioRecipe : public Object
     std::optional<FlowAppHelper> m_flowHelper;
     std::map<uint32_t, Ptr<FlowSendApplication>> m_senders;
     Time m_stop;
+    bool m_hasTarget = false;
+    bool m_hasWindow = false;
+    Time m_windowFrom;
+    bool m_endedEarly = false;
+    uint32_t m_ownEvents = 0;
 };
 
 } // namespace ns3
