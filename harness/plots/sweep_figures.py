@@ -4,7 +4,8 @@ plot_sweep(sweep_dir) writes:
 - operating-boundary: the map of SPEC §5 over U_background (x) and
   U_training ~ 1/R (y), three panels per compared arm: (a) the training
   verdict (iteration-time change, green <= 1 % / yellow <= 30 % / red, hatched
-  where the 95 % interval spans two classes), (b) and (c) the small- and
+  where the 95 % interval spans two classes, coloured then by the estimate's
+  class), (b) and (c) the small- and
   large-flow mean FCT change on a diverging scale centred at 0 (green: the
   background is faster), hatched where the change is not significant at
   95 % (its interval contains 0); every cell prints its change and interval
@@ -30,6 +31,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from harness import stats
 from harness.metrics import SIZE_CLASSES
 from harness.plots.run_figures import fct_cdf_frame
 from harness.plots.style import PALETTE, new_figure, save_figure
@@ -211,7 +213,7 @@ def boundary_table(deltas_mean: pd.DataFrame, summary: pd.DataFrame, grid: dict)
                 row[f"{prefix}_verdict"] = verdict if isinstance(verdict, str) else "n/a"
                 row[f"{prefix}_decided"] = bool(get("decided")) if pd.notna(get("decided")) \
                     else False
-            row["color"] = _verdict_color(row["iteration_verdict"])
+            row["color"] = _verdict_color(row["iteration_verdict"], row["iteration_change"])
             rows.append(row)
     columns = ["arm", *gkeys, "u_training", "u_background", "offered_load", "seeds", "failed",
                *(f"{p}_{c}" for _, p, _ in BOUNDARY_PANELS
@@ -224,11 +226,13 @@ def boundary_table(deltas_mean: pd.DataFrame, summary: pd.DataFrame, grid: dict)
 _INTERVAL_COLUMNS = ("change", "change_low", "change_high", "seeds", "verdict", "decided")
 
 
-def _verdict_color(verdict: str) -> str:
-    """The colour class of a training verdict: its lower class when undecided
-    ("green/yellow" -> green, drawn hatched with yellow)."""
-    first = verdict.split("/")[0]
-    return first if first in BOUNDARY_COLORS else "n/a"
+def _verdict_color(verdict: str, change: float) -> str:
+    """The colour class of a training verdict; when undecided ("green/yellow",
+    drawn hatched) the class of the estimate itself, the best guess: an
+    undecided +32 % [-26, +90] is red, not green."""
+    if "/" in verdict and change == change:
+        verdict = stats.training_verdict(change, change)[0]
+    return verdict if verdict in BOUNDARY_COLORS else "n/a"
 
 
 def per_ratio_frame(deltas_mean: pd.DataFrame, grid: dict) -> pd.DataFrame:
@@ -506,7 +510,7 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str) -
                               label="undecided at 95 %")],
                loc="outside lower center", ncols=5, fontsize="small",
                title="(a) training slowdown class, hatched where the 95 % interval spans two "
-                     "classes; (b), (c) hatched where the change is not significant (the "
+                     "classes (coloured by the estimate's class); (b), (c) hatched where the change is not significant (the "
                      "interval contains 0). Each cell: change [95 % interval]; n/a in (b), (c): "
                      "no flows of the class in both arms")
     fig.suptitle(title)
