@@ -160,10 +160,10 @@ def test_a_bad_adaptive_budget_is_named(grid_file, tmp_path, budget):
     assert err.value.field == "adaptive.budget", str(err.value)
 
 
-def test_added_seeds_go_to_the_cheapest_points_that_fit_the_budget(tmp_path):
-    """within_budget: a point's cost is the mean over its seeds of its cells'
-    measured wall time (manifest run_wall_s + overhead); points are taken
-    cheapest first while the round fits in what is left on `jobs` cores."""
+def _one_seed_run(tmp_path):
+    """Three points (R = 1, 2, 3) with seed 1 run (cells of 10, 100 and 40 s
+    of measured wall time), seed 2 to add: (grid, cells, extra, per-seed cost
+    of each point)."""
     grid = sweep.Grid("g", None, "", {}, (), (("training.ratio", (1, 2, 3)), ("seed", (1,))),
                       (("same", ()), ("low", ())), "same", 60.0)
     walls = {1: 10.0, 2: 100.0, 3: 40.0}      # seconds per cell, by ratio
@@ -177,7 +177,14 @@ def test_added_seeds_go_to_the_cheapest_points_that_fit_the_budget(tmp_path):
             cells.append(cell)
     extra = [sweep.Cell(f"e{r}{arm}", arm, (("training.ratio", r), ("seed", 2)), None)
              for r in (1, 2, 3) for arm in ("same", "low")]
-    per_point = {r: 2 * (w + sweep.CELL_OVERHEAD_S) for r, w in walls.items()}
+    return grid, cells, extra, {r: 2 * (w + sweep.CELL_OVERHEAD_S) for r, w in walls.items()}
+
+
+def test_added_seeds_go_to_the_cheapest_points_that_fit_the_budget(tmp_path):
+    """within_budget: a point's cost is the mean over its seeds of its cells'
+    measured wall time (manifest run_wall_s + overhead); points are taken
+    cheapest first while the round fits in what is left on `jobs` cores."""
+    grid, cells, extra, per_point = _one_seed_run(tmp_path)
     # room on 2 cores for R=1 and R=3 (cheapest first), not for R=2 as well
     left = (per_point[1] + per_point[3]) / 2 + 1
     chosen, left_out = sweep.within_budget(tmp_path, grid, cells, extra, left, jobs=2)
@@ -196,20 +203,7 @@ def test_added_seeds_go_first_to_points_nearest_a_verdict(tmp_path):
     decided within max_seeds goes before cheaper points that are not, and
     keeps room for its later seeds: a cheap hopeless point gets a seed only
     in what is left after that."""
-    grid = sweep.Grid("g", None, "", {}, (), (("training.ratio", (1, 2, 3)), ("seed", (1,))),
-                      (("same", ()), ("low", ())), "same", 60.0)
-    walls = {1: 10.0, 2: 100.0, 3: 40.0}
-    cells = []
-    for r, wall in walls.items():
-        for arm in ("same", "low"):
-            cell = sweep.Cell(f"c{r}{arm}", arm, (("training.ratio", r), ("seed", 1)), None)
-            directory = tmp_path / "cells" / cell.id
-            directory.mkdir(parents=True)
-            (directory / "manifest.json").write_text(json.dumps({"run_wall_s": wall}))
-            cells.append(cell)
-    extra = [sweep.Cell(f"e{r}{arm}", arm, (("training.ratio", r), ("seed", 2)), None)
-             for r in (1, 2, 3) for arm in ("same", "low")]
-    per_seed = {r: 2 * (w + sweep.CELL_OVERHEAD_S) for r, w in walls.items()}
+    grid, cells, extra, per_seed = _one_seed_run(tmp_path)
     # R=3 decided at 3 seeds (this one and one more), R=1 at 50 (hopeless with
     # max_seeds 6), R=2 unknown
     to_decide = {(1,): 50.0, (2,): math.inf, (3,): 3.0}
