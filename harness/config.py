@@ -122,10 +122,32 @@ class Straggler:
 
 
 @dataclass(frozen=True)
+class BufferConfig:
+    """How the bands of an egress share buffer space ([network.buffer]):
+    "per_band" (each band its own limit of `size`), "shared" (one limit of
+    `size` for all bands of the port) or "dynamic" (a pool of `size`, the
+    port's or the whole switch's, `pool`, where a band may hold up to alpha x
+    the free pool; `alpha` for every band or per class, others 1). `size` in
+    `unit` ("packets" or "bytes"); None = network.band_limit_packets packets."""
+
+    model: str = "per_band"
+    size: int | None = None
+    unit: str = "packets"
+    pool: str = "port"
+    alpha: float | dict[str, float] = 1.0
+
+    def size_in(self, band_limit_packets: int) -> tuple[int, str]:
+        """(size, unit), the default filled in."""
+        return (band_limit_packets, "packets") if self.size is None else (self.size, self.unit)
+
+
+@dataclass(frozen=True)
 class NetworkConfig:
     qdisc: str = "pfifo_fast"
     bands: int = 3                   # prio: 2..4 (pfifo_fast: always 3)
     band_limit_packets: int = 1000
+    buffer: BufferConfig = field(default_factory=BufferConfig)  # every egress ...
+    host_buffer: BufferConfig | None = None  # ... but the hosts', if given (None: `buffer`)
     classes: dict[str, int] = field(default_factory=dict)  # name -> band; {} = defaults
     ack_class: str = "data"          # "data": ACKs in the class of their data
     mtu: int = 1500
@@ -139,6 +161,11 @@ class NetworkConfig:
     @property
     def marks_ecn(self) -> bool:
         return self.ecn_threshold is not None
+
+    @property
+    def hosts_buffer(self) -> BufferConfig:
+        """The buffer model of the hosts' egresses."""
+        return self.buffer if self.host_buffer is None else self.host_buffer
 
 
 @dataclass(frozen=True)
@@ -242,7 +269,7 @@ class Scenario:
         # only when used, so a scenario that does not use them keeps its digest
         # (and a sweep started before them can still be resumed).
         for section, key in _DIGEST_WHEN_USED:
-            if data[section][key] == getattr(_DEFAULT_SECTIONS[section], key):
+            if data[section][key] == dataclasses.asdict(_DEFAULT_SECTIONS[section])[key]:
                 del data[section][key]
         if not data["more_training"]:
             del data["more_training"]
@@ -255,7 +282,8 @@ _DIGEST_WHEN_USED = (("training", "pull_barrier"), ("training", "slowdowns"),
                      ("training", "chunk_overhead"), ("training", "name"),
                      ("training", "start"), ("training", "placement"),
                      ("background", "steps"), ("network", "link_changes"),
-                     ("network", "weights"), ("network", "ecn_threshold"), ("tcp", "ecn"))
+                     ("network", "weights"), ("network", "ecn_threshold"), ("tcp", "ecn"),
+                     ("network", "buffer"), ("network", "host_buffer"))
 _DEFAULT_SECTIONS = {"training": TrainingConfig(), "background": BackgroundConfig(),
                      "network": NetworkConfig(), "tcp": TcpConfig()}
 
@@ -268,7 +296,7 @@ _SECTION_KEYS = {
             "utilization_interval": "utilization_interval", "min_iterations": "min_iterations"},
     "network": {k: k for k in ("qdisc", "bands", "band_limit_packets", "classes",
                                "ack_class", "mtu", "link_changes", "weights",
-                               "ecn_threshold")},
+                               "ecn_threshold", "buffer", "host_buffer")},
     "tcp": {k: k for k in ("congestion_control", "segment_size", "initial_cwnd",
                            "buffer_bytes", "ecn")},
     "background": {"enabled": "enabled", "workload": "workload", "rate": "rate",
@@ -576,10 +604,80 @@ def _network(data: Any) -> NetworkConfig:
         out["classes"] = {str(k): _int(v, f"network.classes.{k}", 0) for k, v in classes.items()}
     if "weights" in d:
         out["weights"] = _weights(d["weights"], out.get("qdisc", NetworkConfig.qdisc))
+    for key in ("buffer", "host_buffer"):
+        if key in d:
+            out[key] = _buffer(d[key], f"network.{key}")
+            if out[key].size is not None and "band_limit_packets" in d:
+                raise ConfigError(f"network.{key}.size", "give the buffer's size here or "
+                                  "network.band_limit_packets (its default), not both")
     if "ecn_threshold" in d:
-        out["ecn_threshold"] = _ecn_threshold(
-            d["ecn_threshold"], out.get("band_limit_packets", NetworkConfig.band_limit_packets))
+        limit = ("network.band_limit_packets",
+                 out.get("band_limit_packets", NetworkConfig.band_limit_packets))
+        buffer = out.get("buffer")
+        if buffer is not None and buffer.size is not None and buffer.unit == "packets":
+            limit = ("network.buffer.size", buffer.size)
+        out["ecn_threshold"] = _ecn_threshold(d["ecn_threshold"], *limit)
     return NetworkConfig(**out)
+
+
+BUFFER_MODELS = ("per_band", "shared", "dynamic")
+BUFFER_POOLS = ("port", "switch")
+_BUFFER_KEYS = ("model", "size", "pool", "alpha")
+#: Choudhury and Hahne's alpha spans 1/64..64 in switch ASICs; beyond, a band
+#: could hold the whole pool (or nothing) and the model stops meaning anything.
+ALPHA_RANGE = (1 / 64, 64.0)
+
+
+def _buffer(data: Any, where: str) -> BufferConfig:
+    """[network.buffer]: model, size (packets as an integer, or bytes as
+    "150KB"), pool and alpha (dynamic thresholds only)."""
+    if not isinstance(data, dict):
+        raise ConfigTypeError(where, f"expected a table with keys {', '.join(_BUFFER_KEYS)} "
+                              f"(e.g. {{ model = \"shared\" }}), got {data!r}")
+    _check_keys(data, _BUFFER_KEYS, where)
+    out: dict[str, Any] = {}
+    if "model" in data:
+        out["model"] = _str(data["model"], f"{where}.model", BUFFER_MODELS)
+    model = out.get("model", BufferConfig.model)
+    if "size" in data:
+        size = data["size"]
+        if isinstance(size, str):
+            # ns-3 keeps a QueueSize as a uint32
+            out["size"] = parse_bytes(size, f"{where}.size", maximum=UINT32_MAX)
+            out["unit"] = "bytes"
+            if out["size"] < 1500:
+                raise ConfigError(f"{where}.size", f"{size!r} holds no full packet; use at "
+                                  "least \"1500B\" or a packet count (an integer)")
+        else:
+            out["size"] = _int(size, f"{where}.size", 1, UINT32_MAX)
+    for key in ("pool", "alpha"):
+        if key in data and model != "dynamic":
+            raise ConfigError(f"{where}.{key}", f"applies to model = \"dynamic\" only (got "
+                              f"{model!r}); leave it out or set {where}.model = \"dynamic\"")
+    if "pool" in data:
+        out["pool"] = _str(data["pool"], f"{where}.pool", BUFFER_POOLS)
+    if "alpha" in data:
+        out["alpha"] = _alpha(data["alpha"], f"{where}.alpha")
+    return BufferConfig(**out)
+
+
+def _alpha(value: Any, where: str) -> float | dict[str, float]:
+    """A dynamic-threshold factor for every band, or { class = alpha, ... }."""
+    lo, hi = ALPHA_RANGE
+
+    def one(v: Any, here: str) -> float:
+        a = _finite(v, here, strict=True)
+        if not lo <= a <= hi:
+            raise ConfigError(here, f"must be within 1/64..64 (a band may hold alpha x the "
+                              f"free pool; switch ASICs use 1/16..8), got {v}")
+        return a
+
+    if isinstance(value, dict):
+        if not value:
+            raise ConfigError(where, "expected a number (e.g. 1) or a non-empty table of "
+                              "class name -> alpha (e.g. { high = 8, low = 0.5 })")
+        return {str(k): one(v, f"{where}.{k}") for k, v in value.items()}
+    return one(value, where)
 
 
 def _weights(value: Any, qdisc: str, where: str = "network.weights") -> dict[str, float]:
@@ -594,18 +692,17 @@ def _weights(value: Any, qdisc: str, where: str = "network.weights") -> dict[str
     return {str(k): _finite(v, f"{where}.{k}", strict=True) for k, v in value.items()}
 
 
-def _ecn_threshold(value: Any, band_limit: int,
+def _ecn_threshold(value: Any, limit_field: str, band_limit: int,
                    where: str = "network.ecn_threshold") -> int | dict[str, int]:
     """K in packets for every band, or { class = K, ... } for some bands:
-    1 <= K <= network.band_limit_packets."""
+    1 <= K <= the band's limit in packets (`limit_field`)."""
     def one(v: Any, here: str) -> int:
         if isinstance(v, bool) or not isinstance(v, int):
             raise ConfigTypeError(here, f"expected a queue length in packets (an integer "
-                                  f"1..network.band_limit_packets = {band_limit:,}), got {v!r}")
+                                  f"1..{limit_field} = {band_limit:,}), got {v!r}")
         if v > band_limit:
             raise ConfigError(here, f"{v:,} packets is beyond the band's limit "
-                              f"(network.band_limit_packets = {band_limit:,}): it would never "
-                              "mark")
+                              f"({limit_field} = {band_limit:,}): it would never mark")
         return _int(v, here, 1)
 
     if isinstance(value, dict):

@@ -10,20 +10,27 @@ ToS, so the ToS of each band is an explicit, tested table:
     ToS 0x10 -> priority 6,  0x18 -> 4,  0x00 -> 0,  0x08 -> 2
 
 pfifo_fast has Linux's fixed priomap (6 -> band 0, 0 and 4 -> band 1,
-2 -> band 2) and, as in the model (SPEC §3), a packet limit per band. It is
-built as prio with 3 FIFO children and that priomap: ns-3's own
-PfifoFastQueueDisc shares one limit among its bands (as Linux's does), so a
-starved low band would take buffer space from the high one. prio gets a
-priomap that sends the k-th ToS of the table above to band k (clipped to its
-last band).
+2 -> band 2); it is built as prio with 3 band children and that priomap.
+prio gets a priomap that sends the k-th ToS of the table above to band k
+(clipped to its last band).
+
+Buffer model ([network.buffer], for hosts [network.host_buffer]): how an
+egress's bands share buffer space decides who pays for a burst, so it is a
+setting, not a detail. "per_band": a limit per band (Linux since 4.16); a
+class sent to a lower band also gets a private buffer. "shared": one limit
+for the port (ns-3's own PfifoFastQueueDisc, Linux before 4.16): a starved
+low band fills the buffer the high band needs. "dynamic": a pool per port or
+per switch with dynamic thresholds (a band may hold up to alpha x the free
+pool, as switch ASICs do). ns3-modules/network/shared-buffer and
+band-queue-disc implement them.
 
 drr (weighted deficit round robin, ns3-modules/weighted-drr-queue-disc) has
 the bands, classes and priomap of prio; each band gets a quantum of
 weight / smallest weight x MTU bytes per round, so backlogged bands share
 the link by weight and an idle band's share goes to the others.
 
-ECN: with network.ecn_threshold every band named (or all) is an
-EcnThresholdQueueDisc (ns3-modules/ecn-threshold-queue-disc): an ECN-capable
+ECN: with network.ecn_threshold every band named (or all) marks
+(BandQueueDisc's MarkThreshold, ns3-modules/network/band-queue-disc): an ECN-capable
 packet arriving to K or more queued packets is marked CE, drops only when
 the band is full. TCP negotiates ECN when the queues mark (tcp.ecn).
 ns-3.44's TCP never sends ECN-capable packets from a socket with a nonzero
@@ -43,7 +50,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.config import ConfigError, NetworkConfig
+from harness.config import BufferConfig, ConfigError, NetworkConfig
 from harness.recipe_tokens import token_list
 
 PFIFO_FAST_BAND_TOS = (0x10, 0x00, 0x08)
@@ -103,7 +110,32 @@ def class_table(net: NetworkConfig) -> ClassTable:
         for name in net.ecn_threshold:
             table.band(name, f"network.ecn_threshold.{name}")
     band_weights(net, table)
+    band_alphas(net.buffer, table, "network.buffer")
+    if net.host_buffer is not None:
+        band_alphas(net.host_buffer, table, "network.host_buffer")
     return table
+
+
+def band_alphas(buffer: BufferConfig, table: ClassTable, where: str) -> list[float]:
+    """dynamic: each band's threshold factor (1 where no class of it is named)."""
+    if not isinstance(buffer.alpha, dict):
+        return [buffer.alpha] * table.bands
+    out: list[float | None] = [None] * table.bands
+    for name, alpha in buffer.alpha.items():
+        band = table.band(name, f"{where}.alpha.{name}")
+        if out[band] is not None and out[band] != alpha:
+            raise ConfigError(f"{where}.alpha.{name}", f"class {name!r} shares band {band} "
+                              f"with another class of alpha {out[band]:g}: one alpha per band")
+        out[band] = alpha
+    return [1.0 if a is None else a for a in out]
+
+
+def port_buffer_packets(buffer: BufferConfig, net: NetworkConfig, bands: int) -> int:
+    """The most full-size packets one egress can hold under `buffer`: every
+    band full (per_band), or the port's limit / the pool (shared, dynamic)."""
+    size, unit = buffer.size_in(net.band_limit_packets)
+    packets = size if unit == "packets" else -(-size // net.mtu)
+    return bands * packets if buffer.model == "per_band" else packets
 
 
 def band_weights(net: NetworkConfig, table: ClassTable) -> list[float]:
@@ -148,22 +180,42 @@ def default_classes(bands: int) -> dict[str, int]:
     return classes
 
 
+def buffer_settings(buffer: BufferConfig, net: NetworkConfig, table: ClassTable) -> dict:
+    """A buffer model as simulated, for the run's manifest."""
+    size, unit = buffer.size_in(net.band_limit_packets)
+    out = {"model": buffer.model, "size": size, "unit": unit}
+    if buffer.model == "dynamic":
+        out.update(pool=buffer.pool, alpha_per_band=band_alphas(buffer, table, "network.buffer"))
+    return out
+
+
+def _limit_token(buffer: BufferConfig, band_limit_packets: int) -> str:
+    """The buffer's size as ns-3 reads a QueueSize: "100p" or "150000B"."""
+    size, unit = buffer.size_in(band_limit_packets)
+    return f"{size}{'p' if unit == 'packets' else 'B'}"
+
+
 class Bands:
     """The queue disc of every egress: prio (strict priority; pfifo_fast is
-    prio with Linux's priomap) or weighted DRR over N bands of
-    `band_limit_packets` each, each band a FIFO or an ECN step-marking FIFO.
-    It writes itself into the scenario recipe (harness.recipe): one
-    `queue-disc` line per egress, which ns-3's ScenarioRecipe installs with
-    QueueDiscInstaller::InstallBands and tracks with QueueTracker."""
+    prio with Linux's priomap) or weighted DRR over N bands, each a FIFO or an
+    ECN step-marking FIFO, sharing buffer space as the buffer model says
+    (the switches' and the hosts' may differ). It writes itself into the
+    scenario recipe (harness.recipe): one `queue-disc` line per egress, which
+    ns-3's ScenarioRecipe installs with QueueDiscInstaller and tracks with
+    QueueTracker."""
 
     ROOTS = {"prio": "ns3::PrioQueueDisc", "drr": "ns3::WeightedDrrQueueDisc"}
 
-    def __init__(self, root: str, bands: int, band_limit_packets: int, priomap,
-                 quanta=(), ecn_thresholds=(), ecn_capable: bool = False):
+    def __init__(self, root: str, bands: int, priomap, switch_buffer: tuple[str, ...],
+                 host_buffer: tuple[str, ...], quanta=(), ecn_thresholds=(),
+                 ecn_capable: bool = False):
+        """switch_buffer / host_buffer: the recipe's LIMIT and BUFFER POOL
+        ALPHAS tokens (buffer_tokens)."""
         self.root = self.ROOTS[root]
         self.bands = bands
-        self.band_limit = band_limit_packets
         self.priomap = tuple(priomap)
+        self.switch_buffer = switch_buffer
+        self.host_buffer = host_buffer
         self.quanta = tuple(quanta)
         self.ecn_thresholds = tuple(ecn_thresholds) if any(ecn_thresholds) else ()
         self.ecn_capable = ecn_capable   # TCP negotiates ECN: hosts set ECT on data
@@ -171,18 +223,30 @@ class Bands:
     def recipe_line(self, link: int, side: int, from_node: int, to_node: int,
                     host: bool) -> str:
         """The egress of `link`'s `side` (from_node -> to_node); host: the
-        egress of a host (where data is made ECN-capable)."""
+        egress of a host (its buffer model; data made ECN-capable there)."""
+        limit, buffer, pool, alphas = self.host_buffer if host else self.switch_buffer
         return (f"queue-disc {link} {side} {from_node} {to_node} {self.root} {self.bands} "
-                f"{self.band_limit} {token_list(self.priomap)} {token_list(self.quanta)} "
-                f"{token_list(self.ecn_thresholds)} {int(host and self.ecn_capable)}")
+                f"{limit} {token_list(self.priomap)} {token_list(self.quanta)} "
+                f"{token_list(self.ecn_thresholds)} {int(host and self.ecn_capable)} "
+                f"{buffer} {pool} {alphas}")
+
+
+def buffer_tokens(buffer: BufferConfig, net: NetworkConfig, table: ClassTable,
+                  where: str) -> tuple[str, ...]:
+    """LIMIT BUFFER POOL ALPHAS of a queue-disc recipe line."""
+    alphas = band_alphas(buffer, table, where) if buffer.model == "dynamic" else []
+    return (_limit_token(buffer, net.band_limit_packets), buffer.model, buffer.pool,
+            token_list(alphas))
 
 
 def strategy(net: NetworkConfig, table: ClassTable | None = None, ecn: bool = False):
     """The queue-disc strategy for every egress of the network. `net` as
-    simulated (band limits and ECN thresholds scaled); ecn: TCP negotiates
+    simulated (buffer sizes and ECN thresholds scaled); ecn: TCP negotiates
     ECN (harness.tcp.ecn_on)."""
     table = table or class_table(net)
     priomap = PFIFO_FAST_PRIOMAP if net.qdisc == "pfifo_fast" else prio_priomap(table.bands)
     quanta = drr_quanta(net, table) if net.qdisc == "drr" else ()
-    return Bands("drr" if net.qdisc == "drr" else "prio", table.bands, net.band_limit_packets,
-                 priomap, quanta, band_ecn_thresholds(net, table), ecn)
+    return Bands("drr" if net.qdisc == "drr" else "prio", table.bands, priomap,
+                 buffer_tokens(net.buffer, net, table, "network.buffer"),
+                 buffer_tokens(net.hosts_buffer, net, table, "network.host_buffer"),
+                 quanta, band_ecn_thresholds(net, table), ecn)

@@ -76,8 +76,11 @@ class Plan:
         return self.run.duration
 
     def _queue_settings(self) -> dict:
-        """drr quanta and ECN thresholds as simulated, when used."""
-        out: dict = {}
+        """The buffer models as simulated (sizes scaled, default filled in);
+        drr quanta and ECN thresholds, when used."""
+        out: dict = {"buffer": {where: qdisc.buffer_settings(buf, self.network, self.classes)
+                                for where, buf in (("switches", self.network.buffer),
+                                                   ("hosts", self.network.hosts_buffer))}}
         if self.network.qdisc == "drr":
             out["drr_quanta_bytes"] = qdisc.drr_quanta(self.network, self.classes)
         if self.network.marks_ecn:

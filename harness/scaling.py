@@ -40,7 +40,7 @@ import dataclasses
 
 from harness import profiles, schedulers
 from harness.background import FlowSizeCdf
-from harness.config import NetworkConfig, TrainingConfig
+from harness.config import BufferConfig, NetworkConfig, TrainingConfig
 from harness.profiles import Profile
 from harness.topology import Topology
 from harness.training.ps import DEFAULT_AGGREGATION_CHUNK
@@ -54,9 +54,17 @@ def topology(topo: Topology, k: int) -> Topology:
     return dataclasses.replace(topo, links=links, params={**topo.params, "scale": k})
 
 
+def buffer(buf: BufferConfig | None, k: int, mtu: int) -> BufferConfig | None:
+    """A buffer's size / k (packets: at least 1; bytes: at least one MTU)."""
+    if buf is None or buf.size is None:
+        return buf
+    least = 1 if buf.unit == "packets" else mtu
+    return dataclasses.replace(buf, size=max(least, round(buf.size / k)))
+
+
 def network(net: NetworkConfig, k: int) -> NetworkConfig:
-    """Band limits and ECN marking thresholds / k packets (rounded, at least
-    1): the same queueing time."""
+    """Band limits, buffer sizes and ECN marking thresholds / k (rounded, at
+    least 1 packet): the same queueing time."""
     if k == 1:
         return net
     k_ecn = net.ecn_threshold
@@ -65,7 +73,8 @@ def network(net: NetworkConfig, k: int) -> NetworkConfig:
     elif k_ecn is not None:
         k_ecn = {name: max(1, round(v / k)) for name, v in k_ecn.items()}
     return dataclasses.replace(net, band_limit_packets=max(1, round(net.band_limit_packets / k)),
-                               ecn_threshold=k_ecn)
+                               ecn_threshold=k_ecn, buffer=buffer(net.buffer, k, net.mtu),
+                               host_buffer=buffer(net.host_buffer, k, net.mtu))
 
 
 def cdf(dist: FlowSizeCdf, k: int) -> FlowSizeCdf:

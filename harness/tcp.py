@@ -1,13 +1,15 @@
 """TCP settings of the reference study (SPEC §3), as ns-3 attribute defaults.
 
 Timers scale with the worst-case RTT W of the network: every hop of the
-longest host-to-host path with all of its queue disc's bands full, both ways.
+longest host-to-host path with its egress buffer full (every band full under
+per-band limits; the port's limit or pool under a shared buffer), both ways.
 """
 
 from __future__ import annotations
 
 from harness.config import CONGESTION_CONTROLS, NetworkConfig, TcpConfig
 from harness.graph import Topology, distances_to
+from harness.qdisc import port_buffer_packets
 from harness.recipe_tokens import token
 
 PPP_HEADER = 2
@@ -16,7 +18,8 @@ PPP_HEADER = 2
 def worst_case_rtt(topo: Topology, net: NetworkConfig, bands: int) -> float:
     """Seconds: 2 x sum over the longest path of (delay + (queue + 1) frames)."""
     frame_bits = (net.mtu + PPP_HEADER) * 8
-    queue_packets = bands * net.band_limit_packets
+    queue_packets = max(port_buffer_packets(net.buffer, net, bands),
+                        port_buffer_packets(net.hosts_buffer, net, bands))
     slowest = min(link.rate_bps for link in topo.links)
     longest_delay = max(link.delay_s for link in topo.links)
     hops = max(d for h in range(topo.n_hosts) for d in distances_to(topo, h)[:topo.n_hosts]

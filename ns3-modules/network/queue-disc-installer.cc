@@ -1,14 +1,15 @@
 #include "queue-disc-installer.h"
 
 #include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/log.h"
-#include "ns3/queue-size.h"
+#include "ns3/node.h"
+#include "ns3/pointer.h"
 #include "ns3/string.h"
 #include "ns3/traffic-control-helper.h"
 #include "ns3/uinteger.h"
 
 #include <sstream>
-#include <vector>
 
 namespace ns3
 {
@@ -17,62 +18,132 @@ NS_LOG_COMPONENT_DEFINE("QueueDiscInstaller");
 
 namespace
 {
-QueueSizeValue
-Packets(uint32_t n)
+template <typename T>
+std::vector<T>
+SpacedList(const std::string& text)
 {
-    return QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, n));
+    std::vector<T> out;
+    std::istringstream in(text);
+    T value;
+    while (in >> value)
+    {
+        out.push_back(value);
+    }
+    return out;
 }
 } // namespace
 
+QueueDiscInstaller::QueueDiscInstaller(const std::string& rootType,
+                                       uint32_t nBands,
+                                       const std::string& priomap)
+    : m_rootType(rootType),
+      m_nBands(nBands),
+      m_priomap(priomap)
+{
+}
+
+void
+QueueDiscInstaller::SetQuanta(const std::string& quanta)
+{
+    m_quanta = quanta;
+}
+
+void
+QueueDiscInstaller::SetEcnThresholds(const std::string& thresholds, bool setEct)
+{
+    m_ecnThresholds = SpacedList<uint32_t>(thresholds);
+    m_setEct = setEct;
+}
+
+void
+QueueDiscInstaller::SetBuffer(BufferModel model,
+                              QueueSize limit,
+                              bool switchPool,
+                              const std::string& alphas)
+{
+    m_model = model;
+    m_limit = limit;
+    m_switchPool = switchPool;
+    m_alphas = SpacedList<double>(alphas);
+}
+
+QueueDiscInstaller::BufferModel
+QueueDiscInstaller::ParseBufferModel(const std::string& name)
+{
+    if (name == "per_band")
+    {
+        return PER_BAND;
+    }
+    if (name == "shared")
+    {
+        return SHARED;
+    }
+    NS_ABORT_MSG_UNLESS(name == "dynamic", "unknown buffer model " << name);
+    return DYNAMIC;
+}
+
+Ptr<SharedBuffer>
+QueueDiscInstaller::PoolFor(Ptr<NetDevice> device) const
+{
+    if (m_model == PER_BAND)
+    {
+        return nullptr;
+    }
+    auto makePool = [this]() {
+        return CreateObjectWithAttributes<SharedBuffer>("Size",
+                                                        QueueSizeValue(m_limit),
+                                                        "DynamicThresholds",
+                                                        BooleanValue(m_model == DYNAMIC));
+    };
+    if (m_model == DYNAMIC && m_switchPool)
+    {
+        // One pool per node: the first egress installed creates it.
+        Ptr<Node> node = device->GetNode();
+        Ptr<SharedBuffer> pool = node->GetObject<SharedBuffer>();
+        if (!pool)
+        {
+            pool = makePool();
+            node->AggregateObject(pool);
+        }
+        NS_ABORT_MSG_UNLESS(pool->GetSize() == m_limit,
+                            "the egresses of one switch name different pool sizes");
+        return pool;
+    }
+    return makePool();
+}
+
 Ptr<QueueDisc>
-QueueDiscInstaller::InstallBands(Ptr<NetDevice> device,
-                                 const std::string& rootType,
-                                 uint32_t nBands,
-                                 const std::string& priomap,
-                                 uint32_t bandLimitPackets,
-                                 const std::string& quanta,
-                                 const std::string& ecnThresholds,
-                                 bool setEct)
+QueueDiscInstaller::Install(Ptr<NetDevice> device) const
 {
     TrafficControlHelper tch;
-    uint16_t handle = rootType == "ns3::WeightedDrrQueueDisc"
-                          ? tch.SetRootQueueDisc(rootType,
+    uint16_t handle = m_rootType == "ns3::WeightedDrrQueueDisc"
+                          ? tch.SetRootQueueDisc(m_rootType,
                                                  "Priomap",
-                                                 StringValue(priomap),
+                                                 StringValue(m_priomap),
                                                  "Quanta",
-                                                 StringValue(quanta))
-                          : tch.SetRootQueueDisc(rootType, "Priomap", StringValue(priomap));
-    auto classes = tch.AddQueueDiscClasses(handle, nBands, "ns3::QueueDiscClass");
-    std::vector<uint32_t> thresholds;
-    std::istringstream in(ecnThresholds);
-    uint32_t k;
-    while (in >> k)
+                                                 StringValue(m_quanta))
+                          : tch.SetRootQueueDisc(m_rootType, "Priomap", StringValue(m_priomap));
+    auto classes = tch.AddQueueDiscClasses(handle, m_nBands, "ns3::QueueDiscClass");
+    Ptr<SharedBuffer> pool = PoolFor(device);
+    for (uint32_t band = 0; band < m_nBands; ++band)
     {
-        thresholds.push_back(k);
-    }
-    for (uint32_t band = 0; band < nBands; ++band)
-    {
-        uint32_t threshold = band < thresholds.size() ? thresholds[band] : 0;
-        if (threshold > 0)
-        {
-            tch.AddChildQueueDisc(handle,
-                                  classes[band],
-                                  "ns3::EcnThresholdQueueDisc",
-                                  "MaxSize",
-                                  Packets(bandLimitPackets),
-                                  "MarkThreshold",
-                                  UintegerValue(threshold),
-                                  "SetEct",
-                                  BooleanValue(setEct));
-        }
-        else
-        {
-            tch.AddChildQueueDisc(handle,
-                                  classes[band],
-                                  "ns3::FifoQueueDisc",
-                                  "MaxSize",
-                                  Packets(bandLimitPackets));
-        }
+        uint32_t threshold = band < m_ecnThresholds.size() ? m_ecnThresholds[band] : 0;
+        double alpha = band < m_alphas.size() ? m_alphas[band] : 1.0;
+        // Under a shared buffer a band's own limit is the pool's size: the
+        // pool decides.
+        tch.AddChildQueueDisc(handle,
+                              classes[band],
+                              "ns3::BandQueueDisc",
+                              "MaxSize",
+                              QueueSizeValue(m_limit),
+                              "MarkThreshold",
+                              UintegerValue(threshold),
+                              "SetEct",
+                              BooleanValue(threshold > 0 && m_setEct),
+                              "Buffer",
+                              PointerValue(pool),
+                              "Alpha",
+                              DoubleValue(alpha));
     }
     return tch.Install(device).Get(0);
 }

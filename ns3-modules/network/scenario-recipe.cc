@@ -171,22 +171,24 @@ ScenarioRecipe::ApplyLine(const std::string& line, uint32_t lineNo)
         uint32_t to;
         std::string root;
         uint32_t bands;
-        uint32_t limit;
+        std::string limit;
         std::string priomap;
         std::string quanta;
         std::string ecn;
         bool setEct;
+        std::string buffer;
+        std::string pool;
+        std::string alphas;
         in >> link >> side >> from >> to >> root >> bands >> limit >> priomap >> quanta >> ecn >>
-            setEct;
-        Ptr<QueueDisc> qdisc =
-            QueueDiscInstaller::InstallBands(m_topology->GetLinkDevice(link, side),
-                                             root,
-                                             bands,
-                                             Spaced(priomap),
-                                             limit,
-                                             Spaced(quanta),
-                                             Spaced(ecn),
-                                             setEct);
+            setEct >> buffer >> pool >> alphas;
+        QueueDiscInstaller installer(root, bands, Spaced(priomap));
+        installer.SetQuanta(Spaced(quanta));
+        installer.SetEcnThresholds(Spaced(ecn), setEct);
+        installer.SetBuffer(QueueDiscInstaller::ParseBufferModel(buffer),
+                            QueueSize(limit),
+                            pool == "switch",
+                            Spaced(alphas));
+        Ptr<QueueDisc> qdisc = installer.Install(m_topology->GetLinkDevice(link, side));
         m_queues->TrackPrio(qdisc, link, from, to);
     }
     else if (directive == "assign")

@@ -9,8 +9,10 @@
 //   seed SEED / run RUN                RngSeedManager::SetSeed / SetRun (+ ResetNextStreamIndex)
 //   nodes N                            TopologyBuilder::CreateNodes; a QueueTracker
 //   link A B RATE_BPS DELAY_NS MTU     TopologyBuilder::AddLink
-//   queue-disc LINK SIDE FROM TO ROOT BANDS LIMIT PRIOMAP QUANTA ECN_K SET_ECT
-//                                      QueueDiscInstaller::InstallBands + QueueTracker::TrackPrio
+//   queue-disc LINK SIDE FROM TO ROOT BANDS LIMIT PRIOMAP QUANTA ECN_K SET_ECT BUFFER POOL ALPHAS
+//                                      QueueDiscInstaller (LIMIT a QueueSize, e.g. 100p or
+//                                      150000B; BUFFER per_band|shared|dynamic; POOL port|switch;
+//                                      ALPHAS a LIST) + QueueTracker::TrackPrio
 //   assign                             TopologyBuilder::AssignAddresses
 //   host H LINK                        host H's address is side 0 of LINK
 //   route NODE HOST LINK               TopologyBuilder::AddRoute

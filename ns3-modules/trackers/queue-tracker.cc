@@ -1,10 +1,13 @@
 #include "queue-tracker.h"
 
+#include "shared-buffer.h"
+
 #include "ns3/log.h"
 #include "ns3/queue.h"
 #include "ns3/simulator.h"
 #include "ns3/socket.h"
 
+#include <cstring>
 #include <sstream>
 
 namespace ns3
@@ -52,6 +55,8 @@ QueueTracker::ConnectBand(ObjectBase* bandQueue, Band* band)
     bandQueue->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&OnBacklog, band));
     bandQueue->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnDrop, band));
     bandQueue->TraceConnectWithoutContext("Mark", MakeBoundCallback(&OnMark, band));
+    bandQueue->TraceConnectWithoutContext("DropBeforeEnqueue",
+                                          MakeBoundCallback(&OnDropBeforeEnqueue, band));
 }
 
 void
@@ -115,6 +120,16 @@ QueueTracker::OnDrop(Band* band, Ptr<const QueueDiscItem> item)
 }
 
 void
+QueueTracker::OnDropBeforeEnqueue(Band* band, Ptr<const QueueDiscItem>, const char* reason)
+{
+    if (std::strcmp(reason, SharedBuffer::POOL_FULL_DROP) == 0 ||
+        std::strcmp(reason, SharedBuffer::THRESHOLD_DROP) == 0)
+    {
+        band->bufferDroppedPackets++;
+    }
+}
+
+void
 QueueTracker::OnBacklog(Band* band, uint32_t, uint32_t newValue)
 {
     band->backlog = newValue;
@@ -133,7 +148,7 @@ QueueTracker::ToCsv() const
     std::ostringstream os;
     os << "link,from_node,to_node,band,enqueued_packets,enqueued_bytes,dequeued_packets,"
           "dequeued_bytes,dropped_packets,dropped_bytes,max_backlog_packets,marked_packets,"
-          "mean_backlog_packets\n";
+          "mean_backlog_packets,buffer_dropped_packets\n";
     for (const Band& b : m_bands)
     {
         os << b.link << ',' << b.fromNode << ',' << b.toNode << ',' << b.band << ','
@@ -141,7 +156,7 @@ QueueTracker::ToCsv() const
            << b.dequeuedBytes << ',' << b.droppedPackets << ',' << b.droppedBytes << ','
            << b.maxBacklog << ',' << b.markedPackets << ','
            << (b.enqueuedPackets ? double(b.backlogSum) / double(b.enqueuedPackets) : 0.0)
-           << '\n';
+           << ',' << b.bufferDroppedPackets << '\n';
     }
     return os.str();
 }

@@ -37,7 +37,8 @@ class QueueTracker : public Object
     /// \brief link,from_node,to_node,band,enqueued_packets,enqueued_bytes,
     /// dequeued_packets,dequeued_bytes,dropped_packets,dropped_bytes,max_backlog_packets,
     /// marked_packets (ECN CE marks),mean_backlog_packets (mean queue length an
-    /// arriving packet found)
+    /// arriving packet found),buffer_dropped_packets (of the drops, those the
+    /// shared buffer refused: pool full or the band at its dynamic threshold)
     std::string ToCsv() const;
 
   protected:
@@ -60,6 +61,7 @@ class QueueTracker : public Object
         uint32_t backlog = 0;
         uint64_t backlogSum = 0; //!< sum over arrivals of the queue length they found
         uint64_t markedPackets = 0;
+        uint64_t bufferDroppedPackets = 0;
     };
 
     struct Pending
@@ -81,6 +83,7 @@ class QueueTracker : public Object
     static void OnDrop(Band* band, Ptr<const QueueDiscItem> item);
     static void OnBacklog(Band* band, uint32_t oldValue, uint32_t newValue);
     static void OnMark(Band* band, Ptr<const QueueDiscItem> item, const char* reason);
+    static void OnDropBeforeEnqueue(Band* band, Ptr<const QueueDiscItem> item, const char* reason);
 
     // deques: the pointers handed to trace sinks stay valid as they grow
     std::deque<Band> m_bands;
