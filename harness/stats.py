@@ -25,6 +25,22 @@ A verdict is decided when the interval lies inside one class:
 - training (SPEC §5): green = slowdown <= 1 %, yellow <= 30 %, red above;
   an interval across a class boundary is undecided (e.g. "green/yellow").
 
+An interval and a verdict need enough pairs; with fewer the estimate is
+shown without an interval, as "too few samples" (and an adaptive sweep adds
+seeds there):
+
+- iteration time and end spread: MIN_ITERATION_PAIRS = 5 paired iterations.
+  The t interval assumes the mean of the paired changes is near normal;
+  from 2-4 pairs the spread is estimated from 1-3 degrees of freedom, one
+  odd iteration sets it, and t's factor is 12.7-3.2 (e.g. +17 % [-155,
+  +190] from two pairs).
+- FCT means: MIN_FLOW_PAIRS["mean"] = 10 flow pairs. A percentile bootstrap
+  of n pairs has few distinct resamples when n is small (one pair: a single
+  one, so "-4.5 % [-4.5, -4.5]"), and its interval undercovers heavy tails.
+- FCT p99: MIN_FLOW_PAIRS["p99"] = 100 flow pairs. Below 100 the 99th
+  percentile is interpolated between the two largest values, and no
+  resample can reach beyond the largest: the interval says nothing.
+
 The background's change is significant when its interval excludes 0:
 "faster" or "slower", else "n.s." (no significant change at 95 %). Small
 flows' FCTs are heavy-tailed (a few flows that waited for a retransmission
@@ -50,6 +66,9 @@ GREEN_MAX = 0.01          # training slowdown classes (SPEC §5)
 YELLOW_MAX = 0.30
 FCT_CLASSES = (*SIZE_CLASSES, "all")
 FCT_STATS = ("mean", "p99")
+MIN_ITERATION_PAIRS = 5
+MIN_FLOW_PAIRS = {"mean": 10, "p99": 100}
+TOO_FEW = "too few samples"
 
 
 @dataclass(frozen=True)
@@ -66,6 +85,17 @@ class Interval:
     def empty(seeds: int = 0) -> "Interval":
         nan = float("nan")
         return Interval(nan, nan, nan, 0, seeds)
+
+    @staticmethod
+    def too_few(change: float, samples: int, seeds: int) -> "Interval":
+        """An estimate from fewer pairs than an interval needs: no interval."""
+        nan = float("nan")
+        return Interval(change, nan, nan, samples, seeds)
+
+    @property
+    def has_too_few(self) -> bool:
+        """An estimate without an interval (stats.TOO_FEW)."""
+        return self.samples > 0 and math.isfinite(self.change) and math.isnan(self.low)
 
 
 def rng_for(*key) -> np.random.Generator:
@@ -103,6 +133,8 @@ def paired_change(reference: list[np.ndarray], arm: list[np.ndarray], stat: str,
     arm_all = np.concatenate([a for _, a in strata])
     base = float(_statistic(ref_all, stat))
     change = float(_statistic(arm_all, stat)) / base - 1 if base > 0 else float("nan")
+    if n < MIN_FLOW_PAIRS[stat]:
+        return Interval.too_few(change, n, len(reference))
     # resampled pairs of every stratum side by side, in chunks of replicates
     # (memory: chunk x n indices)
     offsets = np.cumsum([0] + [len(r) for r, _ in strata])
@@ -172,8 +204,8 @@ def paired_t_change(changes: np.ndarray, seeds: int) -> Interval:
     if n == 0:
         return Interval.empty(seeds)
     mean = float(np.mean(changes))
-    if n == 1:   # one pair: no spread to speak of
-        return Interval(mean, -math.inf, math.inf, 1, seeds)
+    if n < MIN_ITERATION_PAIRS:
+        return Interval.too_few(mean, n, seeds)
     from scipy import stats as sps
 
     half = float(sps.t.ppf(0.5 + CONFIDENCE / 2, n - 1) * np.std(changes, ddof=1) / math.sqrt(n))
@@ -225,6 +257,17 @@ def end_spread_change(reference: list[RunTables], arm: list[RunTables], key: tup
 
 # --------------------------------------------------------------------------
 # verdicts
+
+
+def judge(metric: str, iv: Interval) -> tuple[str, bool]:
+    """(verdict, decided) of one metric's change: the training classes for the
+    iteration time, smaller/larger for the end spread, faster/slower for FCTs;
+    TOO_FEW (undecided) for an estimate without an interval."""
+    if iv.has_too_few:
+        return TOO_FEW, False
+    verdict = {"iteration_time": training_verdict,
+               "end_spread": spread_verdict}.get(metric, background_verdict)
+    return verdict(iv.low, iv.high)
 
 
 def training_verdict(low: float, high: float) -> tuple[str, bool]:

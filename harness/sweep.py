@@ -817,10 +817,7 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
                        "end_spread": stats.end_spread_change(ref_runs, arm_runs, label),
                        **stats.fct_changes(ref_runs, arm_runs, label)}
             for metric, iv in changes.items():
-                judge = {"iteration_time": stats.training_verdict,
-                         "end_spread": stats.spread_verdict}.get(metric,
-                                                                stats.background_verdict)
-                verdict, decided = judge(iv.low, iv.high)
+                verdict, decided = stats.judge(metric, iv)
                 to_decide = (stats.seeds_to_decide(iv.change, iv.low, iv.high, iv.samples,
                                                    iv.seeds)
                              if metric in DECIDING_METRICS else math.nan)

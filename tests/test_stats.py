@@ -80,12 +80,45 @@ def test_iteration_change_stalls_and_edges():
     stalled = stats.iteration_change(ref, [stats.RunTables(None, _iterations([]))])
     assert stalled.change == stalled.low == stalled.high == math.inf
     one = stats.iteration_change(ref, [stats.RunTables(None, _iterations([1.2], first=2))])
-    assert one.change == pytest.approx(1.2 / 1.1 - 1) and (one.low, one.high) == (-math.inf,
-                                                                                   math.inf)
-    assert stats.training_verdict(one.low, one.high)[1] is False      # undecided
+    assert one.change == pytest.approx(1.2 / 1.1 - 1) and one.has_too_few
+    assert stats.judge("iteration_time", one) == (stats.TOO_FEW, False)   # undecided
     none = stats.iteration_change([stats.RunTables(None, None)],
                                   [stats.RunTables(None, _iterations([1.0]))])
     assert math.isnan(none.change)
+
+
+@pytest.mark.parametrize("pairs", [1, 2, stats.MIN_ITERATION_PAIRS - 1,
+                                   stats.MIN_ITERATION_PAIRS])
+def test_iteration_interval_needs_its_minimum_of_pairs(pairs):
+    # a clear +10 % change: decided yellow from the minimum on, "too few
+    # samples" (no interval, not decided, but the estimate kept) below it
+    ref = [stats.RunTables(None, _iterations([1.0 + 0.1 * k for k in range(pairs)]))]
+    arm = [stats.RunTables(None, _iterations([(1.0 + 0.1 * k) * (1.1 + 0.001 * (-1) ** k)
+                                              for k in range(pairs)]))]
+    iv = stats.iteration_change(ref, arm)
+    assert iv.samples == pairs and iv.change == pytest.approx(0.1, abs=0.002)
+    if pairs < stats.MIN_ITERATION_PAIRS:
+        assert iv.has_too_few and math.isnan(iv.low) and math.isnan(iv.high)
+        assert stats.judge("iteration_time", iv) == (stats.TOO_FEW, False)
+        assert math.isnan(stats.seeds_to_decide(iv.change, iv.low, iv.high, iv.samples, 1))
+    else:
+        assert not iv.has_too_few and iv.low < 0.1 < iv.high
+        assert stats.judge("iteration_time", iv) == ("yellow", True)
+
+
+@pytest.mark.parametrize("stat", ["mean", "p99"])
+def test_flow_intervals_need_their_minimum_of_pairs(stat):
+    need = stats.MIN_FLOW_PAIRS[stat]
+    ref, arm = _pairs(5, need, 0.5, noise=0.01)
+    enough = stats.paired_change([ref], [arm], stat, stats.rng_for(5))
+    assert not enough.has_too_few and enough.high < 0
+    assert stats.judge("fct_small_" + stat, enough) == ("faster", True)
+    few = stats.paired_change([ref[:need - 1]], [arm[:need - 1]], stat, stats.rng_for(5))
+    assert few.has_too_few and few.change < 0 and few.samples == need - 1
+    assert stats.judge("fct_small_" + stat, few) == (stats.TOO_FEW, False)
+    # one pair: no longer "-50 % [-50, -50]", significant
+    single = stats.paired_change([ref[:1]], [arm[:1]], stat, stats.rng_for(5))
+    assert stats.judge("fct_small_" + stat, single) == (stats.TOO_FEW, False)
 
 
 def test_verdicts_follow_the_thresholds():

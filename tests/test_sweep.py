@@ -13,7 +13,7 @@ import time
 import pandas as pd
 import pytest
 
-from harness import claims, sweep
+from harness import claims, stats, sweep
 from harness.config import ConfigError
 
 def results(out) -> pd.DataFrame:
@@ -475,7 +475,9 @@ def test_points_with_their_own_arms_compare_each_with_its_own_reference(own_arms
         assert row["value"] == s.loc[(label, arm, seed), "mean_iteration_s"]
     m = report.tables["deltas_mean"]
     m = m[m["metric"].isin(["iteration_time", "end_spread"])].set_index(["label", "metric"])
-    assert (m["seeds"] == 2).all() and m["change_low"].notna().all()
+    # an interval wherever there are enough paired iterations for one
+    assert (m["seeds"] == 2).all() and m["samples"].min() > 0
+    assert (m["change_low"].notna() == (m["samples"] >= stats.MIN_ITERATION_PAIRS)).all()
     assert m.loc[("tictac", "iteration_time"), "change"] < 0   # tictac beats random order
     record = json.loads((tmp_path / "out" / "sweep.json").read_text())
     assert {c["reference"] for c in record["cells"]} == {"random", "fifo"}

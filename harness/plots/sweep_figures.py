@@ -418,7 +418,8 @@ def _pct_text(v: float) -> str:
 
 def _cell_text(change: float, low: float, high: float, seeds: int, all_seeds: int) -> str:
     """'+12.3 %' over '[+8.1, +17.0]' (the 95 % interval), then 'n=1/2 seeds'
-    when some seeds gave no pair; 'stalled' or 'n/a' without a value."""
+    when some seeds gave no pair; 'too few samples' for an estimate without
+    an interval (harness.stats); 'stalled' or 'n/a' without a value."""
     if change == np.inf:
         return "stalled"  # no iteration completed in the window where the reference did
     if not np.isfinite(change):
@@ -428,6 +429,8 @@ def _cell_text(change: float, low: float, high: float, seeds: int, all_seeds: in
         text += f"\n[{_pct_text(low)}, {_pct_text(high)}]"
     elif high == np.inf:
         text += f"\n[{_pct_text(low)}, stalled]"
+    elif np.isnan(low):
+        text += "\ntoo few samples"   # stats.MIN_ITERATION_PAIRS / MIN_FLOW_PAIRS
     if seeds < all_seeds:
         text += f"\nn={seeds}/{all_seeds} seeds"
     return text
