@@ -350,11 +350,14 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
               help="With added seeds: add them only where they fit in this wall time from "
                    "the sweep's start, points nearest a verdict first, e.g. 20min (default: the grid's "
                    "[adaptive] budget, else none). The grid's own cells always run.")
+@click.option("--reference", "reference_dir", metavar="DIR", default=None,
+              help="Reference results (made with `harness reference`) for the cells of the "
+                   "grid's smallest scale: those cells are taken from DIR, not run.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: when stderr is a terminal).")
 def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None, resume: bool,
           retry_failed: bool, output: str | None, max_seeds: int | None, budget: str | None,
-          progress: bool | None) -> None:
+          reference_dir: str | None, progress: bool | None) -> None:
     import os
 
     from harness import outdir
@@ -368,6 +371,13 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
         budget_s = None if budget is None else parse_time(budget, "--budget")
         cells = sweeps.expand(grid)
         sweeps.check_dir(out, grid, cells, resume)
+        reference = Path(reference_dir) if reference_dir else None
+        if reference is not None:
+            from harness import reference as references
+
+            taken = len(references.check(reference, grid, cells))
+            click.echo(f"sweep {grid.name!r}: {taken} cells from the reference results in "
+                       f"{reference}", err=True)
     except (ConfigError, sweeps.SweepError) as e:
         _fail(str(e))
     jobs = jobs or os.cpu_count() or 1
@@ -381,7 +391,7 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
                            *(["--scheduler", shlex.quote(scheduler)] if scheduler else [])])
     try:
         report = sweeps.run_sweep(grid, out, jobs, executor, scheduler, resume, retry_failed,
-                                  progress, cells, max_seeds, budget_s)
+                                  progress, cells, max_seeds, budget_s, reference)
     except (sweeps.SweepError, ConfigError) as e:
         _fail(str(e))
     except sweeps.SweepInterrupted as e:
@@ -451,6 +461,8 @@ def _print_deltas(means, keys: list[str]) -> None:
             return "stalled"
         if not r["change"] == r["change"]:   # NaN
             return "n/a"
+        if not r["change_low"] == r["change_low"]:   # too few pairs for an interval
+            return f"{100 * r['change']:+.1f} % ({r['verdict']}: {r['samples']:.0f} pairs)"
         text = (f"{100 * r['change']:+.1f} % [{100 * r['change_low']:+.1f}, "
                 f"{100 * r['change_high']:+.1f}] {r['verdict']}")
         to_decide = r.get("seeds_to_decide", float("nan"))
@@ -472,6 +484,25 @@ def _print_deltas(means, keys: list[str]) -> None:
         seeds = int(group["seeds"].max()) if group["seeds"].notna().any() else 0
         click.echo(f"  {label} ({seeds} seed{'s' if seeds != 1 else ''}): "
                    + "; ".join(f"{shown[m]} {parts[m]}" for m in shown if m in parts))
+
+
+@main.command()
+@click.argument("directory", metavar="SWEEP", type=click.Path(file_okay=False, exists=True))
+@click.option("-o", "--output", metavar="DIR", required=True,
+              help="A new directory for the reference results.")
+def reference(directory: str, output: str) -> None:
+    """Keep the cells of a finished sweep's smallest scale (its reference
+    fidelity) as compact tables in DIR: per cell its summary, config and
+    manifest, the iterations and the flow columns the paired intervals need.
+    `harness sweep GRID --reference DIR` then takes those cells from DIR and
+    runs only the others."""
+    from harness import reference as references
+
+    try:
+        n = references.export(Path(directory), Path(output))
+    except ConfigError as e:
+        _fail(str(e))
+    click.echo(f"{n} reference cells -> {output}")
 
 
 # --------------------------------------------------------------------------

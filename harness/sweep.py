@@ -894,12 +894,15 @@ class SweepReport:
 def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
               scheduler: str | None = None, resume: bool = False, retry_failed: bool = False,
               progress: bool | None = None, cells: list[Cell] | None = None,
-              max_seeds: int | None = None, budget_s: float | None = None) -> SweepReport:
+              max_seeds: int | None = None, budget_s: float | None = None,
+              reference: Path | None = None) -> SweepReport:
     """Run every cell not yet done, record failures, aggregate the tables.
     cells: expand(grid), when the caller has it already. max_seeds: add seeds
     to undecided points up to this many (default: the grid's [adaptive]);
     budget_s: the added rounds' seeds only where they fit in this wall time
     from the sweep's start (default: the grid's [adaptive] budget).
+    reference: reference results (harness.reference) standing in for the
+    cells of the grid's smallest scale, which then do not run.
     Ctrl-C (KeyboardInterrupt) stops the running cells, which stay unfinished
     (not failed: --resume runs them), writes the tables of what finished and
     raises SweepInterrupted carrying the report."""
@@ -914,7 +917,12 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
     if max_seeds:
         check_adaptive(dict(grid.axes), grid.reference or
                        next((own[1] for own in grid.point_arms if own), None), "--max-seeds")
+    from harness import reference as reference_results   # it builds on this module
+
+    from_reference = (reference_results.check(reference, grid, base)
+                      if reference is not None else [])
     cells = prepare_dir(out, grid, base, resume)
+    reference_results.install(reference, out, from_reference)
     added = {c.id for c in cells} - {c.id for c in base}
     first = {c.id: _state(out, c, retry_failed) for c in cells}
     todo = [c for c in cells if first[c.id] == "run"]

@@ -1,0 +1,150 @@
+"""Reference results: a sweep's costly cells kept as compact tables, so that a
+later sweep of the same grid runs only its other cells and is compared
+against them.
+
+The use: `validate` runs each point at scale 1 (10 Gbit/s, CPU-hours) and at
+scale 10 (minutes). `harness reference SWEEP -o DIR` keeps the scale-1 cells
+of a finished sweep in DIR (per cell its summary, config and manifest, the
+iterations and the flow columns the paired intervals need); `harness sweep
+validate --reference DIR` puts them into the new sweep directory as finished
+cells and runs only the scaled ones, so scale_check.parquet compares a new
+scale-down against the same 10 Gbit/s results.
+
+A reference cell is matched by its cell id, the digest of its resolved
+scenario: a reference made for other settings (another window, another
+buffer model, a change of a default) is refused by name, before anything
+runs, instead of being compared with the wrong thing.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+
+from harness import stats
+from harness.errors import ConfigError
+from harness.outdir import write_file as write_atomic
+from harness.sweep import Cell, Grid, cell_dir, check_dir, expand, is_done, load_grid
+
+INDEX = "reference.json"
+#: what the sweep's aggregation reads of a cell, whole
+CELL_FILES = ("summary.json", "config.json", "manifest.json", "iterations.parquet")
+#: of flows.parquet, the columns the paired FCT intervals need
+FLOW_COLUMNS = ("id", "size", "size_class", "start_s", "fct_s", "completed", "measured")
+
+
+def reference_scale(grid: Grid) -> int:
+    """The grid's reference fidelity: its smallest scale (stats.compare_scales)."""
+    axes = dict(grid.axes)
+    if stats.SCALE_FIELD not in axes:
+        raise ConfigError("--reference", f"grid {grid.name!r} has no {stats.SCALE_FIELD!r} "
+                          "axis: reference results stand in for the cells of its smallest "
+                          "scale")
+    return min(axes[stats.SCALE_FIELD])
+
+
+def reference_cells(grid: Grid, cells: list[Cell]) -> list[Cell]:
+    """The cells a reference holds: those at the grid's smallest scale."""
+    scale = reference_scale(grid)
+    return [c for c in cells if dict(c.point).get(stats.SCALE_FIELD) == scale]
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).parent, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def export(sweep_dir: Path, out: Path) -> int:
+    """Write the reference-scale cells of a finished sweep to `out` (a new
+    directory); returns the number of cells. Every such cell must be done."""
+    record_path = sweep_dir / "sweep.json"
+    if not record_path.is_file():
+        raise ConfigError("SWEEP", f"{sweep_dir} is not a sweep directory (no sweep.json)")
+    if out.exists():
+        raise ConfigError("--output", f"{out} exists; give a new directory (a reference is "
+                          "never overwritten)")
+    grid = load_grid(sweep_dir / "grid.toml")   # the grid as the sweep ran it
+    base = expand(grid)
+    cells = base + check_dir(sweep_dir, grid, base, resume=True)   # + seeds it added
+    wanted = reference_cells(grid, cells)
+    missing = [c for c in wanted if not is_done(sweep_dir, c)]
+    if missing:
+        raise ConfigError("SWEEP", f"{len(missing)} of its {len(wanted)} reference cells "
+                          f"(scale {reference_scale(grid)}) are not finished, e.g. "
+                          f"{missing[0].id} ({_labels(missing[0])}): finish them "
+                          "(harness sweep --resume) first")
+    tmp = out.with_name(f".{out.name}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    for cell in wanted:
+        src, dst = cell_dir(sweep_dir, cell), tmp / "cells" / cell.id
+        dst.mkdir(parents=True)
+        for name in CELL_FILES:
+            if (src / name).is_file():
+                shutil.copy2(src / name, dst / name)
+        flows = pd.read_parquet(src / "flows.parquet")
+        flows[[c for c in FLOW_COLUMNS if c in flows]].to_parquet(dst / "flows.parquet",
+                                                                   index=False)
+    index = {"grid": grid.name, "scale": reference_scale(grid), "commit": _commit(),
+             "cells": {c.id: c.labels() for c in wanted}}
+    write_atomic(tmp / INDEX, json.dumps(index, indent=2, default=str) + "\n")
+    shutil.copy2(sweep_dir / "grid.toml", tmp / "grid.toml")
+    tmp.rename(out)
+    return len(wanted)
+
+
+def _labels(cell: Cell) -> str:
+    return ", ".join(f"{k}={v}" for k, v in cell.labels().items()
+                     if k not in ("cell", "reference"))
+
+
+def check(reference: Path, grid: Grid, cells: list[Cell]) -> list[Cell]:
+    """The grid's reference-scale cells, each found in `reference`; a
+    ConfigError naming the first one it lacks (or holds for another
+    scenario), before anything runs."""
+    index_path = reference / INDEX
+    if not index_path.is_file():
+        raise ConfigError("--reference", f"{reference} holds no reference results (no {INDEX}; "
+                          "make one with harness reference SWEEP -o DIR)")
+    index = json.loads(index_path.read_text())
+    wanted = reference_cells(grid, cells)
+    for cell in wanted:
+        if cell.id not in index["cells"]:
+            same_labels = [cid for cid, labels in index["cells"].items()
+                           if _same_point(labels, cell.labels())]
+            why = (f"it holds that point for another scenario (cell {same_labels[0]}): the "
+                   "grid's settings or a default changed since it was made"
+                   if same_labels else "it does not hold that point")
+            raise ConfigError("--reference", f"{reference} lacks the reference cell "
+                              f"{cell.id} ({_labels(cell)}): {why}")
+    return wanted
+
+
+def _same_point(a: dict, b: dict) -> bool:
+    skip = ("cell", "reference")
+    return {k: v for k, v in a.items() if k not in skip} == \
+        {k: v for k, v in b.items() if k not in skip}
+
+
+def install(reference: Path, out: Path, cells: list[Cell]) -> int:
+    """Put the reference cells into sweep directory `out` as finished cells
+    (those not there yet); returns how many were put."""
+    put = 0
+    for cell in cells:
+        if is_done(out, cell):
+            continue
+        dst = cell_dir(out, cell)
+        tmp = dst.with_name(f".{dst.name}.tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(reference / "cells" / cell.id, tmp)
+        shutil.rmtree(dst, ignore_errors=True)   # an unfinished attempt of the cell
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        tmp.rename(dst)
+        put += 1
+    return put

@@ -1,0 +1,109 @@
+"""Reference results (harness.reference): a sweep's reference-scale cells kept
+as compact tables, and a later sweep that takes them instead of running them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from harness import reference, stats, sweep
+from harness.cli import main
+from harness.errors import ConfigError
+
+SAMPLE = Path(__file__).parent / "data" / "reference-sample"
+SAMPLE_GRID = Path(__file__).parent / "data" / "reference-sample.toml"
+REMAKE = ("the committed sample was made for other cells (a default or the grid changed): "
+          "remake it as tests/data/reference-sample.toml says")
+
+
+def _scale_check(tables) -> pd.DataFrame:
+    check = tables["scale_check"].sort_values(["arm", "metric", "scale"]).reset_index(drop=True)
+    return check
+
+
+def test_sample_stands_in_for_the_reference_cells(tmp_path):
+    grid = sweep.load_grid(SAMPLE_GRID)
+    cells = sweep.expand(grid)
+    try:
+        from_reference = reference.check(SAMPLE, grid, cells)
+    except ConfigError as e:
+        pytest.fail(f"{REMAKE}: {e}")
+    assert {dict(c.point)["scale"] for c in from_reference} == {1}
+    report = sweep.run_sweep(grid, tmp_path / "s", jobs=2, progress=False, reference=SAMPLE)
+    scaled = [c for c in cells if dict(c.point)["scale"] != 1]
+    assert report.ran == len(scaled) and not report.failed     # only the scaled side ran
+    # the comparison's reference side is the sample's own numbers: the
+    # changes computed from the sample's cells alone
+    ref_only = sweep.interval_table(SAMPLE, grid, from_reference)
+    check = _scale_check(report.tables).set_index(["arm", "metric"])
+    for row in ref_only.itertuples(index=False):
+        got = check.loc[(row.arm, row.metric)]
+        assert got["reference_change"] == pytest.approx(row.change, nan_ok=True)
+        assert got["reference_low"] == pytest.approx(row.change_low, nan_ok=True)
+    # and the scaled side is the cells just run
+    scaled_dm = report.tables["deltas_mean"]
+    scaled_dm = scaled_dm[scaled_dm["scale"] == 2].set_index(["arm", "metric"])
+    for (arm, metric), got in check.iterrows():
+        assert got["change"] == pytest.approx(scaled_dm.loc[(arm, metric), "change"],
+                                              nan_ok=True)
+
+
+def test_round_trip_gives_the_full_sweeps_comparison(tmp_path):
+    grid = sweep.load_grid(SAMPLE_GRID)
+    full = sweep.run_sweep(grid, tmp_path / "full", jobs=2, progress=False)
+    runner = CliRunner()
+    made = runner.invoke(main, ["reference", str(tmp_path / "full"), "-o",
+                                str(tmp_path / "ref")])
+    assert made.exit_code == 0, made.output
+    index = json.loads((tmp_path / "ref" / reference.INDEX).read_text())
+    assert index["scale"] == 1 and len(index["cells"]) == 4
+    flows = pd.read_parquet(next((tmp_path / "ref" / "cells").glob("*/flows.parquet")))
+    assert list(flows.columns) == list(reference.FLOW_COLUMNS)        # compact
+    again = runner.invoke(main, ["sweep", str(SAMPLE_GRID), "-j", "2", "-o",
+                                 str(tmp_path / "again"), "--reference", str(tmp_path / "ref"),
+                                 "--no-progress"])
+    assert again.exit_code == 0, again.output
+    assert "4 cells from the reference results" in again.output
+    assert "4 cells run" in again.output
+    a = pd.read_parquet(tmp_path / "again" / "scale_check.parquet")
+    b = _scale_check(full.tables)
+    a = a.sort_values(["arm", "metric", "scale"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_a_reference_for_other_settings_is_refused_before_running(tmp_path):
+    changed = tmp_path / "changed.toml"
+    changed.write_text(SAMPLE_GRID.read_text().replace('"background.load" = 0.2',
+                                                       '"background.load" = 0.3'))
+    result = CliRunner().invoke(main, ["sweep", str(changed), "-o", str(tmp_path / "s"),
+                                       "--reference", str(SAMPLE)])
+    assert result.exit_code == 2
+    assert "--reference" in result.output and "lacks the reference cell" in result.output
+    assert not (tmp_path / "s").exists()
+    # a directory that is no reference, and a grid without a scale axis
+    for args, words in ((["--reference", str(tmp_path)], "no reference.json"),):
+        r = CliRunner().invoke(main, ["sweep", str(SAMPLE_GRID), "-o", str(tmp_path / "t"),
+                                      *args])
+        assert r.exit_code == 2 and words in r.output
+    no_scale = tmp_path / "no-scale.toml"
+    no_scale.write_text(SAMPLE_GRID.read_text().replace("scale = [1, 2]\n", ""))
+    r = CliRunner().invoke(main, ["sweep", str(no_scale), "-o", str(tmp_path / "u"),
+                                  "--reference", str(SAMPLE)])
+    assert r.exit_code == 2 and "no 'scale' axis" in r.output
+
+
+def test_export_refuses_an_unfinished_sweep_and_an_existing_output(tmp_path):
+    grid = sweep.load_grid(SAMPLE_GRID)
+    out = tmp_path / "partial"
+    sweep.prepare_dir(out, grid, sweep.expand(grid), resume=False)
+    with pytest.raises(ConfigError, match="not finished"):
+        reference.export(out, tmp_path / "ref")
+    shutil.copytree(SAMPLE, tmp_path / "exists")
+    with pytest.raises(ConfigError, match="never overwritten"):
+        reference.export(out, tmp_path / "exists")
+    assert stats.SCALE_FIELD == "scale"
