@@ -168,7 +168,7 @@ SET_CASES = [
     ("buffer-alpha-not-dynamic", S('network.buffer={model="shared",alpha=2}'),
      ["network.buffer.alpha", "dynamic", "shared"]),
     ("buffer-pool-not-dynamic", S('network.buffer.pool="switch"'),
-     ["network.buffer.pool", "dynamic", "per_band"]),
+     ["network.buffer.pool", "dynamic", "shared"]),
     ("buffer-pool-unknown", S('network.buffer={model="dynamic",pool="rack"}'),
      ["network.buffer.pool", "port, switch"]),
     ("buffer-alpha-0", S('network.buffer={model="dynamic",alpha=0}'),

@@ -9,6 +9,7 @@ behaviour, exactly. The run tests check the same through the whole harness.
 from __future__ import annotations
 
 import importlib.util
+import json
 
 import pytest
 
@@ -255,20 +256,21 @@ def test_scale_divides_buffer_sizes():
 
 
 def test_worst_case_queue_follows_the_buffer_model():
-    per_band = load_scenario(None, []).network
+    per_band = load_scenario(None, ['network.buffer = { model = "per_band" }']).network
     shared = load_scenario(None, ['network.buffer = { model = "shared" }']).network
     assert port_buffer_packets(per_band.buffer, per_band, 3) == 3 * 1000
     assert port_buffer_packets(shared.buffer, shared, 3) == 1000
     assert plan(load_scenario(None, ['network.buffer = { model = "shared" }'])).worst_rtt < \
-        plan(load_scenario(None, [])).worst_rtt
+        plan(load_scenario(None, ['network.buffer = { model = "per_band" }'])).worst_rtt
 
 
-def test_default_buffer_keeps_the_scenario_digest():
-    # runs and sweeps made before buffer models keep their identity
-    assert load_scenario(None, []).digest() == \
-        load_scenario(None, ['network.buffer = { model = "per_band" }']).digest()
-    assert load_scenario(None, []).digest() != \
-        load_scenario(None, ['network.buffer = { model = "shared" }']).digest()
+def test_the_buffer_model_is_in_every_digest():
+    # the default is shared; a scenario's digest names the model it ran with
+    default = load_scenario(None, [])
+    assert default.network.buffer.model == "shared"
+    assert default.digest() == load_scenario(None, ['network.buffer.model = "shared"']).digest()
+    assert default.digest() != load_scenario(None, ['network.buffer.model = "per_band"']).digest()
+    assert "buffer" in json.dumps(default.to_dict())
 
 
 @pytest.mark.parametrize("override, field", [

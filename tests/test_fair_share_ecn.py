@@ -41,7 +41,11 @@ def bottleneck_queue(result) -> pd.DataFrame:
 DRR = ['network.qdisc="drr"', "network.weights={high=3,low=1}",
        # short bands: the window is many round trips long (a 1000-packet band
        # is 12 ms of queue at 1 Gbit/s, and slow start's overshoot lasts)
-       "network.band_limit_packets=100"]
+       "network.band_limit_packets=100",
+       # DRR's shares hold while both bands are backlogged: a buffer of their
+       # own each (under one shared limit the greedier class crowds out the
+       # other's queue, tests/test_buffer_models.py)
+       'network.buffer.model="per_band"']
 
 
 def test_drr_weights_3_to_1_share_the_link_75_25(run_plan):

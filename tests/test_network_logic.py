@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from harness import qdisc, routing, tcp
-from harness.config import NetworkConfig, TopologyConfig
+from harness.config import BufferConfig, NetworkConfig, TopologyConfig
 from harness.topology import load_topology
 
 # ns-3's Socket::IpTos2Priority (Linux rt_tos2priority), for the ToS we use.
@@ -46,9 +48,12 @@ def test_leaf_spine_next_hops_are_all_spines():
 
 def test_worst_case_rtt_from_queues_and_hops():
     topo = load_topology(TopologyConfig("single-tor", {"link_rate": "10Gbps"}))
-    net = NetworkConfig()
+    net = NetworkConfig()   # one shared limit of 1,000 packets per port
     w = tcp.worst_case_rtt(topo, net, bands=3)
-    per_hop = 10e-6 + 3001 * 1502 * 8 / 10e9
+    per_hop = 10e-6 + 1001 * 1502 * 8 / 10e9
     assert w == pytest.approx(2 * 2 * per_hop)
+    per_band = dataclasses.replace(net, buffer=BufferConfig(model="per_band"))
+    assert tcp.worst_case_rtt(topo, per_band, bands=3) == pytest.approx(
+        2 * 2 * (10e-6 + 3001 * 1502 * 8 / 10e9))    # every band full
     attrs = tcp.attribute_defaults(__import__("harness.config").config.TcpConfig(), w)
     assert attrs["ns3::TcpSocketBase::MinRto"] == f"{round(1.5 * w * 1e9)}ns"

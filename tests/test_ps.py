@@ -21,10 +21,14 @@ def ps_plan(model, *overrides):
 
 
 def complete_iterations(r) -> list[int]:
-    """Iterations every worker finished (their pulls all arrived)."""
+    """Iterations every worker finished and whose pulls all arrived. (A
+    worker's row for iteration k says iteration k + 1 started, which needs
+    only layer 0's pull: a later layer's pull of k may still be in flight.)"""
     it = r.iterations
     done = it.groupby("iteration")["worker"].nunique()
-    return sorted(done[done == W].index)
+    pulls = r.transfers[r.transfers["direction"] == "pull"]
+    arrived = (pulls["end_ns"] >= 0).groupby(pulls["iteration"]).all()
+    return sorted(k for k in done[done == W].index if arrived.get(k, False))
 
 
 def bytes_per(transfers: pd.DataFrame, direction: str) -> pd.Series:

@@ -54,7 +54,7 @@ BOUNDARY_LEGEND = {
     "green": f"slowdown ≤ {100 * SLOWDOWN_GREEN_MAX:g} %",
     "yellow": f"slowdown ≤ {100 * SLOWDOWN_YELLOW_MAX:g} %",
     "red": f"slowdown > {100 * SLOWDOWN_YELLOW_MAX:g} %",
-    "n/a": "n/a: pair failed, or the reference measured no iteration",
+    "n/a": "n/a: pair failed, the reference measured no iteration, or too few samples",
 }
 # (deltas metric, boundary_table column prefix, panel title)
 BOUNDARY_PANELS = (
@@ -437,9 +437,10 @@ def _cell_text(change: float, low: float, high: float, seeds: int, all_seeds: in
 
 
 def _fct_colors(table: pd.DataFrame, prefix: str):
-    """A diverging colour scale centred at 0 for one FCT panel: green where
-    the background is faster (negative change), red where slower; its limit
-    is the panel's largest |change| (at least 10 %, at most 100 %)."""
+    """A diverging colour scale centred at 0 for one FCT panel (over every
+    facet of `table`): green where the background is faster (negative
+    change), red where slower; its limit is the panel's largest |change| (at
+    least 10 %, at most 100 %)."""
     from matplotlib import colormaps
     from matplotlib.colors import TwoSlopeNorm
 
@@ -467,7 +468,8 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str) -
     for row, (facet, rows) in enumerate(facets):
         for col, (_, prefix, name) in enumerate(BOUNDARY_PANELS):
             ax = axes[row, col]
-            cmap, norm = _fct_colors(rows, prefix) if col else (None, None)
+            # one scale per panel for every facet: colours compare across rows
+            cmap, norm = _fct_colors(table, prefix) if col else (None, None)
             for i, yv in enumerate(ys):
                 for j, xv in enumerate(xs):
                     r = _map_cell(rows, y, yv, x, xv)
