@@ -120,14 +120,7 @@ def band_alphas(buffer: BufferConfig, table: ClassTable, where: str) -> list[flo
     """dynamic: each band's threshold factor (1 where no class of it is named)."""
     if not isinstance(buffer.alpha, dict):
         return [buffer.alpha] * table.bands
-    out: list[float | None] = [None] * table.bands
-    for name, alpha in buffer.alpha.items():
-        band = table.band(name, f"{where}.alpha.{name}")
-        if out[band] is not None and out[band] != alpha:
-            raise ConfigError(f"{where}.alpha.{name}", f"class {name!r} shares band {band} "
-                              f"with another class of alpha {out[band]:g}: one alpha per band")
-        out[band] = alpha
-    return [1.0 if a is None else a for a in out]
+    return _per_band(buffer.alpha, table, f"{where}.alpha", "alpha")
 
 
 def port_buffer_packets(buffer: BufferConfig, net: NetworkConfig, bands: int) -> int:
@@ -140,16 +133,23 @@ def port_buffer_packets(buffer: BufferConfig, net: NetworkConfig, bands: int) ->
 
 def band_weights(net: NetworkConfig, table: ClassTable) -> list[float]:
     """drr: the weight of each band (1 where no class of it is named)."""
+    return _per_band(net.weights, table, "network.weights", "weight")
+
+
+def _per_band(by_class: dict[str, float], table: ClassTable, where: str,
+              what: str) -> list[float]:
+    """Per-class values as one per band (1 where no class of the band is
+    named); two classes of one band with different values are an error."""
     out: list[float | None] = [None] * table.bands
-    for name, weight in net.weights.items():
-        band = table.band(name, f"network.weights.{name}")
-        if out[band] is not None and out[band] != weight:
+    for name, value in by_class.items():
+        band = table.band(name, f"{where}.{name}")
+        if out[band] is not None and out[band] != value:
             others = [n for n, b in table.classes.items() if b == band and n != name]
-            raise ConfigError(f"network.weights.{name}", f"class {name!r} shares band {band} "
-                              f"with {', '.join(map(repr, others))}, which has weight "
-                              f"{out[band]:g}: one weight per band")
-        out[band] = weight
-    return [1.0 if w is None else w for w in out]
+            raise ConfigError(f"{where}.{name}", f"class {name!r} shares band {band} "
+                              f"with {', '.join(map(repr, others))}, which has {what} "
+                              f"{out[band]:g}: one {what} per band")
+        out[band] = value
+    return [1.0 if v is None else v for v in out]
 
 
 def drr_quanta(net: NetworkConfig, table: ClassTable) -> list[int]:
@@ -180,12 +180,13 @@ def default_classes(bands: int) -> dict[str, int]:
     return classes
 
 
-def buffer_settings(buffer: BufferConfig, net: NetworkConfig, table: ClassTable) -> dict:
+def buffer_settings(buffer: BufferConfig, net: NetworkConfig, table: ClassTable,
+                    where: str) -> dict:
     """A buffer model as simulated, for the run's manifest."""
     size, unit = buffer.size_in(net.band_limit_packets)
     out = {"model": buffer.model, "size": size, "unit": unit}
     if buffer.model == "dynamic":
-        out.update(pool=buffer.pool, alpha_per_band=band_alphas(buffer, table, "network.buffer"))
+        out.update(pool=buffer.pool, alpha_per_band=band_alphas(buffer, table, where))
     return out
 
 

@@ -78,9 +78,10 @@ class Plan:
     def _queue_settings(self) -> dict:
         """The buffer models as simulated (sizes scaled, default filled in);
         drr quanta and ECN thresholds, when used."""
-        out: dict = {"buffer": {where: qdisc.buffer_settings(buf, self.network, self.classes)
-                                for where, buf in (("switches", self.network.buffer),
-                                                   ("hosts", self.network.hosts_buffer))}}
+        out: dict = {"buffer": {
+            egress: qdisc.buffer_settings(buf, self.network, self.classes, f"network.{key}")
+            for egress, key, buf in (("switches", "buffer", self.network.buffer),
+                                     ("hosts", "host_buffer", self.network.hosts_buffer))}}
         if self.network.qdisc == "drr":
             out["drr_quanta_bytes"] = qdisc.drr_quanta(self.network, self.classes)
         if self.network.marks_ecn:
