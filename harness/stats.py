@@ -9,10 +9,13 @@ Changes compare an arm with the reference arm of the same axes point:
   stat(arm) / stat(reference) - 1 over the flows both arms measured and
   completed, pooled over seeds; its 95 % interval is a percentile bootstrap
   that resamples flows, pairs kept together, within each seed.
-- The iteration-time change is paired too: both arms start in step and
-  replay the same flows, so iteration k of one meets much the same
-  background as iteration k of the other. Per seed and iteration number
-  measured in both arms, the change is arm / reference - 1 of the
+- The iteration-time change is paired too: both arms replay the same flows
+  and both measure from the same warm-up on, so the k-th iteration each
+  measured meets much the same background as the other's k-th. (Pairing by
+  iteration number instead would compare iterations that run at different
+  times wherever the arms' paces differ, and lose pairs: a slower arm is an
+  iteration behind at warm-up, so its measured numbers start one lower.)
+  Per seed and k up to the shorter arm's count, the change is arm / reference - 1 of the
   iteration's time (averaged over the workers: a ring's workers move in
   lockstep, they are one sample, not N); the estimate is the mean of these
   paired changes, pooled over seeds, and its interval a Student t interval
@@ -190,6 +193,13 @@ def fct_changes(reference: list[RunTables], arm: list[RunTables],
     return out
 
 
+def _in_step(reference: pd.Series, arm: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The k-th measured iteration of each arm side by side, k up to the
+    shorter one's count (the series in iteration order)."""
+    n = min(len(reference), len(arm))
+    return reference.to_numpy()[:n], arm.to_numpy()[:n]
+
+
 def _iteration_times(iterations: pd.DataFrame | None) -> pd.Series:
     """Measured iterations: iteration number -> time, averaged over workers."""
     if iterations is None or iterations.empty:
@@ -214,16 +224,16 @@ def paired_t_change(changes: np.ndarray, seeds: int) -> Interval:
 
 def iteration_change(reference: list[RunTables], arm: list[RunTables], key: tuple = ()) -> Interval:
     """The arm's iteration-time change against the reference, paired by seed
-    and iteration number (see the module doc); +inf when the arm measured
-    no iteration where the reference did."""
+    and measured iteration in order (see the module doc); +inf when the arm
+    measured no iteration where the reference did."""
     changes = []
     ref_any = arm_any = False
     for r, a in zip(reference, arm):
         rt, at = _iteration_times(r.iterations), _iteration_times(a.iterations)
         ref_any |= len(rt) > 0
         arm_any |= len(at) > 0
-        common = rt.index.intersection(at.index)
-        changes.extend(at.loc[common].to_numpy() / rt.loc[common].to_numpy() - 1)
+        ref_s, arm_s = _in_step(rt, at)
+        changes.extend(arm_s / ref_s - 1)
     seeds = len(reference)
     if ref_any and not arm_any:
         return Interval(math.inf, math.inf, math.inf, 0, seeds)   # stalled
@@ -239,16 +249,15 @@ def _spreads(iterations: pd.DataFrame | None) -> pd.Series:
 
 def end_spread_change(reference: list[RunTables], arm: list[RunTables], key: tuple = ()) -> Interval:
     """Change of the mean per-iteration spread of worker end times (the
-    straggler metric, metrics.end_spread), paired by seed and iteration like
-    the iteration time: the mean paired difference relative to the
+    straggler metric, metrics.end_spread), paired by seed and measured
+    iteration in order like the iteration time: the mean paired difference relative to the
     reference's mean spread, with a Student t interval (a spread can be ~0,
     so per-iteration ratios would not do)."""
     differences, base = [], []
     for r, a in zip(reference, arm):
-        rs, arm_s = _spreads(r.iterations), _spreads(a.iterations)
-        common = rs.index.intersection(arm_s.index)
-        differences.extend(arm_s.loc[common].to_numpy() - rs.loc[common].to_numpy())
-        base.extend(rs.loc[common].to_numpy())
+        ref_s, arm_s = _in_step(_spreads(r.iterations), _spreads(a.iterations))
+        differences.extend(arm_s - ref_s)
+        base.extend(ref_s)
     mean_base = float(np.mean(base)) if base else 0.0
     if mean_base <= 0:
         return Interval.empty(len(reference))

@@ -57,6 +57,16 @@ def _iterations(times: list[float], workers: int = 4, first: int = 1) -> pd.Data
     return pd.DataFrame(rows)
 
 
+def test_arms_out_of_step_keep_every_pair():
+    # a slower arm measures from iteration 1, the reference from 2: by
+    # number only 4 of 5 would pair; in order all 5 do, each with its twin
+    ref = [stats.RunTables(None, _iterations([1.0, 1.2, 0.9, 1.1, 1.0], first=2))]
+    arm = [stats.RunTables(None, _iterations([1.5, 1.8, 1.35, 1.65, 1.5], first=1))]
+    iv = stats.iteration_change(ref, arm)
+    assert iv.samples == 5 and not iv.has_too_few
+    assert iv.change == pytest.approx(0.5) and iv.high - iv.low == pytest.approx(0, abs=1e-9)
+
+
 def test_iteration_change_is_paired_by_seed_and_iteration():
     # iteration k of both arms meets the same background: the paired changes
     # (+10 %, +12 %, +11 %) are tight although the iteration times are not
@@ -79,8 +89,10 @@ def test_iteration_change_stalls_and_edges():
     ref = [stats.RunTables(None, _iterations([1.0, 1.1]))]
     stalled = stats.iteration_change(ref, [stats.RunTables(None, _iterations([]))])
     assert stalled.change == stalled.low == stalled.high == math.inf
+    # the k-th measured iteration of each arm, whatever its number: an arm
+    # one iteration behind at warm-up pairs its first with the reference's first
     one = stats.iteration_change(ref, [stats.RunTables(None, _iterations([1.2], first=2))])
-    assert one.change == pytest.approx(1.2 / 1.1 - 1) and one.has_too_few
+    assert one.change == pytest.approx(1.2 / 1.0 - 1) and one.has_too_few
     assert stats.judge("iteration_time", one) == (stats.TOO_FEW, False)   # undecided
     none = stats.iteration_change([stats.RunTables(None, None)],
                                   [stats.RunTables(None, _iterations([1.0]))])
