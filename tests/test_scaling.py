@@ -77,8 +77,8 @@ def test_min_iterations_caps_the_run_at_a_stalled_pace():
         0.5 + 4 * p.ideal_iteration_s * STALL_FACTOR + 0.5, abs=1e-6)
     assert p.flows["start_ns"].max() > 0.9 * p.run.duration * 1e9  # flows up to the cap
     # never shorter than asked, and nothing without a job
-    assert plan(load_scenario("thesis", [*base[:2], "run.duration=60",
-                                         "run.min_iterations=3"])).run.duration == 60
+    assert plan(load_scenario("thesis", [*base[:2], "run.duration=200",
+                                         "run.min_iterations=3"])).run.duration == 200
     assert plan(load_scenario("thesis-background-alone",
                               ["run.min_iterations=3"])).run.duration == 12.0
 
