@@ -208,9 +208,10 @@ def test_run_delivers_every_byte_under_each_model(model):
     if model == "per_band":
         assert low_full == 40 and buffer_drops == 0
     elif model == "shared":
-        # the bands together never exceed the port's 40 packets, and the pool said no
+        # the bands together never exceed the port's 40 packets; every drop
+        # at a full port is the pool's
         assert low_full <= 40 and buffer_drops > 0
-        assert bands.loc[0, "max_backlog_packets"] + low_full <= 40 + 40
+        assert bands.loc[2, "buffer_dropped_packets"] == bands.loc[2, "dropped_packets"] > 0
     else:
         assert low_full <= 20 and buffer_drops > 0      # alpha 1: half the pool at most
     assert p.resolved()["buffer"]["switches"]["model"] == model

@@ -96,11 +96,8 @@ BandQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     {
         SetEctOnData(item);
     }
-    if (GetCurrentSize() + item > GetMaxSize())
-    {
-        DropBeforeEnqueue(item, LIMIT_EXCEEDED_DROP);
-        return false;
-    }
+    // In a pool, the pool decides (the band's own limit is the pool's size,
+    // never stricter); otherwise the band's own limit.
     if (m_buffer)
     {
         if (const char* reason =
@@ -110,6 +107,11 @@ BandQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
             DropBeforeEnqueue(item, reason);
             return false;
         }
+    }
+    else if (GetCurrentSize() + item > GetMaxSize())
+    {
+        DropBeforeEnqueue(item, LIMIT_EXCEEDED_DROP);
+        return false;
     }
     if (m_threshold > 0 && GetInternalQueue(0)->GetNPackets() >= m_threshold)
     {
