@@ -749,8 +749,9 @@ def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFram
         tables["deltas"] = deltas
         point_keys = [k for k in keys if k != SEED_AXIS]
         means = metrics.delta_means(deltas, point_keys, "arm")
-        tables["deltas_mean"] = _with_intervals(means, interval_table(out, grid, cells),
-                                                point_keys)
+        tables["deltas_mean"] = _with_intervals(
+            means, interval_table(out, grid, cells), point_keys,
+            [k for k in dict(grid.axes) if k != SEED_AXIS])
         if stats.SCALE_FIELD in point_keys:   # the same cells at several scales
             tables["scale_check"] = stats.compare_scales(tables["deltas_mean"], point_keys)
     for name, df in tables.items():
@@ -839,15 +840,18 @@ def _run_tables(out: Path, cell: Cell) -> stats.RunTables:
 
 
 def _with_intervals(means: pd.DataFrame, intervals: pd.DataFrame,
-                    point_keys: list[str]) -> pd.DataFrame:
+                    point_keys: list[str], axis_keys: list[str]) -> pd.DataFrame:
     """deltas_mean: the mean over seeds (n, mean, ci95_low, ci95_high) and the
-    pooled change with its bootstrap interval, side by side."""
+    pooled change with its bootstrap interval, side by side. axis_keys: the
+    grid's axes but the seed (every point has a value of each)."""
     on = [*point_keys, "arm", "metric"]
     if POINT_LABEL in point_keys:
-        # labels are unique per point; the other fields, missing where a point
-        # does not set them, would not match across the two tables' dtypes
-        on = [POINT_LABEL, "arm", "metric"]
-        intervals = intervals.drop(columns=[k for k in point_keys if k != POINT_LABEL])
+        # a label names a point of `points`, which the axes multiply: label and
+        # axes together are unique; the points' own fields, missing where a
+        # point does not set them, would not match across the tables' dtypes
+        on = [POINT_LABEL, *axis_keys, "arm", "metric"]
+        intervals = intervals.drop(columns=[k for k in point_keys
+                                            if k != POINT_LABEL and k not in axis_keys])
     if means.empty:
         return means.reindex(columns=[*means.columns, *(c for c in intervals.columns
                                                          if c not in on)])

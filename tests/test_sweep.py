@@ -551,3 +551,22 @@ def test_seed_claims_grid_sets_every_system_against_its_baseline():
         first = [plan(c.scenario) for c in group if dict(c.point)["seed"] == 1]
         assert all(p.flows.equals(first[0].flows) for p in first[1:]), label
         assert len({p.run.duration for p in first}) == 1, label
+
+
+def test_labelled_points_times_axes_keep_one_row_per_point():
+    # a grid of labelled `points` multiplied by another axis: a label alone
+    # names 2 points here, so deltas_mean must join on label and axis (it
+    # once joined on the label only: every row got every point's interval)
+    from harness.tables import POINT_LABEL
+
+    rows = [{POINT_LABEL: label, "training.ratio": r, "network.qdisc": q, "arm": "low",
+             "metric": "iteration_time"}
+            for label, q in (("a", "drr"), ("b", None)) for r in (2, 16)]
+    means = pd.DataFrame([{**row, "mean": 0.01 * i} for i, row in enumerate(rows)])
+    intervals = pd.DataFrame([{**row, "network.qdisc": float("nan") if row["network.qdisc"]
+                               is None else row["network.qdisc"], "change": 0.01 * i}
+                              for i, row in enumerate(rows)])
+    out = sweep._with_intervals(means, intervals, [POINT_LABEL, "training.ratio",
+                                                   "network.qdisc"], ["training.ratio"])
+    assert len(out) == 4
+    assert (out["mean"] == out["change"]).all()
