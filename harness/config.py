@@ -675,10 +675,16 @@ def _alpha(value: Any, where: str) -> float | dict[str, float]:
                               f"free pool; switch ASICs use 1/16..8), got {v}")
         return a
 
+    return _per_class(value, where, one, "a number (e.g. 1) or a non-empty table of class "
+                      "name -> alpha (e.g. { high = 8, low = 0.5 })")
+
+
+def _per_class(value: Any, where: str, one, expected: str):
+    """A setting for every band, `one(value, where)`, or per class, a table
+    { class = value, ... } read with `one` for each; `expected` describes both."""
     if isinstance(value, dict):
         if not value:
-            raise ConfigError(where, "expected a number (e.g. 1) or a non-empty table of "
-                              "class name -> alpha (e.g. { high = 8, low = 0.5 })")
+            raise ConfigError(where, f"expected {expected}")
         return {str(k): one(v, f"{where}.{k}") for k, v in value.items()}
     return one(value, where)
 
@@ -708,12 +714,8 @@ def _ecn_threshold(value: Any, limit_field: str, band_limit: int,
                               f"({limit_field} = {band_limit:,}): it would never mark")
         return _int(v, here, 1)
 
-    if isinstance(value, dict):
-        if not value:
-            raise ConfigError(where, "expected packets (e.g. 20) or a non-empty table of "
-                              "class name -> packets (e.g. { low = 20 })")
-        return {str(k): one(v, f"{where}.{k}") for k, v in value.items()}
-    return one(value, where)
+    return _per_class(value, where, one, "packets (e.g. 20) or a non-empty table of class "
+                      "name -> packets (e.g. { low = 20 })")
 
 
 def _tcp(data: Any) -> TcpConfig:
