@@ -25,9 +25,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness import stats
+from harness import outdir, stats
 from harness.errors import ConfigError
-from harness.outdir import write_file as write_atomic
 from harness.sweep import Cell, Grid, cell_dir, check_dir, expand, is_done, load_grid
 
 INDEX = "reference.json"
@@ -80,28 +79,33 @@ def export(sweep_dir: Path, out: Path) -> int:
                           f"(scale {reference_scale(grid)}) are not finished, e.g. "
                           f"{missing[0].id} ({_labels(missing[0])}): finish them "
                           "(harness sweep --resume) first")
-    tmp = out.with_name(f".{out.name}.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    for cell in wanted:
-        src, dst = cell_dir(sweep_dir, cell), tmp / "cells" / cell.id
-        dst.mkdir(parents=True)
-        for name in CELL_FILES:
-            if (src / name).is_file():
-                shutil.copy2(src / name, dst / name)
-        flows = pd.read_parquet(src / "flows.parquet")
-        flows[[c for c in FLOW_COLUMNS if c in flows]].to_parquet(dst / "flows.parquet",
-                                                                   index=False)
     index = {"grid": grid.name, "scale": reference_scale(grid), "commit": _commit(),
              "cells": {c.id: c.labels() for c in wanted}}
-    write_atomic(tmp / INDEX, json.dumps(index, indent=2, default=str) + "\n")
-    shutil.copy2(sweep_dir / "grid.toml", tmp / "grid.toml")
-    tmp.rename(out)
+
+    def fill(tmp: Path) -> None:
+        for cell in wanted:
+            src, dst = cell_dir(sweep_dir, cell), tmp / "cells" / cell.id
+            dst.mkdir(parents=True)
+            for name in CELL_FILES:
+                if (src / name).is_file():
+                    shutil.copy2(src / name, dst / name)
+            flows = pd.read_parquet(src / "flows.parquet")
+            flows[[c for c in FLOW_COLUMNS if c in flows]].to_parquet(dst / "flows.parquet",
+                                                                       index=False)
+        (tmp / INDEX).write_text(json.dumps(index, indent=2, default=str) + "\n")
+        shutil.copy2(sweep_dir / "grid.toml", tmp / "grid.toml")
+
+    outdir.write_dir(out, fill)
     return len(wanted)
 
 
+def _point(labels: dict) -> dict:
+    """A cell's labels without its id and reference arm: its point and arm."""
+    return {k: v for k, v in labels.items() if k not in ("cell", "reference")}
+
+
 def _labels(cell: Cell) -> str:
-    return ", ".join(f"{k}={v}" for k, v in cell.labels().items()
-                     if k not in ("cell", "reference"))
+    return ", ".join(f"{k}={v}" for k, v in _point(cell.labels()).items())
 
 
 def check(reference: Path, grid: Grid, cells: list[Cell]) -> list[Cell]:
@@ -117,7 +121,7 @@ def check(reference: Path, grid: Grid, cells: list[Cell]) -> list[Cell]:
     for cell in wanted:
         if cell.id not in index["cells"]:
             same_labels = [cid for cid, labels in index["cells"].items()
-                           if _same_point(labels, cell.labels())]
+                           if _point(labels) == _point(cell.labels())]
             why = (f"it holds that point for another scenario (cell {same_labels[0]}): the "
                    "grid's settings or a default changed since it was made"
                    if same_labels else "it does not hold that point")
@@ -126,25 +130,13 @@ def check(reference: Path, grid: Grid, cells: list[Cell]) -> list[Cell]:
     return wanted
 
 
-def _same_point(a: dict, b: dict) -> bool:
-    skip = ("cell", "reference")
-    return {k: v for k, v in a.items() if k not in skip} == \
-        {k: v for k, v in b.items() if k not in skip}
-
-
 def install(reference: Path, out: Path, cells: list[Cell]) -> int:
     """Put the reference cells into sweep directory `out` as finished cells
-    (those not there yet); returns how many were put."""
-    put = 0
-    for cell in cells:
-        if is_done(out, cell):
-            continue
-        dst = cell_dir(out, cell)
-        tmp = dst.with_name(f".{dst.name}.tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.copytree(reference / "cells" / cell.id, tmp)
-        shutil.rmtree(dst, ignore_errors=True)   # an unfinished attempt of the cell
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        tmp.rename(dst)
-        put += 1
-    return put
+    (those not there yet), each written whole; returns how many were put."""
+    todo = [c for c in cells if not is_done(out, c)]
+    for cell in todo:
+        src = reference / "cells" / cell.id
+        outdir.write_dir(cell_dir(out, cell),
+                         lambda tmp, src=src: shutil.copytree(src, tmp, dirs_exist_ok=True),
+                         existing="keep")
+    return len(todo)
