@@ -5,9 +5,10 @@ The Python API (harness.api; importing `harness` loads neither pandas nor
 ns-3, the first call does):
 
     harness.run(scenario=None, overrides=None, /, *, out=None, **more) -> Run
+        (without out: in memory only, r.dir is None; r.save(DIR) writes it)
     harness.sweep(grid, out=None, *, jobs=None, resume=False, ...) -> Sweep
     harness.check(scenario=None, overrides=None, /, **more) -> Scenario
-    harness.load_run(dir) -> Run, harness.load_sweep(dir) -> Sweep
+    harness.load_run(path) -> Run, harness.load_sweep(path) -> Sweep (directories)
     harness.load_sweeps(dirs or "results/sweeps/*") -> Sweeps (one table each)
 
 `harness.run` and `harness.sweep` are also the modules harness/run.py and

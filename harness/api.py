@@ -3,6 +3,7 @@
     import harness
     r = harness.run("default", {"run.duration": 0.3}, seed=2)
     r.flows.groupby("size_class")["fct_s"].mean()
+    r.save("results/runs/mine")   # no out= given: r was in memory only (r.dir None)
     s = harness.sweep("my-grid.toml", jobs=2)
     s.summary, s.deltas_mean, s.cell(s.summary["cell"][0]).iterations
     harness.load_run("results/runs/default-..."), harness.load_sweep("results/sweeps/quick")
@@ -17,6 +18,7 @@ message names the field), before ns-3 starts.
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -61,8 +63,24 @@ def check(scenario: "str | Path | None" = None, overrides: dict[str, Any] | None
     notes: list[str] = []
     data = apply_values(data, _override_pairs({**(overrides or {}), **more}), notes)
     for note in notes:
-        warnings.warn(note, stacklevel=3)
+        _warn(note)
     return scenario_from_dict(data)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _warn(message: str) -> None:
+    """A UserWarning attributed to the first caller outside this package (the
+    user's file and line, however many harness frames are in between:
+    harness.run is a callable module whose __call__ lives in harness/__init__.py)."""
+    if sys.version_info >= (3, 12):
+        warnings.warn(message, UserWarning, skip_file_prefixes=(_PACKAGE_DIR,))
+        return
+    level, frame = 2, sys._getframe(1)   # stacklevel 2: _warn's caller
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, UserWarning, stacklevel=level)
 
 
 def run(scenario: "str | Path | Scenario | None" = None,
@@ -78,11 +96,15 @@ def run(scenario: "str | Path | Scenario | None" = None,
     strings such as "10Gbps", lists). Shortening run.duration alone below the
     warm-up + cool-down scales both (a warning says so).
     out: also write the run directory there (checked before the run: new, empty,
-    or an earlier run directory).
+    or an earlier run directory). Without it nothing is written: the Run holds
+    its tables in memory only and its `dir` is None (r.save(DIR) writes it
+    later; harness.load_run reads directories, not such a Run).
+    A run estimated at minutes of wall time warns with its cost before it starts.
     Raises ConfigError (a ValueError naming the field) before ns-3 starts."""
     from harness import outdir
     from harness.config import Scenario
     from harness.run import execute, plan, write_run_dir
+    from harness.sweep import long_run_note
 
     if isinstance(scenario, Scenario):
         if overrides or more:
@@ -92,7 +114,10 @@ def run(scenario: "str | Path | Scenario | None" = None,
     else:
         sc = check(scenario, overrides, **more)
     p = plan(sc)
-    target = outdir.check_run_dir(Path(out)) if out is not None else None
+    target = outdir.check_run_dir(Path(out), "out") if out is not None else None
+    long_run = long_run_note(p)
+    if long_run:
+        _warn(long_run)
     result = execute(p, progress=progress, quiet=True)
     if target is not None:
         write_run_dir(result, target)

@@ -65,7 +65,12 @@ def load_cdf(name: str, where: str = "background.workload") -> FlowSizeCdf:
         raise ConfigError(where, f"{path}: bytes must be >= 0 and strictly increasing")
     if np.any(np.diff(probs) < 0) or probs[0] < 0 or abs(probs[-1] - 1.0) > 1e-9:
         raise ConfigError(where, f"{path}: cdf must be non-decreasing from >= 0 and end at 1")
-    return FlowSizeCdf(path.stem, tuple(sizes), tuple(probs))
+    cdf = FlowSizeCdf(path.stem, tuple(sizes), tuple(probs))
+    if cdf.mean < 1:  # a load needs a mean size to divide by; a flow needs a byte
+        raise ConfigError(where, f"{path}: the mean flow size is {cdf.mean:.3g} bytes (the cdf "
+                          f"reaches {probs[0]:g} at {sizes[0]:g} bytes); flows need at least "
+                          "1 byte on average")
+    return cdf
 
 
 def rate_per_host(cfg: BackgroundConfig, cdf: FlowSizeCdf, host_link_bps: float) -> float:

@@ -30,6 +30,29 @@ def _names(names: list[str]) -> str:
     return ", ".join(names)
 
 
+def _completions(*kinds: str):
+    """A click shell_complete callback: the built-in names of `kinds`
+    ("scenario", "sweep") starting with what was typed, then files (the
+    shells fall back to file names when no name matches). Shell completion
+    itself is click's: `_HARNESS_COMPLETE=bash_source harness`
+    (docs/guide/shell-completion.md)."""
+    from click.shell_completion import CompletionItem
+
+    listers = {"scenario": catalog.scenario_names, "sweep": catalog.sweep_names}
+
+    def complete(ctx, param, incomplete: str) -> list:
+        items = [CompletionItem(incomplete, type="file")]
+        seen: set[str] = set()
+        for kind in kinds:
+            for name in listers[kind]():
+                if name.startswith(incomplete) and name not in seen:
+                    seen.add(name)
+                    items.append(CompletionItem(name, help=f"built-in {kind}"))
+        return items
+
+    return complete
+
+
 class _Cli(click.Group):
     """click prints a usage error as four lines (usage, hint, blank, error);
     here it is one line like every other error, with the same exit code 2."""
@@ -66,7 +89,7 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("scenario", required=False)
+@click.argument("scenario", required=False, shell_complete=_completions("scenario"))
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario field, e.g. --set background.rate=92 (repeatable).")
 @click.option("-o", "--output", metavar="DIR",
@@ -100,6 +123,11 @@ def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
                + (f"; scaled down {sc.scale}x (rates and sizes / {sc.scale}, times kept)"
                   if sc.scale > 1 else ""),
                err=True)
+    from harness.sweep import long_run_note
+
+    long_run = long_run_note(p)
+    if long_run:
+        click.echo(f"note: {long_run}", err=True)
     try:
         result = execute(p, progress=progress, on_phase=(obj or {}).get("on_phase"))
     except Ns3LoadError as e:
@@ -110,10 +138,8 @@ def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
     _print_summary(result.summary, result.manifest)
     click.echo(f"results: {out}")
     if result.summary["completion_ratio"] < 1.0:
-        click.echo(f"WARNING: {result.summary['measured_flows'] - result.summary['completed_flows']}"
-                   f" measured flows did not complete (completion ratio "
-                   f"{result.summary['completion_ratio']:.3f}): lengthen run.cooldown or lower "
-                   "the load", err=True)
+        click.echo(f"WARNING: {incomplete_flows(result.summary)}: lengthen run.cooldown or "
+                   "lower the load", err=True)
     if result.summary["socket_errors"]:
         click.echo(f"WARNING: {result.summary['socket_errors']} flows hit socket errors "
                    "(see the error column of flows.parquet)", err=True)
@@ -135,15 +161,19 @@ cool-down scales both with the duration (a note says so)."""
 
 
 @main.command()
-@click.argument("target", required=False, metavar="SCENARIO|GRID")
+@click.argument("target", required=False, metavar="SCENARIO|GRID",
+                shell_complete=_completions("scenario", "sweep"))
 @click.option("--sweep", "as_sweep", is_flag=True,
               help="TARGET is a grid (for a name that is both a scenario and a sweep preset).")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Scenarios: override a field, as for `harness run` (repeatable).")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
               help="Grids: cores for the wall-time estimate (default: CPU count).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the resolved scenario (a grid: its cells) as JSON on stdout, "
+                   "the summary on stderr.")
 def check(target: str | None, as_sweep: bool, overrides: tuple[str, ...],
-          jobs: int | None) -> None:
+          jobs: int | None, as_json: bool) -> None:
     import os
 
     from harness import sweep as sweeps
@@ -165,9 +195,9 @@ def check(target: str | None, as_sweep: bool, overrides: tuple[str, ...],
                 _fail("--sweep: give the grid to check")
             if overrides:
                 _fail("--set: applies to scenarios; a grid sets fields in its [set] table")
-            failed = _check_grid(sweeps.load_grid(target), jobs or os.cpu_count() or 1)
+            failed = _check_grid(sweeps.load_grid(target), jobs or os.cpu_count() or 1, as_json)
         else:
-            failed = _check_scenario(target, overrides)
+            failed = _check_scenario(target, overrides, as_json)
     except ConfigError as e:
         _fail(str(e))
     if failed:
@@ -176,20 +206,20 @@ def check(target: str | None, as_sweep: bool, overrides: tuple[str, ...],
 
 check.help = f"""Validate a scenario or a grid and print it; run nothing.
 
-A scenario ({_names(catalog.scenario_names())}, or a file) is printed
-resolved, with its cost estimate. A grid ({_names(catalog.sweep_names())}, or
-a file) is printed as its cells (invalid ones with their error) with the
-sweep's cost estimate. Exit code 2: bad input; 1: some cells are invalid
-(the sweep would record them failed and run the others)."""
+A scenario ({_names(catalog.scenario_names())}, or a file) is summed up: what
+would run (network, window, background, training) and its cost estimate;
+--json prints the whole resolved scenario. A grid
+({_names(catalog.sweep_names())}, or a file) is printed as its cells (invalid
+ones with their error) with the sweep's cost estimate. Exit code 2: bad
+input; 1: some cells are invalid (the sweep would record them failed and run
+the others)."""
 
 
 def _builtin(directory: Path, name: str) -> bool:
     return (directory / f"{name}.toml").is_file() or (directory / name).is_file()
 
 
-def _check_scenario(target: str | None, overrides: tuple[str, ...]) -> bool:
-    import json
-
+def _check_scenario(target: str | None, overrides: tuple[str, ...], as_json: bool) -> bool:
     from harness.config import load_scenario
     from harness.run import plan
     from harness.sweep import Cost, predicted_bytes
@@ -198,16 +228,60 @@ def _check_scenario(target: str | None, overrides: tuple[str, ...]) -> bool:
     p = plan(load_scenario(target, list(overrides), notes))
     for note in notes:
         click.echo(f"note: {note}", err=True)
-    click.echo(json.dumps(p.resolved(), indent=2, default=str))
+    if as_json:
+        click.echo(json.dumps(p.resolved(), indent=2, default=str))
     sc = p.scenario
     click.echo(f"scenario {sc.name!r} is valid (digest {sc.digest()}): {p.topology.kind} with "
                f"{p.topology.n_hosts} hosts, {_simulated(p)}, "
                f"{len(p.flows)} background flows; cost {Cost(predicted_bytes(p)).describe()} "
-               "(rough: README, How long will my sweep take)")
+               "(rough: README, How long will my sweep take)", err=as_json)
+    if not as_json:
+        for line in _scenario_lines(p):
+            click.echo(f"  {line}")
+        click.echo("  (the whole resolved scenario: --json)")
     return False
 
 
-def _check_grid(grid, jobs: int) -> bool:
+def _rate(bps: float) -> str:
+    for unit, scale in (("Tbit/s", 1e12), ("Gbit/s", 1e9), ("Mbit/s", 1e6), ("kbit/s", 1e3)):
+        if bps >= scale:
+            return f"{bps / scale:g} {unit}"
+    return f"{bps:g} bit/s"
+
+
+def _scenario_lines(p) -> list[str]:
+    """What `harness check` says of a planned scenario besides its headline:
+    the network, the measured window, the background and each training job."""
+    sc, net = p.scenario, p.network
+    rates = sorted({link.rate_bps for link in p.topology.links})
+    links = " to ".join(_rate(r) for r in sorted({rates[0], rates[-1]}))
+    lines = [f"network: {len(p.topology.links)} links at {links}, {net.qdisc} "
+             f"({p.classes.bands} bands), {net.buffer.model} buffers, "
+             f"{sc.tcp.congestion_control}"
+             + (f"; scaled down {sc.scale}x" if sc.scale > 1 else ""),
+             f"measured: flows and iterations starting in [{p.run.warmup:g}, "
+             f"{p.run.duration - p.run.cooldown:g}] s"]
+    bg = sc.background
+    if bg.enabled:
+        lines.append(f"background: {bg.workload}, {p.background_rate:.1f} flows/s per host "
+                     f"(load {p.background_load:.1%}) on {len(p.background_hosts)} hosts, "
+                     f"class {bg.traffic_class}"
+                     + (f", {len(p.background_steps)} load steps" if p.background_steps else ""))
+    else:
+        lines.append("background: off")
+    for job in p.all_jobs:
+        cfg = job.config
+        name = f" {cfg.name}" if len(p.all_jobs) > 1 else ""
+        lines.append(f"training{name}: {cfg.architecture}, {len(job.hosts)} workers, "
+                     f"{job.profile.name}, policy {cfg.policy}, class "
+                     f"{cfg.priority if cfg.priority != 'same' else 'same as the background'}; "
+                     f"no-contention iteration {job.ideal_iteration_s * 1e3:.3g} ms")
+    if not p.all_jobs:
+        lines.append("training: off")
+    return lines
+
+
+def _check_grid(grid, jobs: int, as_json: bool = False) -> bool:
     import pandas as pd
 
     from harness import sweep as sweeps
@@ -216,26 +290,29 @@ def _check_grid(grid, jobs: int) -> bool:
     rows = [{"cell": c.id, "arm": c.arm, **dict(c.point),
              "MB": round(c.predicted_bytes / 1e6, 1) if c.scenario else None,
              "status": "ok" if c.scenario else f"invalid: {c.error}"} for c in cells]
-    with pd.option_context("display.max_rows", None, "display.max_colwidth", 90,
-                           "display.width", 200):
-        click.echo(pd.DataFrame(rows).to_string(index=False))
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, default=str))
+    else:
+        with pd.option_context("display.max_rows", None, "display.max_colwidth", 90,
+                               "display.width", 200):
+            click.echo(pd.DataFrame(rows).to_string(index=False))
     valid = [c for c in cells if c.scenario is not None]
     cost = sweeps.Cost(sum(c.predicted_bytes for c in valid))
     click.echo(f"grid {grid.name!r}: {len(cells)} cells "
                f"({grid.shape()} points x {max(1, len(grid.arms))} arms), {len(valid)} valid, "
                f"{len(cells) - len(valid)} invalid; cost {cost.describe(jobs)} plus "
                f"~{sweeps.SWEEP_START_S:g} s to start (rough: README, How long will my "
-               "sweep take)")
+               "sweep take)", err=as_json)
     if grid.max_seeds:
         budget = (f", added only where they fit in {grid.budget_s / 60:g} min from the start"
                   if grid.budget_s is not None else " (not counted above)")
         click.echo(f"adaptive: undecided points get more seeds, up to {grid.max_seeds} each"
-                   f"{budget}")
+                   f"{budget}", err=as_json)
     return len(valid) < len(cells)
 
 
 @main.command()
-@click.argument("scenario")
+@click.argument("scenario", shell_complete=_completions("scenario"))
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario field (repeatable), as for `harness run`.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
@@ -331,7 +408,7 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
 
 
 @main.command()
-@click.argument("grid_file", metavar="GRID")
+@click.argument("grid_file", metavar="GRID", shell_complete=_completions("sweep"))
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
               help="Cells run at once (default: CPU count).")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
@@ -348,7 +425,8 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
                    "per point (default: the grid's [adaptive] max_seeds, else off).")
 @click.option("--budget", default=None, metavar="TIME",
               help="With added seeds: add them only where they fit in this wall time from "
-                   "the sweep's start, points nearest a verdict first, e.g. 20min (default: the grid's "
+                   "the sweep's start, points nearest a verdict first, e.g. 20min, 2h or 1200 "
+                   "(seconds) (default: the grid's "
                    "[adaptive] budget, else none). The grid's own cells always run.")
 @click.option("--reference", "reference_dir", metavar="DIR", default=None,
               help="Reference results (made with `harness reference`) for the cells of the "
@@ -368,7 +446,7 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
         out = outdir.check_sweep_dir(Path(output) if output else sweeps.default_dir(grid))
         if max_seeds:
             sweeps.check_adaptive(dict(grid.axes), grid.reference, "--max-seeds")
-        budget_s = None if budget is None else parse_time(budget, "--budget")
+        budget_s = None if budget is None else _time_option(budget, "--budget")
         cells = sweeps.expand(grid)
         sweeps.check_dir(out, grid, cells, resume)
         reference = Path(reference_dir) if reference_dir else None
@@ -425,6 +503,16 @@ Ctrl-C stops the running cells (they stay unfinished, not failed), writes
 the tables of the finished ones and prints the --resume command."""
 
 
+def _time_option(text: str, field: str) -> float:
+    """A time given on the command line: "2h", "30min", "90s" or a bare number
+    of seconds ("60")."""
+    try:
+        value = float(text)
+    except ValueError:
+        return parse_time(text, field)
+    return parse_time(value, field)
+
+
 def _print_counts(report) -> None:
     parts = [f"{report.ran} cells run"]
     if report.done_before:
@@ -436,6 +524,26 @@ def _print_counts(report) -> None:
         parts.append(f"{report.invalid} invalid (not run)")
     click.echo(f"{', '.join(parts)}; {len(report.failed)} failed; {report.wall_s:.1f} s wall",
                err=True)
+
+
+def incomplete_flows(summary: dict) -> str:
+    """'3 of 6,979 measured flows did not complete (99.96 % completed)': the
+    percentage has the digits it needs to read below 100 % when it is."""
+    n, done = summary["measured_flows"], summary["completed_flows"]
+    return (f"{n - done:,} of {n:,} measured flow{'s' if n != 1 else ''} did not complete "
+            f"({percent(done, n)} completed)")
+
+
+def percent(part: int, whole: int) -> str:
+    """part / whole as a percentage, never rounded up to 100 % (or down to 0 %)."""
+    if not whole:
+        return "100 %"
+    value = 100 * part / whole
+    for digits in range(1, 10):
+        text = f"{value:.{digits}f}"
+        if (part == whole or float(text) < 100) and (part == 0 or float(text) > 0):
+            return f"{text} %"
+    return f"{value!r} %"
 
 
 def _simulated(p) -> str:

@@ -25,9 +25,9 @@ from typing import Any
 # re-exported here, where every caller has always found them.
 from harness.errors import ConfigError, ConfigTypeError, UnknownKeyError  # noqa: F401
 from harness.units import (INT64_MAX, UINT16_MAX, UINT32_MAX, finite,  # noqa: F401
-                           parse_bytes, parse_rate, parse_time)
+                           parse_bytes, parse_link_rate, parse_rate, parse_time)
 
-from harness.paths import (CDF_DIR, PROFILES_DIR, REPO_DIR, SCENARIOS_DIR,  # noqa: F401
+from harness.paths import (CDF_DIR, PROFILES_DIR, SCENARIOS_DIR,  # noqa: F401
                            SWEEPS_DIR, TOPOLOGIES_DIR, WORKLOADS_DIR, builtin_names,
                            resolve_data_file)
 from harness import training
@@ -45,16 +45,29 @@ CONGESTION_CONTROLS = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic",
 SEGMENT_OVERHEAD_BYTES = 120
 
 
+# Each scenario field carries its one-line description, metadata["doc"]
+# (and, where the TOML value is not the Python type, metadata["type"]; where
+# the default is derived, metadata["default"]): harness.keys renders them as
+# the key reference of the documentation (docs/user-guide/scenario-keys.md).
+
+
 @dataclass(frozen=True)
 class RunConfig:
-    duration: float = 3.0            # simulated seconds
-    warmup: float = 0.5              # flows starting before this are not measured
-    cooldown: float = 0.5            # ... nor those starting in the last `cooldown` (the
-                                     # run ends sooner once the measured flows are done)
-    utilization_interval: float = 0.1
+    duration: float = field(default=3.0, metadata={
+        "doc": "simulated seconds; with `min_iterations` only a cap, lengthened if needed",
+        "type": "time"})
+    warmup: float = field(default=0.5, metadata={
+        "doc": "flows and iterations starting before this are not measured", "type": "time"})
+    cooldown: float = field(default=0.5, metadata={
+        "doc": "nor those starting in the last `cooldown`; the run ends sooner once the "
+               "measured flows are done", "type": "time"})
+    utilization_interval: float = field(default=0.1, metadata={
+        "doc": "length of the link-utilisation intervals", "type": "time"})
     # measure at least this many complete training iterations: the run is made
     # long enough at the job's no-contention pace (harness.run.plan); 0 = off
-    min_iterations: int = 0
+    min_iterations: int = field(default=0, metadata={
+        "doc": "end the run once every worker completed this many iterations started after "
+               "warm-up (`duration` is then a cap); 0 = off"})
 
     @property
     def window(self) -> tuple[float, float]:
@@ -64,18 +77,22 @@ class RunConfig:
 
 @dataclass(frozen=True)
 class TopologyConfig:
-    file: str = "single-tor"
+    file: str = field(default="single-tor", metadata={
+        "doc": "a topology file: a name in topologies/ or a path"})
     # Keys of the topology file overridden by the scenario (e.g. hosts = 4).
-    overrides: dict[str, Any] = field(default_factory=dict)
+    overrides: dict[str, Any] = field(default_factory=dict, metadata={
+        "doc": "any key of the topology file, overriding the file's value"})
 
 
 @dataclass(frozen=True)
 class LinkChange:
     """From time `at` (s), the links of `hosts` (() = every link) run at `rate_bps`."""
 
-    at: float
-    rate_bps: float
-    hosts: tuple[int, ...] = ()
+    at: float = field(metadata={"doc": "when the change happens", "type": "time"})
+    rate_bps: float = field(metadata={"doc": "the links' new rate (scaled by `scale`)",
+                                      "type": "rate"})
+    hosts: tuple[int, ...] = field(default=(), metadata={
+        "doc": "hosts whose links change, both directions; empty = every link"})
 
 
 @dataclass(frozen=True)
@@ -83,19 +100,21 @@ class LoadStep:
     """From time `at` (s), background flows arrive at `rate` flows/s per host,
     or at the rate that offers `load` per host link (one of the two)."""
 
-    at: float
-    rate: float | None = None
-    load: float | None = None
+    at: float = field(metadata={"doc": "when the step starts", "type": "time"})
+    rate: float | None = field(default=None, metadata={
+        "doc": "flows/s per host from `at` on (0 = no flows); give rate or load"})
+    load: float | None = field(default=None, metadata={
+        "doc": "offered load per host link from `at` on, below 1; give rate or load"})
 
 
 @dataclass(frozen=True)
 class Slowdown:
     """Worker `worker` (rank) computes `factor` times slower in [start, end) s."""
 
-    worker: int
-    start: float
-    end: float
-    factor: float
+    worker: int = field(metadata={"doc": "the worker's rank"})
+    start: float = field(metadata={"doc": "start of the period", "type": "time"})
+    end: float = field(metadata={"doc": "end of the period (inside the run)", "type": "time"})
+    factor: float = field(metadata={"doc": "compute takes this many times longer, > 0"})
 
 
 STRAGGLER_DISTRIBUTIONS = ("fixed", "uniform", "lognormal")
@@ -112,13 +131,17 @@ class Straggler:
     `factor`), "uniform" in [factor_min, factor_max], or "lognormal"
     (median x e^(sigma Z), Z standard normal: below 1 in some iterations)."""
 
-    workers: tuple[int, ...] = ()
-    distribution: str = "fixed"
-    factor: float = 1.0
-    factor_min: float = 1.0
-    factor_max: float = 1.0
-    sigma: float = 0.0
-    median: float = 1.0
+    workers: tuple[int, ...] = field(default=(), metadata={
+        "doc": 'ranks of the straggling workers, or "all"', "type": 'list of integers or "all"',
+        "default": '"all"'})
+    distribution: str = field(default="fixed", metadata={
+        "doc": "`fixed`, `uniform` or `lognormal`"})
+    factor: float = field(default=1.0, metadata={"doc": "fixed: the factor, > 0"})
+    factor_min: float = field(default=1.0, metadata={"doc": "uniform: lower end, > 0"})
+    factor_max: float = field(default=1.0, metadata={"doc": "uniform: upper end, >= factor_min"})
+    sigma: float = field(default=0.0, metadata={
+        "doc": "lognormal: sigma of the normal exponent, below 2 (required)"})
+    median: float = field(default=1.0, metadata={"doc": "lognormal: the median factor, > 0"})
 
 
 @dataclass(frozen=True)
@@ -130,11 +153,19 @@ class BufferConfig:
     the free pool; `alpha` for every band or per class, others 1). `size` in
     `unit` ("packets" or "bytes"); None = network.band_limit_packets packets."""
 
-    model: str = "shared"   # docs/what-the-answer-depends-on.md: why
-    size: int | None = None
+    model: str = field(default="shared", metadata={  # why: docs/findings/what-the-answer-depends-on.md
+        "doc": "`shared` (one limit per port), `per_band` (one per band) or `dynamic` "
+               "(a pool with dynamic thresholds)"})
+    size: int | None = field(default=None, metadata={
+        "doc": 'the limit or pool: packets (an integer) or bytes (e.g. "1.5MB")',
+        "type": "integer or size", "default": "network.band_limit_packets packets"})
     unit: str = "packets"
-    pool: str = "port"
-    alpha: float | dict[str, float] = 1.0
+    pool: str = field(default="port", metadata={
+        "doc": "dynamic only: one pool per egress (`port`) or per switch (`switch`)"})
+    alpha: float | dict[str, float] = field(default=1.0, metadata={
+        "doc": "dynamic only: a band may hold alpha x the free pool; one number, or per "
+               "class (e.g. { high = 8, low = 0.5 }; others 1); 1/64..64",
+        "type": "number or table"})
 
     def size_in(self, band_limit_packets: int) -> tuple[int, str]:
         """(size, unit), the default filled in."""
@@ -143,20 +174,40 @@ class BufferConfig:
 
 @dataclass(frozen=True)
 class NetworkConfig:
-    qdisc: str = "pfifo_fast"
-    bands: int = 3                   # prio: 2..4 (pfifo_fast: always 3)
-    band_limit_packets: int = 1000
-    buffer: BufferConfig = field(default_factory=BufferConfig)  # every egress ...
-    host_buffer: BufferConfig | None = None  # ... but the hosts', if given (None: `buffer`)
-    classes: dict[str, int] = field(default_factory=dict)  # name -> band; {} = defaults
-    ack_class: str = "data"          # "data": ACKs in the class of their data
-    mtu: int = 1500
-    link_changes: tuple[LinkChange, ...] = ()  # link rates changing during the run
+    qdisc: str = field(default="pfifo_fast", metadata={
+        "doc": "queue discipline of every egress: `pfifo_fast`, `prio` or `drr` (weighted "
+               "deficit round robin)"})
+    bands: int = field(default=3, metadata={  # prio: 2..4 (pfifo_fast: always 3)
+        "doc": "prio and drr: number of bands, 2-4 (pfifo_fast has 3)"})
+    band_limit_packets: int = field(default=1000, metadata={
+        "doc": "a band's limit in packets; the buffer model's default `size`"})
+    buffer: BufferConfig = field(default_factory=BufferConfig, metadata={  # every egress ...
+        "doc": "how the bands of an egress share buffer space (the table below)",
+        "type": "table"})
+    host_buffer: BufferConfig | None = field(default=None, metadata={  # ... but the hosts'
+        "doc": "the hosts' egresses, if they differ: the keys of `buffer`", "type": "table",
+        "default": "`buffer`"})
+    classes: dict[str, int] = field(default_factory=dict, metadata={  # {} = defaults
+        "doc": "class name -> band; default per qdisc: `high` band 0, `low` the last",
+        "type": "table"})
+    ack_class: str = field(default="data", metadata={
+        "doc": "class of pure ACKs: `data` (their data's class) or a class name"})
+    mtu: int = field(default=1500, metadata={
+        "doc": "bytes, 576-9000; 9000 = jumbo frames (fewer packets: faster, but another "
+               "network)"})
+    link_changes: tuple[LinkChange, ...] = field(default=(), metadata={
+        "doc": "link rates changing during the run (the entries below)",
+        "type": "list of tables"})
     # drr: class name -> weight (bands without a named class weigh 1)
-    weights: dict[str, float] = field(default_factory=dict)
+    weights: dict[str, float] = field(default_factory=dict, metadata={
+        "doc": "drr only: class name -> weight, e.g. { high = 3, low = 1 }; others weigh 1",
+        "type": "table"})
     # ECN step marking: K packets for every band (int), or class name -> K
     # (bands without a named class do not mark); None = no marking
-    ecn_threshold: int | dict[str, int] | None = None
+    ecn_threshold: int | dict[str, int] | None = field(default=None, metadata={
+        "doc": "ECN step marking at K queued packets: one K for every band, or per class "
+               "(e.g. { low = 20 }); scaled by `scale`", "type": "integer or table",
+        "default": "no marking"})
 
     @property
     def marks_ecn(self) -> bool:
@@ -170,68 +221,117 @@ class NetworkConfig:
 
 @dataclass(frozen=True)
 class TcpConfig:
-    congestion_control: str = "newreno"
-    segment_size: int = 1380         # default: network.mtu - SEGMENT_OVERHEAD_BYTES
-    initial_cwnd: int = 10
-    buffer_bytes: int = 131072 * 256   # 32 MiB send and receive buffers
-    ecn: bool | None = None          # TcpSocketBase::UseEcn; None = on iff the queues mark
+    congestion_control: str = field(default="newreno", metadata={
+        "doc": "`newreno`, `cubic` or `dctcp` (needs network.ecn_threshold)"})
+    segment_size: int = field(default=1380, metadata={  # network.mtu - SEGMENT_OVERHEAD_BYTES
+        "doc": "bytes per TCP segment, 500-8948", "default": "network.mtu - 120 (1380)"})
+    initial_cwnd: int = field(default=10, metadata={"doc": "initial window, segments"})
+    buffer_bytes: int = field(default=131072 * 256, metadata={  # 32 MiB
+        "doc": "send and receive buffer of every socket, bytes (65,536 to 2^32 - 1)"})
+    ecn: bool | None = field(default=None, metadata={  # TcpSocketBase::UseEcn
+        "doc": "negotiate ECN; dctcp always does", "default": "on when the queues mark"})
 
 
 @dataclass(frozen=True)
 class BackgroundConfig:
-    enabled: bool = True
-    workload: str = "websearch"      # workloads/cdf/<name>.csv or a path
-    rate: float | None = None        # flows/s per host (lambda) ...
-    load: float | None = None        # ... or offered load per host link (0..1)
-    traffic_class: str = "high"
-    hosts: tuple[int, ...] = ()      # background hosts; () = every host
-    port: int = 9000
-    steps: tuple[LoadStep, ...] = ()  # piecewise-constant arrival rate: rate/load from `at` on
+    enabled: bool = field(default=True, metadata={"doc": "run background flows"})
+    workload: str = field(default="websearch", metadata={
+        "doc": "flow-size distribution: a CSV name in workloads/cdf/ or a path"})
+    rate: float | None = field(default=None, metadata={
+        "doc": "Poisson arrivals, flows/s per host (lambda); give rate or load"})
+    load: float | None = field(default=None, metadata={
+        "doc": "or the offered load per host link, 0 < load < 1"})
+    traffic_class: str = field(default="high", metadata={
+        "doc": "traffic class of the background flows"})
+    hosts: tuple[int, ...] = field(default=(), metadata={
+        "doc": "hosts that send and receive (at least 2); empty = every host"})
+    port: int = field(default=9000, metadata={"doc": "the flows' destination port"})
+    steps: tuple[LoadStep, ...] = field(default=(), metadata={
+        "doc": "piecewise-constant arrival rate (the entries below)", "type": "list of tables"})
 
 
 @dataclass(frozen=True)
 class TrainingConfig:
-    """One training job: ring allreduce (SPEC §2a) or parameter servers (§2b)."""
+    """One training job: ring allreduce or parameter servers (docs/model/training.md)."""
 
-    enabled: bool = False
-    architecture: str = "ring"       # ring | ps
-    profile: str = "resnet50-like"   # workloads/profiles/<name>.csv or a path
-    ratio: float | None = None       # compute-to-network ratio R: rescale compute to it
-    model_bytes: int | None = None   # M in R = T / (M 2(1-1/N) 8 / link); default: profile's
-    workers: int = 4                 # on hosts 0..workers-1 unless `hosts` is given
-    hosts: tuple[int, ...] = ()
-    policy: str = "fifo"             # harness.schedulers.POLICIES (the plug-in says which it takes)
+    enabled: bool = field(default=False, metadata={
+        "doc": "run the job (in a [[training]] list: default true)"})
+    architecture: str = field(default="ring", metadata={
+        "doc": "`ring` (ring allreduce) or `ps` (parameter servers)"})
+    profile: str = field(default="resnet50-like", metadata={
+        "doc": "model profile: a CSV name in workloads/profiles/ or a path"})
+    ratio: float | None = field(default=None, metadata={  # compute-to-network ratio R
+        "doc": "compute-to-network ratio R: compute rescaled to R x the job's network time",
+        "default": "the profile's compute"})
+    model_bytes: int | None = field(default=None, metadata={  # M in R = T / (M 2(1-1/N) 8 / link)
+        "doc": "M in R's definition, bytes", "default": "the profile's bytes"})
+    workers: int = field(default=4, metadata={
+        "doc": "workers (at least 2), on hosts 0.. unless `hosts` or `placement` is given"})
+    hosts: tuple[int, ...] = field(default=(), metadata={
+        "doc": "the workers' hosts (sets `workers`)"})
+    policy: str = field(default="fifo", metadata={  # harness.schedulers.POLICIES
+        "doc": "communication-scheduling policy; a ring takes fifo, priority, bytescheduler, p3"})
     # the policy's parameters, from [training.scheduler], checked and with
     # defaults filled in: ((name, value), ...)
-    scheduler: tuple[tuple[str, Any], ...] = ()
-    barrier: bool = False
-    priority: str = "same"           # traffic class; "same" = the background's class
+    scheduler: tuple[tuple[str, Any], ...] = field(default=(), metadata={
+        "doc": "[training.scheduler]: the policy's parameters (the table below)",
+        "type": "table", "default": "the policy's"})
+    barrier: bool = field(default=False, metadata={
+        "doc": "ring: forward of layer 0 waits for every gradient of the last iteration"})
+    priority: str = field(default="same", metadata={
+        "doc": "the job's traffic class; `same` = the background's class"})
     # per-layer classes overriding `priority`: ((class, first, last), ...), from
     # TOML `layer_classes = { high = "0-9" }` (layers 0..9 in high, the rest `priority`)
-    layer_classes: tuple[tuple[str, int, int], ...] = ()
-    fusion_buffer: int | None = None  # ring: bytes; default one more than the largest layer
-    port: int = 5000                 # ps: port + class index, one port per traffic class
+    layer_classes: tuple[tuple[str, int, int], ...] = field(default=(), metadata={
+        "doc": 'class -> layer range, e.g. { high = "0-9" }; other layers in `priority`',
+        "type": "table"})
+    fusion_buffer: int | None = field(default=None, metadata={
+        "doc": "ring: tensor-fusion buffer, bytes", "default": "largest layer + 1"})
+    port: int = field(default=5000, metadata={  # ps: port + class index
+        "doc": "first port of the job (ps: one port per traffic class it uses)"})
     # parameter servers
-    servers: int = 1                 # shards K
-    server_placement: str = "dedicated"  # dedicated: hosts after the workers; colocated: on workers 0..K-1
-    server_hosts: tuple[int, ...] = ()   # explicit shard hosts (a worker's host = co-located)
-    aggregation: str = "tensor"      # tensor | chunk (pull overlaps push)
-    aggregation_chunk: int | None = None  # bytes; default the policy's chunk, else 64 KiB
-    deadline_class: str | None = None     # raise a transfer to this class when its slack runs out
+    servers: int = field(default=1, metadata={"doc": "ps: number of shards K"})
+    server_placement: str = field(default="dedicated", metadata={
+        "doc": "ps: `dedicated` (the first hosts without a worker) or `colocated` "
+               "(on workers 0..K-1)"})
+    server_hosts: tuple[int, ...] = field(default=(), metadata={
+        "doc": "ps: the shards' hosts (sets `servers`; a worker's host = co-located)"})
+    aggregation: str = field(default="tensor", metadata={
+        "doc": "ps: `tensor` or `chunk` (pulls overlap pushes)"})
+    aggregation_chunk: int | None = field(default=None, metadata={
+        "doc": "ps, chunk aggregation: the unit", "type": "size",
+        "default": "the policy's chunk, else 64 KiB"})
+    deadline_class: str | None = field(default=None, metadata={
+        "doc": "ps: raise a transfer not yet in TCP to this class when its slack runs out",
+        "default": "off"})
     # pulls of an iteration wait until every tensor of it is aggregated on every
     # shard (TensorFlow's synchronous PS, TicTac's setting): pulls do not overlap pushes
-    pull_barrier: bool = False
-    slowdowns: tuple[Slowdown, ...] = ()  # workers computing slower for a period
-    straggler: Straggler | None = None    # workers computing slower by a random factor per iteration
+    pull_barrier: bool = field(default=False, metadata={
+        "doc": "ps: an iteration's pulls wait until every tensor is aggregated on every "
+               "shard (TensorFlow's synchronous PS)"})
+    slowdowns: tuple[Slowdown, ...] = field(default=(), metadata={
+        "doc": "periods in which a worker computes slower (the entries below)",
+        "type": "list of tables"})
+    straggler: Straggler | None = field(default=None, metadata={
+        "doc": "workers computing slower by a random factor per iteration (the table below)",
+        "type": "table", "default": "none"})
     # ps: each sender commits chunks at least this far apart (s): the framework's
     # per-operation cost, which makes small partitions expensive on fast links
-    chunk_overhead: float = 0.0
+    chunk_overhead: float = field(default=0.0, metadata={
+        "doc": "ps: each sender commits chunks at least this far apart (a per-operation cost)",
+        "type": "time"})
     # several jobs ([[training]]): the job's name in tables and summary, when its
     # workers start (s), and where they go when `hosts` is not given: "packed"
     # (fill one leaf switch, then the next) or "spread" (round-robin over leaves)
-    name: str = ""
-    start: float = 0.0
-    placement: str | None = None
+    name: str = field(default="", metadata={
+        "doc": "[[training]]: the job's name (letters, digits, _ . -; unique)",
+        "default": '"job<i>"'})
+    start: float = field(default=0.0, metadata={
+        "doc": "[[training]]: when the job's workers start", "type": "time"})
+    placement: str | None = field(default=None, metadata={
+        "doc": "[[training]]: instead of `hosts`, `packed` (a leaf with room for the whole "
+               "job, else leaf after leaf) or `spread` (one host per leaf in turn)",
+        "default": "`packed` with several jobs"})
 
     @property
     def scheduler_params(self) -> dict[str, Any]:
@@ -240,11 +340,14 @@ class TrainingConfig:
 
 @dataclass(frozen=True)
 class Scenario:
-    name: str = "scenario"
-    seed: int = 1
+    name: str = field(default="scenario", metadata={
+        "doc": "names the run and sweep directories"})
+    seed: int = field(default=1, metadata={
+        "doc": "everything random (flow schedule, stragglers) follows from it"})
     # time-preserving scale-down factor k: rates and sizes / k, times kept
     # (harness.scaling); 1 = the network as written
-    scale: int = 1
+    scale: int = field(default=1, metadata={
+        "doc": "time-preserving scale-down factor k, 1-1000: rates and sizes / k, times kept"})
     run: RunConfig = field(default_factory=RunConfig)
     topology: TopologyConfig = field(default_factory=TopologyConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)
@@ -405,10 +508,13 @@ def _link_changes(value: Any, where: str = "network.link_changes") -> tuple[Link
     for i, item in enumerate(_table_list(value, where, ("at", "rate", "hosts"), ("at", "rate"),
                                          example)):
         here = f"{where}[{i}]"
-        rate = parse_rate(item["rate"], f"{here}.rate")
+        rate = parse_link_rate(item["rate"], f"{here}.rate")
         if not math.isfinite(rate):
             raise ConfigError(f"{here}.rate", f"must be finite (got {item['rate']!r})")
         hosts = _host_list(item["hosts"], f"{here}.hosts") if "hosts" in item else ()
+        if "hosts" in item and not hosts:  # () is "every link": an empty list must not be
+            raise ConfigError(f"{here}.hosts", "is empty, which names no host; list the "
+                              "hosts whose links change, or leave hosts out for every link")
         out.append(LinkChange(_time_value(item["at"], f"{here}.at"), rate, hosts))
     return tuple(out)
 
@@ -775,7 +881,7 @@ def _background(data: Any) -> BackgroundConfig:
         if out["load"] >= 1:
             raise ConfigError("background.load", f"must be < 1 (got {out['load']})")
     if "rate" in out and "load" in out:
-        raise ConfigError("background.rate", "give either rate (flows/s per host) or load, not both")
+        raise both_given("background.rate", "background.load")
     if "traffic_class" in d:
         out["traffic_class"] = _str(d["traffic_class"], "background.class")
     if "hosts" in d:
@@ -970,11 +1076,37 @@ def read_text(path: str | Path, what: str) -> str:
         raise ConfigError(what, f"cannot read {path}: {e.strerror or e}") from None
 
 
+#: No scenario or grid nests tables or lists deeper than a few levels; the
+#: limit keeps the parser and every recursive copy far from Python's stack.
+MAX_NESTING = 32
+
+
+def check_nesting(value: Any, what: str, source: str = "", limit: int = MAX_NESTING) -> None:
+    """Refuse tables and lists nested deeper than `limit` (walked without
+    recursion, so the check itself cannot overflow the stack)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = (item.values() if isinstance(item, dict)
+                    else item if isinstance(item, list) else ())
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > limit:
+                    raise ConfigError(what, f"{source}tables and lists nest more than "
+                                      f"{limit} levels deep; no scenario or grid needs that")
+                stack.append((child, depth + 1))
+
+
 def parse_toml(text: str, path: str | Path, what: str) -> dict[str, Any]:
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(what, f"{path} is not valid TOML: {e}") from None
+    except RecursionError:  # the parser recurses per level of nesting
+        raise ConfigError(what, f"{path}: tables and lists nest too deep (more than "
+                          f"{MAX_NESTING} levels); no scenario or grid needs that") from None
+    check_nesting(data, what, f"{path}: ")
+    return data
 
 
 def read_toml(path: str | Path, what: str) -> dict[str, Any]:
@@ -994,6 +1126,10 @@ def parse_override(text: str) -> tuple[list[str], Any]:
         value = tomllib.loads(f"v = {raw.strip()}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw.strip()
+    except RecursionError:
+        raise ConfigError(f"--set {key.strip()}", f"the value nests more than {MAX_NESTING} "
+                          "levels deep") from None
+    check_nesting(value, f"--set {key.strip()}")
     return path, value
 
 
@@ -1008,6 +1144,7 @@ def apply_values(data: dict[str, Any], values, notes: list[str] | None = None) -
     scenario dict; returns a new dict. notes: collects what was adjusted
     (a shortened run's warm-up and cool-down, see _fit_window)."""
     values = [(list(path), value) for path, value in values]
+    check_alternatives([".".join(path) for path, _ in values])
     original = data
     data = copy.deepcopy(data)  # plain data (TOML: no shared or odd objects)
     for path, value in values:
@@ -1116,6 +1253,34 @@ def resolve_scenario_file(name: str | Path, relative_to: Path, what: str) -> Pat
 # Keys that give one quantity two ways: setting one (in a derived file or with
 # --set) drops the other inherited from the base.
 _ALTERNATIVES = {("background", "rate"): "load", ("background", "load"): "rate"}
+
+
+def alternative_field(field: str) -> str | None:
+    """The other way of giving `field`'s quantity (background.load for
+    background.rate and back), or None."""
+    path = tuple(field.split("."))
+    other = _ALTERNATIVES.get(path)
+    return None if other is None else ".".join((*path[:-1], other))
+
+
+def both_given(field: str, other: str) -> ConfigError:
+    """The error of a quantity given two ways at once (one file, one list of
+    overrides, one grid table): nothing says which of the two was meant."""
+    first, second = sorted((field, other), key=lambda f: f.rsplit(".", 1)[-1] != "rate")
+    return ConfigError(first, f"given together with {second}; give one of them: "
+                       "rate (flows/s per host) or load (offered load per host link, "
+                       "0 < load < 1)")
+
+
+def check_alternatives(fields, prefix: str = "") -> None:
+    """Fields set together (one list of --set or API overrides, one grid
+    table) may not give one quantity two ways; `prefix` names the table
+    ("set.", "points[0].")."""
+    fields = list(fields)
+    for f in fields:
+        other = alternative_field(f)
+        if other is not None and other in fields:
+            raise both_given(f"{prefix}{f}", f"{prefix}{other}")
 
 
 def _drop_alternative(table: dict[str, Any], path: tuple[str, ...]) -> None:

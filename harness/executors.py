@@ -45,6 +45,7 @@ from typing import Callable
 
 from harness import outdir
 from harness.cells import Cell, cell_json
+from harness.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -419,6 +420,32 @@ def _install_files(files: dict[str, bytes], out_dir: Path) -> None:
             (tmp / name).write_bytes(data)
 
     outdir.write_dir(out_dir, fill, existing="keep")
+
+
+def check_scheduler(address: str, timeout_s: float = 5.0) -> None:
+    """A Dask scheduler address that parses and answers, checked before a
+    sweep creates its directory (dask's own client waits 30 s, then raises)."""
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    shown = address if len(address) <= 80 else address[:77] + "..."
+    try:
+        scheme, location = parse_address(address)
+        host, port = parse_host_port(location, 8786)
+    except (ValueError, TypeError) as e:
+        raise ConfigError("--scheduler", f"{shown!r} is not a Dask scheduler address ({e}); "
+                          "e.g. tcp://10.0.0.5:8786") from None
+    if scheme not in ("tcp", "tls"):
+        raise ConfigError("--scheduler", f"{shown!r}: scheme {scheme!r} cannot reach a "
+                          "scheduler on another process; allowed: tcp://HOST:PORT, "
+                          "tls://HOST:PORT")
+    try:
+        socket.create_connection((host, port), timeout=timeout_s).close()
+    except OSError as e:
+        raise ConfigError("--scheduler", f"no Dask scheduler answers at {shown} "
+                          f"({e.strerror or e}); start one with `dask scheduler`, or leave "
+                          "--scheduler out for a local cluster") from None
 
 
 def run_dask(tasks: list[Task], jobs: int, scheduler: str | None, on_done: OnDone) -> None:

@@ -25,8 +25,8 @@ from pathlib import Path
 from harness import outdir, pch
 from harness.errors import Ns3LoadError
 from harness.pch import NS3_HEADERS, NS3_LIBRARIES  # one list for the PCH and the load
+from harness.paths import MODULES_DIR
 
-MODULES_DIR = Path(__file__).resolve().parent.parent / "ns3-modules"
 UMBRELLA_HEADER = "ddnn-modules.h"
 CXXFLAGS = ("-std=c++20", "-O2", "-fPIC", "-DNDEBUG")
 
@@ -120,7 +120,10 @@ def _compiler() -> str:
 def _library_key(sources: list[Path], cxxflags: tuple[str, ...], extra: tuple[str, ...] = ()) -> str:
     wheel = find_wheel()
     h = hashlib.sha256()
-    for part in (wheel.version, str(wheel.include_dir), _compiler(), *cxxflags, *extra):
+    # the harness's own version too: a new release never loads an old build
+    harness_version = importlib.metadata.version("ddnn-harness")
+    for part in (wheel.version, str(wheel.include_dir), harness_version, _compiler(), *cxxflags,
+                 *extra):
         h.update(part.encode() + b"\0")
     for path in sources:  # the path under ns3-modules/: moving a file changes the key
         h.update(_source_label(path).encode() + b"\0" + path.read_bytes() + b"\0")

@@ -1,4 +1,11 @@
-"""Where the repository keeps its data files, and finding one by name or path.
+"""Where the package finds its data files, and finding one by name or path.
+
+The data (C++ sources of ns3-modules/, topologies/, workloads/) lives at the
+top of the repository; pyproject.toml maps each folder into the wheel as a
+data-only package inside `harness` (harness/ns3_modules, harness/topologies,
+harness/workloads). An installed wheel finds them there; an editable install
+or a plain checkout has no such folders inside the package and reads the
+repository's own. Nothing else in the code knows where the data lives.
 
 Its own module (errors only below it) so that every layer can find a data
 file without importing the scenario schema (harness.config re-exports it).
@@ -10,9 +17,19 @@ from pathlib import Path
 
 from harness.errors import ConfigError
 
-REPO_DIR = Path(__file__).resolve().parent.parent
-TOPOLOGIES_DIR = REPO_DIR / "topologies"
-WORKLOADS_DIR = REPO_DIR / "workloads"
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _data_dir(folder: str, package: str) -> Path:
+    """`folder` of the repository, as shipped in the wheel (harness/<package>)
+    or, in a checkout or editable install, at the repository's top."""
+    shipped = PACKAGE_DIR / package
+    return shipped if shipped.is_dir() else PACKAGE_DIR.parent / folder
+
+
+MODULES_DIR = _data_dir("ns3-modules", "ns3_modules")
+TOPOLOGIES_DIR = _data_dir("topologies", "topologies")
+WORKLOADS_DIR = _data_dir("workloads", "workloads")
 SCENARIOS_DIR = WORKLOADS_DIR / "scenarios"
 SWEEPS_DIR = WORKLOADS_DIR / "sweeps"
 CDF_DIR = WORKLOADS_DIR / "cdf"

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import importlib.metadata
 import subprocess
 from pathlib import Path
 
@@ -56,8 +57,8 @@ def _commit() -> str:
     try:
         return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                               cwd=Path(__file__).parent, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+    except (OSError, subprocess.CalledProcessError):  # an installed wheel: no repository
+        return f"ddnn-harness {importlib.metadata.version('ddnn-harness')} (no git checkout)"
 
 
 def export(sweep_dir: Path, out: Path) -> int:

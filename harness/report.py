@@ -12,6 +12,7 @@ seeds, digests and cost. The page is a jinja2 template
 from __future__ import annotations
 
 import base64
+import html
 import io
 import json
 import tempfile
@@ -21,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness import outdir
+from harness.cells import MEASURED, STALLED, with_status_reasons
 from harness.errors import ConfigError
 
 GENERATOR = "ddnn-harness report"   # <meta name="generator">: marks our own pages
@@ -64,7 +66,10 @@ def is_report(path: Path) -> bool:
 
 
 def _png(fig, dpi: int = CELL_DPI) -> str:
+    from harness.plots.style import fit_text
+
     buf = io.BytesIO()
+    fit_text(fig)
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
@@ -132,18 +137,66 @@ class CellView:
     id: str
     label: str
     status: str
-    error: str | None
-    metrics: list[tuple[str, str]]
+    reason: str | None                      # why it is not ok
+    metrics: list[tuple[str, str, str]]     # header, value, why n/a ("" with a value)
     figures: list[tuple[str, str]] = field(default_factory=list)
     manifest: dict = field(default_factory=dict)
 
 
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and pd.isna(value))
+
+
 def _fmt(value, scale: float = 1) -> str:
-    if value is None or (isinstance(value, float) and pd.isna(value)):
+    if _missing(value):
         return "n/a"
     if isinstance(value, (int, float)):
         return f"{value * scale:,.3g}"
     return str(value)
+
+
+def _reason(row: pd.Series) -> str | None:
+    reason = row.get("reason")
+    return None if _missing(reason) else str(reason)
+
+
+def na_reason(row: pd.Series, column: str) -> str:
+    """Why a summary row has no value in `column`: the cell's own reason
+    where it has no tables (failed, not run) or its training stalled (the
+    iteration columns); else what the cell lacked to measure it."""
+    status = row.get("status")
+    if status not in MEASURED:
+        return _reason(row) or str(status)
+    if column.endswith("iteration_s"):
+        if status == STALLED:
+            return _reason(row) or "training stalled"
+        return "no training job in this cell"
+    if column.startswith("fct_"):
+        size = column.split("_")[1]
+        return f"no measured {size} flow completed"
+    if column == "u_training":
+        return "no training job in this cell"
+    if column == "u_background":
+        return "no background traffic in this cell"
+    if column == "completion_ratio":
+        return "no measured background flow"
+    return "not measured"
+
+
+def _cell_html(value, scale: float, row: pd.Series, column: str) -> str:
+    """A summary-table value; n/a with its reason as a tooltip."""
+    if _missing(value):
+        return (f'<span class="na" title="{html.escape(na_reason(row, column))}">'
+                "n/a</span>")
+    return html.escape(_fmt(value, scale))
+
+
+def _status_html(row: pd.Series) -> str:
+    status, reason = str(row["status"]), _reason(row)
+    if status == "ok":
+        return status
+    title = f' title="{html.escape(reason)}"' if reason else ""
+    return f'<span class="{html.escape(status)}"{title}>{html.escape(status)}</span>'
 
 
 def _label(row: pd.Series, fields: list[str]) -> str:
@@ -155,12 +208,18 @@ def _label(row: pd.Series, fields: list[str]) -> str:
 
 
 def _summary_table(summary: pd.DataFrame, fields: list[str]) -> str:
+    """The cells' table (HTML: escaped here, written unescaped); a status
+    other than ok and every n/a carry their reason as a tooltip."""
     cols = ["cell", "arm", *fields, "status"]
     table = summary[[c for c in cols if c in summary]].copy()
-    table["cell"] = [f'<a href="#cell-{c}">{c[:8]}</a>' for c in table["cell"]]
+    for col in table.columns:   # axis values and arms are the grid's text
+        table[col] = [v if _missing(v) else html.escape(str(v)) for v in table[col]]
+    table["cell"] = [f'<a href="#cell-{c}">{c[:8]}</a>' for c in summary["cell"]]
+    table["status"] = [_status_html(row) for _, row in summary.iterrows()]
     for col, (header, scale) in SUMMARY_COLUMNS.items():
         if col in summary:
-            table[header] = [_fmt(v, scale) for v in summary[col]]
+            table[header] = [_cell_html(row[col], scale, row, col)
+                             for _, row in summary.iterrows()]
     return table.to_html(index=False, escape=False, classes="summary", border=0, na_rep="")
 
 
@@ -205,7 +264,7 @@ def render(sweep_dir: Path) -> str:
     sweep_dir = Path(sweep_dir)
     check_sweep_dir(sweep_dir)
     sweep = load_sweep(sweep_dir)
-    grid, summary = sweep.grid, sweep.summary
+    grid, summary = sweep.grid, with_status_reasons(sweep.summary)
     fields = [f for f in grid.get("axes", []) if f in summary]
     figures = _sweep_figures(sweep_dir)
     ordered = [(stem, figures[stem]) for stem in SWEEP_FIGURES if stem in figures]
@@ -214,12 +273,12 @@ def render(sweep_dir: Path) -> str:
     cells = []
     for _, row in summary.iterrows():
         label = _label(row, fields)
-        metrics = [(header, _fmt(row.get(col), scale))
+        metrics = [(header, _fmt(row.get(col), scale),
+                    na_reason(row, col) if _missing(row.get(col)) else "")
                    for col, (header, scale) in SUMMARY_COLUMNS.items() if col in row]
-        view = CellView(row["cell"], label, row["status"],
-                        None if pd.isna(row.get("error")) else row.get("error"), metrics)
+        view = CellView(row["cell"], label, row["status"], _reason(row), metrics)
         cell_dir = sweep_dir / "cells" / row["cell"]
-        if row["status"] == "ok" and cell_dir.is_dir():
+        if row["status"] in MEASURED and cell_dir.is_dir():   # a stalled cell has its tables
             view.figures = _cell_figures(cell_dir, label)
             view.manifest = json.loads((cell_dir / "manifest.json").read_text())
         cells.append(view)

@@ -238,6 +238,10 @@ def _link_changes(changes, topo: Topology, k: int) -> tuple[tuple[int, int, floa
             topo.check_host(h, f"network.link_changes[{i}].hosts[{j}]")
         links = ([topo.host_link_index(h) for h in change.hosts] if change.hosts
                  else range(len(topo.links)))
+        if round(change.rate_bps / k) < 1:  # ns-3 would abort on a 0 bit/s link
+            raise ConfigError(f"network.link_changes[{i}].rate", f"scale = {k} makes "
+                              f"{change.rate_bps:g} bit/s {change.rate_bps / k:.3g} bit/s as "
+                              "simulated, below ns-3's 1 bit/s; raise the rate or lower scale")
         out += [(link, round(change.at * 1e9), change.rate_bps / k) for link in links]
     return tuple(out)
 

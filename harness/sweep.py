@@ -80,10 +80,11 @@ from typing import Any
 import pandas as pd
 
 from harness import executors, metrics, outdir, stats
-from harness.cells import Cell, point_value
-from harness.config import (SWEEPS_DIR, ConfigError, ConfigTypeError, apply_values,
-                            builtin_names, parse_time, parse_toml, read_scenario_dict, read_text,
-                            scenario_from_dict)
+from harness.cells import (MEASURED, NOT_RUN_REASON, STALLED, UNFINISHED, Cell,
+                           cell_status, point_value, stall_reason)
+from harness.config import (SWEEPS_DIR, ConfigError, ConfigTypeError, alternative_field,
+                            apply_values, builtin_names, check_alternatives, parse_time,
+                            parse_toml, read_scenario_dict, read_text, scenario_from_dict)
 from harness.errors import UnknownKeyError
 from harness.run import plan
 from harness.tables import POINT_LABEL, SEED_AXIS
@@ -213,6 +214,7 @@ def load_grid(path: str | Path) -> Grid:
     fixed = _flatten(_table(data, "set", '"run.duration" = 2.0, ...'), "set")
     for field, value in fixed.items():
         _check_field(base, field, value, f"set.{field}")
+    check_alternatives(fixed, "set.")
     base = apply_values(base, [(f.split("."), v) for f, v in fixed.items()])
 
     axes = []
@@ -226,6 +228,7 @@ def load_grid(path: str | Path) -> Grid:
         for v in values:
             _check_field(base, field, v, where)
         axes.append((field, tuple(values)))
+    check_alternatives(dict(axes), "axes.")
 
     points = []
     point_arms = []
@@ -239,10 +242,10 @@ def load_grid(path: str | Path) -> Grid:
         own_arms = raw_point.pop(POINT_ARMS, None)
         own_reference = raw_point.pop(POINT_REFERENCE, None)
         flat = _flatten(raw_point, f"points[{i}]")
+        check_alternatives(flat, f"points[{i}].")
         for field, value in flat.items():
             _check_field(base, field, value, f"points[{i}].{field}")
-            if field in dict(axes):
-                raise ConfigError(f"points[{i}].{field}", "is also an axis")
+            _check_clash(f"points[{i}]", field, dict(axes), "an axis")
         if label is not None:
             if not isinstance(label, str) or not label:
                 raise ConfigError(f"points[{i}].{POINT_LABEL}", f"expected a non-empty "
@@ -294,14 +297,26 @@ def _arms(base: dict, table: dict, where: str, axes: dict,
             raise ConfigError(f"{where}.{arm}", "an arm is a table of scenario fields, e.g. "
                               '{ "training.priority" = "low" }')
         flat = _flatten(fields, f"{where}.{arm}")
+        check_alternatives(flat, f"{where}.{arm}.")
         for field, value in flat.items():
             _check_field(base, field, value, f"{where}.{arm}.{field}")
-            if field in axes:
-                raise ConfigError(f"{where}.{arm}.{field}", "is also an axis")
-            if point_fields is not None and field in point_fields:
-                raise ConfigError(f"{where}.{arm}.{field}", "is also a field of the point")
+            _check_clash(f"{where}.{arm}", field, axes, "an axis")
+            _check_clash(f"{where}.{arm}", field, point_fields or {}, "a field of the point")
         arms.append((arm, tuple(flat.items())))
     return arms
+
+
+def _check_clash(where: str, field: str, others: dict, what: str) -> None:
+    """A point's or arm's field may not be one of `others` (the axes, the
+    point's fields), nor the other way of giving its quantity (background.rate
+    where background.load is an axis): a cell would set both."""
+    if field in others:
+        raise ConfigError(f"{where}.{field}", f"is also {what}")
+    other = alternative_field(field)
+    if other is not None and other in others:
+        raise ConfigError(f"{where}.{field}", f"gives the quantity of {other} ({what}) "
+                          "another way; give one of them: rate (flows/s per host) or load "
+                          "(offered load per host link)")
 
 
 def _point_arms(base: dict, i: int, own_arms: Any, own_reference: Any, fields: dict,
@@ -639,23 +654,23 @@ TIMING_COLUMNS = ("wall_s", "startup_s", "events_per_s", "sim_s_per_wall_s", "pe
 
 
 def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, Any]:
-    """One tidy summary row: the cell's labels, status and metrics. status:
-    ok (run_dir), failed (error) or unfinished (neither: not run yet, or
-    stopped by Ctrl-C; --resume runs it)."""
-    status = "failed" if error else "ok" if run_dir is not None else "unfinished"
-    row: dict[str, Any] = {**cell.labels(), "status": status, "error": error}
+    """One tidy summary row: the cell's labels, status, reason and metrics.
+    status (harness.cells): ok (run_dir), stalled (run_dir, but its training
+    completed no iteration in the window: its other metrics stand), failed
+    (error) or unfinished (neither: not run yet, or stopped by Ctrl-C;
+    --resume runs it); reason: why a cell is not ok (failed: its error)."""
+    status = cell_status(run_dir is not None, error)
+    reason = error if error else NOT_RUN_REASON if status == UNFINISHED else None
+    row: dict[str, Any] = {**cell.labels(), "status": status, "error": error, "reason": reason}
     if run_dir is None or error:
         return row
     summary = json.loads((run_dir / "summary.json").read_text())
     manifest = json.loads((run_dir / "manifest.json").read_text())
     config = json.loads((run_dir / "config.json").read_text())
     row.update(metrics.flat_summary(summary))
-    if row["training_stalled"]:
-        window = config.get("run", {})
-        row["error"] = ("measured no complete training iteration between warm-up and "
-                        f"cool-down ({window.get('warmup')} s to "
-                        f"{window.get('duration', 0) - window.get('cooldown', 0):g} s): "
-                        "stalled, or the run is too short (run.min_iterations)")
+    row["status"] = cell_status(True, None, row["training_stalled"])
+    if row["status"] == STALLED:
+        row["reason"] = stall_reason(config.get("run", {}))   # the run as simulated
     row.update(offered_load=config["background"]["offered_load"],
                compute_ms=config["training"]["compute_ms"],
                events=manifest["events"], wall_s=manifest.get("run_wall_s"),
@@ -714,6 +729,22 @@ class Cost:
                 f"~{_duration(low)} to {_duration(high)}{on}")
 
 
+#: A run whose slow estimate (Cost.core_s) is at least this many seconds is
+#: announced with its cost before it starts (long_run_note): no upper bound on
+#: run.duration (long runs are legitimate), but no surprise either.
+LONG_RUN_S = 300.0
+
+
+def long_run_note(p) -> str | None:
+    """For a planned run estimated at LONG_RUN_S or more of wall time: what it
+    simulates and its rough cost (None for a shorter one)."""
+    cost = Cost(predicted_bytes(p))
+    if cost.core_s[1] < LONG_RUN_S:
+        return None
+    return (f"a long run: {p.expected_duration:g} s simulated, {cost.describe()} of wall time "
+            "(rough: README, How long will my sweep take); run.duration sets the simulated time")
+
+
 def _duration(seconds: float) -> str:
     if seconds < 120:
         return f"{seconds:.0f} s"
@@ -740,7 +771,7 @@ def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFram
     tables = {"summary": summary}
     if grid.reference is not None or grid.per_point_arms:
         keys = grid.axis_fields
-        ok = summary[summary["status"] == "ok"]
+        ok = summary[summary["status"].isin(MEASURED)]  # a stall is +inf
         if grid.per_point_arms:
             deltas = _per_point_deltas(ok, cells, keys)
         else:
@@ -914,6 +945,8 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
 
     if executor not in ("local", "dask"):
         raise ConfigError("--executor", f"unknown executor {executor!r}; allowed: local, dask")
+    if executor == "dask" and scheduler is not None:
+        executors.check_scheduler(scheduler)  # before the directory is made
     started = time.monotonic()
     base = expand(grid) if cells is None else cells
     max_seeds = grid.max_seeds if max_seeds is None else max_seeds

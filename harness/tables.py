@@ -57,7 +57,37 @@ class Run:
     transfers: "pd.DataFrame | None" = None
     compute: "pd.DataFrame | None" = None
     scheduler: "pd.DataFrame | None" = None
-    dir: Path | None = None            # where it was written or read, if anywhere
+    # where it was written or read; None: a harness.run(...) without `out`,
+    # in memory only (save() writes it)
+    dir: Path | None = None
+
+    def __repr__(self) -> str:
+        s = self.summary or {}
+        tables = [name for name in RUN_TABLES if getattr(self, name) is not None]
+        where = (f"dir {str(self.dir)!r}" if self.dir is not None
+                 else "in memory only: dir is None, .save(DIR) writes it")
+        return (f"<Run {s.get('scenario')!r} seed {s.get('seed')} digest {s.get('digest')}: "
+                f"{', '.join(tables)}; {where}>")
+
+    def save(self, out: str | Path) -> Path:
+        """Write this run's directory (as `harness run` does) to `out`: new,
+        empty, or an earlier run directory (replaced whole; anything else is
+        refused with a ConfigError naming `out`). Sets and returns `dir`."""
+        from harness import outdir
+
+        target = outdir.check_run_dir(_directory_arg(out, "out", "Run.save"), "out")
+
+        def fill(tmp: Path) -> None:
+            for name in RUN_TABLES:
+                table = getattr(self, name)
+                if table is not None:
+                    table.to_parquet(tmp / f"{name}.parquet", index=False)
+            for name in ("config", "summary", "manifest"):
+                (tmp / f"{name}.json").write_text(
+                    json.dumps(getattr(self, name), indent=2, sort_keys=True, default=str) + "\n")
+
+        self.dir = outdir.write_dir(target, fill)
+        return self.dir
 
 
 @dataclass
@@ -91,13 +121,39 @@ class Sweeps:
 # reading
 
 
+def _directory_arg(path, name: str, function: str, kind: str | None = None) -> Path:
+    """The argument `name` of `function` as a Path; with `kind`, an existing
+    directory. TypeError / FileNotFoundError / NotADirectoryError naming the
+    argument otherwise."""
+    import os
+
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        hint = (" (a Run from harness.run() without out= is in memory only, its dir is "
+                "None: use it as it is, or write it with r.save(DIR) first)"
+                if path is None and kind == "run" else "")
+        raise TypeError(f"{function}: {name}: expected a{' ' + kind if kind else ''} "
+                        f"directory path (a str or Path), got {path!r}{hint}")
+    d = Path(path)
+    if kind is not None and not d.is_dir():
+        if d.exists():
+            raise NotADirectoryError(f"{function}: {name}: {d} is a file, not a {kind} "
+                                     "directory")
+        raise FileNotFoundError(f"{function}: {name}: {d} does not exist (expected a "
+                                f"{kind} directory)")
+    return d
+
+
 def load_run(path: str | Path) -> Run:
-    """A run directory (written by `harness run`, `harness.run(out=...)` or a
-    sweep's cells/<id>/) as a Run."""
+    """A run directory (written by `harness run`, `harness.run(out=...)`,
+    Run.save or a sweep's cells/<id>/) as a Run. A path that is not one is a
+    TypeError / FileNotFoundError naming `path`."""
     import pandas as pd
 
-    d = Path(path)
-    require_files(d, ("config.json", "summary.json", "manifest.json"), "run")
+    d = _directory_arg(path, "path", "load_run", "run")
+    try:
+        require_files(d, ("config.json", "summary.json", "manifest.json"), "run")
+    except FileNotFoundError as e:
+        raise FileNotFoundError(f"load_run: path: {e}") from None
     tables = {name: pd.read_parquet(d / f"{name}.parquet")
               for name in RUN_TABLES if (d / f"{name}.parquet").is_file()}
     records = {name: json.loads((d / f"{name}.json").read_text())
@@ -108,7 +164,7 @@ def load_run(path: str | Path) -> Run:
 
 def load_sweep(path: str | Path) -> Sweep:
     """A sweep directory as a Sweep (its tables; .cell(id) loads a cell's run)."""
-    d = Path(path)
+    d = _directory_arg(path, "path", "load_sweep", "sweep")
     require_files(d, SWEEP_REQUIRED, "sweep")
     return Sweep(d, json.loads((d / "sweep.json").read_text()),
                  *(optional_table(d, name) for name in ("summary", "deltas", "deltas_mean")))
@@ -122,6 +178,9 @@ def load_sweeps(paths: str | Path | Iterable[str | Path]) -> Sweeps:
     empty (NaN) in its rows."""
     import pandas as pd
 
+    if paths is None:
+        raise TypeError("load_sweeps: paths: expected sweep directories or a glob pattern "
+                        "such as \"results/sweeps/*\", got None")
     if isinstance(paths, (str, Path)) and glob.has_magic(str(paths)):
         dirs = [Path(p) for p in sorted(glob.glob(str(paths))) if (Path(p) / "sweep.json").is_file()]
         if not dirs:

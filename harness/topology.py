@@ -8,9 +8,10 @@ router node. Routing is `harness.routing`; queue discs are `harness.qdisc`.
 
 from __future__ import annotations
 
-from harness.config import (TOPOLOGIES_DIR, ConfigError, TopologyConfig, parse_rate,
-                            parse_time, read_toml, resolve_data_file)
+from harness.config import (TOPOLOGIES_DIR, ConfigError, TopologyConfig, parse_time,
+                            read_toml, resolve_data_file)
 from harness.errors import UnknownKeyError
+from harness.units import parse_link_rate
 from harness.graph import Link, Topology, check_reachable
 
 # The harness computes routes for every (node, destination host) pair in
@@ -54,7 +55,7 @@ def _check_size(n_nodes: int, field: str) -> None:
 def _single_tor(p: dict, where: str) -> Topology:
     hosts = _int_param(p, "hosts", where, 2)
     _check_size(hosts + 1, f"{where}.hosts")
-    rate = parse_rate(p["link_rate"], f"{where}.link_rate")
+    rate = parse_link_rate(p["link_rate"], f"{where}.link_rate")
     delay = parse_time(p["link_delay"], f"{where}.link_delay")
     links = tuple(Link(h, hosts, rate, delay) for h in range(hosts))
     return Topology("single-tor", hosts, 1, links, p)
@@ -66,9 +67,9 @@ def _leaf_spine(p: dict, where: str) -> Topology:
     per_leaf = _int_param(p, "hosts_per_leaf", where)
     if leaves * per_leaf < 2:
         raise ConfigError(f"{where}.hosts_per_leaf", "the topology needs at least 2 hosts")
-    host_rate = parse_rate(p["host_link_rate"], f"{where}.host_link_rate")
+    host_rate = parse_link_rate(p["host_link_rate"], f"{where}.host_link_rate")
     host_delay = parse_time(p["host_link_delay"], f"{where}.host_link_delay")
-    fabric_rate = parse_rate(p["fabric_link_rate"], f"{where}.fabric_link_rate")
+    fabric_rate = parse_link_rate(p["fabric_link_rate"], f"{where}.fabric_link_rate")
     fabric_delay = parse_time(p["fabric_link_delay"], f"{where}.fabric_link_delay")
     hosts = leaves * per_leaf
     _check_size(hosts + leaves + spines, f"{where}.hosts_per_leaf")
@@ -84,7 +85,7 @@ def _custom(p: dict, where: str) -> Topology:
     hosts = _int_param(p, "hosts", where, 2)
     switches = _int_param(p, "switches", where, 0)
     _check_size(hosts + switches, f"{where}.switches")
-    rate = parse_rate(p["link_rate"], f"{where}.link_rate")
+    rate = parse_link_rate(p["link_rate"], f"{where}.link_rate")
     delay = parse_time(p["link_delay"], f"{where}.link_delay")
     names = {f"h{i}": i for i in range(hosts)} | {f"s{i}": hosts + i for i in range(switches)}
     pairs = p["links"]

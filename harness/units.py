@@ -79,6 +79,28 @@ def parse_rate(value: Any, where: str) -> float:
     return rate
 
 
+#: The slowest link rate a topology or a link change may give (as written;
+#: `scale` slows the simulated links further): a 1500 B packet takes 12 ms.
+#: Below it, a bare number is almost surely a rate given without its unit
+#: (`link_rate = 10` is 10 bit/s, not 10 Gbit/s).
+MIN_LINK_RATE_BPS = 1e6
+
+
+def parse_link_rate(value: Any, where: str) -> float:
+    """A link's rate in bit/s (parse_rate), at least MIN_LINK_RATE_BPS; a bare
+    number below it is named as the bit/s it is, with the unit it likely lacks."""
+    rate = parse_rate(value, where)
+    if rate < MIN_LINK_RATE_BPS:
+        allowed = f"a link rate is 1 Mbit/s to {UINT64_MAX:.3g} bit/s"
+        if isinstance(value, str):
+            raise ConfigError(where, f"{value!r} is below 1 Mbit/s; {allowed}, e.g. "
+                                     '"10Gbps" or "100Mbps"')
+        raise ConfigError(where, f"{value!r} is {value:g} bit/s (a number is bit/s), below "
+                                 f"1 Mbit/s; give the unit, e.g. \"{value:g}Gbps\" or "
+                                 f"\"{value:g}Mbps\" ({allowed})")
+    return rate
+
+
 def parse_time(value: Any, where: str, allow_zero: bool = False) -> float:
     """A duration in seconds, from 0.5 or "10us" / "2ms". ns-3 keeps it in int64
     nanoseconds."""

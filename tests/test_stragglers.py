@@ -39,6 +39,14 @@ def job_plan(model, *overrides: str, architecture: str = "ring"):
     ((f'{ST}={{factor=0}}',), f"{ST}.factor", "> 0"),
     ((f'{ST}={{factor=2, workers=[3]}}',), f"{ST}.workers[0]", "0-2"),
     ((f'{ST}={{factor=2, workers="some"}}',), f"{ST}.workers", "list"),
+    # valid as written, but the drawn factors would push a compute delay past
+    # ns-3's 64-bit nanosecond clock (an abort inside ns-3 before this check)
+    ((f'{ST}={{factor=1e15}}',), ST, "beyond ns-3's clock"),
+    ((f'{ST}={{distribution="uniform", factor_min=1, factor_max=1e300}}',), ST,
+     "beyond ns-3's clock"),
+    # a tiny median: the message speaks of the drawn factors, not of the
+    # profile's compute time alone
+    ((f'{ST}={{distribution="lognormal", median=1e-9, sigma=0.1}}',), ST, "drawn factors"),
 ])
 def test_bad_stragglers_name_the_field(overrides, field, says):
     with pytest.raises(ConfigError) as err:

@@ -110,7 +110,11 @@ def test_map_colours_are_verdicts_of_the_intervals():
     assert table.loc[1, "u_training"] == pytest.approx(1.0)
     fig = plots.draw_boundary(table.reset_index(), grid, {0.3: "30 %"}, "map")
     texts = [t.get_text() for t in fig.axes[0].texts]
-    assert "+2.0 %\n[+0.00, +4.0]" in texts and "stalled" in texts and "n/a" in texts
+    # the failed point's n/a says why: all 3 seeds x 2 arms failed
+    assert "+2.0 %\n[+0.00, +4.0]" in texts and "stalled" in texts and \
+        "n/a\n6 cells failed" in texts
+    assert table.loc[6, "iteration_reason"] == "6 cells failed"
+    assert table.loc[1, "iteration_reason"] == ""   # a value needs no reason
     hatched = [p for p in fig.axes[0].patches if p.get_hatch()]
     assert len(hatched) == 1     # R=7 only
 

@@ -32,6 +32,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from harness import stats
+from harness.cells import FAILED, MEASURED, STALLED, UNFINISHED, with_status_reasons
 from harness.metrics import SIZE_CLASSES
 from harness.plots.run_figures import fct_cdf_frame
 from harness.plots.style import PALETTE, new_figure, save_figure
@@ -54,13 +55,22 @@ BOUNDARY_LEGEND = {
     "green": f"slowdown ≤ {100 * SLOWDOWN_GREEN_MAX:g} %",
     "yellow": f"slowdown ≤ {100 * SLOWDOWN_YELLOW_MAX:g} %",
     "red": f"slowdown > {100 * SLOWDOWN_YELLOW_MAX:g} %",
-    "n/a": "n/a: pair failed, the reference measured no iteration, or too few samples",
+    "n/a": "n/a: no change measured (the cell says why)",
 }
 # (deltas metric, boundary_table column prefix, panel title)
 BOUNDARY_PANELS = (
     ("iteration_time", "iteration", "training iteration time"),
     ("fct_small_mean", "small_fct", "small-flow mean FCT"),
     ("fct_large_mean", "large_fct", "large-flow mean FCT"),
+)
+# size class of each FCT panel, for its n/a reason
+_PANEL_SIZE_CLASS = {"small_fct": "small", "large_fct": "large"}
+# the map's caption, one line per statement (fit_text breaks them further)
+BOUNDARY_CAPTION = (
+    "(a) training slowdown class, hatched where the 95 % interval spans two classes "
+    "(coloured by the estimate's class)",
+    "(b), (c) hatched where the change is not significant (the interval contains 0)",
+    "Each cell: change [95 % interval]; n/a: no change measured, and why",
 )
 _MEASURED = ("u_training", "u_background", "offered_load", "iterations")
 _NO_POINT = "_point"   # stands in for the point when a sweep has no axis but the seed
@@ -145,7 +155,7 @@ def comparison_frame(summary: pd.DataFrame, grid: dict) -> pd.DataFrame:
         return pd.DataFrame(columns=["point", "arm", "metric", "value_ms"])
     keys = [POINT_LABEL] if labelled else point_fields(grid)
     own_reference = {c["id"]: c["reference"] for c in grid.get("cells", []) if "reference" in c}
-    ok = summary[summary["status"] == "ok"]
+    ok = summary[summary["status"].isin(MEASURED)]
     rows = []
     for record in ok.to_dict("records"):
         label = ", ".join(str(record[k]) for k in keys)
@@ -163,22 +173,25 @@ def comparison_frame(summary: pd.DataFrame, grid: dict) -> pd.DataFrame:
 def boundary_table(deltas_mean: pd.DataFrame, summary: pd.DataFrame, grid: dict) -> pd.DataFrame:
     """One row per map cell: (compared arm, point) with the point's axis
     values, measured u_training / u_background of the reference arm (mean
-    over ok seeds), offered_load, seeds (seed values of the point), failed
-    (failed cells of the pair over seeds), and for each panel (iteration,
-    small_fct, large_fct): {p}_change, {p}_low, {p}_high (the pooled change
-    and its 95 % bootstrap interval, fractions; +inf: stalled), {p}_seeds
-    (seeds behind it), {p}_verdict and {p}_decided (harness.stats); color:
-    the training verdict's class (green / yellow / red / n/a).
+    over its measured seeds), offered_load, seeds (seed values of the point),
+    failed (cells of the pair over seeds that failed or did not run), stalled
+    (those that ran and stalled), and for each panel (iteration, small_fct,
+    large_fct): {p}_change, {p}_low, {p}_high (the pooled change and its 95 %
+    bootstrap interval, fractions; +inf: stalled), {p}_seeds (seeds behind
+    it), {p}_verdict and {p}_decided (harness.stats), {p}_reason (why there
+    is no change, "" where there is one); color: the training verdict's class
+    (green / yellow / red / n/a).
 
     Points come from the summary, so a point whose cells all failed still
     gets its (n/a) row."""
     keys = point_fields(grid)
     reference = grid.get("reference")
+    summary = with_status_reasons(summary)
     summary = summary.reindex(columns=list(dict.fromkeys([*summary.columns, *_MEASURED])))
     summary, gkeys = _with_point(summary, keys)
     deltas_mean, _ = _with_point(deltas_mean.reindex(columns=list(dict.fromkeys(
         [*deltas_mean.columns, *_INTERVAL_COLUMNS]))), keys)
-    ok = summary[summary["status"] == "ok"]
+    ok = summary[summary["status"].isin(MEASURED)]
     # training/background utilisation of the reference arm: what "same" sees
     ref = ok[ok["arm"] == reference] if reference in set(ok["arm"]) else ok
     measured = ref.groupby(gkeys, dropna=False)[["u_training", "u_background"]].mean()
@@ -190,7 +203,8 @@ def boundary_table(deltas_mean: pd.DataFrame, summary: pd.DataFrame, grid: dict)
     rows = []
     for arm in compared_arms(grid):
         pair = summary[summary["arm"].isin([arm, reference])]
-        failed = pair[pair["status"] != "ok"].groupby(gkeys, dropna=False).size()
+        failed = pair[~pair["status"].isin(MEASURED)].groupby(gkeys, dropna=False).size()
+        stalled = pair[pair["status"] == STALLED].groupby(gkeys, dropna=False).size()
         mine = deltas_mean[deltas_mean["arm"] == arm].set_index([*gkeys, "metric"])
         for point in points.itertuples(index=False):
             key = tuple(point)
@@ -201,6 +215,7 @@ def boundary_table(deltas_mean: pd.DataFrame, summary: pd.DataFrame, grid: dict)
             row["offered_load"] = offered.get(index, np.nan)
             row["seeds"] = int(seeds.get(index, 1))
             row["failed"] = int(failed.get(index, 0))
+            row["stalled"] = int(stalled.get(index, 0))
             for metric, prefix, _ in BOUNDARY_PANELS:
                 found = mine.loc[(*key, metric)] if (*key, metric) in mine.index else None
                 get = (lambda c: found[c] if found is not None and pd.notna(found[c])
@@ -213,17 +228,52 @@ def boundary_table(deltas_mean: pd.DataFrame, summary: pd.DataFrame, grid: dict)
                 row[f"{prefix}_verdict"] = verdict if isinstance(verdict, str) else "n/a"
                 row[f"{prefix}_decided"] = bool(get("decided")) if pd.notna(get("decided")) \
                     else False
+                row[f"{prefix}_reason"] = "" if pd.notna(get("change")) else _no_change_reason(
+                    _rows_at(pair, gkeys, key), arm, reference, prefix)
             row["color"] = _verdict_color(row["iteration_verdict"], row["iteration_change"])
             rows.append(row)
     columns = ["arm", *gkeys, "u_training", "u_background", "offered_load", "seeds", "failed",
+               "stalled",
                *(f"{p}_{c}" for _, p, _ in BOUNDARY_PANELS
-                 for c in ("change", "low", "high", "seeds", "verdict", "decided")),
+                 for c in ("change", "low", "high", "seeds", "verdict", "decided", "reason")),
                "color"]
     table = pd.DataFrame(rows, columns=columns)
     return table.drop(columns=[_NO_POINT], errors="ignore")
 
 
 _INTERVAL_COLUMNS = ("change", "change_low", "change_high", "seeds", "verdict", "decided")
+
+
+def _rows_at(frame: pd.DataFrame, keys: list[str], key: tuple) -> pd.DataFrame:
+    """frame's rows at one point (a missing value matches a missing value)."""
+    mask = np.ones(len(frame), dtype=bool)
+    for k, v in zip(keys, key):
+        mask &= (frame[k].isna() if pd.isna(v) else frame[k] == v).to_numpy()
+    return frame[mask]
+
+
+def _no_change_reason(pair: pd.DataFrame, arm: str, reference: str, prefix: str) -> str:
+    """Why a map cell has no change, in a few words: the summary rows of its
+    point's two arms (all seeds) say whether no seed has both arms measured
+    (cells failed or not run), the reference stalled, or, both having run,
+    there was nothing to compare (no flow of the panel's size class)."""
+    seeds = (lambda rows: set(rows[SEED_FIELD]) if SEED_FIELD in rows else {None})
+    measured = pair[pair["status"].isin(MEASURED)]
+    mine, ref = measured[measured["arm"] == arm], measured[measured["arm"] == reference]
+    both = seeds(mine) & seeds(ref)
+    if not both:
+        failed = int((pair["status"] == FAILED).sum())
+        if failed:
+            return f"{failed} cell{'s' if failed > 1 else ''} failed"
+        return "not run yet" if (pair["status"] == UNFINISHED).any() else "no cells"
+    if prefix == "iteration":
+        in_both = (lambda rows: rows[rows[SEED_FIELD].isin(both)] if SEED_FIELD in rows
+                   else rows)
+        if (in_both(ref)["status"] == STALLED).all():
+            return ("both arms stalled" if (in_both(mine)["status"] == STALLED).all()
+                    else "reference stalled")
+        return "no iteration pairs"
+    return f"no {_PANEL_SIZE_CLASS[prefix]} flows in both arms"
 
 
 def _verdict_color(verdict: str, change: float) -> str:
@@ -251,8 +301,9 @@ def per_ratio_frame(deltas_mean: pd.DataFrame, grid: dict) -> pd.DataFrame:
 def default_cdf_cells(summary: pd.DataFrame, grid: dict) -> list[str]:
     """Cells of the point hardest on the background: highest background load
     (rate), then lowest R, then the lowest value of every other axis (seed
-    included); one ok cell per arm, in the grid's arm order."""
-    ok = summary[summary["status"] == "ok"]
+    included); one measured cell (ok or stalled: its flows stand) per arm, in
+    the grid's arm order."""
+    ok = summary[summary["status"].isin(MEASURED)]
     if ok.empty:
         return []
     y, x = boundary_axes(grid)
@@ -333,23 +384,33 @@ def cells_cdf_frame(sweep_dir: Path, summary: pd.DataFrame, cells: list[str],
 
 def utilization_frame(summary: pd.DataFrame, grid: dict) -> pd.DataFrame:
     """Mean host-uplink utilisation per application for each (point, arm),
-    over its ok seeds (point fields, arm, n = ok cells, u_training,
-    u_background, offered_load); a (point, arm) whose cells all failed keeps
-    its row, with n 0 and NaN values, so the figure can say n/a."""
+    over its measured seeds (point fields, arm, n = measured cells,
+    u_training, u_background, offered_load, missing: why a (point, arm) has
+    none, "" where it has); a (point, arm) whose cells all failed keeps its
+    row, with n 0 and NaN values, so the figure can say n/a and why."""
     keys = point_fields(grid)
     values = ["u_training", "u_background", "offered_load"]
     summary = summary.reindex(columns=list(dict.fromkeys([*summary.columns, *_MEASURED])))
     frame, gkeys = _with_point(summary, keys)
-    ok = frame["status"] == "ok"
+    ok = frame["status"].isin(MEASURED)
     frame = frame.assign(ok=ok, **{v: frame[v].where(ok) for v in values})
     if frame.empty:
-        return pd.DataFrame(columns=[*keys, "arm", "n", *values])
+        return pd.DataFrame(columns=[*keys, "arm", "n", *values, "missing"])
     out = frame.groupby([*gkeys, "arm"], dropna=False, sort=False).agg(
-        n=("ok", "sum"), **{v: (v, "mean") for v in values}).reset_index()
+        n=("ok", "sum"), **{v: (v, "mean") for v in values},
+        missing=("status", _missing_reason)).reset_index()
     arm_order = {a: i for i, a in enumerate(grid.get("arms", []))}
     out = out.sort_values([*gkeys, "arm"], key=lambda s: s.map(arm_order) if s.name == "arm"
                           else s).reset_index(drop=True)
     return out.drop(columns=[_NO_POINT], errors="ignore")
+
+
+def _missing_reason(statuses: pd.Series) -> str:
+    """Why a group of cells has no measured one: "failed" or "not run yet"
+    ("" when one was measured)."""
+    if statuses.isin(MEASURED).any():
+        return ""
+    return "failed" if (statuses == FAILED).any() else "not run yet"
 
 
 def ratio_label(ratio: float) -> str:
@@ -416,14 +477,16 @@ def _pct_text(v: float) -> str:
     return f"{100 * v:+.2f}" if abs(100 * v) < 1 else f"{100 * v:+.1f}"
 
 
-def _cell_text(change: float, low: float, high: float, seeds: int, all_seeds: int) -> str:
+def _cell_text(change: float, low: float, high: float, seeds: int, all_seeds: int,
+               reason: str = "") -> str:
     """'+12.3 %' over '[+8.1, +17.0]' (the 95 % interval), then 'n=1/2 seeds'
     when some seeds gave no pair; 'too few samples' for an estimate without
-    an interval (harness.stats); 'stalled' or 'n/a' without a value."""
+    an interval (harness.stats); 'stalled' or 'n/a' over its reason without a
+    value."""
     if change == np.inf:
         return "stalled"  # no iteration completed in the window where the reference did
     if not np.isfinite(change):
-        return "n/a"
+        return f"n/a\n{reason}" if reason else "n/a"
     text = f"{_pct_text(change)} %"
     if np.isfinite(low) and np.isfinite(high):
         text += f"\n[{_pct_text(low)}, {_pct_text(high)}]"
@@ -477,7 +540,8 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str) -
                     if r is not None:
                         change = r[f"{prefix}_change"]
                         text = _cell_text(change, r[f"{prefix}_low"], r[f"{prefix}_high"],
-                                          int(r[f"{prefix}_seeds"]), int(r["seeds"]))
+                                          int(r[f"{prefix}_seeds"]), int(r["seeds"]),
+                                          r.get(f"{prefix}_reason", ""))
                         if col == 0:
                             face = BOUNDARY_COLORS[r["color"]]
                         elif np.isfinite(change):
@@ -508,16 +572,15 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str) -
             ax.set_xlabel("U_background (offered load per host link)")
             letter = "abc"[col]
             what = "verdict: iteration-time change" if col == 0 else "mean FCT change"
-            ax.set_title(f"({letter}) {name}, {what}\n{facet}", fontsize="medium")
+            # a line each: fit_text breaks them further to the panel's width
+            ax.set_title(f"({letter}) {name}\n{what}\n{facet}", fontsize="medium")
+    # two rows of entries: the legend stays within three panels of the narrowest map
     fig.legend(handles=[*(Patch(facecolor=BOUNDARY_COLORS[c], label=BOUNDARY_LEGEND[c])
                           for c in BOUNDARY_CLASSES),
                         Patch(facecolor="white", edgecolor="#555555", hatch="///",
                               label="undecided at 95 %")],
-               loc="outside lower center", ncols=5, fontsize="small",
-               title="(a) training slowdown class, hatched where the 95 % interval spans two "
-                     "classes (coloured by the estimate's class); (b), (c) hatched where the change is not significant (the "
-                     "interval contains 0). Each cell: change [95 % interval]; n/a in (b), (c): "
-                     "no flows of the class in both arms")
+               loc="outside lower center", ncols=3, fontsize="small",
+               title="\n".join(BOUNDARY_CAPTION), title_fontsize="small")
     fig.suptitle(title)
     return fig
 
@@ -659,9 +722,10 @@ def draw_utilization_apps(frame: pd.DataFrame, grid: dict, title: str) -> Figure
                 for k, app in enumerate(("training", "background")):
                     pos = i - 0.4 + width * (2 * a + k + 0.5)
                     value = float(r[f"u_{app}"].iloc[0]) * 100 if len(r) else np.nan
-                    if not np.isfinite(value):   # every seed of this cell failed
-                        ax.text(pos, 0, "n/a", rotation=90, ha="center", va="bottom",
-                                fontsize="x-small")
+                    if not np.isfinite(value):   # no seed of this cell was measured
+                        why = r["missing"].iloc[0] if len(r) and "missing" in r else ""
+                        ax.text(pos, 0, f"n/a: {why}" if why else "n/a", rotation=90,
+                                ha="center", va="bottom", fontsize="x-small")
                         continue
                     ax.bar(pos, value, width, color=APP_COLOR[app], hatch=hatch[arm],
                            edgecolor="white", linewidth=0.5)
@@ -758,7 +822,7 @@ def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,
     without sweep.json/summary.parquet raises FileNotFoundError; an unknown
     cell id UnknownCellError."""
     sweep = load_sweep(sweep_dir)
-    grid, summary = sweep.grid, sweep.summary
+    grid, summary = sweep.grid, with_status_reasons(sweep.summary)
     # a wrong --cell fails before anything is drawn or written
     chosen = resolve_cells(summary, list(cells)) if cells else default_cdf_cells(summary, grid)
     out_dir = Path(out_dir) if out_dir is not None else sweep.dir / "plots"

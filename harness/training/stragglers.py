@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from harness.errors import ConfigError
+from harness.units import NS3_TIME_MAX_S
 
 # Distinct from the background schedule's stream (harness.background).
 _STRAGGLER_STREAM = 0x57A6
@@ -53,13 +54,28 @@ def plan(straggler, n_workers: int, compute_s: float, duration: float, seed: int
         while factors.sum() * compute_s < duration:
             if len(factors) >= MAX_ITERATIONS:
                 raise ConfigError("training.straggler", f"more than {MAX_ITERATIONS:,} "
-                                  f"iterations of {compute_s * 1e3:.3g} ms compute fit in "
-                                  f"{duration:g} s; shorten the run")
+                                  f"iterations fit in {duration:g} s: {compute_s * 1e3:.3g} ms "
+                                  f"compute x the drawn factors (mean {factors.mean():.3g}) is "
+                                  f"{compute_s * factors.mean() * 1e3:.3g} ms an iteration; "
+                                  "raise the factors or shorten the run")
             # chunked draws give the same sequence as one long draw
             factors = np.concatenate([factors, draws(straggler, rng, max(64, len(factors)))])
         n = int(np.searchsorted(np.cumsum(factors) * compute_s, duration)) + 1
+        _check_simulable(factors[:n], compute_s, duration, rank)
         out.append(tuple(float(f) for f in factors[:n]))
     return tuple(out)
+
+
+def _check_simulable(factors: np.ndarray, compute_s: float, duration: float, rank: int) -> None:
+    """The factors as drawn (not only as written) must give compute times that
+    ns-3 can schedule: a delay past its 64-bit nanosecond clock aborts it."""
+    longest = float(factors.max()) * compute_s
+    if not np.isfinite(longest) or duration + longest > NS3_TIME_MAX_S:
+        raise ConfigError("training.straggler", f"worker {rank} drew a factor of "
+                          f"{factors.max():.3g}: {compute_s * 1e3:.3g} ms compute becomes "
+                          f"{longest:.3g} s, beyond ns-3's clock ({NS3_TIME_MAX_S:.3g} s); "
+                          "a factor is at most "
+                          f"{(NS3_TIME_MAX_S - duration) / compute_s:.3g} for this job")
 
 
 def with_factors(iterations: pd.DataFrame, factors: tuple[tuple[float, ...], ...]) -> pd.DataFrame:

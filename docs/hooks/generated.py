@@ -1,0 +1,71 @@
+"""mkdocs hook: the parts of the documentation that are generated from the
+code, so that they are written once.
+
+A page asks for one with a marker line, replaced when the site is built:
+
+- ``<!-- generated: scenario-keys -->``: every scenario key with its type,
+  default and description (harness.keys.markdown, from harness/config.py);
+- ``<!-- generated: policy-parameters -->``: each scheduling policy's
+  ``[training.scheduler]`` parameters (harness/schedulers.py);
+- ``<!-- generated: cli -->``: ``harness --help`` and every command's help.
+
+An unknown marker stops the build.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # a checkout without `pip install -e .`
+    sys.path.insert(0, str(ROOT))
+
+MARKER = re.compile(r"^<!-- generated: ([a-z-]+) -->$", re.MULTILINE)
+WIDTH = 88
+
+
+def _cli() -> str:
+    import click
+
+    from harness.cli import main
+
+    root = click.Context(main, info_name="harness", terminal_width=WIDTH,
+                         max_content_width=WIDTH)
+    parts = ["## harness", "", "```text", main.get_help(root), "```", ""]
+    for name in main.list_commands(root):
+        command = main.get_command(root, name)
+        ctx = click.Context(command, info_name=name, parent=root, terminal_width=WIDTH,
+                            max_content_width=WIDTH)
+        parts += [f"## harness {name}", "", "```text", command.get_help(ctx), "```", ""]
+    return "\n".join(parts)
+
+
+def _scenario_keys() -> str:
+    from harness import keys
+
+    return keys.markdown()
+
+
+def _policy_parameters() -> str:
+    from harness import keys
+
+    return keys.policies_markdown()
+
+
+GENERATORS = {"scenario-keys": _scenario_keys, "policy-parameters": _policy_parameters,
+              "cli": _cli}
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    def fill(match: re.Match) -> str:
+        name = match.group(1)
+        if name not in GENERATORS:
+            from mkdocs.exceptions import PluginError
+
+            raise PluginError(f"{page.file.src_path}: unknown generated part {name!r}; "
+                             f"known: {', '.join(GENERATORS)}")
+        return GENERATORS[name]()
+
+    return MARKER.sub(fill, markdown)

@@ -1,0 +1,165 @@
+"""Sweep figures lay out at any grid size: every text lies inside the saved
+figure and panel titles, tick labels and map cells do not run into each other.
+
+Figures are drawn from hand-made sweep tables (plotting reads tables only) and
+written through harness.plots.save_figure, the path `harness plot` and
+`harness report` take; the text is then measured on the figure as saved."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.text import Text
+
+from harness import plots, stats
+from harness.plots import sweep_figures as sf
+
+RATIOS = (1, 2, 4, 8)
+LOADS = (0.05, 0.1, 0.2, 0.4)
+RATES = (23, 460, 1500, 2000)
+ARMS = ("same", "low")
+LONG_ARMS = ("training-in-the-same-band", "training-in-the-low-band")
+LONG_BUFFER = "one_shared_limit_per_port_with_a_long_name"
+
+
+def sweep_tables(ratios, backgrounds, background_field="background.load", arms=ARMS,
+                 buffers=None):
+    """(deltas_mean, summary, grid) of a map over R x the background axis,
+    two seeds, a change per panel and point drawn at random; `buffers`: a
+    third axis (network.buffer_model), one map row per value."""
+    rng = np.random.default_rng(7)
+    reference, compared = arms
+    facet_values = buffers or [None]
+    axes = ["training.ratio", background_field, *(["network.buffer_model"] if buffers else []),
+            "seed"]
+    grid = {"grid": "layout", "axes": axes, "arms": list(arms), "reference": reference}
+    summary, means = [], []
+    for ratio, background, buffer in itertools.product(ratios, backgrounds, facet_values):
+        point = {"training.ratio": ratio, background_field: background,
+                 **({"network.buffer_model": buffer} if buffers else {})}
+        load = background if background_field == "background.load" else background / 4000
+        for seed, arm in itertools.product((1, 2), arms):
+            summary.append({**point, "cell": f"{ratio}-{background}-{buffer}-{seed}-{arm}",
+                            "arm": arm, "seed": seed, "status": "ok", "u_training": 1 / ratio,
+                            "u_background": load, "offered_load": load,
+                            "mean_iteration_s": 0.1 * ratio * (1.2 if arm == compared else 1),
+                            "fct_small_mean_s": 0.001, "fct_large_mean_s": 0.2})
+        for metric, _, _ in sf.BOUNDARY_PANELS:
+            change = float(rng.normal(0.1, 0.3))
+            judge = stats.training_verdict if metric == "iteration_time" \
+                else stats.background_verdict
+            verdict, decided = judge(change - 0.05, change + 0.05)
+            means.append({**point, "arm": compared, "metric": metric, "change": change,
+                          "change_low": change - 0.05, "change_high": change + 0.05,
+                          "samples": 100, "seeds": 2, "verdict": verdict, "decided": decided})
+    return pd.DataFrame(means), pd.DataFrame(summary), grid
+
+
+def draw_map(ratios, backgrounds, **kw):
+    means, summary, grid = sweep_tables(ratios, backgrounds, **kw)
+    table = plots.boundary_table(means, summary, grid)
+    return plots.draw_boundary(table, grid, plots.background_labels(summary, grid),
+                               "layout: operating boundary (pooled over 2 seeds)")
+
+
+def saved(fig, tmp_path):
+    """fig written as `harness plot` writes it, then drawn for measuring."""
+    plots.save_figure(fig, tmp_path, "figure", ("png",))
+    canvas = fig.canvas if hasattr(fig.canvas, "get_renderer") else FigureCanvasAgg(fig)
+    canvas.draw()
+    return canvas.get_renderer()
+
+
+def drawn_texts(fig):
+    """Every text the figure shows: visible, not empty, and not the label of a
+    tick outside its axis's view (such ticks are kept, but not drawn)."""
+    hidden = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            for tick in [*axis.get_major_ticks(), *axis.get_minor_ticks()]:
+                loc = tick.get_loc()
+                if loc is not None and not low - 1e-9 <= loc <= high + 1e-9:
+                    hidden |= {id(tick.label1), id(tick.label2)}
+    return [t for t in fig.findobj(Text)
+            if t.get_visible() and t.get_text().strip() and id(t) not in hidden]
+
+
+def check_layout(fig, renderer):
+    """Assert nothing is cut off or drawn over: each text inside the canvas
+    (what the PNG holds), and no two panel titles, no two tick labels of one
+    axis and no two texts inside one panel (the map's cells) overlapping."""
+    canvas = fig.bbox
+    for text in drawn_texts(fig):
+        box = text.get_window_extent(renderer)
+        assert (box.x0 >= canvas.x0 - 1 and box.x1 <= canvas.x1 + 1
+                and box.y0 >= canvas.y0 - 1 and box.y1 <= canvas.y1 + 1), \
+            f"cut off: {text.get_text()!r} at {box.bounds} outside {canvas.bounds}"
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    titles = [ax.title for ax in panels if ax.title.get_text()]
+    for a, b in itertools.combinations(titles, 2):
+        assert not a.get_window_extent(renderer).overlaps(b.get_window_extent(renderer)), \
+            f"titles overlap: {a.get_text()!r} and {b.get_text()!r}"
+    for ax in panels:
+        groups = [[t for t in ax.xaxis.get_ticklabels() if t.get_text()],
+                  [t for t in ax.yaxis.get_ticklabels() if t.get_text()],
+                  [t for t in ax.texts if t.get_visible() and t.get_text()]]
+        for group in groups:
+            for a, b in itertools.combinations(group, 2):
+                assert not a.get_window_extent(renderer).overlaps(
+                    b.get_window_extent(renderer)), \
+                    f"overlap: {a.get_text()!r} and {b.get_text()!r}"
+
+
+@pytest.mark.parametrize("rows, columns", [(1, 2), (4, 4), (1, 1), (2, 1)])
+def test_map_text_fits_at_every_grid_size(rows, columns, tmp_path):
+    fig = draw_map(RATIOS[:rows], LOADS[:columns])
+    renderer = saved(fig, tmp_path)
+    panels = [ax for ax in fig.axes if ax.get_title()]
+    assert len(panels) == 3 and all(len(ax.texts) == rows * columns for ax in panels)
+    check_layout(fig, renderer)
+
+
+@pytest.mark.parametrize("rows, columns", [(1, 2), (4, 4)])
+def test_map_with_long_labels(rows, columns, tmp_path):
+    """Rate ticks with their loads, long arm names and a third axis with a
+    long value: a map row per value of it, its name in each panel's title."""
+    fig = draw_map(RATIOS[:rows], RATES[:columns], background_field="background.rate",
+                   arms=LONG_ARMS, buffers=["per_band", LONG_BUFFER])
+    renderer = saved(fig, tmp_path)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert len(titles) == 6 and sum(LONG_BUFFER in t for t in titles) == 3
+    check_layout(fig, renderer)
+
+
+@pytest.mark.parametrize("points", [2, 8])
+def test_comparison_and_utilization_with_long_point_labels(points, tmp_path):
+    grid = {"grid": "layout", "axes": ["network.buffer_model", "training.policy", "seed"],
+            "arms": list(LONG_ARMS), "reference": LONG_ARMS[0]}
+    rows = [{"cell": f"{p}-{arm}-{seed}", "network.buffer_model": f"{LONG_BUFFER}_{p}",
+             "training.policy": "mercury", "arm": arm, "seed": seed, "status": "ok",
+             "mean_iteration_s": 0.1 + 0.01 * p, "fct_small_mean_s": 0.001,
+             "fct_large_mean_s": 0.2, "u_training": 0.4, "u_background": 0.2,
+             "offered_load": 0.2}
+            for p in range(points) for arm in LONG_ARMS for seed in (1, 2)]
+    summary = pd.DataFrame(rows)
+
+    fig = sf.draw_comparison(sf.comparison_frame(summary, grid), grid, "layout: comparison")
+    check_layout(fig, saved(fig, tmp_path))
+
+    fig = sf.draw_utilization_apps(plots.utilization_frame(summary, grid), grid,
+                                   "layout: host-uplink utilisation per application")
+    check_layout(fig, saved(fig, tmp_path))
+
+
+@pytest.mark.parametrize("rows, columns", [(1, 2), (4, 4)])
+def test_per_ratio_text_fits(rows, columns, tmp_path):
+    means, summary, grid = sweep_tables(RATIOS[:rows], RATES[:columns],
+                                        background_field="background.rate", arms=LONG_ARMS)
+    fig = plots.draw_per_ratio(plots.per_ratio_frame(means, grid), grid,
+                               plots.background_labels(summary, grid), "layout: change per R")
+    check_layout(fig, saved(fig, tmp_path))
