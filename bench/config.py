@@ -109,6 +109,6 @@ def sweep_grid(cfg: BenchConfig) -> str:
     job's port: distinct scenarios with the same seed, hence the same events,
     so the section measures the executors' scaling. (Over seeds, cells of this
     scenario took 8-62 s: one long cell at the end then dominates, whatever
-    the executor; see the README.)"""
+    the executor; see docs/performance/sweep-cost.md.)"""
     return SWEEP_GRID.format(duration=cfg.sweep_duration, margin=cfg.sweep_duration / 10,
                              ports=[6000 + 10 * i for i in range(cfg.sweep_points)])

@@ -1,4 +1,4 @@
-"""No-contention reference model of one ring-allreduce training job (SPEC §6).
+"""No-contention reference model of one ring-allreduce training job.
 
 A pure-Python event-driven model of the same job the ns-3 application runs.
 It is the oracle for the ns-3 model at zero background load and a fast
@@ -335,7 +335,7 @@ def simulate_ps(
     pull_order: str = "aggregated",
 ) -> AnalyticResult:
     """No-contention model of a parameter-server job under the fifo policy
-    (SPEC §2b, §6). Compute is as in ``simulate``; tensor i (= layer i) is
+    (docs/model/training.md). Compute is as in ``simulate``; tensor i (= layer i) is
     pushed when backward of i ends.
 
     Each shard k has two links, each a FIFO server at ``link_bps``: in, which

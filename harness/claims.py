@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness import stats
-from harness.tables import POINT_LABEL, SEED_AXIS
+from harness.tables import POINT_LABEL, SEED_AXIS, read_table
 
 
 @dataclass(frozen=True)
@@ -61,12 +61,12 @@ def references(sweep_dir: Path) -> dict[str, str]:
 
 
 def _tables(run: Run, start_s: float | None, end_s: float | None) -> stats.RunTables:
-    it = pd.read_parquet(run.path / "iterations.parquet")
+    it = read_table(run.path / "iterations.parquet")
     if start_s is not None:
         it = it[it["start_ns"] >= start_s * 1e9]
     if end_s is not None:
         it = it[it["start_ns"] < end_s * 1e9]
-    return stats.RunTables(pd.read_parquet(run.path / "flows.parquet"), it)
+    return stats.RunTables(read_table(run.path / "flows.parquet"), it)
 
 
 def phases(run: Run) -> list[tuple[float, float]]:

@@ -16,13 +16,15 @@ import click
 
 from harness import catalog
 from harness.config import ConfigError, parse_time
+from harness.errors import shorten, shorten_text
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 
 
 def _fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
-    click.echo(f"error: {' '.join(str(message).split())}", err=True)  # one line
+    # one line, never a flood: a long value some check echoed whole is cut
+    click.echo(f"error: {shorten_text(' '.join(str(message).split()))}", err=True)
     sys.exit(code)
 
 
@@ -65,6 +67,8 @@ class _Cli(click.Group):
             code = super().main(args, prog_name, complete_var, False, **extra)
         except click.ClickException as e:
             _fail(e.format_message(), e.exit_code)
+        except ConfigError as e:  # any bad input a command did not catch itself
+            _fail(str(e))         # (a corrupt table, an output path): one line too
         except click.Abort:  # Ctrl-C outside a command's own handling
             _fail("interrupted", EXIT_INTERRUPTED)
         sys.exit(code if isinstance(code, int) else 0)
@@ -104,19 +108,20 @@ def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
     from harness import outdir
     from harness.config import load_scenario
     from harness.errors import Ns3LoadError
-    from harness.run import execute, plan, write_run_dir
+    from harness.run import execute, output_bytes, plan, write_run_dir
 
     notes: list[str] = []
     try:
         p = plan(load_scenario(scenario, list(overrides), notes))
         sc = p.scenario
         out = outdir.check_run_dir(Path(output) if output else
-                                   outdir.default_run_dir(sc.name, sc.digest()))
+                                   outdir.default_run_dir(sc.name, sc.digest()),
+                                   size=output_bytes(p))
     except ConfigError as e:
         _fail(str(e))
     for note in notes:
         click.echo(f"note: {note}", err=True)
-    click.echo(f"scenario {sc.name!r} (seed {sc.seed}, digest {sc.digest()}): "
+    click.echo(f"scenario {shorten(sc.name)} (seed {sc.seed}, digest {sc.digest()}): "
                f"{p.topology.kind} with {p.topology.n_hosts} hosts, {_simulated(p)}, "
                f"{len(p.flows)} background flows "
                f"(lambda {p.background_rate:.1f}/s per host, load {p.background_load:.1%})"
@@ -134,7 +139,11 @@ def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
         _fail(str(e), 3)
     except KeyboardInterrupt:
         _fail("interrupted: the run stopped, nothing was written", EXIT_INTERRUPTED)
-    write_run_dir(result, out)
+    try:
+        write_run_dir(result, out)
+    except (OSError, ConfigError) as e:  # checked before the run: a race, or a disk filled since
+        _fail(f"-o: writing {out} failed after the run ({getattr(e, 'strerror', None) or e}); "
+              "nothing was written", 1)
     _print_summary(result.summary, result.manifest)
     click.echo(f"results: {out}")
     if result.summary["completion_ratio"] < 1.0:
@@ -231,10 +240,10 @@ def _check_scenario(target: str | None, overrides: tuple[str, ...], as_json: boo
     if as_json:
         click.echo(json.dumps(p.resolved(), indent=2, default=str))
     sc = p.scenario
-    click.echo(f"scenario {sc.name!r} is valid (digest {sc.digest()}): {p.topology.kind} with "
+    click.echo(f"scenario {shorten(sc.name)} is valid (digest {sc.digest()}): {p.topology.kind} with "
                f"{p.topology.n_hosts} hosts, {_simulated(p)}, "
                f"{len(p.flows)} background flows; cost {Cost(predicted_bytes(p)).describe()} "
-               "(rough: README, How long will my sweep take)", err=as_json)
+               "(rough: docs/performance/sweep-cost.md)", err=as_json)
     if not as_json:
         for line in _scenario_lines(p):
             click.echo(f"  {line}")
@@ -298,11 +307,11 @@ def _check_grid(grid, jobs: int, as_json: bool = False) -> bool:
             click.echo(pd.DataFrame(rows).to_string(index=False))
     valid = [c for c in cells if c.scenario is not None]
     cost = sweeps.Cost(sum(c.predicted_bytes for c in valid))
-    click.echo(f"grid {grid.name!r}: {len(cells)} cells "
+    click.echo(f"grid {shorten(grid.name)}: {len(cells)} cells "
                f"({grid.shape()} points x {max(1, len(grid.arms))} arms), {len(valid)} valid, "
                f"{len(cells) - len(valid)} invalid; cost {cost.describe(jobs)} plus "
-               f"~{sweeps.SWEEP_START_S:g} s to start (rough: README, How long will my "
-               "sweep take)", err=as_json)
+               f"~{sweeps.SWEEP_START_S:g} s to start (rough: "
+               "docs/performance/sweep-cost.md)", err=as_json)
     if grid.max_seeds:
         budget = (f", added only where they fit in {grid.budget_s / 60:g} min from the start"
                   if grid.budget_s is not None else " (not counted above)")
@@ -367,14 +376,17 @@ def list_builtins() -> None:
               help="Write the profile CSV here (default: print it).")
 def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: float | None,
             workers: int, link_rate: str, check_file: str | None, output: str | None) -> None:
-    """Generate a resnet50-like profile (SPEC §2) for any L, M and T or R,
+    """Generate a resnet50-like profile for any L, M and T or R,
     or check a profile CSV (layer, bytes, fp_ms, bp_ms)."""
     import math
 
-    from harness import profiles
+    from harness import outdir, profiles
     from harness.config import parse_rate
 
     try:
+        # the output first: only a profile the harness wrote is replaced
+        out = outdir.check_new_file(Path(output), "-o", profiles.is_generated) \
+            if output and not check_file else None
         if check_file:
             prof = profiles.load_profile(check_file)
         else:
@@ -388,6 +400,8 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
                 compute_ms = profiles.compute_ms_for_ratio(
                     ratio, model_bytes, workers, parse_rate(link_rate, "--link-rate"))
             prof = profiles.resnet50_like(n_layers, model_bytes, compute_ms)
+        if out is not None:
+            outdir.check_space(out, len(profiles.profile_csv(prof).encode()), "-o", "the profile")
     except (profiles.ProfileError, ValueError) as e:
         _fail(str(e))
     buffers = profiles.fuse(prof)
@@ -397,8 +411,8 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
                err=True)
     if check_file:
         return
-    if output:
-        click.echo(f"wrote {profiles.save_profile(prof, output)}", err=True)
+    if out is not None:
+        click.echo(f"wrote {profiles.save_profile(prof, out)}", err=True)
     else:
         click.echo(prof.to_frame().to_csv(index=False), nl=False)
 
@@ -449,19 +463,23 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
         budget_s = None if budget is None else _time_option(budget, "--budget")
         cells = sweeps.expand(grid)
         sweeps.check_dir(out, grid, cells, resume)
+        if executor == "dask" and scheduler is not None:
+            from harness import executors
+
+            executors.check_scheduler(scheduler)
         reference = Path(reference_dir) if reference_dir else None
         if reference is not None:
             from harness import reference as references
 
             taken = len(references.check(reference, grid, cells))
-            click.echo(f"sweep {grid.name!r}: {taken} cells from the reference results in "
+            click.echo(f"sweep {shorten(grid.name)}: {taken} cells from the reference results in "
                        f"{reference}", err=True)
     except (ConfigError, sweeps.SweepError) as e:
         _fail(str(e))
     jobs = jobs or os.cpu_count() or 1
     points = len({json.dumps(c.point, default=str) for c in cells})
     arms = len({c.arm for c in cells})
-    click.echo(f"sweep {grid.name!r}: {len(cells)} cells ({points} points incl. seeds, "
+    click.echo(f"sweep {shorten(grid.name)}: {len(cells)} cells ({points} points incl. seeds, "
                f"{arms} arms), {jobs} at a time on {executor}; {out}", err=True)
     resume_cmd = " ".join(["harness", "sweep", shlex.quote(grid_file), "-o",
                            shlex.quote(str(out)), "--resume",

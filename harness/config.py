@@ -153,7 +153,8 @@ class BufferConfig:
     the free pool; `alpha` for every band or per class, others 1). `size` in
     `unit` ("packets" or "bytes"); None = network.band_limit_packets packets."""
 
-    model: str = field(default="shared", metadata={  # why: docs/findings/what-the-answer-depends-on.md
+    # why shared is the default: docs/findings/what-the-answer-depends-on.md
+    model: str = field(default="shared", metadata={
         "doc": "`shared` (one limit per port), `per_band` (one per band) or `dynamic` "
                "(a pool with dynamic thresholds)"})
     size: int | None = field(default=None, metadata={
@@ -180,7 +181,8 @@ class NetworkConfig:
     bands: int = field(default=3, metadata={  # prio: 2..4 (pfifo_fast: always 3)
         "doc": "prio and drr: number of bands, 2-4 (pfifo_fast has 3)"})
     band_limit_packets: int = field(default=1000, metadata={
-        "doc": "a band's limit in packets; the buffer model's default `size`"})
+        "doc": "packets: the buffer model's default `size` (a port's limit under `shared`, "
+               "each band's under `per_band`)"})
     buffer: BufferConfig = field(default_factory=BufferConfig, metadata={  # every egress ...
         "doc": "how the bands of an egress share buffer space (the table below)",
         "type": "table"})

@@ -39,19 +39,19 @@ class Section:
     keys: tuple[Key, ...]
 
 
-#: Tables of a section that are read with their own keys: (section, TOML key)
-#: -> (dataclass, TOML key -> field, in the order the reference lists them).
-_SUBTABLES: dict[tuple[str, str], tuple[type, dict[str, str]]] = {
-    ("network", "buffer"): (config.BufferConfig, {k: k for k in config._BUFFER_KEYS}),
-    ("network", "link_changes"): (config.LinkChange,
-                                  {"at": "at", "rate": "rate_bps", "hosts": "hosts"}),
-    ("background", "steps"): (config.LoadStep, {"at": "at", "rate": "rate", "load": "load"}),
-    ("training", "slowdowns"): (config.Slowdown, {k: k for k in ("worker", "start", "end",
-                                                                 "factor")}),
-    ("training", "straggler"): (config.Straggler,
-                                {k: k for k in ("workers", "distribution", "factor",
-                                                "factor_min", "factor_max", "sigma",
-                                                "median")}),
+#: Tables of a section read with their own keys: name in the reference ("[]":
+#: each entry of a list) -> (its section, dataclass, TOML key -> field).
+_SUBTABLES: dict[str, tuple[str, type, dict[str, str]]] = {
+    "network.buffer": ("network", config.BufferConfig, {k: k for k in config._BUFFER_KEYS}),
+    "network.link_changes[]": ("network", config.LinkChange,
+                               {"at": "at", "rate": "rate_bps", "hosts": "hosts"}),
+    "background.steps[]": ("background", config.LoadStep,
+                           {"at": "at", "rate": "rate", "load": "load"}),
+    "training.slowdowns[]": ("training", config.Slowdown,
+                             {k: k for k in ("worker", "start", "end", "factor")}),
+    "training.straggler": ("training", config.Straggler,
+                           {k: k for k in ("workers", "distribution", "factor", "factor_min",
+                                           "factor_max", "sigma", "median")}),
 }
 
 #: Section -> its dataclass (the keys are _SECTION_KEYS's).
@@ -171,13 +171,9 @@ def sections() -> list[Section]:
         cls = _SECTION_CLASSES[name]
         out.append(_section(name, [_key(cls, k, f)
                                    for k, f in config._SECTION_KEYS[name].items()]))
-        for (section, key), (sub, fields) in _SUBTABLES.items():
+        for sub_name, (section, sub, fields) in _SUBTABLES.items():
             if section == name:
-                entries = "[]" if _type({f.name: f for f in dataclasses.fields(cls)}
-                                         [config._SECTION_KEYS[name][key]]).startswith("list") \
-                    else ""
-                out.append(_section(f"{section}.{key}{entries}",
-                                    [_key(sub, k, f) for k, f in fields.items()]))
+                out.append(_section(sub_name, [_key(sub, k, f) for k, f in fields.items()]))
     return out
 
 
@@ -206,7 +202,8 @@ def _units() -> list[str]:
 
     return ["Types with units take a plain number or a string with a unit:",
             "",
-            f"- **time**: seconds, or e.g. `\"10us\"`, `\"200ms\"` (units {names(units.TIME_UNITS)})",
+            f"- **time**: seconds, or e.g. `\"10us\"`, `\"200ms\"` "
+            f"(units {names(units.TIME_UNITS)})",
             f"- **rate**: bit/s, or e.g. `\"10Gbps\"` (units {names(units.RATE_UNITS)})",
             f"- **size**: bytes (an integer), or e.g. `\"160KB\"`, `\"1MiB\"` "
             f"(units {names(units.BYTE_UNITS)}; KB = 1000 B, KiB = 1024 B)"]

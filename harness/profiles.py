@@ -1,4 +1,4 @@
-"""Model profiles: per-layer parameter bytes and compute times (SPEC §2, §2a).
+"""Model profiles: per-layer parameter bytes and compute times (docs/model/training.md).
 
 A profile describes one data-parallel training job's model: ``L`` layers,
 layer 0 on the input side.  Per layer ``i``: ``P_i`` parameter (= gradient)
@@ -6,9 +6,11 @@ bytes, forward time ``F_i`` and backward time ``B_i`` in milliseconds.
 Forward runs 0..L-1, backward L-1..0.
 
 Profiles are data files (``workloads/profiles/*.csv``) with the header
-``layer,bytes,fp_ms,bp_ms`` and one row per layer, layers 0..L-1 in order.
-``load_profile`` validates a file and names the offending row/field in its
-errors; ``save_profile`` writes one atomically.
+``layer,bytes,fp_ms,bp_ms`` and one row per layer, layers 0..L-1 in order;
+lines starting with ``#`` are comments. ``load_profile`` validates a file
+and names the offending row/field in its errors; ``save_profile`` writes one
+atomically, its first line the comment ``GENERATED`` (``is_generated``): a
+file the harness wrote, which ``harness profile -o`` may replace (no other).
 
 This module also holds the arithmetic every other part of the harness shares:
 
@@ -44,14 +46,20 @@ __all__ = [
     "compute_ms_for_ratio",
     "fuse",
     "fusion_buffer_bytes",
+    "is_generated",
     "load_profile",
     "network_time_ms",
+    "profile_csv",
     "resnet50_like",
     "save_profile",
 ]
 
 #: The exact CSV header of a profile file.
 CSV_COLUMNS: tuple[str, ...] = ("layer", "bytes", "fp_ms", "bp_ms")
+
+#: The first line of every profile file the harness writes (save_profile):
+#: what marks it as ours, to be replaced by `harness profile -o` (no other file is).
+GENERATED = "# ddnn-harness profile"
 
 
 class ProfileError(ValueError):
@@ -225,7 +233,8 @@ def load_profile(path: str | os.PathLike, name: str | None = None) -> Profile:
     except (OSError, UnicodeDecodeError) as e:
         raise ProfileError(f"profile {pname!r}: cannot read {str(p)!r}: {e}") from e
 
-    rows = [r for r in csv.reader(text.splitlines()) if r and any(c.strip() for c in r)]
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
+    rows = [r for r in csv.reader(lines) if r and any(c.strip() for c in r)]
     if not rows:
         raise ProfileError(
             f"profile {pname!r}: empty file {str(p)!r}; expected header "
@@ -273,18 +282,36 @@ def load_profile(path: str | os.PathLike, name: str | None = None) -> Profile:
     return Profile(pname, tuple(layer_bytes), tuple(fp), tuple(bp))
 
 
-def save_profile(profile: Profile, path: str | os.PathLike) -> Path:
-    """Write ``profile`` as CSV, whole (harness.outdir's writer).
-
-    Times are written with ``repr`` so that ``load_profile`` reads them back exactly.
-    """
+def profile_csv(profile: Profile) -> str:
+    """The CSV text save_profile writes: the GENERATED comment line, the
+    header, a row per layer. Times are written with ``repr`` so that
+    ``load_profile`` reads them back exactly."""
     text = io.StringIO(newline="")
+    text.write(f"{GENERATED}: {profile.n_layers} layers, {profile.model_bytes} B, "
+               f"{profile.compute_ms:.6g} ms compute (harness profile)\n")
     w = csv.writer(text, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for i, (b, f, bp) in enumerate(zip(profile.layer_bytes, profile.fp_ms, profile.bp_ms)):
         w.writerow((i, int(b), repr(float(f)), repr(float(bp))))
+    return text.getvalue()
+
+
+def is_generated(path: str | os.PathLike) -> bool:
+    """A profile file the harness wrote (its first line is GENERATED's comment)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.readline().startswith(GENERATED)
+    except OSError:
+        return False
+
+
+def save_profile(profile: Profile, path: str | os.PathLike) -> Path:
+    """Write ``profile`` as CSV (profile_csv), whole (harness.outdir's writer:
+    a link at ``path`` is followed). Checking that ``path`` may be written is
+    the caller's (``harness profile -o``: outdir.check_new_file with
+    is_generated)."""
     p = Path(path)
-    outdir.write_file(p, text.getvalue())
+    outdir.write_file(p, profile_csv(profile))
     return p
 
 
@@ -296,7 +323,7 @@ def resnet50_like(
     model_bytes: int = 100_000_000,
     compute_ms: float = 560.0,
 ) -> Profile:
-    """The reference study's synthetic ResNet-50-like profile (SPEC §2).
+    """The reference study's synthetic ResNet-50-like profile.
 
     Sizes: ``s = floor(2M / (9L))``; layers ``i < L/2`` get ``s``,
     ``L/2 <= i <= 0.75 L`` get ``4s``, the rest ``12s``.
@@ -398,7 +425,7 @@ def scaled(model: Profile, k: int) -> Profile:
 
 
 def fusion_buffer_bytes(profile: Profile) -> int:
-    """SPEC default fusion buffer: one byte more than the largest layer."""
+    """The default fusion buffer: one byte more than the largest layer."""
     return profile.largest_layer + 1
 
 
@@ -419,7 +446,7 @@ def check_fits(profile: Profile, fusion_buffer: int) -> None:
 
 
 def fuse(profile: Profile, fusion_buffer: int | None = None) -> list[Buffer]:
-    """Group layers into fusion buffers in backward order (SPEC §2a).
+    """Group layers into fusion buffers in backward order (docs/model/training.md).
 
     Backward runs L-1..0; after backward of layer ``i`` its gradients join the
     open buffer, which is closed right after ``i`` when ``i == 0`` or when

@@ -18,16 +18,15 @@ runs, instead of being compared with the wrong thing.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import shutil
-import importlib.metadata
 import subprocess
 from pathlib import Path
 
-import pandas as pd
-
 from harness import outdir, stats
 from harness.errors import ConfigError
+from harness.tables import read_table
 from harness.sweep import Cell, Grid, cell_dir, check_dir, expand, is_done, load_grid
 
 INDEX = "reference.json"
@@ -90,7 +89,7 @@ def export(sweep_dir: Path, out: Path) -> int:
             for name in CELL_FILES:
                 if (src / name).is_file():
                     shutil.copy2(src / name, dst / name)
-            flows = pd.read_parquet(src / "flows.parquet")
+            flows = read_table(src / "flows.parquet")
             flows[[c for c in FLOW_COLUMNS if c in flows]].to_parquet(dst / "flows.parquet",
                                                                        index=False)
         (tmp / INDEX).write_text(json.dumps(index, indent=2, default=str) + "\n")

@@ -550,6 +550,22 @@ def _versions() -> dict[str, str]:
 # run directory
 
 
+def output_bytes(p: Plan) -> int:
+    """A rough (generous) size of the run directory p writes, for the free-space
+    check made before the run (harness.outdir.check_space): JSON files and
+    Parquet overheads, a row per background flow, per link, interval and
+    class of the utilisation, and per worker, iteration and layer of a
+    training job's compute and transfer tables (measured: ~7-60 B a row)."""
+    duration = p.expected_duration
+    intervals = max(1.0, duration / p.run.utilization_interval)
+    rows = len(p.flows) * 4 + len(p.topology.links) * 2 * intervals * 2
+    for job in p.all_jobs:
+        iterations = duration * 1e3 / max(job.profile.compute_ms, job.network_ms, 1e-3)
+        workers = len(job.hosts)
+        rows += iterations * workers * job.profile.n_layers * (2 + 2 * workers)
+    return int(128 * 1024 + 8 * rows)
+
+
 def write_run_dir(result: RunResult, out_dir: Path, extra_json: dict | None = None) -> Path:
     """Write the run's files into a temporary directory, then rename it into
     place (harness.outdir.write_dir): a reader never sees a half-written run,

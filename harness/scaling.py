@@ -27,7 +27,7 @@ the same round trips, so TCP's additive increase (one segment per round
 trip) regrows a window k times faster in time after a loss: where training
 and background share a band and lose packets, training recovers between
 background bursts at scale k and not at k = 1 (measured at R = 2,
-lambda = 23: README, "How to read the map"); so scale k understates what
+lambda = 23: docs/findings/validate.md); so scale k understates what
 losses cost training (at R = 2, lambda = 23 in `same`, at R = 16,
 lambda = 184 in `low`). Flow size classes (small <= 100 KB, ...) are
 those of the reference sizes (simulated bytes x k). The `validate` sweep

@@ -1,4 +1,4 @@
-"""Communication-scheduling policies (SPEC §2c): the harness's table of them.
+"""Communication-scheduling policies (docs/policies/index.md): the harness's table of them.
 
 Each policy is implemented in C++ by one CommScheduler subclass per sending
 side (ns3-modules/schedulers/<name>-scheduler.{h,cc}); this module says which class the

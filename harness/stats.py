@@ -25,7 +25,7 @@ Changes compare an arm with the reference arm of the same axes point:
 
 A verdict is decided when the interval lies inside one class:
 
-- training (SPEC §5): green = slowdown <= 1 %, yellow <= 30 %, red above;
+- training: green = slowdown <= 1 %, yellow <= 30 %, red above;
   an interval across a class boundary is undecided (e.g. "green/yellow").
 
 An interval and a verdict need enough pairs; with fewer the estimate is
@@ -65,7 +65,7 @@ from harness.metrics import SIZE_CLASSES, end_spread
 
 CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 1000
-GREEN_MAX = 0.01          # training slowdown classes (SPEC §5)
+GREEN_MAX = 0.01          # training slowdown classes (docs/model/metrics.md)
 YELLOW_MAX = 0.30
 FCT_CLASSES = (*SIZE_CLASSES, "all")
 FCT_STATS = ("mean", "p99")

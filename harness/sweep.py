@@ -70,6 +70,7 @@ import hashlib
 import itertools
 import json
 import math
+import os
 import signal
 import sys
 import threading
@@ -87,7 +88,7 @@ from harness.config import (SWEEPS_DIR, ConfigError, ConfigTypeError, alternativ
                             parse_toml, read_scenario_dict, read_text, scenario_from_dict)
 from harness.errors import UnknownKeyError
 from harness.run import plan
-from harness.tables import POINT_LABEL, SEED_AXIS
+from harness.tables import POINT_LABEL, SEED_AXIS, read_table
 
 GRIDS_DIR = SWEEPS_DIR
 _GRID_KEYS = ("name", "scenario", "timeout", "set", "points", "axes", "arms", "adaptive")
@@ -592,7 +593,9 @@ def check_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> list[Ce
                 f"{len(old_ids - new_ids)} missing cells (by resolved-config digest); "
                 "start it in a new directory")
         return added
-    if out.exists() and any(out.iterdir()):
+    if outdir.is_half_made_sweep(out):  # stopped before sweep.json: nothing ran
+        outdir.clear_half_made_sweep(out)
+    elif out.exists() and any(e.name != outdir.LOCK_NAME for e in out.iterdir()):
         raise SweepError(f"{out} exists and is not a sweep directory")
     return []
 
@@ -603,15 +606,15 @@ def prepare_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> list[
     the cells, with the seeds an adaptive sweep added before."""
     stored = out / "sweep.json"
     cells = cells + check_dir(out, grid, cells, resume)
+    if not stored.exists():  # first, so that a sweep stopped from here on is resumable
+        write_atomic(out / "grid.toml", grid.text)
+        write_cells(out, grid, cells, set())
     for sub in ("cells", "failed", "logs"):
         (out / sub).mkdir(parents=True, exist_ok=True)
     # what writers killed mid-write left: cell directories, replaced cell
     # directories, failure records, tables
     for directory in (out, out / "cells", out / "failed"):
         outdir.remove_leftovers(directory)
-    if not stored.exists():
-        write_atomic(out / "grid.toml", grid.text)
-        write_cells(out, grid, cells, set())
     return cells
 
 
@@ -683,8 +686,8 @@ def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, A
 def predicted_bytes(p) -> float:
     """Payload bytes a planned cell will send: its background flows, and its
     training job's iterations at max(compute, communication at line rate)
-    each. The simulation cost grows with the bytes (README, "How long will my
-    sweep take"), so a sweep starts the cells with the most bytes first, to
+    each. The simulation cost grows with the bytes
+    (docs/performance/sweep-cost.md), so a sweep starts the cells with the most bytes first, to
     end less often on one long cell running alone. A proxy only: ns-3's TCP
     send buffer costs more per segment as the congestion window grows, so
     cells of equal bytes can differ several-fold in wall time."""
@@ -699,8 +702,8 @@ def predicted_bytes(p) -> float:
     return total
 
 
-# Calibrated on the `quick` preset with its adaptive seeds (86 cells, README
-# "How long will my sweep take"): 1,011 M events for 124 GB of predicted
+# Calibrated on the `quick` preset with its adaptive seeds (86 cells,
+# docs/performance/sweep-cost.md): 1,011 M events for 124 GB of predicted
 # bytes (6,200-13,300 per MB over cells), and one core simulated 218-373
 # thousand events per second with the TCP fast path (245 k on the 10 Gbit/s
 # thesis cell of `python -m bench --only speed`).
@@ -742,7 +745,7 @@ def long_run_note(p) -> str | None:
     if cost.core_s[1] < LONG_RUN_S:
         return None
     return (f"a long run: {p.expected_duration:g} s simulated, {cost.describe()} of wall time "
-            "(rough: README, How long will my sweep take); run.duration sets the simulated time")
+            "(rough: docs/performance/sweep-cost.md); run.duration sets the simulated time")
 
 
 def _duration(seconds: float) -> str:
@@ -866,8 +869,8 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
 def _run_tables(out: Path, cell: Cell) -> stats.RunTables:
     d = cell_dir(out, cell)
     iterations = d / "iterations.parquet"
-    return stats.RunTables(pd.read_parquet(d / "flows.parquet"),
-                           pd.read_parquet(iterations) if iterations.is_file() else None)
+    return stats.RunTables(read_table(d / "flows.parquet"),
+                           read_table(iterations) if iterations.is_file() else None)
 
 
 def _with_intervals(means: pd.DataFrame, intervals: pd.DataFrame,
@@ -958,63 +961,115 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
 
     from_reference = (reference_results.check(reference, grid, base)
                       if reference is not None else [])
-    cells = prepare_dir(out, grid, base, resume)
-    reference_results.install(reference, out, from_reference)
-    added = {c.id for c in cells} - {c.id for c in base}
-    first = {c.id: _state(out, c, retry_failed) for c in cells}
-    todo = [c for c in cells if first[c.id] == "run"]
-    counts = {"ran": 0, "failed": 0, "todo": len(todo)}
-    rounds, interrupted = 1, False
-    try:
-        _run_cells(out, grid, todo, jobs, executor, scheduler, progress, counts)
-        tables = aggregate(out, grid, cells)
-        while max_seeds and "deltas_mean" in tables:
-            extra = more_seeds(grid, cells, tables["deltas_mean"], max_seeds)
-            if extra and budget_s is not None:
-                left_s = budget_s - (time.monotonic() - started)
-                extra, left_out = within_budget(out, grid, cells, extra, left_s, jobs,
-                                                undecided_points(grid, tables["deltas_mean"]),
-                                                max_seeds)
-                if left_out:
-                    print(f"sweep {grid.name}: budget: {left_out} undecided point"
-                          f"{'s' if left_out != 1 else ''} get no more seeds "
-                          f"({max(0.0, left_s) / 60:.1f} min of the {budget_s / 60:.0f} min "
-                          "budget left)", file=sys.stderr, flush=True)
-            if not extra:
-                break
-            rounds += 1
-            cells += extra
-            added |= {c.id for c in extra}
-            write_cells(out, grid, cells, added)
-            points = len({json.dumps(c.point, default=str) for c in extra})
-            print(f"sweep {grid.name}: round {rounds}: {points} undecided point"
-                  f"{'s' if points != 1 else ''} get one more seed", file=sys.stderr, flush=True)
-            todo = [c for c in extra if _state(out, c, retry_failed) == "run"]
-            counts["todo"] += len(todo)
+    with _owned(out):  # one sweep at a time in a directory
+        cells = prepare_dir(out, grid, base, resume)
+        reference_results.install(reference, out, from_reference)
+        added = {c.id for c in cells} - {c.id for c in base}
+        first = {c.id: _state(out, c, retry_failed) for c in cells}
+        todo = [c for c in cells if first[c.id] == "run"]
+        counts = {"ran": 0, "failed": 0, "todo": len(todo)}
+        rounds, interrupted = 1, False
+        try:
             _run_cells(out, grid, todo, jobs, executor, scheduler, progress, counts)
             tables = aggregate(out, grid, cells)
-    except KeyboardInterrupt:
-        interrupted = True  # the executor has stopped its cells; record what finished
-        with _uninterruptible():
-            tables = aggregate(out, grid, cells)
-    failed = [c.id for c in cells if is_failed(out, c)]
-    states = list(first.values())
-    report = SweepReport(out, len(cells), counts["ran"], states.count("done"),
-                         states.count("failed-before"), states.count("invalid"), failed,
-                         time.monotonic() - started, tables, rounds,
-                         unfinished=counts["todo"] - counts["ran"],
-                         failed_now=counts["failed"])
-    if interrupted:
-        raise SweepInterrupted(report)
-    return report
+            while max_seeds and "deltas_mean" in tables:
+                extra = more_seeds(grid, cells, tables["deltas_mean"], max_seeds)
+                if extra and budget_s is not None:
+                    left_s = budget_s - (time.monotonic() - started)
+                    extra, left_out = within_budget(out, grid, cells, extra, left_s, jobs,
+                                                    undecided_points(grid, tables["deltas_mean"]),
+                                                    max_seeds)
+                    if left_out:
+                        print(f"sweep {grid.name}: budget: {left_out} undecided point"
+                              f"{'s' if left_out != 1 else ''} get no more seeds "
+                              f"({max(0.0, left_s) / 60:.1f} min of the {budget_s / 60:.0f} min "
+                              "budget left)", file=sys.stderr, flush=True)
+                if not extra:
+                    break
+                rounds += 1
+                cells += extra
+                added |= {c.id for c in extra}
+                write_cells(out, grid, cells, added)
+                points = len({json.dumps(c.point, default=str) for c in extra})
+                print(f"sweep {grid.name}: round {rounds}: {points} undecided point"
+                      f"{'s' if points != 1 else ''} get one more seed", file=sys.stderr, flush=True)
+                todo = [c for c in extra if _state(out, c, retry_failed) == "run"]
+                counts["todo"] += len(todo)
+                _run_cells(out, grid, todo, jobs, executor, scheduler, progress, counts)
+                tables = aggregate(out, grid, cells)
+        except KeyboardInterrupt:
+            interrupted = True  # the executor has stopped its cells; record what finished
+            with _uninterruptible():
+                tables = aggregate(out, grid, cells)
+        failed = [c.id for c in cells if is_failed(out, c)]
+        states = list(first.values())
+        report = SweepReport(out, len(cells), counts["ran"], states.count("done"),
+                             states.count("failed-before"), states.count("invalid"), failed,
+                             time.monotonic() - started, tables, rounds,
+                             unfinished=counts["todo"] - counts["ran"],
+                             failed_now=counts["failed"])
+        if interrupted:
+            raise SweepInterrupted(report)
+        return report
+
+
+@contextlib.contextmanager
+def _owned(out: Path):
+    """Hold `out`'s lock (outdir.DirectoryLock) while the sweep writes it: a
+    second sweep or --resume on a running sweep is refused at once. A
+    directory this call had to create is removed again if nothing was
+    written in it (a refused grid leaves no trace)."""
+    created = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    lock = outdir.DirectoryLock(out).acquire()
+    try:
+        yield
+    except BaseException:
+        if created and {e.name for e in out.iterdir()} <= {outdir.LOCK_NAME}:
+            (out / outdir.LOCK_NAME).unlink(missing_ok=True)
+            out.rmdir()
+        raise
+    finally:
+        lock.release()
+
+
+def _readable(out: Path, cell: Cell) -> str | None:
+    """None if every table of a finished cell opens; else why one does not
+    (a disk that filled up, or a copy cut short, after the cell finished)."""
+    import pyarrow.parquet as pq
+
+    for table in sorted(cell_dir(out, cell).glob("*.parquet")):
+        try:
+            pq.read_metadata(table)  # the footer: what a cut-short file lacks
+        except (OSError, ValueError) as e:
+            return f"{table.name} cannot be read ({' '.join(str(e).split())[:120]})"
+    return None
+
+
+def _set_aside(out: Path, cell: Cell, why: str) -> None:
+    """Move a corrupt finished cell to corrupt/<id>-<n> (kept, not deleted), so
+    that it runs again, and say so."""
+    aside = out / "corrupt" / cell.id
+    n = 1
+    while aside.exists():
+        n += 1
+        aside = out / "corrupt" / f"{cell.id}-{n}"
+    aside.parent.mkdir(exist_ok=True)
+    os.replace(cell_dir(out, cell), aside)
+    print(f"sweep: cell {cell.id}: {why}; moved to {aside.relative_to(out)} and run again",
+          file=sys.stderr, flush=True)
 
 
 def _state(out: Path, cell: Cell, retry_failed: bool) -> str:
     """done, invalid (recorded failed without running), failed-before (not
-    retried) or run; a finished cell's old failure record is cleared."""
+    retried) or run; a finished cell's old failure record is cleared, and a
+    finished cell whose tables cannot be read is set aside and runs again."""
     if is_done(out, cell):
-        clear_failure(out, cell)
-        return "done"
+        why = _readable(out, cell)
+        if why is None:
+            clear_failure(out, cell)
+            return "done"
+        _set_aside(out, cell, why)
     if cell.scenario is None:
         record_failure(out, cell, cell.error)   # invalid scenario: fails without running
         return "invalid"

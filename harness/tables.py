@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
+from harness.errors import CorruptTableError
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -31,12 +33,25 @@ def require_files(directory: Path, names: Iterable[str], kind: str) -> None:
             f"{directory} is not a {kind} directory: missing {', '.join(missing)}")
 
 
-def optional_table(directory: Path, name: str) -> "pd.DataFrame | None":
-    """`name`.parquet of `directory`, or None when the run/sweep has none."""
+def read_table(path: Path) -> "pd.DataFrame":
+    """A Parquet table of a run or sweep; one that cannot be read is a
+    CorruptTableError naming the file (not pyarrow's traceback)."""
     import pandas as pd
 
+    try:
+        return pd.read_parquet(path)
+    except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError
+        reason = " ".join(str(e).replace(str(path), "").split())[:120]
+        raise CorruptTableError(str(path), f"cannot be read ({reason}): truncated or not "
+                                "Parquet; rerun what wrote it (a sweep: `harness sweep GRID "
+                                "-o DIR --resume` rewrites its tables and reruns a cell whose "
+                                "table is corrupt)") from None
+
+
+def optional_table(directory: Path, name: str) -> "pd.DataFrame | None":
+    """`name`.parquet of `directory`, or None when the run/sweep has none."""
     path = Path(directory) / f"{name}.parquet"
-    return pd.read_parquet(path) if path.is_file() else None
+    return read_table(path) if path.is_file() else None
 
 
 RUN_TABLES = ("flows", "queues", "utilization", "iterations", "transfers", "compute",
@@ -45,8 +60,7 @@ RUN_TABLES = ("flows", "queues", "utilization", "iterations", "transfers", "comp
 
 @dataclass
 class Run:
-    """One run's results. Tables are DataFrames (README, "Output: the run
-    directory"); the training tables are None for a run without a job."""
+    """One run's results. Tables are DataFrames (docs/user-guide/runs.md); the training tables are None for a run without a job."""
     summary: dict                      # summary.json: FCT per class, iterations, ...
     manifest: dict                     # manifest.json: versions, seed, digest, timings
     config: dict                       # config.json: the resolved scenario and what followed
@@ -92,7 +106,7 @@ class Run:
 
 @dataclass
 class Sweep:
-    """One sweep directory's tables (README, "Sweeps"); deltas are None for
+    """One sweep directory's tables (docs/user-guide/sweeps.md); deltas are None for
     a grid without arms."""
     dir: Path
     grid: dict                         # sweep.json: axes, arms, reference, cells
@@ -147,14 +161,12 @@ def load_run(path: str | Path) -> Run:
     """A run directory (written by `harness run`, `harness.run(out=...)`,
     Run.save or a sweep's cells/<id>/) as a Run. A path that is not one is a
     TypeError / FileNotFoundError naming `path`."""
-    import pandas as pd
-
     d = _directory_arg(path, "path", "load_run", "run")
     try:
         require_files(d, ("config.json", "summary.json", "manifest.json"), "run")
     except FileNotFoundError as e:
         raise FileNotFoundError(f"load_run: path: {e}") from None
-    tables = {name: pd.read_parquet(d / f"{name}.parquet")
+    tables = {name: read_table(d / f"{name}.parquet")
               for name in RUN_TABLES if (d / f"{name}.parquet").is_file()}
     records = {name: json.loads((d / f"{name}.json").read_text())
                for name in ("summary", "manifest", "config")}

@@ -1,4 +1,4 @@
-"""TCP settings of the reference study (SPEC §3), as ns-3 attribute defaults.
+"""TCP settings of the reference study, as ns-3 attribute defaults.
 
 Timers scale with the worst-case RTT W of the network: every hop of the
 longest host-to-host path with its egress buffer full (every band full under

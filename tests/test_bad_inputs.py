@@ -434,6 +434,31 @@ FILE_CASES = [
      ["exactly one of --compute-ms and --ratio"]),
     ("profile-check-not-utf8", {"p.csv": b"layer,bytes\n\xff\n"}, ["profile", "--check", "p.csv"],
      ["profile", "cannot read"]),
+    # valid as written, refused for what ns-3 would receive (issue 25)
+    ("straggler-factor-1e15", {}, S(*TRAINING, "training.straggler={factor=1e15}"),
+     ["training.straggler", "beyond ns-3's clock"]),
+    ("straggler-uniform-1e300", {}, S(*TRAINING, 'training.straggler={distribution="uniform", '
+                                       "factor_min=1, factor_max=1e300}"),
+     ["training.straggler", "beyond ns-3's clock"]),
+    ("link-change-hosts-empty", {}, S("network.link_changes=[{at=0.1, rate=\"500Mbps\", "
+                                      "hosts=[]}]"),
+     ["network.link_changes[0].hosts", "empty", "leave hosts out"]),
+    # tracebacks before ns-3 (issue 25)
+    ("scenario-nested-5000", {"s.toml": "name = \"x\"\nv = " + "[" * 5000 + "]" * 5000 + "\n"},
+     ["run", "s.toml"], ["s.toml", "nest", "32 levels"]),
+    ("grid-nested-40", {"g.toml": GRID + "x = " + "[" * 40 + "]" * 40 + "\n"},
+     ["sweep", "g.toml"], ["grid", "nest more than 32 levels"]),
+    ("set-nested-50", {}, ["run", "--set", "run.x=" + "[" * 50 + "]" * 50],
+     ["--set run.x", "32 levels"]),
+    ("cdf-mean-0", {"c.csv": b"bytes,cdf\n0,1\n1,1\n"},
+     S('background.workload="c.csv"', "background.load=0.3"),
+     ["background.workload", "mean flow size is 0 bytes"]),
+    ("dask-scheduler-refused", {"g.toml": GRID},
+     ["sweep", "g.toml", "-o", "s", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:1"],
+     ["--scheduler", "no Dask scheduler answers"]),
+    ("dask-scheduler-malformed", {"g.toml": GRID},
+     ["sweep", "g.toml", "-o", "s", "--executor", "dask", "--scheduler", "nonsense:::"],
+     ["--scheduler", "not a Dask scheduler address"]),
 ]
 
 

@@ -27,7 +27,7 @@ def test_list_shows_every_kind_of_builtin(invoke):
     for name in (*catalog.scenario_names(), *catalog.sweep_names(), "leaf-spine",
                  "websearch", "datamining", "resnet50-like-2MB", "mercury", "bytescheduler"):
         assert f"  {name} " in r.stdout, name
-    assert "mean 1,711,250 B" in r.stdout  # the web-search CDF's mean (SPEC §4)
+    assert "mean 1,711,250 B" in r.stdout  # the web-search CDF's mean (docs/model/background.md)
 
 
 def _unwrapped(text: str) -> str:

@@ -30,26 +30,37 @@ def sweep_tables(ratios, backgrounds, background_field="background.load", arms=A
                  buffers=None):
     """(deltas_mean, summary, grid) of a map over R x the background axis,
     two seeds, a change per panel and point drawn at random; `buffers`: a
-    third axis (network.buffer_model), one map row per value."""
+    third axis (network.buffer_model), one map row per value. With more than
+    two points, the first point's cells failed and the last one's reference
+    stalled with no large flow: their map cells say n/a and why."""
     rng = np.random.default_rng(7)
     reference, compared = arms
     facet_values = buffers or [None]
     axes = ["training.ratio", background_field, *(["network.buffer_model"] if buffers else []),
             "seed"]
     grid = {"grid": "layout", "axes": axes, "arms": list(arms), "reference": reference}
+    points = list(itertools.product(ratios, backgrounds, facet_values))
     summary, means = [], []
-    for ratio, background, buffer in itertools.product(ratios, backgrounds, facet_values):
+    for k, (ratio, background, buffer) in enumerate(points):
+        failed = len(points) > 2 and k == 0
+        stalled = len(points) > 2 and k == len(points) - 1
         point = {"training.ratio": ratio, background_field: background,
                  **({"network.buffer_model": buffer} if buffers else {})}
         load = background if background_field == "background.load" else background / 4000
         for seed, arm in itertools.product((1, 2), arms):
+            status = "failed" if failed else "stalled" if stalled and arm == reference else "ok"
             summary.append({**point, "cell": f"{ratio}-{background}-{buffer}-{seed}-{arm}",
-                            "arm": arm, "seed": seed, "status": "ok", "u_training": 1 / ratio,
-                            "u_background": load, "offered_load": load,
+                            "arm": arm, "seed": seed, "status": status,
+                            "error": "ns-3 exited with -9" if failed else None,
+                            "u_training": 1 / ratio, "u_background": load, "offered_load": load,
                             "mean_iteration_s": 0.1 * ratio * (1.2 if arm == compared else 1),
                             "fct_small_mean_s": 0.001, "fct_large_mean_s": 0.2})
+        if failed:
+            continue
         for metric, _, _ in sf.BOUNDARY_PANELS:
             change = float(rng.normal(0.1, 0.3))
+            if stalled and metric != "fct_small_mean":
+                change = np.nan
             judge = stats.training_verdict if metric == "iteration_time" \
                 else stats.background_verdict
             verdict, decided = judge(change - 0.05, change + 0.05)
@@ -121,6 +132,9 @@ def test_map_text_fits_at_every_grid_size(rows, columns, tmp_path):
     renderer = saved(fig, tmp_path)
     panels = [ax for ax in fig.axes if ax.get_title()]
     assert len(panels) == 3 and all(len(ax.texts) == rows * columns for ax in panels)
+    if rows * columns > 2:   # the failed and the stalled point: n/a, with why
+        texts = [t.get_text().replace("\n", " ") for t in panels[0].texts]
+        assert "n/a 4 cells failed" in texts and "n/a reference stalled" in texts
     check_layout(fig, renderer)
 
 

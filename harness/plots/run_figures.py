@@ -304,7 +304,8 @@ def draw_timeline(compute_rows: pd.DataFrame, spans: pd.DataFrame, edges: list[f
         bottom.invert_yaxis()  # buffer 0 holds the last layers: on top, like the layers above
         bottom.set_ylabel("fusion buffer: layers")
     bottom.set_xlabel("simulated time (ms)")
-    bottom.legend(loc="upper right", fontsize="small", framealpha=0.9)
+    if bottom.get_legend_handles_labels()[0]:   # no transfer yet: nothing to name
+        bottom.legend(loc="upper right", fontsize="small", framealpha=0.9)
 
     # bars pin the axis to their ends; pad so the iteration lines stay visible
     times = pd.concat([pd.Series(edges, dtype=float), compute_rows["start_ms"],
@@ -391,12 +392,18 @@ def plot_run(run_dir: Path, out_dir: Path | None = None,
              formats: tuple[str, ...] = ("png", "pdf")) -> list[Path]:
     """Draw the figures the run's tables allow; returns the written files.
     Missing optional tables skip their figure; a directory without
-    config.json/summary.json raises FileNotFoundError."""
+    config.json/summary.json raises FileNotFoundError. out_dir (default
+    RUN/plots) is checked before anything is drawn (outdir.check_figure_dir:
+    new, or holding nothing but the harness's figures; else OutputError)."""
+    from harness import outdir
+
     run_dir = Path(run_dir)
     run = load_run(run_dir)
-    out_dir = Path(out_dir) if out_dir is not None else run_dir / "plots"
-    out_dir.mkdir(parents=True, exist_ok=True)
     formats = tuple(formats)
+    out_dir = outdir.check_figure_dir(Path(out_dir) if out_dir is not None else run_dir / "plots",
+                                      "-o" if out_dir is not None else "DIRECTORY", formats,
+                                      len(outdir.RUN_FIGURES))
+    out_dir.mkdir(parents=True, exist_ok=True)
     window = measurement_window(run.config, run.summary)
     colors = class_colors(class_order(run.config))
     name = run.config["scenario"]["name"]

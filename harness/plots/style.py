@@ -4,10 +4,12 @@ writer)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.category import StrCategoryFormatter
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter
 
@@ -80,6 +82,13 @@ def fit_text(fig: Figure, rounds: int = FIT_ROUNDS) -> Figure:
     return fig
 
 
+def fit_in_data_width(text, width: float):
+    """Have fit_text break text (drawn in an axes' data coordinates, such as
+    a map cell's) to `width` x units of its axes."""
+    text._fit_data_width = width
+    return text
+
+
 def _rooms(fig: Figure):
     """(text, width in pixels it may take) for each breakable text of fig."""
     width = fig.bbox.width
@@ -95,6 +104,11 @@ def _rooms(fig: Figure):
             yield title, box.width
         yield ax.xaxis.label, box.width
         yield ax.yaxis.label, box.height
+        for text in ax.texts:
+            width = getattr(text, "_fit_data_width", None)
+            if width is not None:
+                x0, x1 = ax.transData.transform([(0, 0), (width, 0)])[:, 0]
+                yield text, 0.95 * abs(x1 - x0)   # a little space between neighbours
 
 
 def _text_width(text, s: str, renderer) -> float:
@@ -104,19 +118,19 @@ def _text_width(text, s: str, renderer) -> float:
 
 
 def _break_lines(s: str, room: float, width) -> str:
-    """s with its lines broken at spaces so each fits `room` (a single word
-    longer than the room stays whole)."""
+    """s with its lines broken at spaces, or after the "=" of "field=value",
+    so each fits `room` (a word longer than the room stays whole)."""
     out = []
     for line in s.split("\n"):
-        words = line.split(" ")
-        current = words[0]
-        for word in words[1:]:
-            if width(f"{current} {word}") <= room:
-                current = f"{current} {word}"
+        pieces = [p for p in re.findall(r"[^ =]*[ =]?", line) if p]
+        current = pieces[0] if pieces else ""
+        for piece in pieces[1:]:
+            if width((current + piece).rstrip()) <= room:
+                current += piece
             else:
-                out.append(current)
-                current = word
-        out.append(current)
+                out.append(current.rstrip())
+                current = piece
+        out.append(current.rstrip())
     return "\n".join(out)
 
 
@@ -133,11 +147,12 @@ def _break_text(text, room: float, renderer, originals: dict) -> bool:
 
 
 def _break_ticks(ax, renderer, originals: dict) -> bool:
-    """Break an axes' x tick labels (fixed labels, unrotated) to the distance
-    between ticks; True if any changed. Set through the axis, since each draw
-    sets the labels' text from its formatter."""
+    """Break an axes' x tick labels (text labels, unrotated: fixed or
+    categorical, such as seaborn's) to the distance between ticks; True if
+    any changed. Set through the axis, since each draw sets the labels' text
+    from its formatter."""
     axis = ax.xaxis
-    if not isinstance(axis.get_major_formatter(), FixedFormatter):
+    if not isinstance(axis.get_major_formatter(), (FixedFormatter, StrCategoryFormatter)):
         return False
     labels = [t for t in axis.get_ticklabels() if t.get_visible()]
     if not labels or any(t.get_rotation() % 180 for t in labels):
@@ -184,8 +199,11 @@ def _overrun(ax, renderer) -> float:
     for title in (ax.title, ax._left_title, ax._right_title):
         if title.get_visible() and title.get_text() and box.width > 0:
             ratio = max(ratio, title.get_window_extent(renderer).width / box.width)
+    # rotated labels (the comparison's) are slanted past each other: their
+    # upright boxes overlap where the labels do not
     labels = sorted((t.get_window_extent(renderer) for t in ax.xaxis.get_ticklabels()
-                     if t.get_visible() and t.get_text()), key=lambda b: b.x0)
+                     if t.get_visible() and t.get_text() and not t.get_rotation() % 180),
+                    key=lambda b: b.x0)
     for left, right in zip(labels, labels[1:]):
         gap = (right.x0 + right.x1) / 2 - (left.x0 + left.x1) / 2
         if gap > 0 and left.x1 > right.x0:

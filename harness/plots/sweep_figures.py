@@ -1,7 +1,7 @@
 """Figures of a sweep directory, from sweep.json and the sweep's tables only.
 
 plot_sweep(sweep_dir) writes:
-- operating-boundary: the map of SPEC §5 over U_background (x) and
+- operating-boundary: the reference study's map over U_background (x) and
   U_training ~ 1/R (y), three panels per compared arm: (a) the training
   verdict (iteration-time change, green <= 1 % / yellow <= 30 % / red, hatched
   where the 95 % interval spans two classes, coloured then by the estimate's
@@ -35,8 +35,8 @@ from harness import stats
 from harness.cells import FAILED, MEASURED, STALLED, UNFINISHED, with_status_reasons
 from harness.metrics import SIZE_CLASSES
 from harness.plots.run_figures import fct_cdf_frame
-from harness.plots.style import PALETTE, new_figure, save_figure
-from harness.tables import POINT_LABEL, SEED_AXIS as SEED_FIELD
+from harness.plots.style import PALETTE, fit_in_data_width, new_figure, save_figure
+from harness.tables import POINT_LABEL, SEED_AXIS as SEED_FIELD, read_table
 from harness.tables import Sweep as SweepTables, load_sweep  # noqa: F401 (plots' names)
 
 
@@ -45,7 +45,7 @@ RATIO_FIELD = "training.ratio"
 BACKGROUND_FIELDS = ("background.load", "background.rate")
 
 # operating-boundary classes of the training slowdown (iteration-time change,
-# low vs same; SPEC §5): green <= 1 %, yellow <= 30 %, red above
+# low vs same; docs/model/metrics.md): green <= 1 %, yellow <= 30 %, red above
 SLOWDOWN_GREEN_MAX = 0.01
 SLOWDOWN_YELLOW_MAX = 0.30
 BOUNDARY_CLASSES = ("green", "yellow", "red", "n/a")
@@ -273,7 +273,7 @@ def _no_change_reason(pair: pd.DataFrame, arm: str, reference: str, prefix: str)
             return ("both arms stalled" if (in_both(mine)["status"] == STALLED).all()
                     else "reference stalled")
         return "no iteration pairs"
-    return f"no {_PANEL_SIZE_CLASS[prefix]} flows in both arms"
+    return f"no {_PANEL_SIZE_CLASS[prefix]} flow in both arms"
 
 
 def _verdict_color(verdict: str, change: float) -> str:
@@ -375,7 +375,7 @@ def cells_cdf_frame(sweep_dir: Path, summary: pd.DataFrame, cells: list[str],
         differ = point_label({f: r[f] for f in varying})
         label = ", ".join(str(v) for v in (r["arm"], differ) if pd.notna(v) and v) \
             or f"cell {cell}"
-        cdf = fct_cdf_frame(pd.read_parquet(path))
+        cdf = fct_cdf_frame(read_table(path))
         parts.append(cdf.assign(cell=cell, label=label))
     if not parts:
         return pd.DataFrame(columns=["size_class", "fct_ms", "cdf", "cell", "label"])
@@ -553,9 +553,10 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str) -
                     if hatch:
                         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
                                                hatch=hatch, edgecolor="#555555", linewidth=0))
-                    ax.text(j, i, text, ha="center", va="center", fontsize=size,
-                            bbox={"boxstyle": "round,pad=0.15", "facecolor": "white",
-                                  "alpha": 0.6, "linewidth": 0} if hatch else None)
+                    fit_in_data_width(ax.text(
+                        j, i, text, ha="center", va="center", fontsize=size,
+                        bbox={"boxstyle": "round,pad=0.15", "facecolor": "white",
+                              "alpha": 0.6, "linewidth": 0} if hatch else None), 1.0)
             ax.set_xlim(-0.5, len(xs) - 0.5)
             ax.set_ylim(-0.5, len(ys) - 0.5)
             ax.set_xticks(range(len(xs)), [x_labels.get(v, str(v)) for v in xs])
@@ -793,7 +794,6 @@ def draw_comparison(frame: pd.DataFrame, grid: dict, title: str) -> Figure:
                 ax.get_legend().remove()
     fields = point_fields(grid)
     axes[-1, 0].set_xlabel(POINT_LABEL if POINT_LABEL in fields else ", ".join(fields))
-    axes[-1, 0].tick_params(axis="x", rotation=30)
     fig.suptitle(title)
     return fig
 
@@ -820,12 +820,18 @@ def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,
     per-ratio figure). `cells`: ids (or unique prefixes) for the FCT CDFs,
     default: both arms of the highest-load, lowest-R point. A directory
     without sweep.json/summary.parquet raises FileNotFoundError; an unknown
-    cell id UnknownCellError."""
+    cell id UnknownCellError. out_dir (default SWEEP/plots) is checked before
+    anything is drawn (outdir.check_figure_dir: new, or holding nothing but
+    the harness's figures; else OutputError)."""
+    from harness import outdir
+
     sweep = load_sweep(sweep_dir)
     grid, summary = sweep.grid, with_status_reasons(sweep.summary)
     # a wrong --cell fails before anything is drawn or written
     chosen = resolve_cells(summary, list(cells)) if cells else default_cdf_cells(summary, grid)
-    out_dir = Path(out_dir) if out_dir is not None else sweep.dir / "plots"
+    out_dir = outdir.check_figure_dir(Path(out_dir) if out_dir is not None else sweep.dir / "plots",
+                                      "-o" if out_dir is not None else "DIRECTORY",
+                                      tuple(formats), len(outdir.SWEEP_FIGURES))
     name = grid.get("grid", sweep.dir.name)
     seeds = int(summary[SEED_FIELD].nunique()) if SEED_FIELD in summary else 1
     over = _seeds_title(sweep.deltas_mean, seeds)

@@ -1,4 +1,4 @@
-"""Parameter-server jobs (SPEC §2b) as a training plug-in: where the shards
+"""Parameter-server jobs as a training plug-in: where the shards
 go, which tensors each holds, the job's network time (for the
 compute-to-network ratio), and the installation of a PsJob
 (ns3-modules/jobs/ps-*.{h,cc}) on the hosts, which replays the plan."""

@@ -1,4 +1,4 @@
-"""Ring-allreduce jobs (SPEC §2a) as a training plug-in.
+"""Ring-allreduce jobs as a training plug-in (docs/model/training.md).
 
 Python plans the whole job: the fused gradient buffers (or, with a
 partitioning policy, the partitions), their classes, and the policy that

@@ -1,4 +1,4 @@
-// One worker's compute timeline (SPEC §2): forward of layers 0..L-1, then
+// One worker's compute timeline: forward of layers 0..L-1, then
 // backward L-1..0, one layer at a time, as scheduled events. In iteration
 // k > 0, forward of layer i starts when forward of i-1 is done AND layer i's
 // parameters of iteration k-1 are synchronised here (SetSynced); with the

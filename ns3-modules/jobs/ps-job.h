@@ -1,4 +1,4 @@
-// One data-parallel training job with parameter servers (SPEC §2b): the
+// One data-parallel training job with parameter servers: the
 // job-wide description (the per-layer table of TrainingJob, the
 // tensor-to-shard assignment, the scheduling policy of pushes and of pulls, aggregation
 // granularity, deadline-aware class), the wiring of workers to shards

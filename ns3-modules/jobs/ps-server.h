@@ -1,4 +1,4 @@
-// One parameter-server shard (SPEC §2b): accepts every worker's connections
+// One parameter-server shard: accepts every worker's connections
 // (one per traffic class, on Port + class index), counts the pushed bytes of
 // each tensor per worker, and when all W workers' contributions of an
 // aggregation unit have arrived (the whole tensor by default, or a chunk of

@@ -1,4 +1,4 @@
-// One worker of a parameter-server training job (SPEC §2b): per-layer
+// One worker of a parameter-server training job: per-layer
 // forward and backward compute (LayerCompute); after backward of layer i its
 // gradients are pushed to the shard holding tensor i, through that shard's
 // channel and its scheduling policy; forward of layer i in the next

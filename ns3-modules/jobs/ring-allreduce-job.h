@@ -1,4 +1,4 @@
-// One data-parallel training job with ring allreduce (SPEC §2a). It replays
+// One data-parallel training job with ring allreduce. It replays
 // what the harness planned (harness/training/ring.py): the fused buffers (or
 // partitions) with their classes, given by SetBuffers(), and the policy
 // ordering ready buffers, a CommScheduler (the same classes parameter-server

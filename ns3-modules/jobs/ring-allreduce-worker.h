@@ -1,4 +1,4 @@
-// One worker of a ring-allreduce training job (SPEC §2a): per-layer forward
+// One worker of a ring-allreduce training job: per-layer forward
 // and backward compute as scheduled events, one layer at a time; after
 // backward of a layer that closes a fused buffer, the job's syncer is told
 // the buffer is ready; the syncer starts its allreduce on every worker.

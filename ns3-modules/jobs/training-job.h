@@ -1,4 +1,4 @@
-// What every training job has, whatever its architecture (SPEC §2): the
+// What every training job has, whatever its architecture: the
 // per-layer table (bytes, forward and backward compute, IP ToS of each
 // layer's gradients), the job-wide attributes (JobId, Port, Barrier,
 // DefaultTos), the records every job keeps (iterations, per-layer compute,

@@ -1,4 +1,4 @@
-// The tables every training job keeps (SPEC §5), whatever its architecture:
+// The tables every training job keeps, whatever its architecture:
 // one row per complete iteration of each worker (start of forward of layer 0
 // to the next one), one row per layer's forward or backward compute, and the
 // errors (socket failures, protocol violations) a run must report. Owned by

@@ -1,4 +1,4 @@
-// What every training worker has, whatever its architecture (SPEC §2): its
+// What every training worker has, whatever its architecture: its
 // job and rank, and its compute (LayerCompute: forward then backward of
 // every layer, stretched by slowdowns and per-iteration factors), whose
 // iteration starts and per-layer compute are recorded in the job

@@ -1,4 +1,4 @@
-// autobyte (SPEC §2c; after AutoByte, ICDCS'22): a ByteScheduler whose
+// autobyte (after AutoByte, ICDCS'22): a ByteScheduler whose
 // (partition, credit) is re-chosen online every Interval iterations from a
 // grid of Candidates. The paper's learned predictor is replaced by a measured
 // search: each candidate is first run for one interval (exploration, in the

@@ -1,4 +1,4 @@
-// bytescheduler (SPEC §2c; Peng et al., SOSP'19): tensors cut into
+// bytescheduler (Peng et al., SOSP'19): tensors cut into
 // PartitionBytes partitions, strict priority (lowest layer first) among
 // partitions not yet sent, and at most CreditBytes committed and not yet
 // received. P3 (Jayarajan et al., SysML'19) is the preset partition = credit

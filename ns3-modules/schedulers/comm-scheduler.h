@@ -1,4 +1,4 @@
-// Sender side of a communication-scheduling policy (SPEC §2c), the one
+// Sender side of a communication-scheduling policy, the one
 // mechanism of every architecture. One instance per sending end of a
 // parameter-server channel (a worker pushing gradients to one shard, or a
 // shard pulling parameters to one worker), and one per ring-allreduce job

@@ -1,4 +1,4 @@
-// fifo (SPEC §2c): whole tensors in the order they became ready (wait-free
+// fifo: whole tensors in the order they became ready (wait-free
 // backpropagation), all committed at once: the TCP send buffer holds the
 // queue, and nothing can overtake what is already in it.
 #ifndef DDNN_FIFO_SCHEDULER_H

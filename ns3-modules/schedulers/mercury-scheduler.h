@@ -1,4 +1,4 @@
-// mercury (SPEC §2c; Duan et al., INFOCOM'22): ~30 KB chunks, strict
+// mercury (Duan et al., INFOCOM'22): ~30 KB chunks, strict
 // per-tensor priority (lowest layer first), preemptive between chunks: a
 // front layer that becomes ready goes before the rest of a tensor already
 // being sent. Mercury schedules in the transport layer; CreditBytes models

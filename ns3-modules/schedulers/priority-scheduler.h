@@ -1,4 +1,4 @@
-// priority (SPEC §2c): whole tensors, lowest layer first (the one the next
+// priority: whole tensors, lowest layer first (the one the next
 // forward pass needs first), older iteration on ties; no preemption inside a
 // tensor. Tensors wait in the sender's queue, not in the TCP buffer: the next
 // one is chosen when the in-flight bytes drop to CreditBytes (default 0: one

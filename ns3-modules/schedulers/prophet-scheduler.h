@@ -1,4 +1,4 @@
-// prophet (SPEC §2c; Zhang et al., ICPP'21): gradients are grouped into
+// prophet (Zhang et al., ICPP'21): gradients are grouped into
 // blocks; one block is in flight at a time. When the previous block has been
 // received, the next one takes the ready gradients, front layers first, up to
 // what the measured bandwidth carries before the next gradient is ready by

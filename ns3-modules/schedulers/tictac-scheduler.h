@@ -1,4 +1,4 @@
-// tictac (SPEC §2c; Hashemi et al., MLSys'19): the PS sends parameters in a
+// tictac (Hashemi et al., MLSys'19): the PS sends parameters in a
 // fixed per-iteration order, front layers first. A pull waits for every
 // earlier tensor of the order on its shard, even when it is aggregated
 // before them: the order is fixed, not greedy. The order is enforced by
