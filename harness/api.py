@@ -103,7 +103,7 @@ def run(scenario: "str | Path | Scenario | None" = None,
     Raises ConfigError (a ValueError naming the field) before ns-3 starts."""
     from harness import outdir
     from harness.config import Scenario
-    from harness.run import execute, plan, write_run_dir
+    from harness.run import execute, output_bytes, plan, write_run_dir
     from harness.sweep import long_run_note
 
     if isinstance(scenario, Scenario):
@@ -114,7 +114,7 @@ def run(scenario: "str | Path | Scenario | None" = None,
     else:
         sc = check(scenario, overrides, **more)
     p = plan(sc)
-    target = outdir.check_run_dir(Path(out), "out") if out is not None else None
+    target = outdir.check_run_dir(Path(out), "out", output_bytes(p)) if out is not None else None
     long_run = long_run_note(p)
     if long_run:
         _warn(long_run)
@@ -143,7 +143,10 @@ def sweep(grid: str | Path, out: str | Path | None = None, *, jobs: int | None =
     from harness import sweep as sweeps
 
     g = sweeps.load_grid(grid)
-    target = outdir.check_sweep_dir(Path(out) if out is not None else sweeps.default_dir(g))
+    target = outdir.check_sweep_dir(Path(out) if out is not None else sweeps.default_dir(g),
+                                    "out")
+    cells = sweeps.expand(g)
+    outdir.check_space(target, sweeps.output_bytes_left(target, cells), "out", "the sweep")
     sweeps.run_sweep(g, target, jobs or os.cpu_count() or 1, executor, scheduler, resume,
-                     retry_failed, progress)
+                     retry_failed, progress, cells)
     return load_sweep(target)

@@ -21,6 +21,7 @@ class Cell:
     error: str | None = None
     predicted_bytes: float = 0.0           # what it sends: a proxy for its cost
     reference: str | None = None           # the reference arm of its point
+    output_bytes: int = 0                  # its run directory's size, roughly (free space)
 
     def labels(self) -> dict[str, Any]:
         return {"cell": self.id, "arm": self.arm,

@@ -37,7 +37,7 @@ def _completions(*kinds: str):
     ("scenario", "sweep") starting with what was typed, then files (the
     shells fall back to file names when no name matches). Shell completion
     itself is click's: `_HARNESS_COMPLETE=bash_source harness`
-    (docs/guide/shell-completion.md)."""
+    (docs/user-guide/shell-completion.md)."""
     from click.shell_completion import CompletionItem
 
     listers = {"scenario": catalog.scenario_names, "sweep": catalog.sweep_names}
@@ -240,7 +240,8 @@ def _check_scenario(target: str | None, overrides: tuple[str, ...], as_json: boo
     if as_json:
         click.echo(json.dumps(p.resolved(), indent=2, default=str))
     sc = p.scenario
-    click.echo(f"scenario {shorten(sc.name)} is valid (digest {sc.digest()}): {p.topology.kind} with "
+    click.echo(f"scenario {shorten(sc.name)} is valid (digest {sc.digest()}): "
+               f"{p.topology.kind} with "
                f"{p.topology.n_hosts} hosts, {_simulated(p)}, "
                f"{len(p.flows)} background flows; cost {Cost(predicted_bytes(p)).describe()} "
                "(rough: docs/performance/sweep-cost.md)", err=as_json)
@@ -334,7 +335,8 @@ def alone(scenario: str, overrides: tuple[str, ...], output: str | None) -> None
     from harness import outdir
 
     try:  # the output is checked before anything runs; nothing is overwritten
-        out = outdir.check_new_file(Path(output), "-o", lambda _: False) if output else None
+        out = outdir.check_new_file(Path(output), "-o", lambda _: False, 64 * 1024) \
+            if output else None
         table = jobs_alone.slowdowns(scenario, list(overrides))
     except ConfigError as e:
         _fail(str(e))
@@ -463,6 +465,7 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
         budget_s = None if budget is None else _time_option(budget, "--budget")
         cells = sweeps.expand(grid)
         sweeps.check_dir(out, grid, cells, resume)
+        outdir.check_space(out, sweeps.output_bytes_left(out, cells), "-o", "the sweep")
         if executor == "dask" and scheduler is not None:
             from harness import executors
 
@@ -638,7 +641,8 @@ def reference(directory: str, output: str) -> None:
 @main.command()
 @click.argument("directory", type=click.Path(file_okay=False, exists=True))
 @click.option("-o", "--output", type=click.Path(file_okay=False),
-              help="Where the figures go (default: DIRECTORY/plots).")
+              help="Where the figures go: a new directory or one holding only the harness's "
+                   "figures (default: DIRECTORY/plots).")
 @click.option("--format", "formats", multiple=True, default=("png", "pdf"), show_default=True,
               type=click.Choice(["png", "pdf", "svg"]), help="Figure formats (repeatable).")
 @click.option("--cell", "cells", multiple=True, metavar="ID",
@@ -660,8 +664,11 @@ def plot(directory: str, output: str | None, formats: tuple[str, ...],
             _fail(f"--cell applies to sweep directories; {directory} has no sweep.json")
         else:
             written = plots.plot_run(directory_path, out, tuple(formats))
-    except (FileNotFoundError, plots.UnknownCellError) as e:
-        _fail(str(e))
+    except (FileNotFoundError, plots.UnknownCellError, ConfigError) as e:
+        _fail(str(e))  # ConfigError: the output (outdir.check_figure_dir), before any drawing
+    except OSError as e:  # checked before drawing: a race, or a disk filled since
+        _fail(f"-o: writing the figures failed ({e.strerror or e}: {e.filename}); the figures "
+              "already written stay", 1)
     for path in written:
         click.echo(str(path))
 
@@ -683,7 +690,7 @@ def report(directory: str, output: str | None) -> None:
     try:
         reports.check_sweep_dir(sweep_dir)
         out = outdir.check_new_file(Path(output) if output else sweep_dir / "report.html",
-                                    "-o", reports.is_report)
+                                    "-o", reports.is_report, reports.estimated_bytes(sweep_dir))
     except ConfigError as e:
         _fail(str(e))
     click.echo(f"report: {reports.write_report(sweep_dir, out)}")

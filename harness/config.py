@@ -23,7 +23,7 @@ from typing import Any
 
 # ConfigError and the unit readers live in their own small modules; they are
 # re-exported here, where every caller has always found them.
-from harness.errors import ConfigError, ConfigTypeError, UnknownKeyError  # noqa: F401
+from harness.errors import ConfigError, ConfigTypeError, UnknownKeyError, shorten  # noqa: F401
 from harness.units import (INT64_MAX, UINT16_MAX, UINT32_MAX, finite,  # noqa: F401
                            parse_bytes, parse_link_rate, parse_rate, parse_time)
 
@@ -434,7 +434,7 @@ def _check_keys(data: dict, allowed, where: str) -> None:
 
 def _int(value: Any, where: str, minimum: int | None = None, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigTypeError(where, f"expected an integer, got {value!r}")
+        raise ConfigTypeError(where, f"expected an integer, got {shorten(value)}")
     if minimum is not None and value < minimum:
         raise ConfigError(where, f"must be >= {minimum:,} (got {value:,})")
     if maximum is not None and value > maximum:
@@ -451,15 +451,15 @@ def _float(value: Any, where: str, positive: bool = True) -> float:
 
 def _str(value: Any, where: str, choices=None) -> str:
     if not isinstance(value, str):
-        raise ConfigTypeError(where, f"expected a string, got {value!r}")
+        raise ConfigTypeError(where, f"expected a string, got {shorten(value)}")
     if choices is not None and value not in choices:
-        raise ConfigError(where, f"unknown value {value!r}; allowed: {', '.join(choices)}")
+        raise ConfigError(where, f"unknown value {shorten(value)}; allowed: {', '.join(choices)}")
     return value
 
 
 def _bool(value: Any, where: str) -> bool:
     if not isinstance(value, bool):
-        raise ConfigTypeError(where, f"expected true or false, got {value!r}")
+        raise ConfigTypeError(where, f"expected true or false, got {shorten(value)}")
     return value
 
 
@@ -467,7 +467,7 @@ def _finite(value: Any, where: str, minimum: float = 0.0, strict: bool = False,
             below: float | None = None) -> float:
     """A finite number >= minimum (> minimum when strict; < below if given)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigTypeError(where, f"expected a number, got {value!r}")
+        raise ConfigTypeError(where, f"expected a number, got {shorten(value)}")
     value = float(value)
     if not math.isfinite(value):
         raise ConfigError(where, f"must be a finite number (got {value})")
@@ -489,12 +489,13 @@ def _table_list(value: Any, where: str, keys: tuple[str, ...], required: tuple[s
                 example: str) -> list[dict]:
     """A list of tables with only `keys`, each with every key in `required`."""
     if not isinstance(value, list):
-        raise ConfigTypeError(where, f"expected a list of tables, e.g. {example}; got {value!r}")
+        raise ConfigTypeError(where, f"expected a list of tables, e.g. {example}; "
+                                     f"got {shorten(value)}")
     out = []
     for i, item in enumerate(value):
         here = f"{where}[{i}]"
         if not isinstance(item, dict):
-            raise ConfigTypeError(here, f"expected a table, e.g. {example}; got {item!r}")
+            raise ConfigTypeError(here, f"expected a table, e.g. {example}; got {shorten(item)}")
         _check_keys(item, keys, here)
         for key in required:
             if key not in item:
@@ -512,7 +513,7 @@ def _link_changes(value: Any, where: str = "network.link_changes") -> tuple[Link
         here = f"{where}[{i}]"
         rate = parse_link_rate(item["rate"], f"{here}.rate")
         if not math.isfinite(rate):
-            raise ConfigError(f"{here}.rate", f"must be finite (got {item['rate']!r})")
+            raise ConfigError(f"{here}.rate", f"must be finite (got {shorten(item['rate'])})")
         hosts = _host_list(item["hosts"], f"{here}.hosts") if "hosts" in item else ()
         if "hosts" in item and not hosts:  # () is "every link": an empty list must not be
             raise ConfigError(f"{here}.hosts", "is empty, which names no host; list the "
@@ -567,7 +568,7 @@ def _straggler(value: Any, where: str = "training.straggler") -> Straggler:
              "lognormal": ("sigma",)}
     example = '{ workers = [1], distribution = "lognormal", sigma = 0.2 }'
     if not isinstance(value, dict):
-        raise ConfigTypeError(where, f"expected a table, e.g. {example}; got {value!r}")
+        raise ConfigTypeError(where, f"expected a table, e.g. {example}; got {shorten(value)}")
     dist = _str(value.get("distribution", "fixed"), f"{where}.distribution",
                 STRAGGLER_DISTRIBUTIONS)
     _check_keys(value, ("workers", "distribution", *needs[dist],
@@ -581,7 +582,7 @@ def _straggler(value: Any, where: str = "training.straggler") -> Straggler:
     if workers != "all":
         if not isinstance(workers, list) or not workers:
             raise ConfigTypeError(f"{where}.workers", 'expected a list of worker ranks or '
-                                  f'"all", got {workers!r}')
+                                  f'"all", got {shorten(workers)}')
         out["workers"] = tuple(_int(w, f"{where}.workers[{i}]", 0) for i, w in enumerate(workers))
         if len(set(out["workers"])) != len(workers):
             raise ConfigError(f"{where}.workers", "lists a worker twice")
@@ -649,7 +650,7 @@ def job_fields(index: int, n_jobs: int):
 
 def _section(data: Any, name: str) -> dict:
     if not isinstance(data, dict):
-        raise ConfigError(name, f"expected a table ([{name}]), got {data!r}")
+        raise ConfigError(name, f"expected a table ([{name}]), got {shorten(data)}")
     _check_keys(data, _SECTION_KEYS[name], name)
     return {_SECTION_KEYS[name][k]: v for k, v in data.items()}
 
@@ -684,7 +685,7 @@ def _run(data: Any) -> RunConfig:
 
 def _topology(data: Any) -> TopologyConfig:
     if not isinstance(data, dict):
-        raise ConfigError("topology", f"expected a table ([topology]), got {data!r}")
+        raise ConfigError("topology", f"expected a table ([topology]), got {shorten(data)}")
     data = dict(data)
     file = _str(data.pop("file", TopologyConfig.file), "topology.file")
     return TopologyConfig(file=file, overrides=data)  # checked against the file's kind
@@ -744,7 +745,7 @@ def _buffer(data: Any, where: str) -> BufferConfig:
     "150KB"), pool and alpha (dynamic thresholds only)."""
     if not isinstance(data, dict):
         raise ConfigTypeError(where, f"expected a table with keys {', '.join(_BUFFER_KEYS)} "
-                              f"(e.g. {{ model = \"shared\" }}), got {data!r}")
+                              f"(e.g. {{ model = \"shared\" }}), got {shorten(data)}")
     _check_keys(data, _BUFFER_KEYS, where)
     out: dict[str, Any] = {}
     if "model" in data:
@@ -801,11 +802,11 @@ def _weights(value: Any, qdisc: str, where: str = "network.weights") -> dict[str
     """{ high = 3, low = 1 }: class name -> DRR weight (a finite number > 0).
     Class names are checked against the classes in harness.qdisc.class_table."""
     if qdisc != "drr":
-        raise ConfigError(where, f'applies to network.qdisc = "drr" only (got {qdisc!r}); '
+        raise ConfigError(where, f'applies to network.qdisc = "drr" only (got {shorten(qdisc)}); '
                           f"set network.qdisc = \"drr\" or leave weights out")
     if not isinstance(value, dict) or not value:
         raise ConfigTypeError(where, "expected a non-empty table of class name -> weight, "
-                              f"e.g. {{ high = 3, low = 1 }}; got {value!r}")
+                              f"e.g. {{ high = 3, low = 1 }}; got {shorten(value)}")
     return {str(k): _finite(v, f"{where}.{k}", strict=True) for k, v in value.items()}
 
 
@@ -816,7 +817,7 @@ def _ecn_threshold(value: Any, limit_field: str, band_limit: int,
     def one(v: Any, here: str) -> int:
         if isinstance(v, bool) or not isinstance(v, int):
             raise ConfigTypeError(here, f"expected a queue length in packets (an integer "
-                                  f"1..{limit_field} = {band_limit:,}), got {v!r}")
+                                  f"1..{limit_field} = {band_limit:,}), got {shorten(v)}")
         if v > band_limit:
             raise ConfigError(here, f"{v:,} packets is beyond the band's limit "
                               f"({limit_field} = {band_limit:,}): it would never mark")
@@ -862,7 +863,7 @@ def _check_ecn(net: NetworkConfig, tcp: TcpConfig) -> None:
 
 def _host_list(value: Any, where: str) -> tuple[int, ...]:
     if not isinstance(value, list):
-        raise ConfigTypeError(where, f"expected a list of host indices, got {value!r}")
+        raise ConfigTypeError(where, f"expected a list of host indices, got {shorten(value)}")
     hosts = tuple(_int(h, f"{where}[{i}]", 0) for i, h in enumerate(value))
     if len(set(hosts)) != len(hosts):
         raise ConfigError(where, "lists a host twice")
@@ -948,7 +949,8 @@ def _training(data: Any) -> TrainingConfig:
     if "name" in d:
         out["name"] = _str(d["name"], "training.name")
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", out["name"]):
-            raise ConfigError("training.name", f"use letters, digits, _ . - (got {out['name']!r})")
+            raise ConfigError("training.name",
+                              f"use letters, digits, _ . - (got {shorten(out['name'])})")
     if "start" in d:
         out["start"] = _time_value(d["start"], "training.start")
     if "placement" in d:
@@ -980,10 +982,17 @@ def _training_jobs(data: Any) -> tuple[TrainingConfig, ...]:
     for i, raw in enumerate(data):
         with job_fields(i, len(data)):
             if not isinstance(raw, dict):
-                raise ConfigTypeError("training", f"expected a table of the job, got {raw!r}")
+                raise ConfigTypeError("training",
+                                      f"expected a table of the job, got {shorten(raw)}")
             raw = {"enabled": True, "name": f"job{i}", **raw}
             if "port" not in raw and jobs:
-                raw["port"] = jobs[-1].port + JOB_PORT_STRIDE
+                port = jobs[-1].port + JOB_PORT_STRIDE
+                if port > 65535:  # named as what the harness chose, not as a value written
+                    raise ConfigError("training.port", f"not given, so training[{i - 1}].port "
+                                      f"+ {JOB_PORT_STRIDE} = {port}, above 65,535; give "
+                                      f"training[{i}].port (1..65535) or a lower "
+                                      f"training[{i - 1}].port")
+                raw["port"] = port
             job = _training(raw)
             for j, other in enumerate(jobs):
                 if other.name == job.name:
@@ -997,7 +1006,7 @@ def _training_policy(cfg: TrainingConfig, scheduler: Any) -> TrainingConfig:
     """The architecture's checks of the job, and the policy's parameters filled in."""
     if not isinstance(scheduler, dict):
         raise ConfigError("training.scheduler", f"expected a table of the policy's "
-                          f"parameters, got {scheduler!r}")
+                          f"parameters, got {shorten(scheduler)}")
     values = training.architecture(cfg.architecture).check(cfg, scheduler)
     return dataclasses.replace(cfg, scheduler=tuple(sorted(values.items())))
 
@@ -1006,7 +1015,7 @@ def _layer_classes(value: Any, where: str) -> tuple[tuple[str, int, int], ...]:
     """{ high = "0-9", low = "10-49" } -> (("high", 0, 9), ("low", 10, 49)); a range
     is "first-last" or one layer index; ranges may not overlap."""
     if not isinstance(value, dict):
-        raise ConfigError(where, f'expected a table of class = "first-last", got {value!r}')
+        raise ConfigError(where, f'expected a table of class = "first-last", got {shorten(value)}')
     out = []
     for cls, rng in value.items():
         text = str(rng).strip() if isinstance(rng, (str, int)) and not isinstance(rng, bool) \
@@ -1014,7 +1023,7 @@ def _layer_classes(value: Any, where: str) -> tuple[tuple[str, int, int], ...]:
         m = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", text or "")
         if not m or (m.group(2) is not None and int(m.group(2)) < int(m.group(1))):
             raise ConfigError(f"{where}.{cls}", f'expected a layer range "first-last" '
-                              f'(e.g. "0-9") or a layer index, got {rng!r}')
+                              f'(e.g. "0-9") or a layer index, got {shorten(rng)}')
         first = int(m.group(1))
         out.append((cls, first, int(m.group(2)) if m.group(2) is not None else first))
     out.sort(key=lambda t: t[1])
@@ -1119,11 +1128,11 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     """'background.rate=92' -> (['background', 'rate'], 92). Values are TOML
     literals (numbers, true/false, [lists], "strings"); bare words are strings."""
     if "=" not in text:
-        raise ConfigError("--set", f"expected key=value, got {text!r}")
+        raise ConfigError("--set", f"expected key=value, got {shorten(text)}")
     key, raw = text.split("=", 1)
     path = [p for p in key.strip().split(".")]
     if not all(path):
-        raise ConfigError("--set", f"bad key {key!r}")
+        raise ConfigError("--set", f"bad key {shorten(key)}")
     try:
         value = tomllib.loads(f"v = {raw.strip()}")["v"]
     except tomllib.TOMLDecodeError:
@@ -1175,7 +1184,7 @@ def apply_values(data: dict[str, Any], values, notes: list[str] | None = None) -
 def _list_item(items: list, part: str, path: list[str], depth: int) -> dict:
     if not part.isdigit() or int(part) >= len(items) or not isinstance(items[int(part)], dict):
         raise ConfigError(".".join(path), f"{'.'.join(path[:depth])} has entries "
-                          f"0-{len(items) - 1}; got {part!r}")
+                          f"0-{len(items) - 1}; got {shorten(part)}")
     return items[int(part)]
 
 
@@ -1234,14 +1243,14 @@ def read_scenario_dict(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[s
         return data
     base = data.pop("base")
     if not isinstance(base, str):
-        raise ConfigError("base", f"expected a scenario name or path, got {base!r}")
+        raise ConfigError("base", f"expected a scenario name or path, got {shorten(base)}")
     base_path = resolve_scenario_file(base, path.parent, "base")
     return merge_tables(read_scenario_dict(base_path, (*_seen, path)), data)
 
 
 def resolve_scenario_file(name: str | Path, relative_to: Path, what: str) -> Path:
     if not isinstance(name, (str, Path)) or not str(name):
-        raise ConfigError(what, f"expected a scenario name or path, got {name!r} (built-in: "
+        raise ConfigError(what, f"expected a scenario name or path, got {shorten(name)} (built-in: "
                           f"{', '.join(builtin_names(SCENARIOS_DIR, '.toml'))})")
     candidates = [Path(name), relative_to / name, SCENARIOS_DIR / name,
                   SCENARIOS_DIR / f"{name}.toml"]

@@ -103,7 +103,7 @@ def resolve(path: Path, field: str = "-o") -> Path:
             except OSError:
                 target = ""
             raise OutputError(field, f"{_show(part)} is a symbolic link{target}, which does not "
-                              "exist (or loops); give an existing directory or a new name")
+                              "exist (or loops); give an existing target or a new name")
     return Path(os.path.realpath(path))
 
 
@@ -185,10 +185,10 @@ def check_names(path: Path, field: str, temporary: bool = True) -> None:
             room = name_max - (size - len(os.fsencode(given)))
             how = (f"it is written under the temporary name .NAME.tmp-PID first, so NAME may "
                    f"have at most {room} bytes" if name != given else
-                   f"names there have at most {name_max} bytes")
-            raise OutputError(field, f"the name {shorten(given, 60)} ({len(os.fsencode(given))} "
-                              f"bytes) is too long for the file system of {_show(existing)}: "
-                              f"{how}; choose a shorter name")
+                   f"a name there has at most {name_max} bytes")
+            raise OutputError(field, f"the name {shorten(given, 60)} is too long for the file "
+                              f"system of {_show(existing)} ({len(os.fsencode(given))} bytes; "
+                              f"{how}); choose a shorter name")
     if len(os.fsencode(str(longest))) >= path_max:
         raise OutputError(field, f"{_show(path)} is too long a path for the file system of "
                           f"{_show(existing)} (at most {path_max - 1} bytes, with the "
@@ -212,6 +212,7 @@ def check_space(path: Path, size: float, field: str, what: str = "the output") -
     except OSError:
         return  # nothing to measure: the writer reports what goes wrong
     free = st.f_bavail * st.f_frsize
+    size = max(size, st.f_frsize or 4096)  # any new file takes a block
     if free < size:
         raise OutputError(field, f"{_show(path)}: {what} needs about {_size(size)} (a rough "
                           f"estimate) but the file system of {_show(existing)} has "

@@ -51,6 +51,16 @@ def check_sweep_dir(sweep_dir: Path) -> None:
                           f"{', '.join(missing)} (run `harness sweep` first)")
 
 
+def estimated_bytes(sweep_dir: Path) -> int:
+    """A rough size of the page, for the free-space check made before it is
+    drawn: the sweep's figures and three small PNGs per cell, in base64."""
+    try:
+        cells = sum(1 for _ in (Path(sweep_dir) / "cells").iterdir())
+    except OSError:
+        cells = 0
+    return 2_000_000 + 150_000 * cells
+
+
 def is_report(path: Path) -> bool:
     """A page this module wrote (it may be replaced)."""
     try:

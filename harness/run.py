@@ -156,9 +156,13 @@ def plan(scenario: Scenario) -> Plan:
         host_bps = min(topo.host_link(h).rate_bps for h in hosts)
         rate = background.rate_per_host(bg, cdf, host_bps)
         steps = background.step_rates(bg, cdf, host_bps)
-        background.check_flow_count(max([rate, *(r for _, r in steps)]), len(hosts),
-                                    run.duration, "background.rate" if bg.rate is not None
-                                    else "background.load")
+        # named after the rate that is largest: the base or a step's
+        fields = ["background.rate" if bg.rate is not None else "background.load",
+                  *(f"background.steps[{i}].{'rate' if st.rate is not None else 'load'}"
+                    for i, st in enumerate(bg.steps))]
+        rates = [rate, *(r for _, r in steps)]
+        peak = max(range(len(rates)), key=rates.__getitem__)
+        background.check_flow_count(rates[peak], len(hosts), run.duration, fields[peak])
         extra.update(
             background_hosts=hosts, background_rate=rate,
             background_load=background.offered_load(rate, cdf, host_bps),
@@ -166,10 +170,38 @@ def plan(scenario: Scenario) -> Plan:
             background_steps=steps,
             flows=background.schedule(hosts, rate, run.duration, cdf, scenario.seed, steps))
     extra["link_changes"] = _link_changes(scenario.network.link_changes, topo, k)
+    _check_dctcp_marks(scenario, classes, extra.get("background_tos"), jobs)
 
     ecn = tcp.ecn_on(scenario.tcp, scenario.network)
     return Plan(scenario, topo, network, run, classes, worst,
                 tcp.attribute_defaults(scenario.tcp, worst, ecn), ecn=ecn, **extra)
+
+
+def _check_dctcp_marks(scenario: Scenario, classes, background_tos: int | None,
+                       jobs: tuple) -> None:
+    """DCTCP's only congestion signal is the ECN mark: every band its traffic
+    uses must mark (a threshold on some class none of the run's traffic uses
+    leaves it without one). config checks that something marks at all."""
+    if scenario.tcp.congestion_control != "dctcp":
+        return
+    used: dict[int, str] = {}
+    if background_tos is not None:
+        used.setdefault(background_tos, "background")
+    for job in jobs:
+        job_tos = {job.tos, *job.layer_tos, job.resolved().get("deadline_tos", -1)}
+        for tos in sorted(job_tos - {-1}):
+            used.setdefault(tos, f"training job {job.index}" if len(jobs) > 1 else "training")
+    thresholds = qdisc.band_ecn_thresholds(scenario.network, classes)
+    names = classes.class_of_tos()
+    for tos, who in used.items():
+        band = classes.band_tos.index(tos)
+        if thresholds[band] == 0:
+            name = names.get(tos, f"band {band}")
+            raise ConfigError("network.ecn_threshold", f"tcp.congestion_control = \"dctcp\" "
+                              f"but class {name!r} (band {band}), which the {who} traffic "
+                              f"uses, does not mark ECN: DCTCP would run there without its "
+                              f"congestion signal; give it a threshold, e.g. {{ {name} = 20 }}, "
+                              "or one threshold for every band (e.g. 20)")
 
 
 def _plan_jobs(scenario: Scenario, topo: Topology, classes, k: int) -> tuple:

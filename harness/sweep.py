@@ -87,7 +87,7 @@ from harness.config import (SWEEPS_DIR, ConfigError, ConfigTypeError, alternativ
                             apply_values, builtin_names, check_alternatives, parse_time,
                             parse_toml, read_scenario_dict, read_text, scenario_from_dict)
 from harness.errors import UnknownKeyError
-from harness.run import plan
+from harness.run import output_bytes, plan
 from harness.tables import POINT_LABEL, SEED_AXIS, read_table
 
 GRIDS_DIR = SWEEPS_DIR
@@ -406,8 +406,10 @@ def make_cell(grid: Grid, point: tuple[tuple[str, Any], ...], arm: str | None) -
     raw = apply_values(grid.base, [(f.split("."), v) for f, v in fields])
     try:
         scenario = scenario_from_dict(raw)
+        planned = plan(scenario)
         return Cell(scenario.digest(), arm, tuple(point), scenario,
-                    predicted_bytes=predicted_bytes(plan(scenario)), reference=reference)
+                    predicted_bytes=predicted_bytes(planned), reference=reference,
+                    output_bytes=output_bytes(planned))
     except Exception as e:  # noqa: BLE001 - one cell's problem fails that cell only
         message = str(e) if isinstance(e, ConfigError) else f"{type(e).__name__}: {e}"
         blob = json.dumps(raw, sort_keys=True, default=str).encode()
@@ -700,6 +702,15 @@ def predicted_bytes(p) -> float:
         iteration_ms = max(job.profile.compute_ms, job.network_ms)
         total += per_iteration * expected * 1e3 / iteration_ms
     return total
+
+
+def output_bytes_left(out: Path, cells: list[Cell]) -> int:
+    """A rough size of what the sweep still writes into `out`: the run
+    directories of its valid cells not done yet (Cell.output_bytes) and its
+    tables, for the free-space check made before any cell runs
+    (harness.outdir.check_space)."""
+    todo = [c for c in cells if c.scenario is not None and not is_done(out, c)]
+    return sum(c.output_bytes for c in todo) + 256 * 1024 + 4096 * len(cells)
 
 
 # Calibrated on the `quick` preset with its adaptive seeds (86 cells,

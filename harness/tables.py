@@ -89,7 +89,11 @@ class Run:
         refused with a ConfigError naming `out`). Sets and returns `dir`."""
         from harness import outdir
 
-        target = outdir.check_run_dir(_directory_arg(out, "out", "Run.save"), "out")
+        # its size, roughly, for the free-space check: the tables as held in
+        # memory (Parquet takes less) and the JSON files
+        size = 64 * 1024 + sum(int(getattr(self, name).memory_usage(index=False).sum())
+                               for name in RUN_TABLES if getattr(self, name) is not None)
+        target = outdir.check_run_dir(_directory_arg(out, "out", "Run.save"), "out", size)
 
         def fill(tmp: Path) -> None:
             for name in RUN_TABLES:

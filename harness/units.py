@@ -13,7 +13,7 @@ import math
 import re
 from typing import Any
 
-from harness.errors import ConfigError, ConfigTypeError
+from harness.errors import ConfigError, ConfigTypeError, shorten
 
 UINT16_MAX = 2**16 - 1
 UINT32_MAX = 2**32 - 1
@@ -39,13 +39,13 @@ def _is_number(value: Any) -> bool:
 def finite(value: Any, where: str, what: str = "a number") -> float:
     """A finite int or float as float; a string, bool, inf or nan is an error."""
     if not _is_number(value):
-        raise ConfigTypeError(where, f"expected {what}, got {value!r}")
+        raise ConfigTypeError(where, f"expected {what}, got {shorten(value)}")
     try:
         number = float(value)
     except OverflowError:  # an int too large for a float
-        raise ConfigError(where, f"{value!r} is out of range") from None
+        raise ConfigError(where, f"{shorten(value)} is out of range") from None
     if not math.isfinite(number):
-        raise ConfigError(where, f"must be a finite number (got {value!r})")
+        raise ConfigError(where, f"must be a finite number (got {shorten(value)})")
     return number
 
 
@@ -54,11 +54,11 @@ def _split(value: str, units: dict, where: str, example: str) -> float:
     m = re.fullmatch(rf"\s*({_NUMBER})\s*([A-Za-z/]+)\s*", value)
     unit = units.get(m.group(2).lower()) if m else None
     if unit is None:
-        raise ConfigError(where, f"cannot read {value!r}; use e.g. {example} "
+        raise ConfigError(where, f"cannot read {shorten(value)}; use e.g. {example} "
                                  f"(units: {', '.join(units)})")
     number = float(m.group(1)) * unit
     if not math.isfinite(number):
-        raise ConfigError(where, f"must be a finite number (got {value!r})")
+        raise ConfigError(where, f"must be a finite number (got {shorten(value)})")
     return number
 
 
@@ -70,12 +70,13 @@ def parse_rate(value: Any, where: str) -> float:
     else:
         rate = finite(value, where, "a data rate")
     if rate <= 0:
-        raise ConfigError(where, f"must be > 0 (got {value!r})")
+        raise ConfigError(where, f"must be > 0 (got {shorten(value)})")
     if rate < 1:
-        raise ConfigError(where, f"must be at least 1 bit/s, ns-3's resolution (got {value!r})")
+        raise ConfigError(where, "must be at least 1 bit/s, ns-3's resolution "
+                                 f"(got {shorten(value)})")
     if rate > UINT64_MAX:
         raise ConfigError(where, f"must be at most {UINT64_MAX:.3g} bit/s, what ns-3 "
-                                 f"stores (got {value!r})")
+                                 f"stores (got {shorten(value)})")
     return rate
 
 
@@ -93,9 +94,9 @@ def parse_link_rate(value: Any, where: str) -> float:
     if rate < MIN_LINK_RATE_BPS:
         allowed = f"a link rate is 1 Mbit/s to {UINT64_MAX:.3g} bit/s"
         if isinstance(value, str):
-            raise ConfigError(where, f"{value!r} is below 1 Mbit/s; {allowed}, e.g. "
+            raise ConfigError(where, f"{shorten(value)} is below 1 Mbit/s; {allowed}, e.g. "
                                      '"10Gbps" or "100Mbps"')
-        raise ConfigError(where, f"{value!r} is {value:g} bit/s (a number is bit/s), below "
+        raise ConfigError(where, f"{shorten(value)} is {value:g} bit/s (a number is bit/s), below "
                                  f"1 Mbit/s; give the unit, e.g. \"{value:g}Gbps\" or "
                                  f"\"{value:g}Mbps\" ({allowed})")
     return rate
@@ -110,10 +111,10 @@ def parse_time(value: Any, where: str, allow_zero: bool = False) -> float:
     else:
         seconds = finite(value, where, "a duration")
     if seconds < 0 or (seconds == 0 and not allow_zero):
-        raise ConfigError(where, f"must be {'>=' if allow_zero else '>'} 0 (got {value!r})")
+        raise ConfigError(where, f"must be {'>=' if allow_zero else '>'} 0 (got {shorten(value)})")
     if seconds > NS3_TIME_MAX_S:
         raise ConfigError(where, f"must be at most {NS3_TIME_MAX_S:.3g} s, the longest "
-                                 f"time ns-3 represents (got {value!r})")
+                                 f"time ns-3 represents (got {shorten(value)})")
     return seconds
 
 
@@ -127,9 +128,10 @@ def parse_bytes(value: Any, where: str, allow_zero: bool = False,
         size = value
     else:
         raise ConfigTypeError(where, f"expected a size in bytes (an integer or e.g. "
-                                     f"\"160KB\"), got {value!r}")
+                                     f"\"160KB\"), got {shorten(value)}")
     if size < 0 or (size == 0 and not allow_zero):
-        raise ConfigError(where, f"must be {'>=' if allow_zero else '>'} 0 bytes (got {value!r})")
+        raise ConfigError(where, f"must be {'>=' if allow_zero else '>'} 0 bytes "
+                                 f"(got {shorten(value)})")
     if size > maximum:
-        raise ConfigError(where, f"must be at most {maximum:,} bytes (got {value!r})")
+        raise ConfigError(where, f"must be at most {maximum:,} bytes (got {shorten(value)})")
     return size

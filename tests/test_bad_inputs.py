@@ -456,6 +456,21 @@ FILE_CASES = [
     ("dask-scheduler-refused", {"g.toml": GRID},
      ["sweep", "g.toml", "-o", "s", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:1"],
      ["--scheduler", "no Dask scheduler answers"]),
+    # silently wrong before (issue 25): DCTCP's traffic in a band that does not mark
+    ("dctcp-marks-unused-class", {}, S('tcp.congestion_control="dctcp"',
+                                       "network.ecn_threshold={low=20}"),
+     ["network.ecn_threshold", "'high'", "background", "does not mark"]),
+    ("dctcp-training-band-unmarked", {}, S(*TRAINING, 'training.priority="low"',
+                                           'tcp.congestion_control="dctcp"',
+                                           "network.ecn_threshold={high=20}"),
+     ["network.ecn_threshold", "'low'", "training"]),
+    # the field that is wrong, not a neighbour (issue 25)
+    ("step-rate-too-many-flows", {}, S("background.steps=[{at=0.5, rate=1e9}]"),
+     ["background.steps[0].rate", "flows"]),
+    ("auto-port-above-65535", {"j.toml": 'name = "tj"\nbase = "default"\n[[training]]\n'
+                               'profile = "resnet50-like-2MB"\nport = 65530\nhosts = [0, 1]\n'
+                               '[[training]]\nprofile = "resnet50-like-2MB"\nhosts = [2, 3]\n'},
+     ["run", "j.toml"], ["training[1].port", "not given", "65540", "give training[1].port"]),
     ("dask-scheduler-malformed", {"g.toml": GRID},
      ["sweep", "g.toml", "-o", "s", "--executor", "dask", "--scheduler", "nonsense:::"],
      ["--scheduler", "not a Dask scheduler address"]),

@@ -97,6 +97,18 @@ def test_no_citations_of_files_outside_the_repository():
     assert not hits, hits
 
 
+def test_the_docs_link_nothing_outside_the_repository():
+    """Every link of the README and the site stays inside the repository
+    (the documentation is read offline, from a checkout or the site)."""
+    web = re.compile(r"\]\((?:https?:|ftp:|//)|<https?:|(?<![\w/])https?://[^\s)>]*\.")
+    hits = []
+    for path in [ROOT / "README.md", *(ROOT / "docs").rglob("*.md"), ROOT / "mkdocs.yml"]:
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if web.search(line.replace("http://127.0.0.1", "")):  # mkdocs serve's own
+                hits.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()[:80]}")
+    assert not hits, hits
+
+
 def test_mkdocs_build_strict(tmp_path):
     pytest.importorskip("mkdocs")
     pytest.importorskip("material")

@@ -177,3 +177,33 @@ def test_per_ratio_text_fits(rows, columns, tmp_path):
     fig = plots.draw_per_ratio(plots.per_ratio_frame(means, grid), grid,
                                plots.background_labels(summary, grid), "layout: change per R")
     check_layout(fig, saved(fig, tmp_path))
+
+
+LONG_SCENARIO = "two-jobs-spine-with-buffers-shared-per-port-and-a-long-name"
+
+
+def test_run_figures_with_a_long_scenario_name(tmp_path):
+    """A run's figures are one panel each: its title (the scenario's name)
+    and the legend beside the panel must fit a narrow figure."""
+    from harness.plots import run_figures as rf
+
+    rng = np.random.default_rng(3)
+    cdf = rf.fct_cdf_frame(pd.DataFrame({
+        "size_class": ["small", "medium", "large"] * 20, "fct_s": rng.uniform(1e-4, 1, 60),
+        "measured": True, "completed": True}))
+    fig = rf.draw_fct_cdf(cdf, f"{LONG_SCENARIO}: background FCT, measured flows")
+    check_layout(fig, saved(fig, tmp_path))
+
+    times = np.arange(0, 1, 0.1)
+    frame = pd.DataFrame([(t, app, cls, 0.3) for t in times
+                          for app, cls in (("training", "low"), ("background", "high"))],
+                         columns=["t_s", "app", "traffic_class", "utilization"])
+    fig = rf.draw_utilization(frame, 0.1, (0.2, 0.8), rf.class_colors(["high", "low"]),
+                              f"{LONG_SCENARIO}: host-uplink utilisation")
+    check_layout(fig, saved(fig, tmp_path))
+
+    phases = pd.DataFrame({"job": [0, 1], "start_ms": [0.0, 5.0], "end_ms": [4.0, 9.0]})
+    fig = rf.draw_job_phases(phases, {0: "resnet50-ring-allreduce", 1: "vgg16-parameter-server"},
+                             (0.0, 10.0), f"{LONG_SCENARIO}: communication phases per job "
+                             "(12% of communicating time together)")
+    check_layout(fig, saved(fig, tmp_path))

@@ -4,15 +4,17 @@ headless Chromium renders it and the screenshot shows the map."""
 from __future__ import annotations
 
 import base64
+import json
 import re
 import shutil
 import subprocess
 from html import unescape
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from harness import cli
+from harness import cells, cli, plots
 from harness import report as reports
 from harness.plots import BOUNDARY_COLORS
 
@@ -42,6 +44,10 @@ def test_the_page_holds_map_cells_and_manifest(page, local_sweep):
     assert all(cell in manifest for cell in summary["cell"])  # digests
     assert 'name = "tiny"' in manifest and "simulation CPU time" in manifest
     assert not re.search(r'(src|href)="https?://', html)  # nothing fetched: no server
+    # every n/a of the cells' table says why, as a tooltip
+    table = html[html.index('<section id="summary">'):html.index('<section id="cells">')]
+    assert table.count("n/a") == len(re.findall(r'<span class="na" title="[^"]+">n/a</span>',
+                                                table))
 
 
 def test_report_replaces_its_own_page_only(page, local_sweep):
@@ -87,3 +93,87 @@ def test_chromium_renders_the_map(page, tmp_path):
     _screenshot(chromium, bare, tmp_path / "bare.png", tmp_path / "profile")
     assert with_map > 20_000, with_map
     assert _map_pixels(tmp_path / "bare.png") < with_map / 50
+
+
+# --------------------------------------------------------------------------
+# stalled and failed cells: their own status, and why
+
+
+@pytest.fixture(scope="module")
+def stalled_sweep(grid_file, tmp_path_factory):
+    """The tiny grid at R = 200 on one row, a 1 x 2 map: the job computes
+    ~200 times longer than it communicates, so none of its iterations fits in
+    the 0.15 s window and every cell stalls (its background still runs)."""
+    from harness import sweep
+
+    d = tmp_path_factory.mktemp("stalled")
+    grid = d / "stalled.toml"
+    grid.write_text(grid_file.read_text().replace('"training.ratio" = [2, 1]',
+                                                  '"training.ratio" = [200]'))
+    return sweep.run_sweep(sweep.load_grid(grid), d / "out", jobs=2, progress=False)
+
+
+def test_a_stalled_cell_is_its_own_status_with_its_reason(stalled_sweep):
+    out = stalled_sweep.out
+    summary = pd.read_parquet(out / "summary.parquet")
+    assert len(summary) == 4 and (summary["status"] == cells.STALLED).all()
+    assert summary["error"].isna().all()   # it ran: not an error
+    for row in summary.itertuples():
+        run = json.loads((out / "cells" / row.cell / "config.json").read_text())["run"]
+        assert row.reason == cells.stall_reason(run)
+        assert f"({run['warmup']} s to {run['duration'] - run['cooldown']:g} s)" in row.reason
+    # no iteration time, but the background was measured
+    assert summary["mean_iteration_s"].isna().all() and (summary["u_background"] > 0).all()
+
+    # the map: n/a, and why, in each training cell
+    sweep = plots.load_sweep(out)
+    table = plots.boundary_table(sweep.deltas_mean, sweep.summary, sweep.grid)
+    assert list(table["stalled"]) == [2, 2] and list(table["failed"]) == [0, 0]
+    assert list(table["iteration_reason"]) == ["both arms stalled"] * 2
+    fig = plots.draw_boundary(table, sweep.grid, plots.background_labels(sweep.summary,
+                                                                         sweep.grid), "map")
+    assert [t.get_text() for t in fig.axes[0].texts] == ["n/a\nboth arms stalled"] * 2
+
+
+def test_the_report_says_why_a_stalled_cell_has_no_value(stalled_sweep):
+    out = stalled_sweep.out
+    summary = pd.read_parquet(out / "summary.parquet")
+    page = unescape(reports.render(out))
+    assert re.search(r"4 cells:\s*4 stalled", page)
+    table = page[page.index('<section id="summary">'):page.index('<section id="cells">')]
+    for reason, n in summary["reason"].value_counts().items():
+        # each row's status and its iteration mean and p99 carry the stall as a tooltip
+        assert table.count(f'<span class="stalled" title="{reason}">stalled</span>') == n
+        assert table.count(f'<span class="na" title="{reason}">n/a</span>') == 2 * n
+    cell_pages = dict(re.findall(r'<details id="cell-([0-9a-f]+)">(.*?)</details>', page, re.S))
+    assert sorted(cell_pages) == sorted(summary["cell"])
+    for row in summary.itertuples():
+        body = cell_pages[row.cell]
+        head = body[:body.index("</summary>")]
+        assert f"stalled: {row.reason}" in head   # the line of the cell's detail
+        assert "(stalled: see above)" in body     # its n/a iteration times
+        assert 'src="data:image/png;base64,' in body   # its tables were drawn
+
+
+def test_summaries_read_with_their_status_reasons():
+    """A summary written before stalled was a status ("ok", training_stalled,
+    the stall in `error`) reads as stalled; failed cells' reason is their
+    error, unfinished ones' that they did not run."""
+    stall = "measured no complete training iteration ..."
+    old = pd.DataFrame({"cell": ["a", "b", "c", "d"],
+                        "status": ["ok", "ok", "failed", "unfinished"],
+                        "error": [None, stall, "ns-3 exited with -9", None],
+                        "training_stalled": [False, True, None, None]})
+    new = cells.with_status_reasons(old)
+    assert list(new["status"]) == ["ok", "stalled", "failed", "unfinished"]
+    assert list(new["reason"]) == [None, stall, "ns-3 exited with -9", cells.NOT_RUN_REASON]
+    assert list(old["status"]) == ["ok", "ok", "failed", "unfinished"]   # a copy
+    # ran, error, training stalled -> status
+    assert cells.cell_status(True, None) == "ok"
+    assert cells.cell_status(True, None, training_stalled=True) == "stalled"
+    assert cells.cell_status(False, "boom") == "failed"
+    assert cells.cell_status(False, None) == "unfinished"
+    row = new.iloc[1]
+    assert reports.na_reason(row, "mean_iteration_s") == stall
+    assert reports.na_reason(new.iloc[0], "fct_large_mean_s") == "no measured large flow completed"
+    assert reports.na_reason(new.iloc[2], "fct_small_mean_s") == "ns-3 exited with -9"
