@@ -80,13 +80,12 @@ def with_status_reasons(summary):
     import pandas as pd
 
     summary = summary.copy()
-    error = summary["error"] if "error" in summary else pd.Series(None, index=summary.index)
+    missing = pd.Series(None, index=summary.index, dtype=object)
     if "training_stalled" in summary:
-        stalled = (summary["status"] == OK) & (summary["training_stalled"] == True)  # noqa: E712 (NaN: no)
+        stalled = (summary["status"] == OK) & summary["training_stalled"].eq(True)
         summary.loc[stalled, "status"] = STALLED
-    reason = summary["reason"] if "reason" in summary else pd.Series(None, index=summary.index,
-                                                                      dtype=object)
-    reason = reason.astype(object).where(reason.notna(), error.astype(object))
+    reason = summary.get("reason", missing).astype(object)
+    reason = reason.where(reason.notna(), summary.get("error", missing).astype(object))
     reason = reason.where(reason.notna() | (summary["status"] != UNFINISHED), NOT_RUN_REASON)
     summary["reason"] = reason.where(summary["status"] != OK, None)
     return summary

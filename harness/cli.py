@@ -507,6 +507,9 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
     for _, row in summary[summary["status"] == "failed"].iterrows():
         first = str(row["error"]).strip().splitlines()[0] if row["error"] else ""
         click.echo(f"  failed {row['cell']}: {first}", err=True)
+    if "reason" in summary:
+        for _, row in summary[summary["status"] == "stalled"].iterrows():
+            click.echo(f"  stalled {row['cell']}: {row['reason']}", err=True)
     if "deltas_mean" in report.tables:
         _print_deltas(report.tables["deltas_mean"], [f for f in grid.axis_fields
                                                       if f != sweeps.SEED_AXIS])

@@ -14,11 +14,8 @@ def shorten(value: object, limit: int = SHOWN_CHARS) -> str:
     text = repr(value)
     if len(text) <= limit:
         return text
-    length = len(value) if isinstance(value, (str, bytes, list, tuple, dict)) else len(text)
-    unit = "characters" if isinstance(value, str) else \
-        "bytes" if isinstance(value, bytes) else \
-        "items" if isinstance(value, (list, tuple, dict)) else "characters"
-    return f"{text[:limit]}... ({length:,} {unit})"
+    length = len(value) if isinstance(value, str) else len(text)
+    return f"{text[:limit]}... ({length:,} characters)"
 
 
 def shorten_text(text: str, limit: int = 2000) -> str:

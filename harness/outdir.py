@@ -46,8 +46,9 @@ RUN_FIGURES = frozenset({"training-timeline", "job-phases", "fct-cdf",  # plots/
 SWEEP_FIGURES = frozenset({"operating-boundary", "per-ratio", "fct-cdf-cells", "comparison",
                            "utilization-apps"})
 FIGURE_FORMATS = frozenset({".png", ".pdf", ".svg"})
-#: a rough upper size of one figure file (a 150 dpi PNG or an SVG of a timeline)
-FIGURE_BYTES = 512 * 1024
+#: a rough size of one figure file (measured 15-130 kB: PDFs smallest, a
+#: timeline's SVG largest), for the free-space check
+FIGURE_BYTES = 128 * 1024
 #: digits of the largest pid (pid_max is at most 2**22): the writers' temporary
 #: names .<name>.tmp-<pid> are checked at their longest
 _PID_DIGITS = 7
@@ -214,8 +215,8 @@ def check_space(path: Path, size: float, field: str, what: str = "the output") -
     free = st.f_bavail * st.f_frsize
     size = max(size, st.f_frsize or 4096)  # any new file takes a block
     if free < size:
-        raise OutputError(field, f"{_show(path)}: {what} needs about {_size(size)} (a rough "
-                          f"estimate) but the file system of {_show(existing)} has "
+        raise OutputError(field, f"{_show(path)}: {what} would take about {_size(size)} (a "
+                          f"rough estimate) but the file system of {_show(existing)} has "
                           f"{_size(free)} free; free some space or choose another place")
     if st.f_files and not st.f_favail:
         raise OutputError(field, f"{_show(path)}: the file system of {_show(existing)} has no "

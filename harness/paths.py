@@ -13,9 +13,10 @@ file without importing the scenario schema (harness.config re-exports it).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from harness.errors import ConfigError
+from harness.errors import ConfigError, shorten
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -45,9 +46,9 @@ def resolve_data_file(name: str, directory: Path, suffix: str, what: str) -> Pat
     """A data file by name (in `directory`) or by path."""
     known = ", ".join(builtin_names(directory, suffix))
     if not isinstance(name, (str, Path)) or not str(name):
-        raise ConfigError(what, f"expected a name or path, got {name!r}; built-in: {known}")
+        raise ConfigError(what, f"expected a name or path, got {shorten(name)}; built-in: {known}")
     candidates = [Path(name), directory / name, directory / f"{name}{suffix}"]
     for c in candidates:
-        if c.is_file():
+        if os.path.isfile(c):  # False (no OSError) for a name too long for the file system
             return c
-    raise ConfigError(what, f"no file {name!r}; give a path or one of: {known}")
+    raise ConfigError(what, f"no file {shorten(name)}; give a path or one of: {known}")

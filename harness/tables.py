@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from harness.errors import CorruptTableError
+from harness.errors import CorruptTableError, shorten
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -80,7 +80,7 @@ class Run:
         tables = [name for name in RUN_TABLES if getattr(self, name) is not None]
         where = (f"dir {str(self.dir)!r}" if self.dir is not None
                  else "in memory only: dir is None, .save(DIR) writes it")
-        return (f"<Run {s.get('scenario')!r} seed {s.get('seed')} digest {s.get('digest')}: "
+        return (f"<Run {shorten(s.get('scenario'))} seed {s.get('seed')} digest {s.get('digest')}: "
                 f"{', '.join(tables)}; {where}>")
 
     def save(self, out: str | Path) -> Path:

@@ -12,11 +12,10 @@ from harness.config import load_scenario
 from harness.run import Plan, execute, plan
 
 # The default scenario is 4 hosts at 1 Gbit/s: ns-3 tests stay in seconds.
-SMALL: list[str] = []
 
 
 def small_plan(*overrides: str) -> Plan:
-    return plan(load_scenario(None, [*SMALL, *overrides]))
+    return plan(load_scenario(None, list(overrides)))
 
 
 def with_flows(p: Plan, rows: list[dict]) -> Plan:

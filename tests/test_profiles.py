@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.profiles import (
+    GENERATED,
     Buffer,
     Profile,
     ProfileError,
@@ -16,6 +17,7 @@ from harness.profiles import (
     compute_ms_for_ratio,
     fuse,
     fusion_buffer_bytes,
+    is_generated,
     load_profile,
     network_time_ms,
     resnet50_like,
@@ -190,7 +192,23 @@ def test_csv_round_trip(tmp_path):
     assert q.fp_ms == p.fp_ms  # exact: floats written with repr
     assert q.bp_ms == p.bp_ms
     assert load_profile(path, name="x").name == "x"
-    assert path.read_text().splitlines()[0] == "layer,bytes,fp_ms,bp_ms"
+    first, header = path.read_text().splitlines()[:2]
+    assert first.startswith(GENERATED) and is_generated(path)  # marks it as the harness's
+    assert header == "layer,bytes,fp_ms,bp_ms"
+
+
+def test_comment_lines_are_skipped_and_only_ours_are_generated(tmp_path):
+    """'#' lines are comments (the harness's own first line is one); a file
+    without GENERATED's line is a user's, which `harness profile -o` keeps."""
+    mine = tmp_path / "mine.csv"
+    mine.write_text("# my notes\nlayer,bytes,fp_ms,bp_ms\n# the only layer\n0,10,1,2\n")
+    q = load_profile(mine)
+    assert q.layer_bytes == (10,) and q.fp_ms == (1.0,) and q.bp_ms == (2.0,)
+    assert not is_generated(mine) and not is_generated(tmp_path / "missing.csv")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("# notes\nlayer,bytes,fp_ms,bp_ms\n0,10,1,1\n2,10,1,1\n")
+    with pytest.raises(ProfileError, match=r"row 2: layer must be 1"):  # rows count data only
+        load_profile(bad)
 
 
 def test_to_frame():

@@ -22,6 +22,9 @@ PALETTE = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3",
 #: rounds of fit_text: each lays the figure out once (two or three suffice:
 #: breaking lines, then growing the figure for what still does not fit)
 FIT_ROUNDS = 5
+#: fit_text grows a figure for labels it cannot break up to this many times
+#: its drawn width: past that, a label too long for any page overlaps
+MAX_GROWTH = 4.0
 
 
 def new_figure(width: float, height: float, **subplots) -> tuple[Figure, np.ndarray]:
@@ -61,14 +64,17 @@ def fit_text(fig: Figure, rounds: int = FIT_ROUNDS) -> Figure:
     (Axes.get_tightbbox(for_layout_only=True)), so a title wider than its
     panel runs into the next one, and it never breaks a line, so a legend or
     caption wider than the figure is cut at its edges. Each round lays the
-    figure out, breaks long text at its spaces to the room it has (a panel
-    title or x label: its panel's width; a y label: its height; x tick labels:
-    the distance between ticks; the figure's title and its legends' titles:
-    the figure's width), then grows the figure by whatever still does not fit
-    (a legend wider than the panels, a word longer than its room)."""
+    figure out, breaks long text at spaces (or after the "=" of
+    "field=value") to the room it has (a panel title or x label: its panel's
+    width; a y label: its height; x tick labels: the distance between ticks;
+    the figure's title and its legends' titles: the figure's width; a map
+    cell's text: fit_in_data_width), then grows the figure by whatever still
+    does not fit (a legend wider than the panels, a word longer than its
+    room; up to MAX_GROWTH times its width for the latter)."""
     if not hasattr(fig.canvas, "get_renderer"):   # a bare Figure(): give it one to measure with
         FigureCanvasAgg(fig)
     originals: dict = {}   # each round breaks the text as drawn, not as last broken
+    widest = fig.get_size_inches()[0] * MAX_GROWTH
     for _ in range(rounds):
         fig.draw_without_rendering()
         renderer = fig.canvas.get_renderer()
@@ -77,7 +83,7 @@ def fit_text(fig: Figure, rounds: int = FIT_ROUNDS) -> Figure:
         if any(broken):
             fig.draw_without_rendering()   # lay out again with the new line breaks
             renderer = fig.canvas.get_renderer()
-        if not _grow(fig, renderer) and not any(broken):
+        if not _grow(fig, renderer, widest) and not any(broken):
             break
     return fig
 
@@ -173,21 +179,22 @@ def _break_ticks(ax, renderer, originals: dict) -> bool:
     return True
 
 
-def _grow(fig: Figure, renderer) -> bool:
+def _grow(fig: Figure, renderer, widest: float) -> bool:
     """Enlarge fig by what its content overruns: the canvas (a legend, a
-    caption or a word wider than the figure), or the room of a title, x label
-    or tick label that could not be broken to it (its neighbours' room).
-    True if it grew."""
+    caption or a word wider than the figure), or the room of a title or tick
+    label that could not be broken to it (its neighbours' room; not past
+    `widest` inches). True if it grew."""
     content = fig.get_tightbbox(renderer)   # inches
     w, h = fig.get_size_inches()
     over_w = max(0.0, -content.x0) + max(0.0, content.x1 - w)
     over_h = max(0.0, -content.y0) + max(0.0, content.y1 - h)
     wider = max([_overrun(ax, renderer) for ax in fig.axes if ax.get_visible()] + [1.0])
-    new_w = max(w + over_w, w * min(wider, 2.0))
+    new_w = max(w + over_w, min(w * wider, widest))
     new_h = h + over_h
     if new_w - w < 0.01 and new_h - h < 0.01:
         return False
-    fig.set_size_inches(new_w + 0.05 * (new_w > w), new_h + 0.05 * (new_h > h))
+    slack = 0.05   # inches: a new layout rounds differently; do not land on the edge
+    fig.set_size_inches(new_w + slack * (new_w > w), new_h + slack * (new_h > h))
     return True
 
 

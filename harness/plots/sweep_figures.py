@@ -536,7 +536,8 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str) -
             for i, yv in enumerate(ys):
                 for j, xv in enumerate(xs):
                     r = _map_cell(rows, y, yv, x, xv)
-                    face, hatch, text = BOUNDARY_COLORS["n/a"], None, "n/a"
+                    # no row: the grid's [[points]] leave this combination out
+                    face, hatch, text = BOUNDARY_COLORS["n/a"], None, "n/a\nnot a point"
                     if r is not None:
                         change = r[f"{prefix}_change"]
                         text = _cell_text(change, r[f"{prefix}_low"], r[f"{prefix}_high"],
