@@ -10,7 +10,8 @@ from pathlib import Path
 
 
 def main(argv: list[str]) -> None:
-    from harness.sweep import load_grid, run_sweep
+    from harness.grid import load_grid
+    from harness.sweep import run_sweep
 
     grid, out, jobs, executor = Path(argv[0]), Path(argv[1]), int(argv[2]), argv[3]
     report = run_sweep(load_grid(grid), out, jobs=jobs, executor=executor, progress=False)

@@ -104,7 +104,7 @@ def run(scenario: "str | Path | Scenario | None" = None,
     from harness import outdir
     from harness.config import Scenario
     from harness.run import execute, output_bytes, plan, write_run_dir
-    from harness.sweep import long_run_note
+    from harness.cost import long_run_note
 
     if isinstance(scenario, Scenario):
         if overrides or more:
@@ -139,14 +139,15 @@ def sweep(grid: str | Path, out: str | Path | None = None, *, jobs: int | None =
     A failing cell is recorded (status "failed", its error) and the others run.
     Raises ConfigError for a bad grid, harness.sweep.SweepError for a directory
     that cannot be used as asked, before any cell runs."""
-    from harness import outdir
-    from harness import sweep as sweeps
+    from harness import outdir, sweepdir
+    from harness.grid import expand, load_grid
+    from harness.sweep import run_sweep
 
-    g = sweeps.load_grid(grid)
-    target = outdir.check_sweep_dir(Path(out) if out is not None else sweeps.default_dir(g),
+    g = load_grid(grid)
+    target = outdir.check_sweep_dir(Path(out) if out is not None else sweepdir.default_dir(g),
                                     "out")
-    cells = sweeps.expand(g)
-    outdir.check_space(target, sweeps.output_bytes_left(target, cells), "out", "the sweep")
-    sweeps.run_sweep(g, target, jobs or os.cpu_count() or 1, executor, scheduler, resume,
-                     retry_failed, progress, cells)
+    cells = expand(g)
+    outdir.check_space(target, sweepdir.output_bytes_left(target, cells), "out", "the sweep")
+    run_sweep(g, target, jobs or os.cpu_count() or 1, executor, scheduler, resume,
+              retry_failed, progress, cells)
     return load_sweep(target)

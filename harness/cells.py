@@ -36,6 +36,12 @@ def point_value(value: Any) -> Any:
     return value
 
 
+def none_if_na(value: Any) -> Any:
+    """A table's missing value (NaN: a field this point does not set) as None,
+    the value a cell's point gives for it."""
+    return None if isinstance(value, float) and value != value else value
+
+
 def cell_json(cell: Cell) -> dict:
     return {**cell.labels(), "point": dict(cell.point)}
 

@@ -128,7 +128,7 @@ def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
                + (f"; scaled down {sc.scale}x (rates and sizes / {sc.scale}, times kept)"
                   if sc.scale > 1 else ""),
                err=True)
-    from harness.sweep import long_run_note
+    from harness.cost import long_run_note
 
     long_run = long_run_note(p)
     if long_run:
@@ -185,8 +185,8 @@ def check(target: str | None, as_sweep: bool, overrides: tuple[str, ...],
           jobs: int | None, as_json: bool) -> None:
     import os
 
-    from harness import sweep as sweeps
     from harness.config import SCENARIOS_DIR, SWEEPS_DIR, read_toml
+    from harness.grid import load_grid
 
     try:
         kind = "grid" if as_sweep else "scenario"
@@ -204,7 +204,7 @@ def check(target: str | None, as_sweep: bool, overrides: tuple[str, ...],
                 _fail("--sweep: give the grid to check")
             if overrides:
                 _fail("--set: applies to scenarios; a grid sets fields in its [set] table")
-            failed = _check_grid(sweeps.load_grid(target), jobs or os.cpu_count() or 1, as_json)
+            failed = _check_grid(load_grid(target), jobs or os.cpu_count() or 1, as_json)
         else:
             failed = _check_scenario(target, overrides, as_json)
     except ConfigError as e:
@@ -231,7 +231,7 @@ def _builtin(directory: Path, name: str) -> bool:
 def _check_scenario(target: str | None, overrides: tuple[str, ...], as_json: bool) -> bool:
     from harness.config import load_scenario
     from harness.run import plan
-    from harness.sweep import Cost, predicted_bytes
+    from harness.cost import Cost, predicted_bytes
 
     notes: list[str] = []
     p = plan(load_scenario(target, list(overrides), notes))
@@ -294,9 +294,10 @@ def _scenario_lines(p) -> list[str]:
 def _check_grid(grid, jobs: int, as_json: bool = False) -> bool:
     import pandas as pd
 
-    from harness import sweep as sweeps
+    from harness.cost import SWEEP_START_S, Cost
+    from harness.grid import expand
 
-    cells = sweeps.expand(grid)
+    cells = expand(grid)
     rows = [{"cell": c.id, "arm": c.arm, **dict(c.point),
              "MB": round(c.predicted_bytes / 1e6, 1) if c.scenario else None,
              "status": "ok" if c.scenario else f"invalid: {c.error}"} for c in cells]
@@ -307,11 +308,11 @@ def _check_grid(grid, jobs: int, as_json: bool = False) -> bool:
                                "display.width", 200):
             click.echo(pd.DataFrame(rows).to_string(index=False))
     valid = [c for c in cells if c.scenario is not None]
-    cost = sweeps.Cost(sum(c.predicted_bytes for c in valid))
+    cost = Cost(sum(c.predicted_bytes for c in valid))
     click.echo(f"grid {shorten(grid.name)}: {len(cells)} cells "
                f"({grid.shape()} points x {max(1, len(grid.arms))} arms), {len(valid)} valid, "
                f"{len(cells) - len(valid)} invalid; cost {cost.describe(jobs)} plus "
-               f"~{sweeps.SWEEP_START_S:g} s to start (rough: "
+               f"~{SWEEP_START_S:g} s to start (rough: "
                "docs/performance/sweep-cost.md)", err=as_json)
     if grid.max_seeds:
         budget = (f", added only where they fit in {grid.budget_s / 60:g} min from the start"
@@ -375,7 +376,8 @@ def list_builtins() -> None:
 @click.option("--check", "check_file", type=click.Path(dir_okay=False),
               help="Validate an existing profile CSV instead of generating one.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
-              help="Write the profile CSV here (default: print it).")
+              help="Write the profile CSV here: a new file, or one this command wrote "
+                   "(default: print it).")
 def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: float | None,
             workers: int, link_rate: str, check_file: str | None, output: str | None) -> None:
     """Generate a resnet50-like profile for any L, M and T or R,
@@ -454,18 +456,20 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
           reference_dir: str | None, progress: bool | None) -> None:
     import os
 
-    from harness import outdir
+    from harness import outdir, sweepdir
     from harness import sweep as sweeps
+    from harness.grid import check_adaptive, expand, load_grid
+    from harness.tables import SEED_AXIS
 
     try:
-        grid = sweeps.load_grid(grid_file)
-        out = outdir.check_sweep_dir(Path(output) if output else sweeps.default_dir(grid))
+        grid = load_grid(grid_file)
+        out = outdir.check_sweep_dir(Path(output) if output else sweepdir.default_dir(grid))
         if max_seeds:
-            sweeps.check_adaptive(dict(grid.axes), grid.reference, "--max-seeds")
+            check_adaptive(dict(grid.axes), grid.reference, "--max-seeds")
         budget_s = None if budget is None else _time_option(budget, "--budget")
-        cells = sweeps.expand(grid)
-        sweeps.check_dir(out, grid, cells, resume)
-        outdir.check_space(out, sweeps.output_bytes_left(out, cells), "-o", "the sweep")
+        cells = expand(grid)
+        sweepdir.check_dir(out, grid, cells, resume)
+        outdir.check_space(out, sweepdir.output_bytes_left(out, cells), "-o", "the sweep")
         if executor == "dask" and scheduler is not None:
             from harness import executors
 
@@ -477,7 +481,7 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
             taken = len(references.check(reference, grid, cells))
             click.echo(f"sweep {shorten(grid.name)}: {taken} cells from the reference results in "
                        f"{reference}", err=True)
-    except (ConfigError, sweeps.SweepError) as e:
+    except (ConfigError, sweepdir.SweepError) as e:
         _fail(str(e))
     jobs = jobs or os.cpu_count() or 1
     points = len({json.dumps(c.point, default=str) for c in cells})
@@ -491,7 +495,7 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
     try:
         report = sweeps.run_sweep(grid, out, jobs, executor, scheduler, resume, retry_failed,
                                   progress, cells, max_seeds, budget_s, reference)
-    except (sweeps.SweepError, ConfigError) as e:
+    except (sweepdir.SweepError, ConfigError) as e:
         _fail(str(e))
     except sweeps.SweepInterrupted as e:
         r = e.report
@@ -512,7 +516,7 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
             click.echo(f"  stalled {row['cell']}: {row['reason']}", err=True)
     if "deltas_mean" in report.tables:
         _print_deltas(report.tables["deltas_mean"], [f for f in grid.axis_fields
-                                                      if f != sweeps.SEED_AXIS])
+                                                      if f != SEED_AXIS])
     click.echo(f"results: {out}")
     if report.failed:
         sys.exit(1)
@@ -580,7 +584,7 @@ def _simulated(p) -> str:
 def _print_deltas(means, keys: list[str]) -> None:
     """Each point's changes vs the reference arm: change [95 % interval] verdict
     (harness.stats); undecided verdicts end in '?' or name two classes."""
-    from harness import sweep as sweeps
+    from harness.tables import POINT_LABEL
 
     shown = {"iteration_time": "iteration", "fct_small_mean": "small FCT",
              "fct_large_mean": "large FCT"}
@@ -609,7 +613,7 @@ def _print_deltas(means, keys: list[str]) -> None:
         key = key if isinstance(key, tuple) else (key,)
         # a labelled point by its label; fields a point does not set (NaN) left out
         named = [(k, v) for k, v in zip([*keys, "arm"], key)
-                 if (k in (sweeps.POINT_LABEL, "arm") or sweeps.POINT_LABEL not in keys)
+                 if (k in (POINT_LABEL, "arm") or POINT_LABEL not in keys)
                  and v == v]
         label = ", ".join(f"{k.rsplit('.', 1)[-1]}={v}" for k, v in named)
         parts = {r["metric"]: fmt(r) for r in group.to_dict("records")}

@@ -25,9 +25,11 @@ import subprocess
 from pathlib import Path
 
 from harness import outdir, stats
+from harness.cells import Cell
 from harness.errors import ConfigError
+from harness.grid import Grid, expand, load_grid
+from harness.sweepdir import cell_dir, check_dir, is_done
 from harness.tables import read_table
-from harness.sweep import Cell, Grid, cell_dir, check_dir, expand, is_done, load_grid
 
 INDEX = "reference.json"
 #: what the sweep's aggregation reads of a cell, whole

@@ -108,12 +108,20 @@ def test_dctcp_with_marking_keeps_the_queue_near_k(run_plan):
     assert "ns3::TcpSocketBase::UseEcn" not in cubic.plan.tcp_defaults
 
 
-def test_dctcp_in_a_drr_band_marks_only_that_band(run_plan):
-    """ECN bits do not move a packet to another band: DCTCP flows in `low`
-    with marking only there stay in band 2, which holds its queue near K;
-    the DCTCP flow in the unmarked `high` band runs on losses."""
-    result = run_plan(bulk_plan(*DRR, 'tcp.congestion_control="dctcp"',
-                                f"network.ecn_threshold={{ low = {K} }}"))
+def test_dctcp_where_its_traffic_is_not_marked_is_refused():
+    """DCTCP's one congestion signal is the mark: a threshold on `low` only,
+    while the background's `high` band carries DCTCP too, is refused."""
+    with pytest.raises(ConfigError) as e:
+        bulk_plan(*DRR, 'tcp.congestion_control="dctcp"', f"network.ecn_threshold={{ low = {K} }}")
+    assert e.value.field == "network.ecn_threshold" and "'high'" in str(e.value)
+
+
+def test_ecn_in_a_drr_band_marks_only_that_band(run_plan):
+    """ECN bits do not move a packet to another band: ECN-capable flows in
+    `low` with marking only there stay in band 2, which holds its queue near
+    K; the flow in the unmarked `high` band runs on losses. (Classic ECN:
+    DCTCP with an unmarked band is refused, see above.)"""
+    result = run_plan(bulk_plan(*DRR, "tcp.ecn=true", f"network.ecn_threshold={{ low = {K} }}"))
     q = bottleneck_queue(result)
     assert q.loc[2, "marked_packets"] > 100 and q.loc[0, "marked_packets"] == 0
     assert q.loc[2, "mean_backlog_packets"] < 1.5 * K
