@@ -358,6 +358,18 @@ def list_builtins() -> None:
         click.echo()
 
 
+@main.command()
+@click.option("--grid", "of_grid", is_flag=True, help="The schema of grid files instead.")
+def schema(of_grid: bool) -> None:
+    """Print the JSON Schema of scenario files (or grid files): what an editor
+    checks a TOML file against (docs/schema/, docs/user-guide/scenarios.md)."""
+    import json
+
+    from harness.schema import json_schema
+
+    click.echo(json.dumps(json_schema("grid" if of_grid else "scenario"), indent=2))
+
+
 # --------------------------------------------------------------------------
 # profile
 

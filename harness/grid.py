@@ -60,15 +60,16 @@ from typing import Any
 
 from harness.cells import Cell
 from harness.config import (SWEEPS_DIR, ConfigError, ConfigTypeError, alternative_field,
-                            apply_values, builtin_names, check_alternatives, parse_time,
-                            parse_toml, read_scenario_dict, read_text, scenario_from_dict)
+                            apply_values, builtin_names, check_alternatives, parse_toml,
+                            read_scenario_dict, read_text, scenario_from_dict)
 from harness.cost import predicted_bytes
 from harness.errors import UnknownKeyError
 from harness.run import output_bytes, plan
+from harness.schema.grid import GridFile, read_grid
 from harness.tables import POINT_LABEL, SEED_AXIS
 
 GRIDS_DIR = SWEEPS_DIR
-_GRID_KEYS = ("name", "scenario", "timeout", "set", "points", "axes", "arms", "adaptive")
+_GRID_KEYS = tuple(GridFile.model_fields)   # the top level: harness.schema.grid
 #: Reserved keys of a point: its label (a column, not a scenario field), and
 #: its own arms and reference arm in place of the grid's.
 POINT_ARMS, POINT_REFERENCE = "arms", "reference"  # (POINT_LABEL: harness.tables)
@@ -130,13 +131,6 @@ def resolve_grid_file(name: str | Path) -> Path:
                       f"{', '.join(builtin_names(GRIDS_DIR, '.toml'))})")
 
 
-def _table(data: dict, key: str, example: str) -> dict:
-    value = data.get(key, {})
-    if not isinstance(value, dict):
-        raise ConfigError(key, f"expected a table ({example}), got {value!r}")
-    return value
-
-
 def _flatten(table: dict, where: str, prefix: str = "") -> dict[str, Any]:
     """{"training": {"ratio": [..]}} and {"training.ratio": [..]} alike -> dotted keys."""
     out: dict[str, Any] = {}
@@ -166,25 +160,17 @@ def _check_field(base: dict, field: str, value: Any, where: str) -> None:
 def load_grid(path: str | Path) -> Grid:
     path = resolve_grid_file(path)
     text = read_text(path, "grid")
-    data = parse_toml(text, path, "grid")
-    for key in data:
-        if key not in _GRID_KEYS:
-            raise UnknownKeyError(key, f"unknown grid key; allowed: {', '.join(_GRID_KEYS)}")
-    if "scenario" not in data:
-        raise ConfigError("scenario", "a grid names its base scenario (scenario = \"...\")")
-    name = data.get("name", path.stem)
-    if not isinstance(name, str) or not name.strip():
-        raise ConfigError("name", f"expected a non-empty string, got {name!r}")
-    base = read_scenario_dict(data["scenario"])
-    fixed = _flatten(_table(data, "set", '"run.duration" = 2.0, ...'), "set")
+    top = read_grid(parse_toml(text, path, "grid"))   # its keys, kinds and ranges
+    name = path.stem if top.name is None else top.name
+    base = read_scenario_dict(top.scenario)
+    fixed = _flatten(top.set, "set")
     for field, value in fixed.items():
         _check_field(base, field, value, f"set.{field}")
     check_alternatives(fixed, "set.")
     base = apply_values(base, [(f.split("."), v) for f, v in fixed.items()])
 
     axes = []
-    for field, values in _flatten(_table(data, "axes", '"training.ratio" = [16, 8], ...'),
-                                  "axes").items():
+    for field, values in _flatten(top.axes, "axes").items():
         where = f"axes.{field}"
         if not isinstance(values, list) or not values:
             raise ConfigError(where, f"an axis is a non-empty list of values, got {values!r}")
@@ -197,11 +183,7 @@ def load_grid(path: str | Path) -> Grid:
 
     points = []
     point_arms = []
-    raw_points = data.get("points", [])
-    if not isinstance(raw_points, list) or not all(isinstance(q, dict) and q for q in raw_points):
-        raise ConfigError("points", "expected a list of tables of scenario fields, e.g. "
-                          '[{ "training.ratio" = 16, "background.rate" = 23 }]')
-    for i, raw_point in enumerate(raw_points):
+    for i, raw_point in enumerate(top.points):
         raw_point = dict(raw_point)
         label = raw_point.pop(POINT_LABEL, None)
         own_arms = raw_point.pop(POINT_ARMS, None)
@@ -232,8 +214,7 @@ def load_grid(path: str | Path) -> Grid:
     if len({json.dumps(q, sort_keys=True, default=str) for q in points}) != len(points):
         raise ConfigError("points", "lists a point twice")
 
-    arms_raw = dict(_table(data, "arms", 'reference = "same", same = { "training.priority" = '
-                           '"same" }, ...'))
+    arms_raw = dict(top.arms)
     reference = arms_raw.pop("reference", None)
     if reference is not None and not isinstance(reference, str):
         raise ConfigError("arms.reference", f"expected an arm's name, got {reference!r}")
@@ -244,13 +225,13 @@ def load_grid(path: str | Path) -> Grid:
                           f"{', '.join(a for a, _ in arms)}")
     if reference is None and len(arms) > 1:
         reference = arms[0][0]
-    timeout = parse_time(data.get("timeout", "6h"), "timeout")
     own_references = [own[1] for own in point_arms if own is not None]
-    max_seeds, budget_s = _adaptive(data.get("adaptive", {}), dict(axes),
-                                    reference if not own_references else own_references[0])
+    if top.adaptive.max_seeds is not None:
+        check_adaptive(dict(axes), reference if not own_references else own_references[0],
+                       "adaptive.max_seeds")
     return Grid(name, path.resolve(), text, base, tuple(fixed.items()), tuple(axes),
-                tuple(arms), reference, timeout, tuple(points), max_seeds, budget_s,
-                tuple(point_arms))
+                tuple(arms), reference, top.timeout, tuple(points),
+                top.adaptive.max_seeds or 0, top.adaptive.budget, tuple(point_arms))
 
 
 def _arms(base: dict, table: dict, where: str, axes: dict,
@@ -306,24 +287,6 @@ def _point_arms(base: dict, i: int, own_arms: Any, own_reference: Any, fields: d
         raise ConfigError(f"{where}.{POINT_REFERENCE}", f"{own_reference!r} is not an arm of "
                           f"the point; arms: {', '.join(a for a, _ in arms)}")
     return tuple(arms), own_reference
-
-
-def _adaptive(table: Any, axes: dict, reference: str | None) -> tuple[int, float | None]:
-    """[adaptive] max_seeds = N, budget = "20min": (0, None) when the grid has
-    no [adaptive] table."""
-    if not isinstance(table, dict):
-        raise ConfigError("adaptive", f"expected a table (max_seeds = N), got {table!r}")
-    for key in table:
-        if key not in ("max_seeds", "budget"):
-            raise UnknownKeyError(f"adaptive.{key}", "unknown key; allowed: max_seeds, budget")
-    if not table:
-        return 0, None
-    value = table.get("max_seeds")
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError("adaptive.max_seeds", f"expected an integer >= 1, got {value!r}")
-    check_adaptive(axes, reference, "adaptive.max_seeds")
-    budget = table.get("budget")
-    return value, None if budget is None else parse_time(budget, "adaptive.budget")
 
 
 def check_adaptive(axes: dict, reference: str | None, where: str) -> None:

@@ -1,25 +1,32 @@
 """Every key of a scenario file, read from the schema itself: its TOML key,
 type, default and one-line description.
 
-The descriptions are declared once, next to each field of the dataclasses in
-harness.config (``field(..., metadata={"doc": ...})``, with ``"type"`` where
-the TOML value is not the field's Python type and ``"default"`` where the
-default is derived); the keys a section accepts are harness.config's
-``_SECTION_KEYS`` (TOML key -> field). The documentation's key reference
-(docs/user-guide/scenario-keys.md) is ``markdown()``, filled in by the site's
-build hook (docs/hooks/generated.py), so the reference cannot drift from the
-code.
+The descriptions are declared once, with each field of the models in
+harness.schema (``Field(description=...)``, with a ``Toml`` marker where the
+TOML value is not the field's Python type or the default is derived); the
+keys a table accepts are its model's fields. The documentation's key
+reference (docs/user-guide/scenario-keys.md) is ``markdown()``, filled in by
+the site's build hook (docs/hooks/generated.py), so the reference cannot
+drift from the code.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import tomllib
+import types
+import typing
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from harness import config, schedulers, topology, units
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+from harness import config, schedulers, training, units
 from harness.paths import TOPOLOGIES_DIR
+from harness.schema.base import Toml
+from harness.schema.topology import KINDS
+from harness.schema.training import STRAGGLERS
 
 
 @dataclass(frozen=True)
@@ -39,25 +46,25 @@ class Section:
     keys: tuple[Key, ...]
 
 
-#: Tables of a section read with their own keys: name in the reference ("[]":
-#: each entry of a list) -> (its section, dataclass, TOML key -> field).
-_SUBTABLES: dict[str, tuple[str, type, dict[str, str]]] = {
-    "network.buffer": ("network", config.BufferConfig, {k: k for k in config._BUFFER_KEYS}),
-    "network.link_changes[]": ("network", config.LinkChange,
-                               {"at": "at", "rate": "rate_bps", "hosts": "hosts"}),
-    "background.steps[]": ("background", config.LoadStep,
-                           {"at": "at", "rate": "rate", "load": "load"}),
-    "training.slowdowns[]": ("training", config.Slowdown,
-                             {k: k for k in ("worker", "start", "end", "factor")}),
-    "training.straggler": ("training", config.Straggler,
-                           {k: k for k in ("workers", "distribution", "factor", "factor_min",
-                                           "factor_max", "sigma", "median")}),
-}
+def _training_models() -> list[type[BaseModel]]:
+    """Every architecture's settings model (the keys of [training])."""
+    return [a.settings for a in training.ARCHITECTURES.values()]
 
-#: Section -> its dataclass (the keys are _SECTION_KEYS's).
-_SECTION_CLASSES = {"run": config.RunConfig, "network": config.NetworkConfig,
-                    "tcp": config.TcpConfig, "background": config.BackgroundConfig,
-                    "training": config.TrainingConfig}
+
+#: Section -> its models, in the reference's order (several: the union of
+#: their keys, e.g. every architecture's); "[]": each entry of a list.
+_SECTIONS: dict[str, list[type[BaseModel]]] = {
+    "run": [config.RunConfig],
+    "network": [config.NetworkConfig],
+    "network.buffer": [config.BufferConfig],
+    "network.link_changes[]": [config.LinkChange],
+    "tcp": [config.TcpConfig],
+    "background": [config.BackgroundConfig],
+    "background.steps[]": [config.LoadStep],
+    "training": _training_models(),
+    "training.slowdowns[]": [config.Slowdown],
+    "training.straggler": list(STRAGGLERS.values()),
+}
 
 _INTROS = {
     "": "Keys at the top of the file, before any table. `base` is read before the "
@@ -78,13 +85,14 @@ _INTROS = {
     "background.steps[]": "Each entry of `background.steps`, in increasing `at`: "
                           "`{ at = 1.0, load = 0.3 }` or `{ at = 1.0, rate = 50 }`.",
     "training": "One training job (`[training]`), or one table per job in a list "
-                "(`[[training]]`).",
+                "(`[[training]]`). Keys marked ring: or ps: belong to that `architecture` "
+                "only; another architecture's key is an error unless it has its default.",
     "training.slowdowns[]": "Each entry of `training.slowdowns`, e.g. `{ worker = 1, "
                             "start = 1.0, end = 1.5, factor = 3.0 }`; every key is "
                             "required, and periods of one worker may not overlap.",
     "training.straggler": 'The table `training.straggler`, e.g. `{ workers = [1], '
                           'distribution = "fixed", factor = 2 }`; each distribution takes '
-                          'only its own keys.',
+                          'only its own keys, and requires them (`median` excepted).',
 }
 
 _TITLES = {"": "Top level", "network.buffer": "`[network.buffer]`, `[network.host_buffer]`",
@@ -93,21 +101,54 @@ _TITLES = {"": "Top level", "network.buffer": "`[network.buffer]`, `[network.hos
            "training.slowdowns[]": "`training.slowdowns` entries",
            "training.straggler": "`training.straggler`"}
 
-#: Words for the TOML value of a Python annotation (harness.config's fields).
-_TYPES = {"float": "number", "int": "integer", "bool": "boolean", "str": "string",
-          "tuple[int, ...]": "list of integers", "dict[str, int]": "table",
-          "dict[str, float]": "table", "dict[str, Any]": "table"}
+#: Words for the TOML value of a Python type.
+_TYPES = {float: "number", int: "integer", bool: "boolean", str: "string"}
 
 #: Top-level keys that are not Scenario fields.
 _BASE = Key("base", "string", "none", "a scenario to start from (a name or a path); this "
             "file overrides what it gives", literal=False)
 
 
-def _type(f: dataclasses.Field) -> str:
-    if "type" in f.metadata:
-        return f.metadata["type"]
-    annotation = str(f.type).replace(" | None", "")
-    return _TYPES.get(annotation, annotation)
+def _markers(info: FieldInfo) -> list[Toml]:
+    """The field's Toml markers: its own, then those of the types it is made of."""
+    found = [m for m in info.metadata if isinstance(m, Toml)]
+    stack = [info.annotation]
+    while stack:
+        tp = stack.pop(0)
+        found += [m for m in getattr(tp, "__metadata__", ()) if isinstance(m, Toml)]
+        stack += typing.get_args(tp)
+    return found
+
+
+def _bare(tp: Any) -> Any:
+    """The type without Annotated and Optional."""
+    while True:
+        if typing.get_origin(tp) is typing.Annotated:
+            tp = typing.get_args(tp)[0]
+        elif typing.get_origin(tp) in (typing.Union, types.UnionType):
+            rest = [a for a in typing.get_args(tp) if a is not type(None)]
+            if len(rest) != 1:
+                return tp
+            tp = rest[0]
+        else:
+            return tp
+
+
+def _type(info: FieldInfo) -> str:
+    words = next((m.type for m in _markers(info) if m.type), None)
+    if words:
+        return words
+    tp = _bare(info.annotation)
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        return "string"
+    if origin in (tuple, list):
+        item = _bare(typing.get_args(tp)[0])
+        return "list of tables" if isinstance(item, type) and issubclass(item, BaseModel) \
+            else f"list of {_TYPES.get(item, 'value')}s"
+    if origin is dict or (isinstance(tp, type) and issubclass(tp, BaseModel)):
+        return "table"
+    return _TYPES.get(tp, str(tp))
 
 
 def _toml(value: Any) -> str:
@@ -125,30 +166,33 @@ def _toml(value: Any) -> str:
     return repr(value)
 
 
-def _default(f: dataclasses.Field) -> tuple[str, bool]:
+def _default(info: FieldInfo) -> tuple[str, bool]:
     """(the default, whether it is a TOML value rather than words)."""
-    if "default" in f.metadata:
-        words = f.metadata["default"]
+    words = next((m.default for m in _markers(info) if m.default), None)
+    if words:
         return words, words.startswith('"')
-    if f.default is not dataclasses.MISSING:
-        value = f.default
-    elif f.default_factory is not dataclasses.MISSING:
-        value = f.default_factory()
-    else:
+    if info.is_required():
         return "required", False
+    value = info.get_default(call_default_factory=True)
     if value is None:
         return "none", False
-    if dataclasses.is_dataclass(value):
+    if isinstance(value, BaseModel):
         return "the table below", False
-    if value == () and _type(f) == "table":
+    if value == () and _type(info) == "table":
         return "{}", True
     return _toml(value), True
 
 
-def _key(cls: type, toml_key: str, field_name: str) -> Key:
-    f = {f.name: f for f in dataclasses.fields(cls)}[field_name]
-    default, literal = _default(f)
-    return Key(toml_key, _type(f), default, f.metadata.get("doc", ""), literal)
+def _keys(models: list[type[BaseModel]]) -> list[Key]:
+    """The keys of `models` (the union, in order; a field of several once)."""
+    out: dict[str, Key] = {}
+    for model in models:
+        for name, info in model.model_fields.items():
+            key = info.alias or name
+            if key not in out:
+                default, literal = _default(info)
+                out[key] = Key(key, _type(info), default, info.description or "", literal)
+    return list(out.values())
 
 
 def _section(name: str, keys: list[Key]) -> Section:
@@ -157,29 +201,29 @@ def _section(name: str, keys: list[Key]) -> Section:
 
 def sections() -> list[Section]:
     """Every section of a scenario file with its keys, in the reference's order."""
-    out = [_section("", [_BASE] + [_key(config.Scenario, k, k)
-                                   for k in ("name", "seed", "scale")]),
-           _section("run", [_key(config.RunConfig, k, f)
-                            for k, f in config._SECTION_KEYS["run"].items()]),
-           _section("topology", [_key(config.TopologyConfig, "file", "file"),
-                                 dataclasses.replace(_key(config.TopologyConfig, "overrides",
-                                                          "overrides"),
-                                                     key="(a key of the file)",
-                                                     type="as in the file", default="the file's",
-                                                     literal=False)])]
-    for name in ("network", "tcp", "background", "training"):
-        cls = _SECTION_CLASSES[name]
-        out.append(_section(name, [_key(cls, k, f)
-                                   for k, f in config._SECTION_KEYS[name].items()]))
-        for sub_name, (section, sub, fields) in _SUBTABLES.items():
-            if section == name:
-                out.append(_section(sub_name, [_key(sub, k, f) for k, f in fields.items()]))
-    return out
+    top = _keys([config.Scenario])
+    out = [_section("", [_BASE] + [k for k in top if k.key in ("name", "seed", "scale")])]
+    file = next(k for k in _keys([config.TopologyConfig]) if k.key == "file")
+    overrides = next(k for k in _keys([config.TopologyConfig]) if k.key == "overrides")
+    out.append(_section("topology", [file, dataclasses.replace(
+        overrides, key="(a key of the file)", type="as in the file", default="the file's",
+        literal=False)]))
+    for name, models in _SECTIONS.items():
+        keys = _keys(models)
+        if name == "training":   # `architecture` next to `enabled`, as files have it
+            keys.sort(key=lambda k: (k.key != "enabled", k.key != "architecture"))
+        out.append(_section(name, keys))
+    return out[:1] + [out[2], out[1]] + out[3:]   # run, then topology
+
+
+def models() -> list[type[BaseModel]]:
+    """Every model whose keys the reference lists."""
+    return [config.Scenario, config.TopologyConfig, *(m for ms in _SECTIONS.values() for m in ms)]
 
 
 def undocumented() -> list[str]:
     """Keys a scenario file accepts that have no description: [] when every
-    key of _SECTION_KEYS, the top level and the sub-tables has one."""
+    field of every model of the schema has one."""
     return [f"{s.name}.{k.key}".lstrip(".") for s in sections() for k in s.keys if not k.doc]
 
 
@@ -210,7 +254,7 @@ def _units() -> list[str]:
 
 
 def _topology_files() -> list[str]:
-    """The keys of each kind of topology file (harness.topology.KIND_KEYS),
+    """The keys of each kind of topology file (harness.schema.topology.KINDS),
     with their values in the built-in files of that kind."""
     files: dict[str, list[tuple[str, dict]]] = {}
     for path in sorted(TOPOLOGIES_DIR.glob("*.toml")):
@@ -220,7 +264,8 @@ def _topology_files() -> list[str]:
              "A topology file (`topologies/*.toml`, or any path) has `kind` and that "
              "kind's keys, all required; `[topology]` in a scenario overrides any of them.",
              ""]
-    for kind, meanings in topology.KIND_KEYS.items():
+    for kind, model in KINDS.items():
+        meanings = {n: info.description for n, info in model.model_fields.items() if n != "kind"}
         builtins = files.get(kind, [])
         lines += [f"`kind = \"{kind}\"`" + (f" (built in: "
                   f"{', '.join(f'`{n}`' for n, _ in builtins)})" if builtins else ""), ""]

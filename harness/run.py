@@ -288,7 +288,7 @@ def _run_window(run: RunConfig, iteration_s: float | None) -> RunConfig:
     if not run.min_iterations or iteration_s is None:
         return run
     cap = run.warmup + (run.min_iterations + 1) * iteration_s * STALL_FACTOR + run.cooldown
-    return dataclasses.replace(run, duration=max(run.duration, round(cap, 6)))
+    return run.model_copy(update={"duration": max(run.duration, round(cap, 6))})
 
 
 @dataclass

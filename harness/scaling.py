@@ -59,7 +59,7 @@ def buffer(buf: BufferConfig | None, k: int, mtu: int) -> BufferConfig | None:
     if buf is None or buf.size is None:
         return buf
     least = 1 if buf.unit == "packets" else mtu
-    return dataclasses.replace(buf, size=max(least, round(buf.size / k)))
+    return buf.model_copy(update={"size": max(least, round(buf.size / k))})
 
 
 def network(net: NetworkConfig, k: int) -> NetworkConfig:
@@ -72,9 +72,9 @@ def network(net: NetworkConfig, k: int) -> NetworkConfig:
         k_ecn = max(1, round(k_ecn / k))
     elif k_ecn is not None:
         k_ecn = {name: max(1, round(v / k)) for name, v in k_ecn.items()}
-    return dataclasses.replace(net, band_limit_packets=max(1, round(net.band_limit_packets / k)),
-                               ecn_threshold=k_ecn, buffer=buffer(net.buffer, k, net.mtu),
-                               host_buffer=buffer(net.host_buffer, k, net.mtu))
+    return net.model_copy(update={
+        "band_limit_packets": max(1, round(net.band_limit_packets / k)), "ecn_threshold": k_ecn,
+        "buffer": buffer(net.buffer, k, net.mtu), "host_buffer": buffer(net.host_buffer, k, net.mtu)})
 
 
 def cdf(dist: FlowSizeCdf, k: int) -> FlowSizeCdf:
@@ -98,11 +98,14 @@ def training(tr: TrainingConfig, k: int) -> TrainingConfig:
     aggregation chunk and the policy's byte parameters."""
     if k == 1:
         return tr
-    chunk = tr.aggregation_chunk
-    if chunk is None and tr.aggregation == "chunk" and not \
-            schedulers.chunk_bytes(tr.policy, tr.scheduler_params):
-        chunk = DEFAULT_AGGREGATION_CHUNK   # the default unit, scaled like the rest
-    return dataclasses.replace(
-        tr, model_bytes=_bytes(tr.model_bytes, k), fusion_buffer=_bytes(tr.fusion_buffer, k),
-        aggregation_chunk=_bytes(chunk, k),
-        scheduler=schedulers.scale_bytes(tr.policy, tr.scheduler, k))
+    update = {"model_bytes": _bytes(tr.model_bytes, k),
+              "scheduler": schedulers.scale_bytes(tr.policy, tr.scheduler, k)}
+    if "fusion_buffer" in type(tr).model_fields:   # a ring's
+        update["fusion_buffer"] = _bytes(tr.fusion_buffer, k)
+    if "aggregation_chunk" in type(tr).model_fields:   # a parameter server's
+        chunk = tr.aggregation_chunk
+        if chunk is None and tr.aggregation == "chunk" and not \
+                schedulers.chunk_bytes(tr.policy, tr.scheduler_params):
+            chunk = DEFAULT_AGGREGATION_CHUNK   # the default unit, scaled like the rest
+        update["aggregation_chunk"] = _bytes(chunk, k)
+    return tr.model_copy(update=update)

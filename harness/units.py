@@ -135,3 +135,14 @@ def parse_bytes(value: Any, where: str, allow_zero: bool = False,
     if size > maximum:
         raise ConfigError(where, f"must be at most {maximum:,} bytes (got {shorten(value)})")
     return size
+
+
+def unit_pattern(units: dict[str, float]) -> str:
+    """What `_split` reads, as a JSON Schema (ECMA 262) pattern: a number and
+    one of `units`, any case ("10Gbps", "10 gbit/s"), for editors to check."""
+    def any_case(unit: str) -> str:
+        return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else re.escape(c)
+                       for c in unit)
+
+    names = "|".join(any_case(u) for u in sorted(units, key=len, reverse=True))
+    return rf"^\s*{_NUMBER}\s*(?:{names})\s*$"

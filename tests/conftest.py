@@ -119,7 +119,8 @@ def grid_file(tmp_path_factory):
 def local_sweep(grid_file, tmp_path_factory):
     """The tiny grid run once, on the local executor (shared by the sweep tests)."""
     from harness import sweep
+    from harness.grid import load_grid
 
     out = tmp_path_factory.mktemp("sweeps") / "local"
-    report = sweep.run_sweep(sweep.load_grid(grid_file), out, jobs=2, progress=False)
+    report = sweep.run_sweep(load_grid(grid_file), out, jobs=2, progress=False)
     return report

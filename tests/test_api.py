@@ -28,7 +28,7 @@ def test_run_and_sweep_are_callable_and_still_the_modules():
     assert callable(harness.run) and callable(harness.sweep)
     # the module's own functions, reached through the callable
     assert harness.run.plan is sys.modules["harness.run"].plan
-    assert harness.sweep.load_grid is sweep_module.load_grid
+    assert harness.sweep.run_sweep is sweep_module.run_sweep
 
 
 def test_check_takes_overrides_as_a_dict_and_as_keywords():

@@ -103,7 +103,7 @@ def test_a_ps_job_with_two_shards_is_in_the_recipe_with_its_servers():
     p = plan(load_scenario("ps-small", ["run.duration=0.05", "training.servers=2",
                                         "training.server_placement=colocated"]))
     lines = recipe.text(p).splitlines()
-    assert "job ps" in lines
+    assert "job ps ns3::PsJob" in lines
     install = next(line for line in lines if line.startswith("job-install "))
     workers, servers = install.split()[1:]
     assert [int(h) for h in workers.split(",")] == list(p.job.hosts)

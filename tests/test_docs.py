@@ -1,11 +1,10 @@
 """The documentation: every scenario key is described where it is declared
-(harness/config.py, rendered by harness.keys into the key reference), the
+(harness/schema/, rendered by harness.keys into the key reference), the
 grid keys and the README's test command are where the docs and CI expect
 them, and the mkdocs site builds with --strict (skipped without mkdocs)."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import subprocess
@@ -14,21 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from harness import config, keys, schedulers, sweep
+from harness import grid, keys, schedulers
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_every_section_key_has_a_description():
-    """Each key _SECTION_KEYS accepts maps to a field that declares its doc."""
-    missing = []
-    for section, mapping in config._SECTION_KEYS.items():
-        cls = keys._SECTION_CLASSES[section]
-        fields = {f.name: f for f in dataclasses.fields(cls)}
-        for toml_key, field_name in mapping.items():
-            if not fields[field_name].metadata.get("doc"):
-                missing.append(f"{section}.{toml_key}")
-    assert not missing, f"scenario keys without metadata['doc'] in harness/config.py: {missing}"
+    """Each field of each model of the schema (harness.schema, and every
+    architecture's settings) declares its description."""
+    missing = [f"{model.__name__}.{name}" for model in keys.models()
+               for name, info in model.model_fields.items() if not info.description]
+    assert not missing, f"scenario keys without Field(description=...): {missing}"
 
 
 def test_the_reference_lists_every_key_with_a_description():
@@ -36,11 +31,11 @@ def test_the_reference_lists_every_key_with_a_description():
     reference, each with a description."""
     assert keys.undocumented() == []
     listed = {(s.name.rstrip("[]"), k.key) for s in keys.sections() for k in s.keys}
-    for section, mapping in config._SECTION_KEYS.items():
-        for toml_key in mapping:
-            assert (section, toml_key) in listed, f"{section}.{toml_key} is not in the reference"
-    for key in config._BUFFER_KEYS:
-        assert ("network.buffer", key) in listed
+    for section, models in keys._SECTIONS.items():
+        for model in models:
+            for name, info in model.model_fields.items():
+                key = info.alias or name
+                assert (section.rstrip("[]"), key) in listed, f"{section}.{key} is not listed"
     for key in ("name", "seed", "scale", "base"):
         assert ("", key) in listed
 
@@ -63,7 +58,7 @@ def test_the_sweeps_page_lists_every_grid_key():
     """The grid keys are documented by hand (docs/user-guide/sweeps.md): each
     key load_grid accepts has a row in its table."""
     page = (ROOT / "docs/user-guide/sweeps.md").read_text(encoding="utf-8")
-    for key in sweep._GRID_KEYS:
+    for key in grid._GRID_KEYS:
         assert f"| `{key}` |" in page, f"grid key {key!r} missing from docs/user-guide/sweeps.md"
     for key in ("max_seeds", "budget", "label", "reference"):
         assert f"`{key}`" in page

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from harness import qdisc, routing, tcp
@@ -35,7 +33,7 @@ def test_prio_classes_land_in_their_bands(bands):
 
 
 def test_leaf_spine_next_hops_are_all_spines():
-    topo = load_topology(TopologyConfig("leaf-spine", {"spines": 4, "leaves": 3}))
+    topo = load_topology(TopologyConfig(file="leaf-spine", overrides={"spines": 4, "leaves": 3}))
     table = routing.next_hops(topo)
     leaf0 = topo.n_hosts
     remote_host = topo.n_hosts - 1            # under the last leaf
@@ -47,12 +45,12 @@ def test_leaf_spine_next_hops_are_all_spines():
 
 
 def test_worst_case_rtt_from_queues_and_hops():
-    topo = load_topology(TopologyConfig("single-tor", {"link_rate": "10Gbps"}))
+    topo = load_topology(TopologyConfig(file="single-tor", overrides={"link_rate": "10Gbps"}))
     net = NetworkConfig()   # one shared limit of 1,000 packets per port
     w = tcp.worst_case_rtt(topo, net, bands=3)
     per_hop = 10e-6 + 1001 * 1502 * 8 / 10e9
     assert w == pytest.approx(2 * 2 * per_hop)
-    per_band = dataclasses.replace(net, buffer=BufferConfig(model="per_band"))
+    per_band = net.replace(buffer=BufferConfig(model="per_band"))
     assert tcp.worst_case_rtt(topo, per_band, bands=3) == pytest.approx(
         2 * 2 * (10e-6 + 3001 * 1502 * 8 / 10e9))    # every band full
     attrs = tcp.attribute_defaults(__import__("harness.config").config.TcpConfig(), w)

@@ -32,14 +32,15 @@ def test_default_outputs_are_under_the_current_directory_or_the_env(tmp_path, mo
 
 
 def test_a_grid_named_with_dots_stays_inside_results(grid_file, tmp_path, monkeypatch):
-    from harness import sweep
+    from harness.grid import load_grid
+    from harness.sweepdir import default_dir
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(outdir.RESULTS_ENV, raising=False)
     escaping = tmp_path / "escaping.toml"
     escaping.write_text(grid_file.read_text().replace('name = "tiny"',
                                                       'name = "../../../escaped"'))
-    out = sweep.default_dir(sweep.load_grid(escaping))
+    out = default_dir(load_grid(escaping))
     assert out == tmp_path / "results" / "sweeps" / "escaped"
 
 

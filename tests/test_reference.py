@@ -12,8 +12,11 @@ import pytest
 from click.testing import CliRunner
 
 from harness import reference, stats, sweep
+from harness.aggregate import interval_table
 from harness.cli import main
 from harness.errors import ConfigError
+from harness.grid import expand, load_grid
+from harness.sweepdir import prepare_dir
 
 SAMPLE = Path(__file__).parent / "data" / "reference-sample"
 SAMPLE_GRID = Path(__file__).parent / "data" / "reference-sample.toml"
@@ -27,8 +30,8 @@ def _scale_check(tables) -> pd.DataFrame:
 
 
 def test_sample_stands_in_for_the_reference_cells(tmp_path):
-    grid = sweep.load_grid(SAMPLE_GRID)
-    cells = sweep.expand(grid)
+    grid = load_grid(SAMPLE_GRID)
+    cells = expand(grid)
     try:
         from_reference = reference.check(SAMPLE, grid, cells)
     except ConfigError as e:
@@ -39,7 +42,7 @@ def test_sample_stands_in_for_the_reference_cells(tmp_path):
     assert report.ran == len(scaled) and not report.failed     # only the scaled side ran
     # the comparison's reference side is the sample's own numbers: the
     # changes computed from the sample's cells alone
-    ref_only = sweep.interval_table(SAMPLE, grid, from_reference)
+    ref_only = interval_table(SAMPLE, grid, from_reference)
     check = _scale_check(report.tables).set_index(["arm", "metric"])
     for row in ref_only.itertuples(index=False):
         got = check.loc[(row.arm, row.metric)]
@@ -54,7 +57,7 @@ def test_sample_stands_in_for_the_reference_cells(tmp_path):
 
 
 def test_round_trip_gives_the_full_sweeps_comparison(tmp_path):
-    grid = sweep.load_grid(SAMPLE_GRID)
+    grid = load_grid(SAMPLE_GRID)
     full = sweep.run_sweep(grid, tmp_path / "full", jobs=2, progress=False)
     runner = CliRunner()
     made = runner.invoke(main, ["reference", str(tmp_path / "full"), "-o",
@@ -98,9 +101,9 @@ def test_a_reference_for_other_settings_is_refused_before_running(tmp_path):
 
 
 def test_export_refuses_an_unfinished_sweep_and_an_existing_output(tmp_path):
-    grid = sweep.load_grid(SAMPLE_GRID)
+    grid = load_grid(SAMPLE_GRID)
     out = tmp_path / "partial"
-    sweep.prepare_dir(out, grid, sweep.expand(grid), resume=False)
+    prepare_dir(out, grid, expand(grid), resume=False)
     with pytest.raises(ConfigError, match="not finished"):
         reference.export(out, tmp_path / "ref")
     shutil.copytree(SAMPLE, tmp_path / "exists")

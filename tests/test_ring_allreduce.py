@@ -135,17 +135,15 @@ def _run(ratio: float, queue: str, barrier: bool, duration: float, overrides=(),
     helper.SetLayers([int(b) for b in prof.layer_bytes],
                      [round(v * 1e6) for v in prof.fp_ms],
                      [round(v * 1e6) for v in prof.bp_ms])
-    # the plan, as harness/training/ring.py makes it: buffers in the class of
-    # their lowest layer, the policy's CommScheduler ordering them
+    # the plan, as harness/training/ring.py makes it: per-layer classes (a
+    # buffer travels in its lowest layer's), the policy's CommScheduler
+    # ordering the buffers
     classes = [(layer_tos or {}).get(layer, default_tos or 0) for layer in range(prof.n_layers)]
-    helper.SetBuffers(*ring.buffer_arguments(profiles.fuse(prof), classes))
+    helper.SetLayerClasses(classes)
+    helper.SetBuffers(*ring.buffer_arguments(profiles.fuse(prof)))
     helper.SetScheduler(schedulers.POLICIES[queue].push, [])
     helper.SetJobAttribute("Barrier", ns.BooleanValue(barrier))
     helper.SetJobAttribute("Port", ns.UintegerValue(PORT))
-    if default_tos is not None:
-        helper.SetJobAttribute("DefaultTos", ns.UintegerValue(default_tos))
-    for layer, tos in (layer_tos or {}).items():
-        helper.SetLayerTos(layer, tos)
     node_ids = [net.builder.GetNode(h).GetId() for h in range(N)]
     addresses = list(net.host_addresses[:N])
     if permute_addresses:  # addresses that do not match the nodes: a misconfiguration
@@ -442,7 +440,8 @@ def test_fusion_buffer_attribute_matches_fuse(fusion_factor):
     job.SetLayers([int(b) for b in prof.layer_bytes], [1] * prof.n_layers, [1] * prof.n_layers)
     # Python plans the buffers (harness/training/ring.py), the C++ job replays them
     expected = profiles.fuse(prof, fb)
-    job.SetBuffers(*ring.buffer_arguments(expected, [4 * layer for layer in range(prof.n_layers)]))
+    job.SetLayerClasses([4 * layer for layer in range(prof.n_layers)])
+    job.SetBuffers(*ring.buffer_arguments(expected))
     got = _csv(job.BuffersCsv())
     assert list(got.bytes) == [b.bytes for b in expected]
     assert list(got.layers) == [b.label for b in expected]

@@ -200,11 +200,13 @@ def test_compare_scales():
 
 
 def test_more_seeds_only_for_undecided_points_below_the_budget():
-    from harness import sweep
+    from harness import adaptive
+    from harness.cells import Cell
+    from harness.grid import Grid
 
-    grid = sweep.Grid("g", None, "", {}, (), (("training.ratio", (1, 2, 3)), ("seed", (1,))),
-                      (("same", ()), ("low", ())), "same", 60.0)
-    cells = [sweep.Cell(f"{r}{s}{a}", a, (("training.ratio", r), ("seed", s)), None)
+    grid = Grid("g", None, "", {}, (), (("training.ratio", (1, 2, 3)), ("seed", (1,))),
+                (("same", ()), ("low", ())), "same", 60.0)
+    cells = [Cell(f"{r}{s}{a}", a, (("training.ratio", r), ("seed", s)), None)
              for r in (1, 2, 3) for s in ((1, 2) if r == 2 else (1,)) for a in ("same", "low")]
     means = pd.DataFrame([
         {"training.ratio": 1, "arm": "low", "metric": "iteration_time", "verdict": "green/yellow",
@@ -219,8 +221,8 @@ def test_more_seeds_only_for_undecided_points_below_the_budget():
          "decided": False}])
     made = []
     import unittest.mock as mock
-    with mock.patch.object(sweep, "make_cell", lambda g, point, arm: made.append((point, arm))):
-        sweep.more_seeds(grid, cells, means, max_seeds=2)
+    with mock.patch.object(adaptive, "make_cell", lambda g, point, arm: made.append((point, arm))):
+        adaptive.more_seeds(grid, cells, means, max_seeds=2)
     # R=1 (one seed so far) gets seed 2 in both arms; R=2 already has 2 seeds;
     # R=3 is decided (its background change is not significant: not a reason)
     assert made == [((("training.ratio", 1), ("seed", 2)), "same"),
@@ -232,16 +234,18 @@ def test_adaptive_sweep_adds_seeds_where_undecided(grid_file, tmp_path):
     more seed (the outcome of round 1 is whatever ns-3 gives; the rule is
     checked against it)."""
     from harness import sweep
+    from harness.adaptive import DECIDING_METRICS
+    from harness.grid import load_grid
 
     text = grid_file.read_text().replace("[axes]", "[axes]\nseed = [1]") \
         .replace('"background.load" = [0.05, 0.1]', '"background.load" = [0.1]')
     path = tmp_path / "adaptive.toml"
     path.write_text(text + "\n[adaptive]\nmax_seeds = 2\n")
-    grid = sweep.load_grid(path)
+    grid = load_grid(path)
     first = tmp_path / "first"
     one = sweep.run_sweep(grid, first, jobs=2, progress=False, max_seeds=0)
     judged = one.tables["deltas_mean"]
-    judged = judged[judged["metric"].isin(sweep.DECIDING_METRICS)]
+    judged = judged[judged["metric"].isin(DECIDING_METRICS)]
     undecided = {r for r, d, v in zip(judged["training.ratio"], judged["decided"],
                                        judged["verdict"]) if not d and v != "n/a"}
     report = sweep.run_sweep(grid, tmp_path / "adaptive", jobs=2, progress=False)

@@ -13,13 +13,16 @@ import time
 import pandas as pd
 import pytest
 
-from harness import claims, stats, sweep
+from harness import adaptive, aggregate, claims, metrics, stats, sweep, sweepdir
+from harness.aggregate import TIMING_COLUMNS
+from harness.cells import Cell
 from harness.config import ConfigError
+from harness.grid import Grid, expand, load_grid
 
 def results(out) -> pd.DataFrame:
     """The summary without its wall-clock columns (they are measurements of the host)."""
     df = pd.read_parquet(out / "summary.parquet")
-    return df.drop(columns=list(sweep.TIMING_COLUMNS)).sort_values("cell").reset_index(drop=True)
+    return df.drop(columns=list(TIMING_COLUMNS)).sort_values("cell").reset_index(drop=True)
 
 
 def test_local_sweep_runs_every_cell_and_pairs_the_arms(local_sweep):
@@ -34,7 +37,7 @@ def test_local_sweep_runs_every_cell_and_pairs_the_arms(local_sweep):
         assert a[["id", "size", "start_s", "src", "dst"]].equals(b[["id", "size", "start_s",
                                                                       "src", "dst"]])
     d = local_sweep.tables["deltas"]
-    assert set(d["arm"]) == {"low"} and len(d) == 4 * len(sweep.metrics.DELTA_METRICS)
+    assert set(d["arm"]) == {"low"} and len(d) == 4 * len(metrics.DELTA_METRICS)
     it = d[d["metric"] == "iteration_time"]
     assert ((it["value"] / it["reference"] - 1 - it["change"]).abs() < 1e-12).all()
     m = local_sweep.tables["deltas_mean"]
@@ -42,7 +45,7 @@ def test_local_sweep_runs_every_cell_and_pairs_the_arms(local_sweep):
 
 
 def test_dask_local_cluster_gives_the_same_results(local_sweep, grid_file, tmp_path):
-    report = sweep.run_sweep(sweep.load_grid(grid_file), tmp_path / "dask", jobs=2,
+    report = sweep.run_sweep(load_grid(grid_file), tmp_path / "dask", jobs=2,
                              executor="dask", progress=False)
     assert not report.failed
     pd.testing.assert_frame_equal(results(tmp_path / "dask"), results(local_sweep.out))
@@ -59,7 +62,7 @@ def test_dask_cells_over_their_time_limit_are_killed_and_the_worker_goes_on(grid
     slow = tmp_path / "slow.toml"
     slow.write_text(grid_file.read_text().replace('timeout = "10min"', 'timeout = "0.5s"')
                     .replace("[0.05, 0.1]", "[0.05]").replace("[2, 1]", "[2]"))
-    report = sweep.run_sweep(sweep.load_grid(slow), tmp_path / "out", jobs=1,
+    report = sweep.run_sweep(load_grid(slow), tmp_path / "out", jobs=1,
                              executor="dask", progress=False)
     s = report.tables["summary"]
     assert len(report.failed) == 2 and s["error"].str.startswith("timeout").all()
@@ -114,7 +117,7 @@ def test_a_cell_over_its_time_limit_is_killed_and_recorded(grid_file, tmp_path):
     slow = tmp_path / "slow.toml"
     slow.write_text(grid_file.read_text().replace('timeout = "10min"', 'timeout = "0.5s"')
                     .replace("[0.05, 0.1]", "[0.05]").replace("[2, 1]", "[2]"))
-    report = sweep.run_sweep(sweep.load_grid(slow), tmp_path / "out", jobs=2, progress=False)
+    report = sweep.run_sweep(load_grid(slow), tmp_path / "out", jobs=2, progress=False)
     s = report.tables["summary"]
     assert len(report.failed) == 2 and s["error"].str.startswith("timeout").all()
     assert not list((tmp_path / "out" / "cells").iterdir())
@@ -145,7 +148,7 @@ def test_grid_errors_name_the_field_before_anything_runs(grid_file, tmp_path, ch
     bad = tmp_path / "bad.toml"
     bad.write_text(grid_file.read_text().replace(*change))
     with pytest.raises(ConfigError) as err:
-        sweep.load_grid(bad)
+        load_grid(bad)
     assert err.value.field == field, str(err.value)
 
 
@@ -156,7 +159,7 @@ def test_a_bad_adaptive_budget_is_named(grid_file, tmp_path, budget):
                                                  '"training.ratio" = [2, 1]\nseed = [1]')
                    + f"\n[adaptive]\nmax_seeds = 2\nbudget = {budget}\n")
     with pytest.raises(ConfigError) as err:
-        sweep.load_grid(bad)
+        load_grid(bad)
     assert err.value.field == "adaptive.budget", str(err.value)
 
 
@@ -164,20 +167,20 @@ def _one_seed_run(tmp_path):
     """Three points (R = 1, 2, 3) with seed 1 run (cells of 10, 100 and 40 s
     of measured wall time), seed 2 to add: (grid, cells, extra, per-seed cost
     of each point)."""
-    grid = sweep.Grid("g", None, "", {}, (), (("training.ratio", (1, 2, 3)), ("seed", (1,))),
-                      (("same", ()), ("low", ())), "same", 60.0)
+    grid = Grid("g", None, "", {}, (), (("training.ratio", (1, 2, 3)), ("seed", (1,))),
+                (("same", ()), ("low", ())), "same", 60.0)
     walls = {1: 10.0, 2: 100.0, 3: 40.0}      # seconds per cell, by ratio
     cells = []
     for r, wall in walls.items():
         for arm in ("same", "low"):
-            cell = sweep.Cell(f"c{r}{arm}", arm, (("training.ratio", r), ("seed", 1)), None)
+            cell = Cell(f"c{r}{arm}", arm, (("training.ratio", r), ("seed", 1)), None)
             directory = tmp_path / "cells" / cell.id
             directory.mkdir(parents=True)
             (directory / "manifest.json").write_text(json.dumps({"run_wall_s": wall}))
             cells.append(cell)
-    extra = [sweep.Cell(f"e{r}{arm}", arm, (("training.ratio", r), ("seed", 2)), None)
+    extra = [Cell(f"e{r}{arm}", arm, (("training.ratio", r), ("seed", 2)), None)
              for r in (1, 2, 3) for arm in ("same", "low")]
-    return grid, cells, extra, {r: 2 * (w + sweep.CELL_OVERHEAD_S) for r, w in walls.items()}
+    return grid, cells, extra, {r: 2 * (w + adaptive.CELL_OVERHEAD_S) for r, w in walls.items()}
 
 
 def test_added_seeds_go_to_the_cheapest_points_that_fit_the_budget(tmp_path):
@@ -187,14 +190,14 @@ def test_added_seeds_go_to_the_cheapest_points_that_fit_the_budget(tmp_path):
     grid, cells, extra, per_point = _one_seed_run(tmp_path)
     # room on 2 cores for R=1 and R=3 (cheapest first), not for R=2 as well
     left = (per_point[1] + per_point[3]) / 2 + 1
-    chosen, left_out = sweep.within_budget(tmp_path, grid, cells, extra, left, jobs=2)
+    chosen, left_out = adaptive.within_budget(tmp_path, grid, cells, extra, left, jobs=2)
     assert {dict(c.point)["training.ratio"] for c in chosen} == {1, 3}
     assert len(chosen) == 4 and left_out == 1
     # nothing fits: no seeds at all, every point left out
-    chosen, left_out = sweep.within_budget(tmp_path, grid, cells, extra, 1.0, jobs=2)
+    chosen, left_out = adaptive.within_budget(tmp_path, grid, cells, extra, 1.0, jobs=2)
     assert chosen == [] and left_out == 3
     # all fit
-    chosen, left_out = sweep.within_budget(tmp_path, grid, cells, extra, 1e6, jobs=2)
+    chosen, left_out = adaptive.within_budget(tmp_path, grid, cells, extra, 1e6, jobs=2)
     assert len(chosen) == 6 and left_out == 0
 
 
@@ -208,16 +211,16 @@ def test_added_seeds_go_first_to_points_nearest_a_verdict(tmp_path):
     # max_seeds 6), R=2 unknown
     to_decide = {(1,): 50.0, (2,): math.inf, (3,): 3.0}
     room = 2 * per_seed[3]                       # R=3's seed now and its next one
-    chosen, left_out = sweep.within_budget(tmp_path, grid, cells, extra, room / 2 + 1, 2,
-                                           to_decide, max_seeds=6)
+    chosen, left_out = adaptive.within_budget(tmp_path, grid, cells, extra, room / 2 + 1, 2,
+                                              to_decide, max_seeds=6)
     assert {dict(c.point)["training.ratio"] for c in chosen} == {3} and left_out == 2
     # room for R=1 too, once R=3's are kept
-    chosen, _ = sweep.within_budget(tmp_path, grid, cells, extra,
-                                    (room + per_seed[1]) / 2 + 1, 2, to_decide, max_seeds=6)
+    chosen, _ = adaptive.within_budget(tmp_path, grid, cells, extra,
+                                       (room + per_seed[1]) / 2 + 1, 2, to_decide, max_seeds=6)
     assert {dict(c.point)["training.ratio"] for c in chosen} == {1, 3}
     # projected past max_seeds: R=3 is no longer nearer than the cheap R=1
-    chosen, _ = sweep.within_budget(tmp_path, grid, cells, extra, per_seed[1] / 2 + 1, 2,
-                                    {(3,): 30.0}, max_seeds=6)
+    chosen, _ = adaptive.within_budget(tmp_path, grid, cells, extra, per_seed[1] / 2 + 1, 2,
+                                       {(3,): 30.0}, max_seeds=6)
     assert {dict(c.point)["training.ratio"] for c in chosen} == {1}
 
 
@@ -227,9 +230,9 @@ def test_points_are_crossed_with_the_axes(grid_file, tmp_path):
     path.write_text(grid_text.replace('timeout = "10min"', 'timeout = "10min"\npoints = ['
                                       '{ "background.load" = 0.05, "run.warmup" = 0.04 }, '
                                       '{ "background.load" = 0.1 }]'))
-    grid = sweep.load_grid(path)
+    grid = load_grid(path)
     assert grid.axis_fields == ["background.load", "run.warmup", "training.ratio", "seed"]
-    cells = sweep.expand(grid)
+    cells = expand(grid)
     points = {tuple(sorted(dict(c.point).items())) for c in cells}
     assert len(cells) == 2 * 2 * 2 * 2 and len(points) == 8     # points x ratio x seed x arms
     first = [c for c in cells if dict(c.point)["background.load"] == 0.05]
@@ -241,15 +244,15 @@ def test_points_are_crossed_with_the_axes(grid_file, tmp_path):
 def test_changed_grid_is_detected_on_resume(local_sweep, grid_file, tmp_path):
     changed = tmp_path / "changed.toml"
     changed.write_text(grid_file.read_text().replace("[0.05, 0.1]", "[0.05, 0.2]"))
-    with pytest.raises(sweep.SweepError, match="grid changed"):
-        sweep.prepare_dir(local_sweep.out, sweep.load_grid(changed),
-                          sweep.expand(sweep.load_grid(changed)), resume=True)
+    with pytest.raises(sweepdir.SweepError, match="grid changed"):
+        sweepdir.prepare_dir(local_sweep.out, load_grid(changed),
+                             expand(load_grid(changed)), resume=True)
 
 
 @pytest.mark.parametrize("preset, cells", [("quick", 32), ("thesis", 96)])
 def test_presets_expand_to_the_reference_grid(preset, cells):
-    grid = sweep.load_grid(preset)
-    expanded = sweep.expand(grid)
+    grid = load_grid(preset)
+    expanded = expand(grid)
     assert len(expanded) == cells and all(c.scenario is not None for c in expanded)
     assert grid.axis_fields[0] == "training.ratio" and grid.reference == "same"
     ratios = {c.scenario.training.ratio for c in expanded}
@@ -259,7 +262,7 @@ def test_presets_expand_to_the_reference_grid(preset, cells):
 def test_cells_start_longest_predicted_first(grid_file, tmp_path, monkeypatch):
     from harness import executors
 
-    cells = sweep.expand(sweep.load_grid(grid_file))
+    cells = expand(load_grid(grid_file))
     by_point = {}
     for c in cells:
         by_point.setdefault(c.point, set()).add(c.predicted_bytes)
@@ -272,7 +275,7 @@ def test_cells_start_longest_predicted_first(grid_file, tmp_path, monkeypatch):
     started = []
     monkeypatch.setattr(executors, "run_local",
                         lambda tasks, jobs, on_done: started.extend(t.cell for t in tasks))
-    sweep.run_sweep(sweep.load_grid(grid_file), tmp_path / "out", progress=False)
+    sweep.run_sweep(load_grid(grid_file), tmp_path / "out", progress=False)
     predicted = [c.predicted_bytes for c in started]
     assert len(started) == len(cells) and predicted == sorted(predicted, reverse=True)
 
@@ -321,8 +324,8 @@ def test_resume_removes_every_leftover_of_killed_writers(local_sweep, grid_file,
     alive.mkdir()
     user = out / "notes.txt"
     user.write_text("mine")
-    grid = sweep.load_grid(grid_file)
-    sweep.prepare_dir(out, grid, sweep.expand(grid), resume=True)
+    grid = load_grid(grid_file)
+    sweepdir.prepare_dir(out, grid, expand(grid), resume=True)
     assert not any(p.exists() for p in leftovers)
     assert alive.is_dir() and user.read_text() == "mine"
 
@@ -335,14 +338,14 @@ def test_failure_records_keep_the_real_message(local_sweep, grid_file, tmp_path)
 
     from harness import executors
 
-    grid = sweep.load_grid(grid_file)
-    cells = [c for c in sweep.expand(grid) if c.arm == "same"][:2]
+    grid = load_grid(grid_file)
+    cells = [c for c in expand(grid) if c.arm == "same"][:2]
     tr, tcp = cells[0].scenario.training, cells[1].scenario.tcp
     broken = [  # past validation, as a bug or a changed file would get there
-        dataclasses.replace(cells[0], scenario=dataclasses.replace(
-            cells[0].scenario, training=dataclasses.replace(tr, profile=str(tmp_path / "gone")))),
-        dataclasses.replace(cells[1], scenario=dataclasses.replace(
-            cells[1].scenario, tcp=dataclasses.replace(tcp, initial_cwnd=100_000_000_000))),
+        dataclasses.replace(cells[0], scenario=cells[0].scenario.replace(
+            training=tr.replace(profile=str(tmp_path / "gone")))),
+        dataclasses.replace(cells[1], scenario=cells[1].scenario.replace(
+            tcp=tcp.replace(initial_cwnd=100_000_000_000))),
     ]
     outcomes = []
     tasks = [executors.Task(c, tmp_path / "cells" / c.id, tmp_path / f"{c.id}.log", 300)
@@ -357,7 +360,7 @@ def test_failure_records_keep_the_real_message(local_sweep, grid_file, tmp_path)
                          "ns3::TcpSocket::InitialCwnd (exit code 133 (an ns-3 fatal error or "
                          "abort))"), ns3.error
     assert "#0 " not in ns3.detail and "Thread " not in ns3.detail
-    sweep.record_failure(tmp_path, ns3.cell, ns3.error, ns3.detail)
+    sweepdir.record_failure(tmp_path, ns3.cell, ns3.error, ns3.detail)
     record = json.loads((tmp_path / "failed" / f"{ns3.cell.id}.json").read_text())
     assert record["error"] == ns3.error and "msg=" in record["detail"]
 
@@ -456,8 +459,8 @@ def own_arms_file(tmp_path_factory):
 def test_points_with_their_own_arms_compare_each_with_its_own_reference(own_arms_file, tmp_path):
     from harness.plots import sweep_figures
 
-    grid = sweep.load_grid(own_arms_file)
-    cells = sweep.expand(grid)
+    grid = load_grid(own_arms_file)
+    cells = expand(grid)
     assert {(dict(c.point)["label"], c.arm, c.reference) for c in cells} == {
         ("tictac", "random", "random"), ("tictac", "tictac", "random"),
         ("p3", "fifo", "fifo"), ("p3", "p3", "fifo")}
@@ -528,15 +531,15 @@ def test_own_arms_errors_name_the_field(own_arms_file, tmp_path, change, field):
     assert old in text
     bad.write_text(text.replace(old, new))
     with pytest.raises(ConfigError) as err:
-        sweep.load_grid(bad)
+        load_grid(bad)
     assert err.value.field == field, str(err.value)
 
 
 def test_seed_claims_grid_sets_every_system_against_its_baseline():
     from harness.run import plan
 
-    grid = sweep.load_grid("seed-claims")
-    cells = sweep.expand(grid)
+    grid = load_grid("seed-claims")
+    cells = expand(grid)
     assert all(c.scenario is not None for c in cells), [c.error for c in cells if c.error]
     by_label: dict[str, list] = {}
     for c in cells:
@@ -566,7 +569,7 @@ def test_labelled_points_times_axes_keep_one_row_per_point():
     intervals = pd.DataFrame([{**row, "network.qdisc": float("nan") if row["network.qdisc"]
                                is None else row["network.qdisc"], "change": 0.01 * i}
                               for i, row in enumerate(rows)])
-    out = sweep._with_intervals(means, intervals, [POINT_LABEL, "training.ratio",
-                                                   "network.qdisc"], ["training.ratio"])
+    out = aggregate._with_intervals(means, intervals, [POINT_LABEL, "training.ratio",
+                                                       "network.qdisc"], ["training.ratio"])
     assert len(out) == 4
     assert (out["mean"] == out["change"]).all()

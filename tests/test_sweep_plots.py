@@ -91,7 +91,7 @@ def _hand_made(intervals: dict[int, tuple[float, float, float] | None]
 
 
 def test_map_colours_are_verdicts_of_the_intervals():
-    assert (plots.SLOWDOWN_GREEN_MAX, plots.SLOWDOWN_YELLOW_MAX) == (0.01, 0.30)
+    assert (stats.GREEN_MAX, stats.YELLOW_MAX) == (0.01, 0.30)
     cases = {1: (-0.2, -0.25, -0.15), 2: (0.005, -0.01, 0.01), 3: (0.02, 0.0101, 0.05),
              4: (0.2, 0.1, 0.30), 5: (0.5, 0.3001, 0.7), 6: None, 7: (0.02, 0.0, 0.04),
              8: (math.inf, math.inf, math.inf)}

@@ -14,6 +14,7 @@ import pytest
 
 from harness import outdir, sweep
 from harness.errors import CorruptTableError
+from harness.grid import load_grid
 from harness.tables import load_run, load_sweep
 
 DEAD_PID = 4_194_305  # above Linux's largest pid: no such process
@@ -126,7 +127,7 @@ def test_a_directory_with_a_user_file_is_not_half_made(tmp_path):
 
 def test_a_refused_grid_leaves_no_directory(grid_file, tmp_path, monkeypatch):
     out = tmp_path / "new"
-    grid = sweep.load_grid(grid_file)
+    grid = load_grid(grid_file)
 
     def refuse(*args, **kwargs):
         raise sweep.SweepError("refused")

@@ -4,7 +4,7 @@ code, so that they are written once.
 A page asks for one with a marker line, replaced when the site is built:
 
 - ``<!-- generated: scenario-keys -->``: every scenario key with its type,
-  default and description (harness.keys.markdown, from harness/config.py);
+  default and description (harness.keys.markdown, from harness/schema/);
 - ``<!-- generated: policy-parameters -->``: each scheduling policy's
   ``[training.scheduler]`` parameters (harness/schedulers.py);
 - ``<!-- generated: cli -->``: ``harness --help`` and every command's help.

@@ -5,19 +5,17 @@ from harness.plots.run_figures import (RunTables, buffer_spans, fct_cdf_frame, l
                                        measurement_window, pick_iterations, plot_run,
                                        save_figure, timeline_frames, uplink_utilization)
 from harness.plots.sweep_figures import (BOUNDARY_CLASSES, BOUNDARY_COLORS, BOUNDARY_LEGEND,
-                                         SLOWDOWN_GREEN_MAX, SLOWDOWN_YELLOW_MAX, SweepTables,
-                                         UnknownCellError, background_labels, boundary_table,
-                                         cells_cdf_frame, default_cdf_cells, draw_boundary,
-                                         draw_per_ratio, load_sweep, per_ratio_frame,
-                                         plot_sweep, resolve_cells, slowdown_class,
+                                         SweepTables, UnknownCellError, background_labels,
+                                         boundary_table, cells_cdf_frame, default_cdf_cells,
+                                         draw_boundary, draw_per_ratio, load_sweep,
+                                         per_ratio_frame, plot_sweep, resolve_cells,
                                          utilization_frame)
 
 __all__ = [
     "RunTables", "buffer_spans", "fct_cdf_frame", "load_run", "measurement_window",
     "pick_iterations", "plot_run", "save_figure", "timeline_frames", "uplink_utilization",
-    "BOUNDARY_CLASSES", "BOUNDARY_COLORS", "BOUNDARY_LEGEND", "SLOWDOWN_GREEN_MAX",
-    "SLOWDOWN_YELLOW_MAX", "SweepTables", "UnknownCellError", "background_labels",
-    "boundary_table", "cells_cdf_frame", "default_cdf_cells", "draw_boundary", "draw_per_ratio",
-    "load_sweep", "per_ratio_frame", "plot_sweep", "resolve_cells", "slowdown_class",
-    "utilization_frame",
+    "BOUNDARY_CLASSES", "BOUNDARY_COLORS", "BOUNDARY_LEGEND", "SweepTables",
+    "UnknownCellError", "background_labels", "boundary_table", "cells_cdf_frame",
+    "default_cdf_cells", "draw_boundary", "draw_per_ratio", "load_sweep", "per_ratio_frame",
+    "plot_sweep", "resolve_cells", "utilization_frame",
 ]

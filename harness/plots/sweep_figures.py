@@ -45,16 +45,15 @@ RATIO_FIELD = "training.ratio"
 BACKGROUND_FIELDS = ("background.load", "background.rate")
 
 # operating-boundary classes of the training slowdown (iteration-time change,
-# low vs same; docs/model/metrics.md): green <= 1 %, yellow <= 30 %, red above
-SLOWDOWN_GREEN_MAX = 0.01
-SLOWDOWN_YELLOW_MAX = 0.30
+# low vs same; docs/model/metrics.md): green <= stats.GREEN_MAX, yellow <=
+# stats.YELLOW_MAX, red above; the verdicts are harness.stats'
 BOUNDARY_CLASSES = ("green", "yellow", "red", "n/a")
 # light tones so the black cell text stays legible on every class
 BOUNDARY_COLORS = {"green": "#9ed89e", "yellow": "#f7dc6f", "red": "#ef8a80", "n/a": "#d3d3d3"}
 BOUNDARY_LEGEND = {
-    "green": f"slowdown ≤ {100 * SLOWDOWN_GREEN_MAX:g} %",
-    "yellow": f"slowdown ≤ {100 * SLOWDOWN_YELLOW_MAX:g} %",
-    "red": f"slowdown > {100 * SLOWDOWN_YELLOW_MAX:g} %",
+    "green": f"slowdown ≤ {100 * stats.GREEN_MAX:g} %",
+    "yellow": f"slowdown ≤ {100 * stats.YELLOW_MAX:g} %",
+    "red": f"slowdown > {100 * stats.YELLOW_MAX:g} %",
     "n/a": "n/a: no change measured (the cell says why)",
 }
 # (deltas metric, boundary_table column prefix, panel title)
@@ -105,18 +104,6 @@ def compared_arms(grid: dict) -> list[str]:
     """Arms that have deltas: every arm but the reference."""
     reference = grid.get("reference")
     return [a for a in grid.get("arms", []) if a != reference] if reference else []
-
-
-def slowdown_class(change: float) -> str:
-    """Colour class of an iteration-time change (fraction; NaN -> 'n/a', +inf:
-    the job stalled -> 'red'). A speed-up counts as free: green."""
-    if change is not None and change == np.inf:
-        return "red"
-    if change is None or not np.isfinite(change):
-        return "n/a"
-    if change <= SLOWDOWN_GREEN_MAX:
-        return "green"
-    return "yellow" if change <= SLOWDOWN_YELLOW_MAX else "red"
 
 
 def _with_point(df: pd.DataFrame, keys: list[str]) -> tuple[pd.DataFrame, list[str]]:
@@ -634,9 +621,9 @@ def draw_per_ratio(frame: pd.DataFrame, grid: dict, x_labels: dict, title: str) 
             # linear within the green limit, logarithmic beyond: iteration changes
             # of a fraction of a per cent stay visible next to FCT changes and
             # CIs of hundreds of per cent
-            ax.set_yscale("symlog", linthresh=100 * SLOWDOWN_GREEN_MAX)
+            ax.set_yscale("symlog", linthresh=100 * stats.GREEN_MAX)
             ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-            for limit in (SLOWDOWN_GREEN_MAX, SLOWDOWN_YELLOW_MAX):
+            for limit in (stats.GREEN_MAX, stats.YELLOW_MAX):
                 ax.axhline(100 * limit, color="0.45", linestyle=":", linewidth=1)
             ax.set_xticks(range(len(xs)), [x_labels.get(v, str(v)).replace(" (", "\n(")
                                            for v in xs])
@@ -650,8 +637,8 @@ def draw_per_ratio(frame: pd.DataFrame, grid: dict, x_labels: dict, title: str) 
     handles, labels = axes[0, 0].get_legend_handles_labels()
     from matplotlib.lines import Line2D
     handles.append(Line2D([], [], color="0.45", linestyle=":"))
-    labels.append(f"slowdown class limits ({100 * SLOWDOWN_GREEN_MAX:g} %, "
-                  f"{100 * SLOWDOWN_YELLOW_MAX:g} %)")
+    labels.append(f"slowdown class limits ({100 * stats.GREEN_MAX:g} %, "
+                  f"{100 * stats.YELLOW_MAX:g} %)")
     fig.legend(handles, labels, loc="outside lower center", ncols=4, fontsize="small")
     fig.suptitle(title)
     return fig

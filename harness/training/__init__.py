@@ -1,9 +1,10 @@
 """Training jobs: one plug-in module per architecture, registered here.
 
 Adding an architecture: a module of this package with an `Architecture`
-subclass (harness.training.common: check / plan / recipe / installed /
-collect / predict) and its C++ job in ns3-modules/jobs/ (with its `job
-<kind>` in ns3-modules/network/scenario-recipe.cc), plus one line below."""
+subclass (harness.training.common: check / plan / recipe / collect /
+predict, and `job_type`, its C++ job's TypeId) and its C++ job, workers and
+helper in ns3-modules/jobs/ (docs/architecture/extending.md), plus one line
+below."""
 
 from __future__ import annotations
 

@@ -22,9 +22,8 @@ from harness.paths import PROFILES_DIR, resolve_data_file
 from harness.recipe_tokens import token, token_list
 from harness.units import INT64_MAX, NS3_TIME_MAX_S
 
-# A job's settings are harness.config.TrainingConfig (and the background's
-# BackgroundConfig): typed as Any here, because the schema imports this package
-# (for the registry), never the reverse.
+# A job's settings are its architecture's model on harness.schema.training's
+# TrainingConfig (and the background's BackgroundConfig): typed as Any here.
 
 
 @dataclass(frozen=True)
@@ -89,6 +88,8 @@ class Architecture:
 
     name: ClassVar[str]
     summary: ClassVar[str]           # "ring-allreduce", for messages
+    job_type: ClassVar[str]          # the C++ job's ns-3 TypeId ("ns3::RingAllreduceJob")
+    settings: ClassVar[type]         # its settings model (harness.schema.training.TrainingConfig)
     unsupported_hint: ClassVar[str] = "is not available"  # a policy it does not take
 
     # ---- config time
@@ -140,13 +141,20 @@ class Architecture:
 
     # ---- ns-3, through the scenario recipe (harness.recipe)
     def recipe(self, job: JobPlan, ack_tos: int) -> list[str]:
-        """The job's lines of the recipe: `job <kind>`, its per-layer table
+        """The job's lines of the recipe: job_line(), its per-layer table
         (layer_lines), its plan and policy, then `job-install`."""
         raise NotImplementedError
 
+    def job_line(self) -> str:
+        """The `job NAME TYPEID` line that opens the job's lines: ScenarioRecipe
+        creates the job by its TypeId (through the C++ helper registered for
+        it) and hands the `job-*` lines that follow to that helper."""
+        return f"job {self.name} {self.job_type}"
+
     def installed(self, scenario_recipe, slot: int):
-        """The ns-3 job the recipe installed as its `slot`-th job."""
-        raise NotImplementedError
+        """The ns-3 job the recipe installed as its `slot`-th job (cppyy gives
+        the object its own class: the architecture's methods are there)."""
+        return scenario_recipe.GetJob(slot)
 
     def collect(self, ns_job, job: JobPlan, tos_class: dict[int, str]) -> JobTables:
         raise NotImplementedError

@@ -15,7 +15,6 @@ link the placement does not show. Each job listens on its own ports."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from harness.config import TrainingConfig, job_fields
@@ -61,7 +60,7 @@ def place(jobs: list[tuple[int, TrainingConfig]], topo, n_jobs: int) -> list[Tra
     groups = leaf_groups(topo)
     free = set(range(topo.n_hosts))
     for _, cfg in jobs:
-        free -= set(cfg.hosts) | set(cfg.server_hosts)
+        free -= set(cfg.hosts) | set(getattr(cfg, "server_hosts", ()))
     out = []
     for index, cfg in jobs:
         with job_fields(index, n_jobs):
@@ -70,9 +69,9 @@ def place(jobs: list[tuple[int, TrainingConfig]], topo, n_jobs: int) -> list[Tra
                           and cfg.server_placement == "dedicated" else 0)
                 hosts = pick(groups, free, cfg.workers + shards, cfg.placement or "packed")
                 free -= set(hosts)
-                cfg = dataclasses.replace(cfg, hosts=hosts[:cfg.workers])
+                cfg = cfg.model_copy(update={"hosts": hosts[:cfg.workers]})
                 if shards:
-                    cfg = dataclasses.replace(cfg, server_hosts=hosts[cfg.workers:])
+                    cfg = cfg.model_copy(update={"server_hosts": hosts[cfg.workers:]})
         out.append(cfg)
     return out
 

@@ -6,11 +6,16 @@ compute-to-network ratio), and the installation of a PsJob
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal, Optional
+
+from pydantic import AfterValidator, Field, model_validator
 
 from harness import analytic, profiles, schedulers
 from harness.errors import ConfigError
 from harness.recipe_tokens import token_list
+from harness.schema.base import Bool, Bytes, Hosts, Int, Str, Time, Toml
+from harness.schema.topology import MAX_NODES
+from harness.schema.training import TrainingConfig
 from harness.training.common import (Architecture, JobPlan, JobTables, layer_lines, load,
                                      recipe_attribute, recipe_scheduler,
                                      read_csv)
@@ -18,6 +23,51 @@ from harness.training.common import (Architecture, JobPlan, JobTables, layer_lin
 
 #: Aggregation unit for aggregation = "chunk" with a policy that sends whole tensors.
 DEFAULT_AGGREGATION_CHUNK = 65_536
+SERVER_PLACEMENTS = ("dedicated", "colocated")
+AGGREGATIONS = ("tensor", "chunk")
+
+
+def _some_hosts(hosts: tuple) -> tuple:
+    if not hosts:
+        raise ConfigError("", "is empty; list the shards' hosts, or leave server_hosts out "
+                          "for `servers` shards placed by server_placement")
+    return hosts
+
+
+class PsSettings(TrainingConfig):
+    """A parameter-server job's settings: the common ones and its own (a
+    ring's fusion_buffer is refused: an unknown key here)."""
+
+    architecture: Literal["ps"] = Field(description=(
+        "`ring` (ring allreduce) or `ps` (parameter servers)"))
+    servers: Int(1, MAX_NODES) = Field(1, description="ps: number of shards K")
+    server_placement: Literal[SERVER_PLACEMENTS] = Field("dedicated", description=(
+        "ps: `dedicated` (the first hosts without a worker) or `colocated` (on workers "
+        "0..K-1)"))
+    server_hosts: Annotated[Hosts, AfterValidator(_some_hosts)] = Field((), description=(
+        "ps: the shards' hosts (sets `servers`; a worker's host = co-located)"))
+    aggregation: Literal[AGGREGATIONS] = Field("tensor", description=(
+        "ps: `tensor` or `chunk` (pulls overlap pushes)"))
+    aggregation_chunk: Annotated[Optional[Bytes()],
+                                 Toml(default="the policy's chunk, else 64 KiB")] = Field(
+        None, description="ps, chunk aggregation: the unit")
+    deadline_class: Annotated[Optional[Str], Toml(default="off")] = Field(None, description=(
+        "ps: raise a transfer not yet in TCP to this class when its slack runs out"))
+    # pulls of an iteration wait until every tensor of it is aggregated on every
+    # shard (TensorFlow's synchronous PS, TicTac's setting): pulls do not overlap pushes
+    pull_barrier: Bool = Field(False, description=(
+        "ps: an iteration's pulls wait until every tensor is aggregated on every shard "
+        "(TensorFlow's synchronous PS)"))
+    # each sender commits chunks at least this far apart (s): the framework's
+    # per-operation cost, which makes small partitions expensive on fast links
+    chunk_overhead: Time = Field(0.0, description=(
+        "ps: each sender commits chunks at least this far apart (a per-operation cost)"))
+
+    @model_validator(mode="after")
+    def _shards(self) -> PsSettings:
+        if self.given("server_hosts"):
+            self._finish(servers=len(self.server_hosts))
+        return self
 
 
 def assign_shards(layer_bytes: tuple[int, ...], n_shards: int) -> tuple[int, ...]:
@@ -93,13 +143,8 @@ class PsPlan(JobPlan):
 class ParameterServer(Architecture):
     name = "ps"
     summary = "parameter-server"
-
-    def check(self, cfg, given: dict[str, Any]) -> dict[str, Any]:
-        values = super().check(cfg, given)
-        if cfg.fusion_buffer is not None:
-            raise ConfigError("training.fusion_buffer", "is a ring-allreduce setting (a "
-                              "parameter-server job sends tensors, not fused buffers)")
-        return values
+    job_type = "ns3::PsJob"
+    settings = PsSettings
 
     def place(self, cfg, topo, classes, hosts, tos, scale) -> PsPlan:
         shards = server_hosts(cfg, topo, hosts)
@@ -140,22 +185,19 @@ class ParameterServer(Architecture):
     def recipe(self, job: PsPlan, ack_tos: int) -> list[str]:
         """A PsJob with worker r on hosts[r] and shard k on server_hosts[k]."""
         cfg = job.config
-        lines = ["job ps", *layer_lines(job), f"job-shards {token_list(job.tensor_shards)}"]
+        lines = [self.job_line(), *layer_lines(job), f"job-shards {token_list(job.tensor_shards)}"]
         lines += [recipe_scheduler(side, *schedulers.attributes(
             cfg.policy, cfg.scheduler_params, side, job.link_bps)) for side in ("push", "pull")]
         lines += [recipe_attribute(name, value) for name, value in (
             ("Barrier", "true" if cfg.barrier else "false"),
             ("PullBarrier", "true" if cfg.pull_barrier else "false"),
             ("ChunkOverhead", f"{round(cfg.chunk_overhead * 1e9)}ns"),
-            ("Port", str(cfg.port)), ("DefaultTos", str(job.tos)),
+            ("Port", str(cfg.port)),
             ("AggregationBytes", str(aggregation_bytes(cfg))),
             ("DeadlineTos", str(job.deadline_tos)),
             ("LinkBps", str(int(job.link_bps))))]
         lines.append(f"job-install {token_list(job.hosts)} {token_list(job.server_hosts)}")
         return lines
-
-    def installed(self, scenario_recipe, slot: int):
-        return scenario_recipe.GetPsJob(slot)
 
     def collect(self, ns_job, job: PsPlan, tos_class: dict[int, str]) -> JobTables:
         # each chunk row carries the class it was sent in

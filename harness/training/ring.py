@@ -8,18 +8,29 @@ plan and records what happened."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal, Optional
+
+from pydantic import Field
 
 from harness import analytic, profiles, schedulers
 from harness.errors import ConfigError
 from harness.recipe_tokens import token_list
+from harness.schema.base import Int, Toml
+from harness.schema.training import TrainingConfig
 from harness.training.common import (Architecture, JobPlan, JobTables, layer_lines, load,
                                      recipe_attribute, recipe_scheduler,
                                      read_csv)
+from harness.units import INT64_MAX
 
-# Settings only a parameter-server job has: refused on a ring.
-_PS_SETTINGS = ("servers", "server_hosts", "aggregation", "aggregation_chunk",
-                "deadline_class", "pull_barrier", "chunk_overhead")
+
+class RingSettings(TrainingConfig):
+    """A ring-allreduce job's settings: the common ones and its own (a
+    parameter server's are refused: an unknown key here)."""
+
+    architecture: Literal["ring"] = Field("ring", description=(
+        "`ring` (ring allreduce) or `ps` (parameter servers)"))
+    fusion_buffer: Annotated[Optional[Int(1, INT64_MAX)], Toml(default="largest layer + 1")] = \
+        Field(None, description="ring: tensor-fusion buffer, bytes")
 
 
 @dataclass(frozen=True)
@@ -35,6 +46,8 @@ class RingPlan(JobPlan):
 class Ring(Architecture):
     name = "ring"
     summary = "ring-allreduce"
+    job_type = "ns3::RingAllreduceJob"
+    settings = RingSettings
     unsupported_hint = 'needs a parameter-server job (training.architecture = "ps")'
 
     def supports(self, policy: schedulers.Policy) -> bool:
@@ -43,11 +56,6 @@ class Ring(Architecture):
     def check(self, cfg, given: dict[str, Any]) -> dict[str, Any]:
         values = schedulers.resolve(self.policy(cfg.policy).name, given,
                                     adjust=_one_partition_in_flight)
-        defaults = type(cfg)()
-        for key in _PS_SETTINGS:
-            if getattr(cfg, key) != getattr(defaults, key):
-                raise ConfigError(f"training.{key}", "is a parameter-server setting; set "
-                                  "training.architecture = \"ps\"")
         if cfg.fusion_buffer is not None and schedulers.chunk_bytes(cfg.policy, values):
             raise ConfigError("training.fusion_buffer", f"policy {cfg.policy!r} cuts layers "
                               "into partitions instead of fusing them; leave it out")
@@ -89,19 +97,14 @@ class Ring(Architecture):
     def recipe(self, job: RingPlan, ack_tos: int) -> list[str]:
         """A RingAllreduceJob with rank r on hosts[r], its buffers as planned."""
         cfg = job.config
-        return ["job ring", *layer_lines(job),
-                "job-buffers " + " ".join(token_list(v) for v in
-                                          buffer_arguments(job.buffers, job.layer_tos)),
+        return [self.job_line(), *layer_lines(job),
+                "job-buffers " + " ".join(token_list(v) for v in buffer_arguments(job.buffers)),
                 recipe_scheduler("push", *schedulers.attributes(
                     cfg.policy, cfg.scheduler_params, "push", job.link_bps)),
                 recipe_attribute("Barrier", "true" if cfg.barrier else "false"),
                 recipe_attribute("Port", str(cfg.port)),
-                recipe_attribute("DefaultTos", str(job.tos)),
                 recipe_attribute("AckTos", str(ack_tos)),
                 f"job-install {token_list(job.hosts)}"]
-
-    def installed(self, scenario_recipe, slot: int):
-        return scenario_recipe.GetRingJob(slot)
 
     def collect(self, ns_job, job: RingPlan, tos_class: dict[int, str]) -> JobTables:
         # each partition row carries the class of its fusion buffer
@@ -125,12 +128,13 @@ def _one_partition_in_flight(values: dict, given: dict, where: str) -> None:
                               "a time: the credit is one partition (leave credit out)")
 
 
-def buffer_arguments(buffers, layer_tos) -> tuple[list[int], list[int], list[int], list[int]]:
-    """(first layer, last layer, bytes, ToS) of each buffer, as
-    RingAllreduceHelper::SetBuffers takes them: a buffer travels in the class
-    of its lowest layer (the most urgent it holds)."""
+def buffer_arguments(buffers) -> tuple[list[int], list[int], list[int]]:
+    """(first layer, last layer, bytes) of each buffer, as
+    RingAllreduceHelper::SetBuffers takes them. No class: the C++ job sends a
+    buffer in the class of its lowest layer (the most urgent it holds), from
+    the per-layer classes of `job-layer-classes`."""
     return ([b.layers[0] for b in buffers], [b.layers[-1] for b in buffers],
-            [b.bytes for b in buffers], [layer_tos[b.priority] for b in buffers])
+            [b.bytes for b in buffers])
 
 
 def fusion_buffer(cfg, profile: profiles.Profile) -> int:

@@ -3,7 +3,9 @@
 // template` below tells Cling the instance already exists in our library, so
 // a call from Python costs a small wrapper (~10 ms) instead of code
 // generation for CreateObject<T> / Ptr<T> (measured: 50-120 ms each).
-// Add a type here when Python starts creating or holding a new one.
+// Add a type here when Python starts creating or holding a new one. (Not a
+// training job's own type: Python holds every job as Ptr<TrainingJob>, from
+// ScenarioRecipe::GetJob, and cppyy casts the object to its class.)
 #ifndef DDNN_BINDING_INSTANTIATIONS_H
 #define DDNN_BINDING_INSTANTIATIONS_H
 
@@ -11,9 +13,7 @@
 #include "flow-send-application.h"
 #include "flow-sink-application.h"
 #include "link-utilization-tracker.h"
-#include "ps-job.h"
 #include "queue-tracker.h"
-#include "ring-allreduce-job.h"
 #include "scenario-recipe.h"
 #include "topology-builder.h"
 
@@ -39,9 +39,7 @@
     DDNN_HELD_BY_PYTHON(NetDevice)                                                                 \
     DDNN_HELD_BY_PYTHON(QueueDisc)                                                                 \
     DDNN_HELD_BY_PYTHON(FlowSinkApplication)                                                       \
-    DDNN_HELD_BY_PYTHON(FlowSendApplication)                                                       \
-    DDNN_HELD_BY_PYTHON(RingAllreduceJob)                                                          \
-    DDNN_HELD_BY_PYTHON(PsJob)
+    DDNN_HELD_BY_PYTHON(FlowSendApplication)
 
 #ifndef DDNN_BINDING_INSTANTIATIONS_CC
 namespace ns3

@@ -8,9 +8,40 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("PsHelper");
 
+DDNN_JOB_HELPER(PsJob, PsHelper);
+
 PsHelper::PsHelper()
-    : TrainingJobHelper(PsJob::GetTypeId())
+    : PsHelper(PsJob::GetTypeId())
 {
+}
+
+PsHelper::PsHelper(TypeId jobType)
+    : TrainingJobHelper(jobType)
+{
+}
+
+bool
+PsHelper::ApplyDirective(const std::string& directive, RecipeArgs& args)
+{
+    if (directive == "job-shards")
+    {
+        SetTensorShards(args.NextList<uint32_t>());
+        return true;
+    }
+    if (directive == "job-scheduler")
+    {
+        const SchedulerLine scheduler = ReadScheduler(args);
+        SetScheduler(scheduler.push, scheduler.typeId, scheduler.attributes);
+        return true;
+    }
+    return TrainingJobHelper::ApplyDirective(directive, args);
+}
+
+Ptr<TrainingJob>
+PsHelper::Install(const std::vector<Hosts>& hosts) const
+{
+    CheckHostLists(hosts, 2, "PsHelper");
+    return Install(hosts[0].nodeIds, hosts[0].addresses, hosts[1].nodeIds, hosts[1].addresses);
 }
 
 void

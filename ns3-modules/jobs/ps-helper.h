@@ -8,6 +8,14 @@
 //   helper.SetTensorShards(shards)                   # shard of each layer
 //   helper.SetScheduler(True, "ns3::ByteScheduler", ["PartitionBytes=160000"])
 //   job = helper.Install(worker_node_ids, worker_addresses, shard_node_ids, shard_addresses)
+//
+// Its recipe lines (ScenarioRecipe hands them over; TrainingJobHelper reads
+// the common ones):
+//   job ps ns3::PsJob                  this helper (DDNN_JOB_HELPER)
+//   job-shards SHARDS                  SetTensorShards (LIST)
+//   job-scheduler push|pull TYPEID [NAME=VALUE..]   SetScheduler
+//   job-install WORKERS SERVERS        Install: worker r on host WORKERS[r], shard k on
+//                                      host SERVERS[k] (LISTs)
 #ifndef DDNN_PS_HELPER_H
 #define DDNN_PS_HELPER_H
 
@@ -31,9 +39,16 @@ namespace ns3
 class PsHelper : public TrainingJobHelper
 {
   public:
-    /// \brief Job attributes: JobId, Port, Barrier, DefaultTos, AggregationBytes,
-    /// DeadlineTos, LinkBps.
+    /// \brief Job attributes: JobId, Port, Barrier, AggregationBytes, DeadlineTos,
+    /// LinkBps.
     PsHelper();
+    /// \brief The same, creating jobs of `jobType` (PsJob or a type derived from it).
+    explicit PsHelper(TypeId jobType);
+
+    /// \brief `job-shards` and `job-scheduler`, then TrainingJobHelper's.
+    bool ApplyDirective(const std::string& directive, RecipeArgs& args) override;
+    /// \brief Install(): hosts[0] are the workers, hosts[1] the shards.
+    Ptr<TrainingJob> Install(const std::vector<Hosts>& hosts) const override;
 
     /// \brief Shard (PS index) of every tensor, one entry per layer (default: all on 0).
     void SetTensorShards(const std::vector<uint32_t>& shards);

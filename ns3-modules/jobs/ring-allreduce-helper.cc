@@ -8,22 +8,57 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("RingAllreduceHelper");
 
+DDNN_JOB_HELPER(RingAllreduceJob, RingAllreduceHelper);
+
 RingAllreduceHelper::RingAllreduceHelper()
-    : TrainingJobHelper(RingAllreduceJob::GetTypeId()),
+    : RingAllreduceHelper(RingAllreduceJob::GetTypeId())
+{
+}
+
+RingAllreduceHelper::RingAllreduceHelper(TypeId jobType)
+    : TrainingJobHelper(jobType),
       m_scheduler("ns3::FifoScheduler", {})
 {
+}
+
+bool
+RingAllreduceHelper::ApplyDirective(const std::string& directive, RecipeArgs& args)
+{
+    if (directive == "job-buffers")
+    {
+        const auto first = args.NextList<uint32_t>();
+        const auto last = args.NextList<uint32_t>();
+        SetBuffers(first, last, args.NextList<uint64_t>());
+        return true;
+    }
+    if (directive == "job-scheduler")
+    {
+        const SchedulerLine scheduler = ReadScheduler(args);
+        if (!scheduler.push)
+        {
+            args.Fail("a ring job has one (push) policy");
+        }
+        SetScheduler(scheduler.typeId, scheduler.attributes);
+        return true;
+    }
+    return TrainingJobHelper::ApplyDirective(directive, args);
+}
+
+Ptr<TrainingJob>
+RingAllreduceHelper::Install(const std::vector<Hosts>& hosts) const
+{
+    CheckHostLists(hosts, 1, "RingAllreduceHelper");
+    return Install(hosts[0].nodeIds, hosts[0].addresses);
 }
 
 void
 RingAllreduceHelper::SetBuffers(const std::vector<uint32_t>& first,
                                 const std::vector<uint32_t>& last,
-                                const std::vector<uint64_t>& bytes,
-                                const std::vector<uint32_t>& tos)
+                                const std::vector<uint64_t>& bytes)
 {
     m_first = first;
     m_last = last;
     m_bufferBytes = bytes;
-    m_bufferTos = tos;
 }
 
 void
@@ -40,7 +75,7 @@ RingAllreduceHelper::Install(const NodeContainer& nodes,
     NS_ABORT_MSG_IF(m_bytes.empty(), "RingAllreduceHelper: SetLayers() before Install()");
     Ptr<RingAllreduceJob> job = m_jobFactory.Create<RingAllreduceJob>();
     DescribeLayers(job);
-    job->SetBuffers(m_first, m_last, m_bufferBytes, m_bufferTos);
+    job->SetBuffers(m_first, m_last, m_bufferBytes);
     job->SetScheduler(m_scheduler.first, m_scheduler.second);
     return InstallJob(job, nodes, addresses);
 }

@@ -5,9 +5,17 @@
 //
 //   helper = ns.RingAllreduceHelper()
 //   helper.SetLayers(bytes, fp_ns, bp_ns)            # lists of ints
-//   helper.SetBuffers(first, last, bytes, tos)       # planned by harness/training/ring.py
+//   helper.SetLayerClasses(tos)                      # per layer: a buffer takes its lowest's
+//   helper.SetBuffers(first, last, bytes)            # planned by harness/training/ring.py
 //   helper.SetScheduler("ns3::PriorityScheduler", [])
 //   job = helper.Install(node_ids, addresses)        # NodeList ids, Ipv4Address::Get()
+//
+// Its recipe lines (ScenarioRecipe hands them over; TrainingJobHelper reads
+// the common ones):
+//   job ring ns3::RingAllreduceJob     this helper (DDNN_JOB_HELPER)
+//   job-buffers FIRST LAST BYTES       SetBuffers (LISTs)
+//   job-scheduler push TYPEID [NAME=VALUE..]   SetScheduler (a ring has no pull side)
+//   job-install WORKERS                Install: worker r on host WORKERS[r] (LIST)
 #ifndef DDNN_RING_ALLREDUCE_HELPER_H
 #define DDNN_RING_ALLREDUCE_HELPER_H
 
@@ -31,14 +39,20 @@ namespace ns3
 class RingAllreduceHelper : public TrainingJobHelper
 {
   public:
-    /// \brief Job attributes: JobId, Port, Barrier, DefaultTos, AckTos.
+    /// \brief Job attributes: JobId, Port, Barrier, AckTos.
     RingAllreduceHelper();
+    /// \brief The same, creating jobs of `jobType` (RingAllreduceJob or a type derived from it).
+    explicit RingAllreduceHelper(TypeId jobType);
+
+    /// \brief `job-buffers` and `job-scheduler`, then TrainingJobHelper's.
+    bool ApplyDirective(const std::string& directive, RecipeArgs& args) override;
+    /// \brief Install(hosts[0].nodeIds, hosts[0].addresses): the one list is the workers.
+    Ptr<TrainingJob> Install(const std::vector<Hosts>& hosts) const override;
 
     /// \brief The buffers the job allreduces (RingAllreduceJob::SetBuffers).
     void SetBuffers(const std::vector<uint32_t>& first,
                     const std::vector<uint32_t>& last,
-                    const std::vector<uint64_t>& bytes,
-                    const std::vector<uint32_t>& tos);
+                    const std::vector<uint64_t>& bytes);
     /// \brief The policy ordering ready buffers (RingAllreduceJob::SetScheduler).
     void SetScheduler(const std::string& typeId, const std::vector<std::string>& attributes);
 
@@ -58,7 +72,6 @@ class RingAllreduceHelper : public TrainingJobHelper
     std::vector<uint32_t> m_first;
     std::vector<uint32_t> m_last;
     std::vector<uint64_t> m_bufferBytes;
-    std::vector<uint32_t> m_bufferTos;
     std::pair<std::string, std::vector<std::string>> m_scheduler;
 };
 

@@ -70,27 +70,25 @@ RingAllreduceJob::CheckDescribable(const char* what) const
 void
 RingAllreduceJob::SetBuffers(const std::vector<uint32_t>& first,
                              const std::vector<uint32_t>& last,
-                             const std::vector<uint64_t>& bytes,
-                             const std::vector<uint32_t>& tos)
+                             const std::vector<uint64_t>& bytes)
 {
     CheckDescribable("SetBuffers");
     const uint32_t L = m_bytes.size();
     NS_ABORT_MSG_IF(L == 0, "RingAllreduceJob::SetBuffers: no layers (call SetLayers first)");
-    NS_ABORT_MSG_IF(first.size() != last.size() || first.size() != bytes.size() ||
-                        first.size() != tos.size() || first.empty(),
-                    "RingAllreduceJob::SetBuffers: first, last, bytes and tos must have the "
-                    "same, non-zero length");
+    NS_ABORT_MSG_IF(first.size() != last.size() || first.size() != bytes.size() || first.empty(),
+                    "RingAllreduceJob::SetBuffers: first, last and bytes must have the same, "
+                    "non-zero length");
     m_buffers.clear();
     m_closing.assign(L, {});
     m_layerParts.assign(L, 0);
     std::vector<uint64_t> filled(L, 0); // bytes of each layer in single-layer buffers so far
     for (uint32_t b = 0; b < first.size(); ++b)
     {
-        NS_ABORT_MSG_IF(first[b] >= L || last[b] > first[b] || bytes[b] == 0 || tos[b] > 255,
+        NS_ABORT_MSG_IF(first[b] >= L || last[b] > first[b] || bytes[b] == 0,
                         "RingAllreduceJob::SetBuffers: buffer " << b << " (layers " << first[b]
                                                                 << "-" << last[b] << ", "
                                                                 << bytes[b] << " B) is not valid");
-        Buffer buffer{{}, bytes[b], last[b], 0, uint8_t(tos[b]), std::to_string(first[b])};
+        Buffer buffer{{}, bytes[b], last[b], 0, std::to_string(first[b])};
         for (int64_t layer = first[b]; layer >= int64_t(last[b]); --layer)
         {
             buffer.layers.push_back(uint32_t(layer));
@@ -166,7 +164,7 @@ RingAllreduceJob::GetBufferPriority(uint32_t buffer) const
 uint8_t
 RingAllreduceJob::GetBufferTos(uint32_t buffer) const
 {
-    return GetBuffer(buffer).tos;
+    return GetLayerTos(GetBuffer(buffer).priority);
 }
 
 std::string
@@ -206,7 +204,7 @@ RingAllreduceJob::BuffersCsv() const
     {
         const Buffer& buf = m_buffers[b];
         os << b << ',' << buf.label << ',' << buf.bytes << ',' << buf.priority << ','
-           << unsigned(buf.tos) << '\n';
+           << unsigned(GetLayerTos(buf.priority)) << '\n';
     }
     return os.str();
 }
@@ -266,7 +264,7 @@ RingAllreduceJob::NotifyBufferReady(uint32_t rank, uint64_t iteration, uint32_t 
         m_readyCount.erase(key);
         const Buffer& buf = m_buffers.at(buffer);
         // the scheduler orders units by (layer, iteration, offset) or by arrival
-        PsChunk unit{iteration, buf.priority, buf.offset, buf.bytes, buf.tos, -1, 0};
+        PsChunk unit{iteration, buf.priority, buf.offset, buf.bytes, GetLayerTos(buf.priority), -1, 0};
         unit.unit = buffer;
         m_scheduler->Enqueue(unit);
         ScheduleTryStart();

@@ -1,6 +1,7 @@
 // One data-parallel training job with ring allreduce. It replays
 // what the harness planned (harness/training/ring.py): the fused buffers (or
-// partitions) with their classes, given by SetBuffers(), and the policy
+// partitions), given by SetBuffers(), each in the class of its lowest layer
+// (the job's per-layer classes), and the policy
 // ordering ready buffers, a CommScheduler (the same classes parameter-server
 // senders use). The job-wide syncer starts one allreduce at a time once the
 // previous one finished on every worker: the buffer the scheduler picks among
@@ -47,7 +48,6 @@ class RingAllreduceJob : public TrainingJob
         uint64_t bytes;    //!< payload bytes
         uint32_t priority; //!< lowest layer index it holds
         uint64_t offset;   //!< first byte within its layer (partitions; 0 when fused)
-        uint8_t tos;       //!< IP ToS it travels in
         std::string label; //!< "49-44" or "7"
     };
 
@@ -59,11 +59,11 @@ class RingAllreduceJob : public TrainingJob
     // ---- the plan (before the workers are added)
     /// \brief The buffers in closing order (buffer b closes after backward of its
     /// lowest layer, last[b]): layers first[b] down to last[b], bytes[b]
-    /// payload bytes, sent in class tos[b]. After SetLayers().
+    /// payload bytes. After SetLayers(). A buffer travels in the class of its
+    /// lowest layer, the most urgent it holds (GetLayerTos(last[b])).
     void SetBuffers(const std::vector<uint32_t>& first,
                     const std::vector<uint32_t>& last,
-                    const std::vector<uint64_t>& bytes,
-                    const std::vector<uint32_t>& tos);
+                    const std::vector<uint64_t>& bytes);
     /// \brief The policy ordering buffers ready on every worker: a CommScheduler
     /// TypeId name and its attributes as "Name=Value" strings (default
     /// ns3::FifoScheduler). The ring asks it with nothing in flight.
@@ -84,7 +84,7 @@ class RingAllreduceJob : public TrainingJob
     uint64_t GetBufferBytes(uint32_t buffer) const;
     /// \brief Its lowest layer.
     uint32_t GetBufferPriority(uint32_t buffer) const;
-    /// \brief Its IP ToS.
+    /// \brief Its IP ToS: that of its lowest layer.
     uint8_t GetBufferTos(uint32_t buffer) const;
     /// \brief Its layers as "49-44" or "7".
     std::string GetBufferLabel(uint32_t buffer) const;

@@ -3,11 +3,114 @@
 #include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
+#include "ns3/string.h"
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("TrainingJobHelper");
+
+namespace
+{
+
+/// Job type -> the factory of its helper (DDNN_JOB_HELPER). A function's
+/// static: the registrations run during static initialisation, in any order.
+std::map<TypeId, TrainingJobHelper::Factory>&
+Factories()
+{
+    static std::map<TypeId, TrainingJobHelper::Factory> factories;
+    return factories;
+}
+
+} // namespace
+
+bool
+TrainingJobHelper::Register(TypeId jobType, Factory factory)
+{
+    NS_ABORT_MSG_IF(!jobType.IsChildOf(TrainingJob::GetTypeId()),
+                    "TrainingJobHelper::Register: " << jobType.GetName()
+                                                    << " is not a TrainingJob");
+    Factories()[jobType] = factory;
+    return true;
+}
+
+std::unique_ptr<TrainingJobHelper>
+TrainingJobHelper::Create(TypeId jobType)
+{
+    for (TypeId type = jobType; type.IsChildOf(TrainingJob::GetTypeId()); type = type.GetParent())
+    {
+        const auto factory = Factories().find(type);
+        if (factory != Factories().end())
+        {
+            return factory->second(jobType);
+        }
+    }
+    return nullptr;
+}
+
+bool
+TrainingJobHelper::ApplyDirective(const std::string& directive, RecipeArgs& args)
+{
+    if (directive == "job-attribute")
+    {
+        const auto name = args.Next<std::string>();
+        const auto value = args.Next<std::string>();
+        SetJobAttribute(name, StringValue(value));
+    }
+    else if (directive == "job-start")
+    {
+        SetStartTime(NanoSeconds(args.Next<int64_t>()));
+    }
+    else if (directive == "job-layers")
+    {
+        const auto bytes = args.NextList<uint64_t>();
+        const auto fpNs = args.NextList<int64_t>();
+        const auto bpNs = args.NextList<int64_t>();
+        SetLayers(bytes, fpNs, bpNs);
+    }
+    else if (directive == "job-layer-classes")
+    {
+        SetLayerClasses(args.NextList<uint32_t>());
+    }
+    else if (directive == "job-slowdown")
+    {
+        const auto rank = args.Next<uint32_t>();
+        const auto startNs = args.Next<int64_t>();
+        const auto endNs = args.Next<int64_t>();
+        AddSlowdown(rank, startNs, endNs, args.Next<double>());
+    }
+    else if (directive == "job-compute-factors")
+    {
+        const auto rank = args.Next<uint32_t>();
+        SetComputeFactors(rank, args.NextList<double>());
+    }
+    else
+    {
+        return false;
+    }
+    return true;
+}
+
+TrainingJobHelper::SchedulerLine
+TrainingJobHelper::ReadScheduler(RecipeArgs& args)
+{
+    const auto side = args.Next<std::string>();
+    if (side != "push" && side != "pull")
+    {
+        args.Fail("scheduler side '" + side + "' (push, pull)");
+    }
+    const auto typeId = args.Next<std::string>();
+    return {side == "push", typeId, args.Rest()};
+}
+
+void
+TrainingJobHelper::CheckHostLists(const std::vector<Hosts>& hosts,
+                                  size_t n,
+                                  const std::string& who)
+{
+    NS_ABORT_MSG_IF(hosts.size() != n,
+                    who << ": " << n << " host list(s) to install on, got " << hosts.size());
+}
 
 TrainingJobHelper::TrainingJobHelper(TypeId jobType)
     : m_start(Seconds(0))
@@ -45,16 +148,6 @@ TrainingJobHelper::DescribeLayers(Ptr<TrainingJob> job) const
     {
         job->SetLayerClasses(m_layerClasses);
     }
-    for (const auto& [layer, tos] : m_layerTos)
-    {
-        job->SetLayerTos(layer, tos);
-    }
-}
-
-void
-TrainingJobHelper::SetLayerTos(uint32_t layer, uint8_t tos)
-{
-    m_layerTos[layer] = tos;
 }
 
 void

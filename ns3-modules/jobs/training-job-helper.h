@@ -3,10 +3,24 @@
 // applications' start time and periods of slower compute per worker; and
 // the NodeList lookup the Python side needs.
 // RingAllreduceHelper and PsHelper add their architecture's part.
+//
+// It is also the plug-in boundary of the scenario recipe: ScenarioRecipe
+// creates the helper of a job by the job's TypeId (`job NAME TYPEID`), hands
+// it the job's `job-*` lines (ApplyDirective) and installs the job on the
+// hosts of `job-install` (Install). A helper registers itself for its job
+// type with DDNN_JOB_HELPER, in its own .cc file: ScenarioRecipe names no
+// architecture. The directives every helper reads:
+//   job-attribute NAME VALUE           SetJobAttribute(StringValue)
+//   job-start NS                       SetStartTime
+//   job-layers BYTES FP_NS BP_NS       SetLayers (LISTs)
+//   job-layer-classes TOS              SetLayerClasses (LIST)
+//   job-slowdown RANK START_NS END_NS FACTOR   AddSlowdown
+//   job-compute-factors RANK FACTORS   SetComputeFactors (LIST)
 #ifndef DDNN_TRAINING_JOB_HELPER_H
 #define DDNN_TRAINING_JOB_HELPER_H
 
 #include "layer-compute.h"
+#include "recipe-args.h"
 #include "training-job.h"
 
 #include "ns3/attribute.h"
@@ -15,6 +29,7 @@
 #include "ns3/object-factory.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,16 +43,65 @@ namespace ns3
 class TrainingJobHelper
 {
   public:
+    virtual ~TrainingJobHelper() = default;
+
+    /// The hosts of one `job-install` list, as the helpers' Install() take them.
+    struct Hosts
+    {
+        std::vector<uint32_t> nodeIds;   //!< NodeList ids (Node::GetId())
+        std::vector<uint32_t> addresses; //!< their IPv4 addresses, host order (Ipv4Address::Get())
+    };
+
+    /**
+     * \brief Creates the helper of a job type (DDNN_JOB_HELPER registers one).
+     * \param jobType the TypeId the helper's jobs are created with
+     * \return the helper
+     */
+    typedef std::unique_ptr<TrainingJobHelper> (*Factory)(TypeId jobType);
+    /**
+     * \brief Make `factory` create the helper of `jobType` and of the job
+     * types derived from it (DDNN_JOB_HELPER calls this).
+     * \param jobType a TrainingJob TypeId
+     * \param factory creates its helper
+     * \return true (the value initialises DDNN_JOB_HELPER's static)
+     */
+    static bool Register(TypeId jobType, Factory factory);
+    /**
+     * \brief A helper for jobs of `jobType`: that of the nearest registered
+     * type among `jobType` and its parents, so that a job derived from a
+     * registered one is installed as its parent is, with its own TypeId.
+     * \param jobType a TrainingJob TypeId
+     * \return the helper; null if no type on the way is registered
+     */
+    static std::unique_ptr<TrainingJobHelper> Create(TypeId jobType);
+
+    /**
+     * \brief Apply one of the job's own recipe lines. ScenarioRecipe hands
+     * over every `job-*` line between `job` and `job-install`, so that an
+     * architecture's directives live with its helper. Override to read an
+     * architecture's own directives and defer to this for the others.
+     * \param directive the line's directive ("job-layers")
+     * \param args its arguments, to read all of
+     * \return false if the directive is not one of this helper's
+     */
+    virtual bool ApplyDirective(const std::string& directive, RecipeArgs& args);
+    /**
+     * \brief Install the job described so far (`job-install`).
+     * \param hosts the lists of `job-install`, in order: what each holds is
+     * the architecture's (ring: the workers; PS: the workers, then the shards)
+     * \return the job
+     */
+    virtual Ptr<TrainingJob> Install(const std::vector<Hosts>& hosts) const = 0;
+
     /// \brief An attribute of the jobs this helper creates.
     void SetJobAttribute(const std::string& name, const AttributeValue& value);
     /// \brief Per-layer bytes and forward/backward compute time in nanoseconds.
     void SetLayers(const std::vector<uint64_t>& bytes,
                    const std::vector<int64_t>& fpNs,
                    const std::vector<int64_t>& bpNs);
-    /// \brief IP ToS of every layer's gradients, one entry per layer (as planned in Python).
+    /// \brief IP ToS of every layer's gradients, one entry per layer (as planned in
+    /// Python; default: class 0).
     void SetLayerClasses(const std::vector<uint32_t>& tos);
-    /// \brief IP ToS of one layer's gradients (default: the job's DefaultTos).
-    void SetLayerTos(uint32_t layer, uint8_t tos);
     /// \brief When the applications start (default 0).
     void SetStartTime(Time start);
     /// \brief Worker `rank` computes `factor` times slower in [startNs, endNs).
@@ -56,18 +120,43 @@ class TrainingJobHelper
     std::vector<double> GetComputeFactors(uint32_t rank) const;
     /// Hand the per-layer table (layers, classes) to `job`.
     void DescribeLayers(Ptr<TrainingJob> job) const;
+    /// The `job-scheduler` line: push (true) or pull, a CommScheduler TypeId,
+    /// its "Name=Value" attributes.
+    struct SchedulerLine
+    {
+        bool push;                           //!< `push` (true) or `pull`
+        std::string typeId;                  //!< the CommScheduler TypeId name
+        std::vector<std::string> attributes; //!< "Name=Value" each
+    };
+    /// Read `job-scheduler push|pull TYPEID [NAME=VALUE..]`.
+    static SchedulerLine ReadScheduler(RecipeArgs& args);
+    /// Abort naming the helper unless `hosts` has `n` lists.
+    static void CheckHostLists(const std::vector<Hosts>& hosts, size_t n, const std::string& who);
 
     ObjectFactory m_jobFactory;
     std::vector<uint64_t> m_bytes;
     std::vector<int64_t> m_fpNs;
     std::vector<int64_t> m_bpNs;
-    std::vector<uint32_t> m_layerClasses; //!< every layer's ToS; empty: DefaultTos
-    std::map<uint32_t, uint8_t> m_layerTos;
+    std::vector<uint32_t> m_layerClasses; //!< every layer's ToS; empty: class 0
     Time m_start;
     std::map<uint32_t, std::vector<LayerCompute::Slowdown>> m_slowdowns;
     std::map<uint32_t, std::vector<double>> m_computeFactors;
 };
 
 } // namespace ns3
+
+/**
+ * \ingroup ddnn
+ * \brief Make HELPER the helper ScenarioRecipe creates for jobs of type JOB
+ * (and of types derived from it): `job NAME TYPEID` then needs no branch in
+ * ScenarioRecipe. Write it once, in the helper's .cc file, inside namespace
+ * ns3. HELPER has a constructor taking the job's TypeId.
+ */
+#define DDNN_JOB_HELPER(JOB, HELPER)                                                               \
+    static const bool g_##HELPER##Registered = TrainingJobHelper::Register(                        \
+        JOB::GetTypeId(),                                                                          \
+        [](TypeId jobType) -> std::unique_ptr<TrainingJobHelper> {                                 \
+            return std::make_unique<HELPER>(jobType);                                              \
+        })
 
 #endif

@@ -39,11 +39,6 @@ TrainingJob::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&TrainingJob::m_barrier),
                           MakeBooleanChecker())
-            .AddAttribute("DefaultTos",
-                          "IP ToS of every layer not given one with SetLayerClasses().",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&TrainingJob::m_defaultTos),
-                          MakeUintegerChecker<uint8_t>())
             .AddTraceSource("IterationCompleted",
                             "A worker completed an iteration: (worker, iteration, duration).",
                             MakeTraceSourceAccessor(&TrainingJob::m_iterationTrace),
@@ -54,8 +49,7 @@ TrainingJob::GetTypeId()
 TrainingJob::TrainingJob()
     : m_jobId(0),
       m_port(5000),
-      m_barrier(false),
-      m_defaultTos(0)
+      m_barrier(false)
 {
 }
 
@@ -83,7 +77,7 @@ TrainingJob::SetLayers(const std::vector<uint64_t>& bytes,
     m_bytes = bytes;
     m_fpNs = fpNs;
     m_bpNs = bpNs;
-    m_tos.assign(bytes.size(), -1);
+    m_tos.assign(bytes.size(), 0);
 }
 
 void
@@ -99,16 +93,6 @@ TrainingJob::SetLayerClasses(const std::vector<uint32_t>& tos)
         NS_ABORT_MSG_IF(tos[i] > 255, "layer " << i << ": ToS " << tos[i] << " is not a byte");
     }
     m_tos.assign(tos.begin(), tos.end());
-}
-
-void
-TrainingJob::SetLayerTos(uint32_t layer, uint8_t tos)
-{
-    CheckDescribable("SetLayerTos");
-    NS_ABORT_MSG_IF(layer >= m_bytes.size(),
-                    "SetLayerTos: no layer " << layer << " (the job has " << m_bytes.size()
-                                             << "; set the layers first)");
-    m_tos[layer] = tos;
 }
 
 uint32_t
@@ -138,8 +122,7 @@ TrainingJob::GetBackwardTime(uint32_t layer) const
 uint8_t
 TrainingJob::GetLayerTos(uint32_t layer) const
 {
-    const int32_t tos = m_tos.at(layer);
-    return tos < 0 ? m_defaultTos : uint8_t(tos);
+    return m_tos.at(layer);
 }
 
 uint16_t

@@ -1,7 +1,7 @@
 // What every training job has, whatever its architecture: the
 // per-layer table (bytes, forward and backward compute, IP ToS of each
-// layer's gradients), the job-wide attributes (JobId, Port, Barrier,
-// DefaultTos), the records every job keeps (iterations, per-layer compute,
+// layer's gradients), the job-wide attributes (JobId, Port, Barrier),
+// the records every job keeps (iterations, per-layer compute,
 // errors) and the stop-at-target of run.min_iterations. RingAllreduceJob and
 // PsJob derive from it; the harness plans the job in Python
 // (harness/training/) and the C++ job replays that plan.
@@ -29,21 +29,21 @@ namespace ns3
 class TrainingJob : public Object
 {
   public:
-    /// \brief Attributes JobId, Port, Barrier, DefaultTos; trace IterationCompleted.
+    /// \brief Attributes JobId, Port, Barrier; trace IterationCompleted.
     static TypeId GetTypeId();
     /// \brief Constructor (attributes at their defaults).
     TrainingJob();
 
     // ---- the per-layer table (before the job is installed)
     /// \brief Bytes, forward and backward time (ns) of layers 0..L-1; every layer
-    /// in the DefaultTos class until SetLayerClasses / SetLayerTos.
+    /// in class 0 (best effort) until SetLayerClasses.
     void SetLayers(const std::vector<uint64_t>& bytes,
                    const std::vector<int64_t>& fpNs,
                    const std::vector<int64_t>& bpNs);
-    /// \brief IP ToS of every layer's gradients, one entry per layer.
+    /// \brief IP ToS of every layer's gradients, one entry per layer: the job's
+    /// only source of classes (a ring's buffers travel in the class of their
+    /// lowest layer).
     void SetLayerClasses(const std::vector<uint32_t>& tos);
-    /// \brief IP ToS of one layer's gradients.
-    void SetLayerTos(uint32_t layer, uint8_t tos);
 
     /// \brief Number of layers L.
     uint32_t GetNLayers() const;
@@ -53,7 +53,7 @@ class TrainingJob : public Object
     Time GetForwardTime(uint32_t layer) const;
     /// \brief Backward compute time of `layer`.
     Time GetBackwardTime(uint32_t layer) const;
-    /// \brief IP ToS of `layer`'s gradients (DefaultTos unless set).
+    /// \brief IP ToS of `layer`'s gradients (SetLayerClasses; 0 unless set).
     uint8_t GetLayerTos(uint32_t layer) const;
     /// \brief The job's TCP port (each architecture says how it uses it).
     uint16_t GetPort() const;
@@ -116,11 +116,10 @@ class TrainingJob : public Object
     std::vector<uint64_t> m_bytes;
     std::vector<int64_t> m_fpNs;
     std::vector<int64_t> m_bpNs;
-    std::vector<int32_t> m_tos; //!< per layer; -1 = DefaultTos
+    std::vector<uint8_t> m_tos; //!< IP ToS of each layer's gradients
     uint32_t m_jobId;
     uint16_t m_port;
     bool m_barrier;
-    uint8_t m_defaultTos;
     TrainingRecords m_records; //!< iterations, compute, errors
 
   private:

@@ -20,19 +20,15 @@
 //   utilization INTERVAL_NS            a LinkUtilizationTracker with that Interval
 //   app-ports LO HI APP                LinkUtilizationTracker::AddApplicationPorts
 //   track LINK SIDE FROM TO            LinkUtilizationTracker::Track
-//   job ring|ps                        starts a job's description (a new helper)
-//   job-attribute NAME VALUE           TrainingJobHelper::SetJobAttribute(StringValue)
-//   job-start NS                       TrainingJobHelper::SetStartTime
-//   job-layers BYTES FP_NS BP_NS       TrainingJobHelper::SetLayers (LISTs)
-//   job-layer-classes TOS              TrainingJobHelper::SetLayerClasses (LIST)
-//   job-slowdown RANK START_NS END_NS FACTOR   TrainingJobHelper::AddSlowdown
-//   job-compute-factors RANK FACTORS   TrainingJobHelper::SetComputeFactors (LIST)
-//   job-buffers FIRST LAST BYTES TOS   RingAllreduceHelper::SetBuffers (LISTs)
-//   job-scheduler push|pull TYPEID [NAME=VALUE..]
-//                                      the policy (ring: push only; PsHelper::SetScheduler)
-//   job-shards SHARDS                  PsHelper::SetTensorShards (LIST)
-//   job-install WORKERS [SERVERS]      Install: worker r on host WORKERS[r] (LISTs;
-//                                      ps: shard k on host SERVERS[k])
+//   job NAME TYPEID                    starts a job's description: the helper registered for
+//                                      the TrainingJob TypeId TYPEID (DDNN_JOB_HELPER; NAME,
+//                                      the architecture, names the job in messages)
+//   job-*                              the job's own lines, read by its helper
+//                                      (TrainingJobHelper::ApplyDirective; the directives are
+//                                      listed in training-job-helper.h and in the helpers')
+//   job-install HOSTS...               TrainingJobHelper::Install: one LIST of hosts per group
+//                                      the architecture places (ring: the workers; ps: the
+//                                      workers, then the shards)
 //   target COUNT SINCE_NS STOP_DELAY_NS   job 0's TrainingJob::SetMeasurementTarget
 //   flow-apps PORT                     a FlowLog and FlowAppHelper(log, PORT)
 //   flow-host HOST ACK_TOS LISTEN_TOS  FlowAppHelper::InstallSink + InstallSender
@@ -48,10 +44,10 @@
 #include "flow-app-helper.h"
 #include "flow-log.h"
 #include "link-utilization-tracker.h"
-#include "ps-helper.h"
 #include "queue-tracker.h"
-#include "ring-allreduce-helper.h"
+#include "recipe-args.h"
 #include "topology-builder.h"
+#include "training-job-helper.h"
 
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -79,7 +75,7 @@ class ScenarioRecipe : public Object
     static TypeId GetTypeId();
 
     /// The first line of every recipe.
-    static constexpr const char* FORMAT = "ddnn-recipe 2";
+    static constexpr const char* FORMAT = "ddnn-recipe 3";
 
     /// \brief Apply every line of `text` (the FORMAT line first; `#` lines are comments).
     void Apply(const std::string& text);
@@ -94,12 +90,9 @@ class ScenarioRecipe : public Object
     Ptr<FlowLog> GetFlowLog() const;
     /// \brief Training jobs installed, in recipe order.
     uint32_t GetNJobs() const;
-    /// \brief Job `i` (recipe order).
+    /// \brief Job `i` (recipe order). Python sees it as its own class (cppyy
+    /// casts to the object's type), C++ callers DynamicCast it.
     Ptr<TrainingJob> GetJob(uint32_t i) const;
-    /// \brief Job `i`, which must be a ring-allreduce job.
-    Ptr<RingAllreduceJob> GetRingJob(uint32_t i) const;
-    /// \brief Job `i`, which must be a parameter-server job.
-    Ptr<PsJob> GetPsJob(uint32_t i) const;
     /// \brief IPv4 address of host `h` (after its `host` directive).
     Ipv4Address GetHostAddress(uint32_t h) const;
     /// \brief The `stop` directive's time (zero without one).
@@ -113,10 +106,46 @@ class ScenarioRecipe : public Object
     void DoDispose() override;
 
   private:
-    /// Apply one directive; `lineNo` for error messages.
+    /// Apply one line: its directive's handler reads the arguments.
     void ApplyLine(const std::string& line, uint32_t lineNo);
+
+    /// A directive's handler: reads every argument of its line from `args`.
+    typedef void (ScenarioRecipe::*Handler)(RecipeArgs& args);
+    /// \brief The dispatch table: directive -> handler.
+    /// \return the handlers of every directive listed above
+    static const std::map<std::string, Handler>& GetHandlers();
+
+    // ---- network
+    void ApplyDefault(RecipeArgs& args);   //!< `default NAME VALUE`
+    void ApplySeed(RecipeArgs& args);      //!< `seed SEED`
+    void ApplyRun(RecipeArgs& args);       //!< `run RUN`
+    void ApplyNodes(RecipeArgs& args);     //!< `nodes N`
+    void ApplyLink(RecipeArgs& args);      //!< `link A B RATE_BPS DELAY_NS MTU`
+    void ApplyQueueDisc(RecipeArgs& args); //!< `queue-disc LINK SIDE FROM TO ROOT ...`
+    void ApplyAssign(RecipeArgs& args);    //!< `assign`
+    void ApplyHost(RecipeArgs& args);      //!< `host H LINK`
+    void ApplyRoute(RecipeArgs& args);     //!< `route NODE HOST LINK`
+    void ApplyLinkRate(RecipeArgs& args);  //!< `link-rate LINK AT_NS RATE_BPS`
+    // ---- measurement
+    void ApplyUtilization(RecipeArgs& args); //!< `utilization INTERVAL_NS`
+    void ApplyAppPorts(RecipeArgs& args);    //!< `app-ports LO HI APP`
+    void ApplyTrack(RecipeArgs& args);       //!< `track LINK SIDE FROM TO`
+    // ---- training jobs
+    void ApplyJob(RecipeArgs& args);          //!< `job NAME TYPEID`
+    void ApplyJobDirective(RecipeArgs& args); //!< `job-*`: the job's helper reads it
+    void ApplyJobInstall(RecipeArgs& args);   //!< `job-install HOSTS...`
+    void ApplyTarget(RecipeArgs& args);       //!< `target COUNT SINCE_NS STOP_DELAY_NS`
+    // ---- background flows and the run
+    void ApplyFlowApps(RecipeArgs& args); //!< `flow-apps PORT`
+    void ApplyFlowHost(RecipeArgs& args); //!< `flow-host HOST ACK_TOS LISTEN_TOS`
+    void ApplyFlow(RecipeArgs& args);     //!< `flow ID SRC DST SIZE TOS START_NS`
+    void ApplyWindow(RecipeArgs& args);   //!< `window FROM_NS TO_NS`
+    void ApplyStop(RecipeArgs& args);     //!< `stop DURATION_NS`
+
     /// The helper of the job being described (`job` directive first).
-    TrainingJobHelper& JobHelper(uint32_t lineNo);
+    TrainingJobHelper& JobHelper(const RecipeArgs& args);
+    /// The hosts of a `job-install` list: their nodes and addresses.
+    TrainingJobHelper::Hosts HostsOf(const std::vector<uint32_t>& hosts) const;
     /// The `window` directive's end, without a target: an event of ours.
     void WindowEndEvent();
     /// The measurement window ended now: end the run once its flows are done.
@@ -126,8 +155,8 @@ class ScenarioRecipe : public Object
     Ptr<QueueTracker> m_queues;
     Ptr<LinkUtilizationTracker> m_utilization;
     std::vector<Ipv4Address> m_hostAddresses;
-    std::optional<RingAllreduceHelper> m_ringHelper; //!< the ring job being described
-    std::optional<PsHelper> m_psHelper;              //!< the PS job being described
+    std::unique_ptr<TrainingJobHelper> m_job; //!< the helper of the job being described
+    std::string m_jobName;                    //!< its `job` directive's NAME
     std::vector<Ptr<TrainingJob>> m_jobs;
     Ptr<FlowLog> m_flowLog;
     std::optional<FlowAppHelper> m_flowHelper;

@@ -22,10 +22,31 @@ unsigned long long g_checkedCalls = 0; ///< calls compared with the wheel's (deb
 
 #ifdef DDNN_TCP_CROSSCHECK
 
+namespace
+{
+int g_depth = 0; ///< replaced members running as the compared one (Nested)
+} // namespace
+
 void
 CountCheck()
 {
     ++g_checkedCalls;
+}
+
+Nested::Nested()
+{
+    ++g_depth;
+}
+
+Nested::~Nested()
+{
+    --g_depth;
+}
+
+bool
+Nested::Outermost()
+{
+    return g_depth == 0;
 }
 
 void

@@ -57,6 +57,15 @@
 #include <string>
 #include <vector>
 
+#ifdef DDNN_TCP_CROSSCHECK
+#include "ns3/ptr.h"
+
+#include <sstream>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#endif
+
 extern "C"
 {
     /**
@@ -148,9 +157,237 @@ struct Expose
     };                                                                                             \
     template struct Expose<TAG, &CLASS::MEMBER>
 
+/**
+ * Marks a replaced member's own run while it lives. Only the outermost call
+ * is compared, as a whole: CopyFromSequence serves a partial request by
+ * calling itself, and that call is part of the one being compared.
+ */
+class Nested
+{
+  public:
+    Nested();
+    ~Nested();
+    /** @return whether no replaced member is running as the compared one now */
+    static bool Outermost();
+};
+
+/**
+ * What a buffer type's members are compared on; each buffer file
+ * specialises it with
+ *   static ns3::Ptr<Buffer> Clone(const Buffer&): a deep copy, for the
+ *       wheel's member to change instead of the buffer;
+ *   static std::string Difference(const Buffer& ours, const Buffer& stock):
+ *       how the two buffers' states differ, in words ("" when they agree).
+ */
+template <typename Buffer>
+struct Shadow;
+
+/**
+ * Whether a replaced member and the wheel's returned the same, in words (""
+ * when they did). By default, equal values; a file specialises it for a
+ * result that points into its buffer (CopyFromSequence's segment).
+ */
+template <typename Result>
+struct Outcome
+{
+    /**
+     * @param ours our member's result
+     * @param stock the wheel's
+     * @return "" or what differs
+     */
+    template <typename Buffer>
+    static std::string Difference(const Result& ours, const Result& stock, const Buffer&, const Buffer&)
+    {
+        if (ours == stock)
+        {
+            return "";
+        }
+        std::ostringstream os;
+        os << "returned " << ours << " vs " << stock;
+        return os.str();
+    }
+};
+
+/**
+ * How one argument reaches the two members, and what is compared after. By
+ * default the same value goes to both and nothing is compared; a file
+ * specialises it for a parameter its member answers through (NextSeg's
+ * out-parameters, Update's SACK callback).
+ */
+template <typename Param>
+struct Argument
+{
+    /**
+     * @param value the caller's argument
+     */
+    template <typename Buffer>
+    Argument(Param value, Buffer* /* ours */, Buffer* /* stock */)
+        : value(value)
+    {
+    }
+
+    /** @return the argument for the wheel's member */
+    Param ForStock() const
+    {
+        return value;
+    }
+
+    /** @return the argument for ours */
+    Param ForOurs() const
+    {
+        return value;
+    }
+
+    /** @return "" (nothing comes back through it) */
+    template <typename Result>
+    std::string Difference(const Result&) const
+    {
+        return "";
+    }
+
+    Param value; //!< the caller's argument
+};
+
+/**
+ * Run the wheel's member on `stockBuffer`, then ours on `ourBuffer` (nested,
+ * so that its body runs), and stop the run at the first difference: in the
+ * result, in what comes back through the arguments and, when the member
+ * changes its buffer, in the two buffers.
+ * @param member the member's name, for the message
+ * @param stock the wheel's member
+ * @param ours ours (the member pointer)
+ * @param ourBuffer the buffer the caller asked
+ * @param stockBuffer the buffer the wheel's member runs on: a copy of it, or
+ *        the buffer itself for a member that only reads it
+ * @param args the caller's arguments
+ * @return ours' result
+ */
+template <typename Buffer, typename Result, typename... Params, typename Member, typename... Args>
+Result
+Compare(const char* member,
+        Result (*stock)(Buffer*, Params...),
+        Member ours,
+        Buffer* ourBuffer,
+        Buffer* stockBuffer,
+        Args&&... args)
+{
+    std::tuple<Argument<Params>...> arguments(
+        Argument<Params>(std::forward<Args>(args), ourBuffer, stockBuffer)...);
+    // the wheel's first, then ours, as the caller called the member
+    const Result expected = std::apply(
+        [&](auto&... arg) { return stock(stockBuffer, arg.ForStock()...); },
+        arguments);
+    const Result got = std::apply(
+        [&](auto&... arg) {
+            Nested inner;
+            return (ourBuffer->*ours)(arg.ForOurs()...);
+        },
+        arguments);
+    std::string difference;
+    auto note = [&difference](const std::string& what) {
+        if (!what.empty())
+        {
+            difference += (difference.empty() ? "" : "; ") + what;
+        }
+    };
+    note(Outcome<Result>::Difference(got, expected, *ourBuffer, *stockBuffer));
+    std::apply([&](const auto&... arg) { (note(arg.Difference(got)), ...); }, arguments);
+    if constexpr (!std::is_const_v<Buffer>)
+    {
+        note(Shadow<Buffer>::Difference(*ourBuffer, *stockBuffer));
+    }
+    if (!difference.empty())
+    {
+        Mismatch(member, difference);
+    }
+    CountCheck();
+    return got;
+}
+
+/**
+ * The cross-check of a member that changes its buffer: the wheel's member
+ * runs on a deep copy (Shadow<Buffer>::Clone), and the buffers must agree after.
+ * @param member the member's name, for the message
+ * @param symbol its mangled name (the wheel's definition is looked up by it)
+ * @param ours the member
+ * @param self the buffer
+ * @param args the arguments
+ * @return ours' result
+ */
+template <typename Buffer, typename Result, typename... Params, typename... Args>
+Result
+CrossChecked(const char* member,
+             const char* symbol,
+             Result (Buffer::*ours)(Params...),
+             Buffer* self,
+             Args&&... args)
+{
+    ns3::Ptr<Buffer> shadow = Shadow<Buffer>::Clone(*self);
+    return Compare(member,
+                   Stock<Result (*)(Buffer*, Params...)>(symbol),
+                   ours,
+                   self,
+                   ns3::PeekPointer(shadow),
+                   std::forward<Args>(args)...);
+}
+
+/**
+ * The cross-check of a member that only reads its buffer: the wheel's member
+ * runs on the buffer itself.
+ * @param member the member's name, for the message
+ * @param symbol its mangled name
+ * @param ours the member
+ * @param self the buffer
+ * @param args the arguments
+ * @return ours' result
+ */
+template <typename Buffer, typename Result, typename... Params, typename... Args>
+Result
+CrossChecked(const char* member,
+             const char* symbol,
+             Result (Buffer::*ours)(Params...) const,
+             const Buffer* self,
+             Args&&... args)
+{
+    return Compare(member,
+                   Stock<Result (*)(const Buffer*, Params...)>(symbol),
+                   ours,
+                   self,
+                   self,
+                   std::forward<Args>(args)...);
+}
+
 #endif // DDNN_TCP_CROSSCHECK
 
 } // namespace tcpfastpath
 } // namespace ddnn
+
+/**
+ * The first statement of every replaced member: MEMBER of CLASS, called with
+ * its parameters `...` in order; its mangled name is the constant kMEMBER of
+ * the member's file. In the cross-checking build the outermost call returns
+ * from here, after CrossChecked ran the wheel's member and this one (whose
+ * body then runs nested) and compared them. In the normal build it is
+ * nothing: the member is its body alone.
+ */
+#ifdef DDNN_TCP_CROSSCHECK
+#define DDNN_TCP_CROSSCHECKED(CLASS, MEMBER, ...)                                                  \
+    do                                                                                             \
+    {                                                                                              \
+        if (::ddnn::tcpfastpath::Nested::Outermost())                                              \
+        {                                                                                          \
+            return ::ddnn::tcpfastpath::CrossChecked(#CLASS "::" #MEMBER,                          \
+                                                     k##MEMBER,                                    \
+                                                     &CLASS::MEMBER,                               \
+                                                     this,                                         \
+                                                     __VA_ARGS__);                                 \
+        }                                                                                          \
+    } while (false)
+#else
+#define DDNN_TCP_CROSSCHECKED(CLASS, MEMBER, ...)                                                  \
+    do                                                                                             \
+    {                                                                                              \
+    } while (false)
+#endif
 
 #endif /* DDNN_TCP_FASTPATH_H */

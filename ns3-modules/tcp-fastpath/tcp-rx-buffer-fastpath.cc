@@ -113,6 +113,49 @@ Clone(const TcpRxBuffer& b)
     return c;
 }
 } // namespace
+
+// What the cross-check (tcp-fastpath.h's CrossChecked) compares for Add.
+namespace ddnn
+{
+namespace tcpfastpath
+{
+
+/// A TcpRxBuffer: a deep copy for the wheel, its whole state compared.
+template <>
+struct Shadow<TcpRxBuffer>
+{
+    /**
+     * @param b the buffer
+     * @return a deep copy (packets too)
+     */
+    static Ptr<TcpRxBuffer> Clone(const TcpRxBuffer& b)
+    {
+        return ::Clone(b);
+    }
+
+    /**
+     * @param ours the buffer after our Add
+     * @param stock its copy after the wheel's
+     * @return "" or how they differ
+     */
+    static std::string Difference(const TcpRxBuffer& ours, const TcpRxBuffer& stock)
+    {
+        const BufferState a = StateOf(ours);
+        const BufferState b = StateOf(stock);
+        if (a == b)
+        {
+            return "";
+        }
+        std::ostringstream os;
+        os << "buffer state (" << a.segments.size() << " vs " << b.segments.size()
+           << " buffered segments, " << a.availBytes << " vs " << b.availBytes
+           << " B available, RCV.NXT " << a.nextRxSeq << " vs " << b.nextRxSeq << ")";
+        return os.str();
+    }
+};
+
+} // namespace tcpfastpath
+} // namespace ddnn
 #endif // DDNN_TCP_CROSSCHECK
 
 namespace ns3
@@ -121,113 +164,95 @@ namespace ns3
 bool
 TcpRxBuffer::Add(Ptr<Packet> p, const TcpHeader& tcph)
 {
-#ifdef DDNN_TCP_CROSSCHECK
-    using Fn = bool (*)(TcpRxBuffer*, Ptr<Packet>, const TcpHeader&);
-    Ptr<TcpRxBuffer> shadow = Clone(*this);
-    const bool expected = ddnn::tcpfastpath::Stock<Fn>(kAdd)(PeekPointer(shadow), p, tcph);
-#endif
-    auto add = [&]() -> bool {
-        // The new segment's range, trimmed to the receive window.
-        SequenceNumber32 headSeq = tcph.GetSequenceNumber();
-        SequenceNumber32 tailSeq = headSeq + SequenceNumber32(p->GetSize());
-        if (headSeq < m_nextRxSeq)
-        {
-            headSeq = m_nextRxSeq;
-        }
-        if (!m_data.empty())
-        {
-            const SequenceNumber32 maxSeq = m_data.begin()->first + SequenceNumber32(m_maxBuffer);
-            if (maxSeq < tailSeq)
-            {
-                tailSeq = maxSeq;
-            }
-            if (tailSeq < headSeq)
-            {
-                headSeq = tailSeq;
-            }
-        }
-
-        // Trim it against the buffered segments that overlap it (dropping those
-        // it covers whole). Those before the last one starting at or before
-        // headSeq end before headSeq: 3.44 walks past them doing nothing.
-        auto i = m_data.upper_bound(headSeq);
-        if (i != m_data.begin())
-        {
-            auto before = std::prev(i);
-            if (before->first + SequenceNumber32(before->second->GetSize()) > headSeq)
-            {
-                i = before;
-            }
-        }
-        while (i != m_data.end() && i->first <= tailSeq)
-        {
-            const SequenceNumber32 lastByteSeq = i->first + SequenceNumber32(i->second->GetSize());
-            if (lastByteSeq > headSeq)
-            {
-                if (i->first > headSeq && lastByteSeq < tailSeq)
-                {
-                    // a buffered segment lies wholly inside the new one
-                    m_size -= i->second->GetSize();
-                    i = m_data.erase(i);
-                    continue;
-                }
-                if (i->first <= headSeq)
-                {
-                    headSeq = lastByteSeq; // its head is here already
-                }
-                if (lastByteSeq >= tailSeq)
-                {
-                    tailSeq = i->first; // its tail is here already
-                }
-            }
-            ++i;
-        }
-        if (headSeq >= tailSeq)
-        {
-            return false; // nothing new
-        }
-        const auto start = static_cast<uint32_t>(headSeq - tcph.GetSequenceNumber());
-        const auto length = static_cast<uint32_t>(tailSeq - headSeq);
-        Ptr<Packet> segment = p->CreateFragment(start, length);
-        NS_ASSERT(length == segment->GetSize());
-        NS_ASSERT(m_data.find(headSeq) == m_data.end());
-        m_data[headSeq] = segment;
-        if (headSeq > m_nextRxSeq)
-        {
-            UpdateSackList(headSeq, tailSeq); // out of order: a new SACK block
-        }
-        m_size += segment->GetSize();
-
-        // Advance RCV.NXT over what is now in order; 3.44 skips the segments
-        // below it one by one.
-        for (auto j = m_data.lower_bound(m_nextRxSeq); j != m_data.end(); ++j)
-        {
-            if (j->first > m_nextRxSeq)
-            {
-                break;
-            }
-            m_nextRxSeq = j->first + SequenceNumber32(j->second->GetSize());
-            m_availBytes += j->second->GetSize();
-            ClearSackList(m_nextRxSeq);
-        }
-        if (m_gotFin && m_nextRxSeq == m_finSeq)
-        {
-            ++m_nextRxSeq; // the FIN takes one sequence number
-        }
-        return true;
-    };
-    const bool result = add();
-#ifdef DDNN_TCP_CROSSCHECK
-    if (result != expected || !(StateOf(*this) == StateOf(*shadow)))
+    DDNN_TCP_CROSSCHECKED(TcpRxBuffer, Add, p, tcph);
+    // The new segment's range, trimmed to the receive window.
+    SequenceNumber32 headSeq = tcph.GetSequenceNumber();
+    SequenceNumber32 tailSeq = headSeq + SequenceNumber32(p->GetSize());
+    if (headSeq < m_nextRxSeq)
     {
-        std::ostringstream os;
-        os << "returned " << result << " vs " << expected << "; " << m_data.size() << " vs "
-           << shadow->m_data.size() << " buffered segments";
-        ddnn::tcpfastpath::Mismatch("TcpRxBuffer::Add", os.str());
+        headSeq = m_nextRxSeq;
     }
-    ddnn::tcpfastpath::CountCheck();
-#endif
-    return result;
+    if (!m_data.empty())
+    {
+        const SequenceNumber32 maxSeq = m_data.begin()->first + SequenceNumber32(m_maxBuffer);
+        if (maxSeq < tailSeq)
+        {
+            tailSeq = maxSeq;
+        }
+        if (tailSeq < headSeq)
+        {
+            headSeq = tailSeq;
+        }
+    }
+
+    // Trim it against the buffered segments that overlap it (dropping those
+    // it covers whole). Those before the last one starting at or before
+    // headSeq end before headSeq: 3.44 walks past them doing nothing.
+    auto i = m_data.upper_bound(headSeq);
+    if (i != m_data.begin())
+    {
+        auto before = std::prev(i);
+        if (before->first + SequenceNumber32(before->second->GetSize()) > headSeq)
+        {
+            i = before;
+        }
+    }
+    while (i != m_data.end() && i->first <= tailSeq)
+    {
+        const SequenceNumber32 lastByteSeq = i->first + SequenceNumber32(i->second->GetSize());
+        if (lastByteSeq > headSeq)
+        {
+            if (i->first > headSeq && lastByteSeq < tailSeq)
+            {
+                // a buffered segment lies wholly inside the new one
+                m_size -= i->second->GetSize();
+                i = m_data.erase(i);
+                continue;
+            }
+            if (i->first <= headSeq)
+            {
+                headSeq = lastByteSeq; // its head is here already
+            }
+            if (lastByteSeq >= tailSeq)
+            {
+                tailSeq = i->first; // its tail is here already
+            }
+        }
+        ++i;
+    }
+    if (headSeq >= tailSeq)
+    {
+        return false; // nothing new
+    }
+    const auto start = static_cast<uint32_t>(headSeq - tcph.GetSequenceNumber());
+    const auto length = static_cast<uint32_t>(tailSeq - headSeq);
+    Ptr<Packet> segment = p->CreateFragment(start, length);
+    NS_ASSERT(length == segment->GetSize());
+    NS_ASSERT(m_data.find(headSeq) == m_data.end());
+    m_data[headSeq] = segment;
+    if (headSeq > m_nextRxSeq)
+    {
+        UpdateSackList(headSeq, tailSeq); // out of order: a new SACK block
+    }
+    m_size += segment->GetSize();
+
+    // Advance RCV.NXT over what is now in order; 3.44 skips the segments
+    // below it one by one.
+    for (auto j = m_data.lower_bound(m_nextRxSeq); j != m_data.end(); ++j)
+    {
+        if (j->first > m_nextRxSeq)
+        {
+            break;
+        }
+        m_nextRxSeq = j->first + SequenceNumber32(j->second->GetSize());
+        m_availBytes += j->second->GetSize();
+        ClearSackList(m_nextRxSeq);
+    }
+    if (m_gotFin && m_nextRxSeq == m_finSeq)
+    {
+        ++m_nextRxSeq; // the FIN takes one sequence number
+    }
+    return true;
 }
 
 } // namespace ns3

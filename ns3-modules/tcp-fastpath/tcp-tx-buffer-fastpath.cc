@@ -237,22 +237,24 @@ Clone(const TcpTxBuffer& b)
     return c;
 }
 
-void
-CompareStates(const char* member, const TcpTxBuffer& ours, const TcpTxBuffer& stock)
+/// How two buffers' states differ, in words ("" when they agree).
+std::string
+StateDifference(const TcpTxBuffer& ours, const TcpTxBuffer& stock)
 {
     const BufferState a = StateOf(ours);
     const BufferState b = StateOf(stock);
-    if (!(a == b))
+    if (a == b)
     {
-        std::ostringstream os;
-        os << "buffer state (sent list " << a.sent.size() << " vs " << b.sent.size()
-           << " segments, app list " << a.app.size() << " vs " << b.app.size() << ", retrans "
-           << a.retrans << " vs " << b.retrans << " B, lost " << a.lostOut << " vs " << b.lostOut
-           << " B, sacked " << a.sackedOut << " vs " << b.sackedOut << " B, highest SACK #"
-           << a.highestSackIndex << " vs #" << b.highestSackIndex << ")"
-           << FirstDifference("sent", a.sent, b.sent) << FirstDifference("app", a.app, b.app);
-        ddnn::tcpfastpath::Mismatch(member, os.str());
+        return "";
     }
+    std::ostringstream os;
+    os << "buffer state (sent list " << a.sent.size() << " vs " << b.sent.size()
+       << " segments, app list " << a.app.size() << " vs " << b.app.size() << ", retrans "
+       << a.retrans << " vs " << b.retrans << " B, lost " << a.lostOut << " vs " << b.lostOut
+       << " B, sacked " << a.sackedOut << " vs " << b.sackedOut << " B, highest SACK #"
+       << a.highestSackIndex << " vs #" << b.highestSackIndex << ")"
+       << FirstDifference("sent", a.sent, b.sent) << FirstDifference("app", a.app, b.app);
+    return os.str();
 }
 
 /// Position of a segment in a buffer's sent list (-1: none).
@@ -281,11 +283,141 @@ struct SackedRecorder
     }
 };
 
-/// Nesting of replaced members (a partial request calls CopyFromSequence
-/// again): only the outermost call is compared, as a whole.
-int g_depth = 0;
-
 } // namespace
+
+// What the cross-check (tcp-fastpath.h's CrossChecked) compares for this
+// file's members.
+namespace ddnn
+{
+namespace tcpfastpath
+{
+
+/// A TcpTxBuffer: a deep copy for the wheel, its whole state compared.
+template <>
+struct Shadow<TcpTxBuffer>
+{
+    /**
+     * @param b the buffer
+     * @return a deep copy (items and packets too)
+     */
+    static Ptr<TcpTxBuffer> Clone(const TcpTxBuffer& b)
+    {
+        return ::Clone(b);
+    }
+
+    /**
+     * @param ours the buffer after our member
+     * @param stock its copy after the wheel's
+     * @return "" or how they differ
+     */
+    static std::string Difference(const TcpTxBuffer& ours, const TcpTxBuffer& stock)
+    {
+        return StateDifference(ours, stock);
+    }
+};
+
+/// CopyFromSequence's segment: the same position in each buffer's sent list.
+template <>
+struct Outcome<TcpTxItem*>
+{
+    /**
+     * @param ours our segment
+     * @param stock the wheel's (in its copy of the buffer)
+     * @param ourBuffer the buffer
+     * @param stockBuffer the copy
+     * @return "" or what differs
+     */
+    static std::string Difference(TcpTxItem* ours,
+                                  TcpTxItem* stock,
+                                  const TcpTxBuffer& ourBuffer,
+                                  const TcpTxBuffer& stockBuffer)
+    {
+        const bool same = IndexOf(ourBuffer, ours) == IndexOf(stockBuffer, stock) &&
+                          (ours == nullptr) == (stock == nullptr);
+        return same ? "" : "returned another segment";
+    }
+};
+
+/// NextSeg's out-parameters: the wheel writes into a copy of each. Compared
+/// when the member found a segment (true); otherwise the socket ignores them.
+template <>
+struct Argument<SequenceNumber32*>
+{
+    /**
+     * @param ours the caller's variable
+     */
+    Argument(SequenceNumber32* ours, const TcpTxBuffer*, const TcpTxBuffer*)
+        : ours(ours),
+          stock(*ours)
+    {
+    }
+
+    /** @return the copy, for the wheel's member */
+    SequenceNumber32* ForStock()
+    {
+        return &stock;
+    }
+
+    /** @return the caller's variable, for ours */
+    SequenceNumber32* ForOurs() const
+    {
+        return ours;
+    }
+
+    /**
+     * @param found what the member returned
+     * @return "" or what differs
+     */
+    std::string Difference(bool found) const
+    {
+        return found && *ours != stock ? "returned another segment" : "";
+    }
+
+    SequenceNumber32* ours;  //!< the caller's variable
+    SequenceNumber32 stock; //!< the wheel's answer
+};
+
+/// Update's SACK callback: each member reports to a recorder of its own (as
+/// positions in its own buffer), ours forwarding to the socket's callback;
+/// the two must report the same segments.
+template <>
+struct Argument<const Callback<void, TcpTxItem*>&>
+{
+    /**
+     * @param forward the socket's callback
+     * @param ours the buffer
+     * @param stock its copy
+     */
+    Argument(const Callback<void, TcpTxItem*>& forward, TcpTxBuffer* ours, TcpTxBuffer* stock)
+        : ours{ours, forward, {}},
+          stock{stock, Callback<void, TcpTxItem*>(), {}}
+    {
+    }
+
+    /** @return the wheel's recorder */
+    Callback<void, TcpTxItem*> ForStock()
+    {
+        return MakeCallback(&SackedRecorder::Record, &stock);
+    }
+
+    /** @return ours, which forwards */
+    Callback<void, TcpTxItem*> ForOurs()
+    {
+        return MakeCallback(&SackedRecorder::Record, &ours);
+    }
+
+    /** @return "" or what differs */
+    std::string Difference(uint32_t) const
+    {
+        return ours.positions == stock.positions ? "" : "reported other segments SACKed";
+    }
+
+    SackedRecorder ours;  //!< what our member reported
+    SackedRecorder stock; //!< what the wheel's reported
+};
+
+} // namespace tcpfastpath
+} // namespace ddnn
 #endif // DDNN_TCP_CROSSCHECK
 
 namespace ns3
@@ -297,27 +429,7 @@ namespace ns3
 TcpTxItem*
 TcpTxBuffer::CopyFromSequence(uint32_t numBytes, const SequenceNumber32& seq)
 {
-#ifdef DDNN_TCP_CROSSCHECK
-    if (g_depth == 0)
-    {
-        using Fn = TcpTxItem* (*)(TcpTxBuffer*, uint32_t, const SequenceNumber32&);
-        Ptr<TcpTxBuffer> shadow = Clone(*this);
-        TcpTxItem* expected = ddnn::tcpfastpath::Stock<Fn>(kCopyFromSequence)(PeekPointer(shadow),
-                                                                             numBytes,
-                                                                             seq);
-        ++g_depth;
-        TcpTxItem* got = CopyFromSequence(numBytes, seq);
-        --g_depth;
-        CompareStates("CopyFromSequence", *this, *shadow);
-        if (IndexOf(*this, got) != IndexOf(*shadow, expected) ||
-            (got == nullptr) != (expected == nullptr))
-        {
-            ddnn::tcpfastpath::Mismatch("CopyFromSequence", "returned another segment");
-        }
-        ddnn::tcpfastpath::CountCheck();
-        return got;
-    }
-#endif
+    DDNN_TCP_CROSSCHECKED(TcpTxBuffer, CopyFromSequence, numBytes, seq);
     NS_ABORT_MSG_IF(m_firstByteSeq > seq,
                     "Requested a sequence number which is not in the buffer anymore");
 
@@ -539,31 +651,7 @@ TcpTxBuffer::MergeItems(TcpTxItem* t1, TcpTxItem* t2) const
 uint32_t
 TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Callback<void, TcpTxItem*>& sackedCb)
 {
-#ifdef DDNN_TCP_CROSSCHECK
-    if (g_depth == 0)
-    {
-        using Fn = uint32_t (*)(TcpTxBuffer*,
-                                const TcpOptionSack::SackList&,
-                                const Callback<void, TcpTxItem*>&);
-        Ptr<TcpTxBuffer> shadow = Clone(*this);
-        SackedRecorder stockSacked{PeekPointer(shadow), Callback<void, TcpTxItem*>(), {}};
-        const uint32_t expected = ddnn::tcpfastpath::Stock<Fn>(kUpdate)(
-            PeekPointer(shadow),
-            list,
-            MakeCallback(&SackedRecorder::Record, &stockSacked));
-        SackedRecorder ourSacked{this, sackedCb, {}};
-        ++g_depth;
-        const uint32_t got = Update(list, MakeCallback(&SackedRecorder::Record, &ourSacked));
-        --g_depth;
-        CompareStates("Update", *this, *shadow);
-        if (got != expected || ourSacked.positions != stockSacked.positions)
-        {
-            ddnn::tcpfastpath::Mismatch("Update", "another count, or other segments reported");
-        }
-        ddnn::tcpfastpath::CountCheck();
-        return got;
-    }
-#endif
+    DDNN_TCP_CROSSCHECKED(TcpTxBuffer, Update, list, sackedCb);
     // For each SACK block, mark the segments that lie wholly inside it (3.44
     // ignores a block that does not map onto whole segments). A segment starts
     // at its m_startSeq and ends where the next one starts (the last one at
@@ -662,156 +750,111 @@ TcpTxBuffer::UpdateLostCount()
 bool
 TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh, bool isRecovery) const
 {
-#ifdef DDNN_TCP_CROSSCHECK
-    using Fn = bool (*)(const TcpTxBuffer*, SequenceNumber32*, SequenceNumber32*, bool);
-    SequenceNumber32 expectSeq = *seq;
-    SequenceNumber32 expectHigh = *seqHigh;
-    const bool expected =
-        ddnn::tcpfastpath::Stock<Fn>(kNextSeg)(this, &expectSeq, &expectHigh, isRecovery);
-#endif
+    DDNN_TCP_CROSSCHECKED(TcpTxBuffer, NextSeg, seq, seqHigh, isRecovery);
     // RFC 6675 NextSeg, as 3.44 implements it. Rule 1: the first segment not
     // retransmitted, not SACKed, below the highest SACK (once SACKs were seen)
     // and lost. Rule 3 remembers the first such segment when in recovery.
     // Without lost segments (m_lostOut == 0) rule 1 cannot match: the walk
     // stops once rule 3 has its candidate (at once outside recovery).
-    auto answer = [&]() -> bool {
-        SequenceNumber32 rule3;
-        bool rule3Valid = false;
-        const bool anyLost = m_lostOut > 0;
-        if (anyLost || isRecovery)
+    SequenceNumber32 rule3;
+    bool rule3Valid = false;
+    const bool anyLost = m_lostOut > 0;
+    if (anyLost || isRecovery)
+    {
+        for (const TcpTxItem* item : m_sentList)
         {
-            for (const TcpTxItem* item : m_sentList)
+            if (!item->m_retrans && !item->m_sacked &&
+                (!m_sackSeen || item->m_startSeq < m_highestSack.second))
             {
-                if (!item->m_retrans && !item->m_sacked &&
-                    (!m_sackSeen || item->m_startSeq < m_highestSack.second))
+                if (item->m_lost)
                 {
-                    if (item->m_lost)
-                    {
-                        *seq = item->m_startSeq;
-                        *seqHigh = *seq + m_segmentSize;
-                        return true;
-                    }
-                    // 3.44 keeps the first candidate unless its value is 0.
-                    if (rule3.GetValue() == 0 && isRecovery)
-                    {
-                        rule3Valid = true;
-                        rule3 = item->m_startSeq;
-                    }
+                    *seq = item->m_startSeq;
+                    *seqHigh = *seq + m_segmentSize;
+                    return true;
                 }
-                if (!anyLost && rule3.GetValue() != 0)
+                // 3.44 keeps the first candidate unless its value is 0.
+                if (rule3.GetValue() == 0 && isRecovery)
                 {
-                    break;
+                    rule3Valid = true;
+                    rule3 = item->m_startSeq;
                 }
             }
-        }
-
-        // Rule 2: unsent data, if the receiver's window allows.
-        const SequenceNumber32 tail = m_firstByteSeq + SequenceNumber32(m_size);
-        const SequenceNumber32 highData = m_firstByteSeq + m_sentSize;
-        if (tail >= highData && static_cast<uint32_t>(tail - highData) > 0)
-        {
-            const uint32_t rWnd = m_rWndCallback();
-            if (m_sentSize < rWnd)
+            if (!anyLost && rule3.GetValue() != 0)
             {
-                *seq = highData;
-                *seqHigh = *seq + std::min<uint32_t>(m_segmentSize, rWnd - m_sentSize);
-                return true;
+                break;
             }
-            return false;
         }
+    }
 
-        // Rule 3.
-        if (rule3Valid)
+    // Rule 2: unsent data, if the receiver's window allows.
+    const SequenceNumber32 tail = m_firstByteSeq + SequenceNumber32(m_size);
+    const SequenceNumber32 highData = m_firstByteSeq + m_sentSize;
+    if (tail >= highData && static_cast<uint32_t>(tail - highData) > 0)
+    {
+        const uint32_t rWnd = m_rWndCallback();
+        if (m_sentSize < rWnd)
         {
-            *seq = rule3;
-            *seqHigh = *seq + m_segmentSize;
+            *seq = highData;
+            *seqHigh = *seq + std::min<uint32_t>(m_segmentSize, rWnd - m_sentSize);
             return true;
         }
         return false;
-    };
-    const bool result = answer();
-#ifdef DDNN_TCP_CROSSCHECK
-    if (result != expected || (result && (*seq != expectSeq || *seqHigh != expectHigh)))
-    {
-        ddnn::tcpfastpath::Mismatch("NextSeg", "returned another segment");
     }
-    ddnn::tcpfastpath::CountCheck();
-#endif
-    return result;
+
+    // Rule 3.
+    if (rule3Valid)
+    {
+        *seq = rule3;
+        *seqHigh = *seq + m_segmentSize;
+        return true;
+    }
+    return false;
 }
 
 bool
 TcpTxBuffer::IsLost(const SequenceNumber32& seq) const
 {
-#ifdef DDNN_TCP_CROSSCHECK
-    using Fn = bool (*)(const TcpTxBuffer*, const SequenceNumber32&);
-    const bool expected = ddnn::tcpfastpath::Stock<Fn>(kIsLost)(this, seq);
-#endif
+    DDNN_TCP_CROSSCHECKED(TcpTxBuffer, IsLost, seq);
     // Lost when the segment holding seq, below the highest SACK, is marked lost.
     // Segments do not overlap: the walk stops at the one holding seq.
-    auto answer = [&]() -> bool {
-        if (seq >= m_highestSack.second)
-        {
-            return false;
-        }
-        for (const TcpTxItem* item : m_sentList)
-        {
-            if (item->m_startSeq <= seq && seq < item->m_startSeq + item->m_packet->GetSize())
-            {
-                return item->m_lost;
-            }
-        }
-        return false;
-    };
-    const bool result = answer();
-#ifdef DDNN_TCP_CROSSCHECK
-    if (result != expected)
+    if (seq >= m_highestSack.second)
     {
-        ddnn::tcpfastpath::Mismatch("IsLost", "another answer");
+        return false;
     }
-    ddnn::tcpfastpath::CountCheck();
-#endif
-    return result;
+    for (const TcpTxItem* item : m_sentList)
+    {
+        if (item->m_startSeq <= seq && seq < item->m_startSeq + item->m_packet->GetSize())
+        {
+            return item->m_lost;
+        }
+    }
+    return false;
 }
 
 bool
 TcpTxBuffer::IsRetransmittedDataAcked(const SequenceNumber32& ack) const
 {
-#ifdef DDNN_TCP_CROSSCHECK
-    using Fn = bool (*)(const TcpTxBuffer*, const SequenceNumber32&);
-    const bool expected = ddnn::tcpfastpath::Stock<Fn>(kIsRetransmittedDataAcked)(this, ack);
-#endif
+    DDNN_TCP_CROSSCHECKED(TcpTxBuffer, IsRetransmittedDataAcked, ack);
     // Whether a retransmitted, un-SACKed segment ends exactly at ack. Nothing
     // to find when nothing is retransmitted; segments are in sequence order,
     // so none past the first one ending beyond ack can end at it.
-    auto answer = [&]() -> bool {
-        if (m_retrans == 0)
-        {
-            return false;
-        }
-        for (const TcpTxItem* item : m_sentList)
-        {
-            const SequenceNumber32 end = item->m_startSeq + item->m_packet->GetSize();
-            if (end == ack && !item->m_sacked && item->m_retrans)
-            {
-                return true;
-            }
-            if (end > ack)
-            {
-                break;
-            }
-        }
-        return false;
-    };
-    const bool result = answer();
-#ifdef DDNN_TCP_CROSSCHECK
-    if (result != expected)
+    if (m_retrans == 0)
     {
-        ddnn::tcpfastpath::Mismatch("IsRetransmittedDataAcked", "another answer");
+        return false;
     }
-    ddnn::tcpfastpath::CountCheck();
-#endif
-    return result;
+    for (const TcpTxItem* item : m_sentList)
+    {
+        const SequenceNumber32 end = item->m_startSeq + item->m_packet->GetSize();
+        if (end == ack && !item->m_sacked && item->m_retrans)
+        {
+            return true;
+        }
+        if (end > ack)
+        {
+            break;
+        }
+    }
+    return false;
 }
 
 } // namespace ns3

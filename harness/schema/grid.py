@@ -1,0 +1,108 @@
+"""A grid file's top level (harness.grid reads the rest: the scenario fields
+its tables set are checked against the scenario's own schema)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+from pydantic import AfterValidator, BeforeValidator, Field, TypeAdapter, model_validator
+
+from harness.errors import ConfigError, ConfigTypeError, shorten
+from harness.schema.base import Int, PositiveTime, Section, Str, validate
+from harness.schema.scenario import _TomlSchema
+
+
+def _non_empty(name: str) -> str:
+    if not name.strip():
+        raise ConfigError("", f"expected a non-empty string, got {shorten(name)}")
+    return name
+
+
+def _scenario(value: Any) -> Any:
+    if not isinstance(value, str) or not value:
+        from harness.config import resolve_scenario_file   # its message lists the built-ins
+
+        resolve_scenario_file(value, Path.cwd(), "")
+    return value
+
+
+def _table(example: str):
+    def check(value: Any) -> Any:
+        if not isinstance(value, dict):
+            raise ConfigTypeError("", f"expected a table ({example}), got {shorten(value)}")
+        return value
+    return check
+
+
+def _points(value: Any) -> Any:
+    if not isinstance(value, list) or not all(isinstance(q, dict) and q for q in value):
+        raise ConfigTypeError("", "expected a list of tables of scenario fields, e.g. "
+                              '[{ "training.ratio" = 16, "background.rate" = 23 }]')
+    return value
+
+
+def Fields(example: str) -> Any:  # noqa: N802 - a type
+    """A table of scenario fields ("run.duration" = 2.0, or nested tables)."""
+    return Annotated[dict[str, Any], BeforeValidator(_table(example))]
+
+
+SetFields = Fields('"run.duration" = 2.0, ...')
+AxesFields = Fields('"training.ratio" = [16, 8], ...')
+ArmsFields = Fields('reference = "same", same = { "training.priority" = "same" }, ...')
+
+
+class Adaptive(Section):
+    """[adaptive]: more seeds where the answer is undecided (harness.adaptive)."""
+
+    max_seeds: Optional[Int(1)] = Field(None, description=(
+        "seeds per point at most (the seed axis gives the first ones); required with [adaptive]"))
+    budget: Optional[PositiveTime] = Field(None, description=(
+        "the added rounds' seeds only where they fit in this wall time from the sweep's start"))
+
+    @model_validator(mode="after")
+    def _seeds(self) -> Adaptive:
+        if self.model_fields_set and self.max_seeds is None:
+            raise ConfigError("max_seeds", "missing: [adaptive] needs max_seeds, an integer >= 1")
+        return self
+
+
+class GridFile(Section):
+    """A grid file (workloads/sweeps/*.toml): a base scenario, fields set for
+    every cell, axes, explicit points and paired arms."""
+
+    name: Annotated[Str, AfterValidator(_non_empty)] = Field(None, description=(
+        "names the sweep directory (default: the file's name)"))
+    scenario: Annotated[Str, BeforeValidator(_scenario)] = Field(description=(
+        "the base scenario: a name in workloads/scenarios or a path"))
+    timeout: PositiveTime = Field("6h", validate_default=True, description=(
+        "wall-clock limit of one cell"))
+    set: SetFields = Field({}, description=(
+        "scenario fields of every cell, e.g. \"run.duration\" = 2.0"))
+    points: Annotated[list[dict[str, Any]], BeforeValidator(_points)] = Field([], description=(
+        "explicit combinations of fields, each crossed with the axes; a point may have a "
+        "`label`, its own `arms` and `reference`"))
+    axes: AxesFields = Field({}, description=(
+        "scenario field -> its values (a non-empty list); the cells are their product"))
+    arms: ArmsFields = Field({}, description=(
+        "arm name -> its scenario fields; `reference` names the arm the others are "
+        "compared with"))
+    adaptive: Adaptive = Field(Adaptive(), description=(
+        "more seeds where the answer is undecided (max_seeds, budget)"))
+
+
+_GRID = TypeAdapter(GridFile)
+
+
+def read_grid(data: dict[str, Any]) -> GridFile:
+    """A grid file's top level, checked (ConfigError naming the key)."""
+    return validate(_GRID, data, GridFile)
+
+
+def grid_json_schema() -> dict[str, Any]:
+    """The JSON Schema of grid files (`harness schema --grid`,
+    docs/schema/grid.schema.json)."""
+    schema = GridFile.model_json_schema(schema_generator=_TomlSchema)
+    schema["title"] = "ddnn-harness grid"
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema
