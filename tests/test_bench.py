@@ -29,6 +29,7 @@ def _positive(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
 
 
+@pytest.mark.slow
 def test_report_has_every_section_and_target(report):
     assert report["bench"]["quick"] is True
     assert set(report["sections"]) == set(SECTIONS)
@@ -38,6 +39,7 @@ def test_report_has_every_section_and_target(report):
         assert t["value"] is not None and t["met"] in (True, False), t
 
 
+@pytest.mark.slow
 def test_native_and_harness_agree(report):
     overhead = report["sections"]["overhead"]
     assert overhead["agree"] is True
@@ -49,6 +51,7 @@ def test_native_and_harness_agree(report):
         assert a["link_bytes"]["harness"] == a["link_bytes"]["native"] > 0
 
 
+@pytest.mark.slow
 def test_costs_are_positive(report):
     s = report["sections"]
     for pair in s["overhead"]["pairs"]:
@@ -112,6 +115,7 @@ def test_a_ps_job_with_two_shards_is_in_the_recipe_with_its_servers():
         ["push", "pull"]
 
 
+@pytest.mark.slow
 def test_native_main_builds_what_the_harness_builds_from_one_recipe(tmp_path):
     """The one build sequence: a parameter-server job with two shards, DRR
     queues, a link slowed mid-run and background flows, built by

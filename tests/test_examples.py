@@ -69,6 +69,7 @@ def test_notebook_is_committed_without_outputs(path):
         f"{path.name} has outputs: clear them before committing"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_runs_and_shows_tables_and_figures(path, executed):
     before = sorted(p.name for p in EXAMPLES.iterdir())
@@ -85,6 +86,7 @@ def test_notebook_runs_and_shows_tables_and_figures(path, executed):
     assert (work / EARLIER).read_text() == "earlier results"
 
 
+@pytest.mark.slow
 def test_quickstart_wrote_a_run_and_a_paired_sweep_in_a_new_folder(executed):
     import harness
 

@@ -62,6 +62,7 @@ def test_placement_packs_under_one_leaf_or_spreads_over_leaves_and_ports_are_ass
     assert [(j.index, j.hosts) for j in off.jobs] == [(1, (1, 5))]
 
 
+@pytest.mark.slow
 def test_jobs_sharing_a_spine_uplink_slow_each_other_down_separate_leaves_do_not(run_plan):
     runs = {}
 

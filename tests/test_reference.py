@@ -56,6 +56,7 @@ def test_sample_stands_in_for_the_reference_cells(tmp_path):
                                               nan_ok=True)
 
 
+@pytest.mark.slow
 def test_round_trip_gives_the_full_sweeps_comparison(tmp_path):
     grid = load_grid(SAMPLE_GRID)
     full = sweep.run_sweep(grid, tmp_path / "full", jobs=2, progress=False)

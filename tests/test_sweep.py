@@ -44,6 +44,7 @@ def test_local_sweep_runs_every_cell_and_pairs_the_arms(local_sweep):
     assert len(m) == len(d) and (m["n"] <= 1).all()
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_gives_the_same_results(local_sweep, grid_file, tmp_path):
     report = sweep.run_sweep(load_grid(grid_file), tmp_path / "dask", jobs=2,
                              executor="dask", progress=False)
@@ -55,6 +56,7 @@ def test_dask_local_cluster_gives_the_same_results(local_sweep, grid_file, tmp_p
                     == (local_sweep.out / "cells" / cell / name).read_bytes())
 
 
+@pytest.mark.slow
 def test_dask_cells_over_their_time_limit_are_killed_and_the_worker_goes_on(grid_file,
                                                                            tmp_path):
     # one worker: its cell server forks a child per cell, so the first cell's
@@ -69,6 +71,7 @@ def test_dask_cells_over_their_time_limit_are_killed_and_the_worker_goes_on(grid
     assert not list((tmp_path / "out" / "cells").iterdir())
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume_finishes_each_cell_once(local_sweep, grid_file, tmp_path):
     out = tmp_path / "killed"
     cmd = [sys.executable, "-m", "harness.cli", "sweep", str(grid_file), "-j", "1", "-o",
