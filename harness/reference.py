@@ -68,9 +68,12 @@ def export(sweep_dir: Path, out: Path) -> int:
     record_path = sweep_dir / "sweep.json"
     if not record_path.is_file():
         raise ConfigError("SWEEP", f"{sweep_dir} is not a sweep directory (no sweep.json)")
+    out = outdir.resolve(out, "-o")
     if out.exists():
-        raise ConfigError("--output", f"{out} exists; give a new directory (a reference is "
+        raise ConfigError("-o", f"{out} exists; give a new directory (a reference is "
                           "never overwritten)")
+    outdir.check_names(out, "-o")
+    outdir.check_writable(out.parent, "-o")
     grid = load_grid(sweep_dir / "grid.toml")   # the grid as the sweep ran it
     base = expand(grid)
     cells = base + check_dir(sweep_dir, grid, base, resume=True)   # + seeds it added
@@ -81,6 +84,10 @@ def export(sweep_dir: Path, out: Path) -> int:
                           f"(scale {reference_scale(grid)}) are not finished, e.g. "
                           f"{missing[0].id} ({_labels(missing[0])}): finish them "
                           "(harness sweep --resume) first")
+    # at most the cells' files and flow tables as they are (the copy keeps fewer columns)
+    outdir.check_space(out, sum(f.stat().st_size for c in wanted
+                                for f in cell_dir(sweep_dir, c).iterdir() if f.is_file()),
+                       "-o", "the reference")
     index = {"grid": grid.name, "scale": reference_scale(grid), "commit": _commit(),
              "cells": {c.id: c.labels() for c in wanted}}
 

@@ -110,4 +110,12 @@ def test_export_refuses_an_unfinished_sweep_and_an_existing_output(tmp_path):
     shutil.copytree(SAMPLE, tmp_path / "exists")
     with pytest.raises(ConfigError, match="never overwritten"):
         reference.export(out, tmp_path / "exists")
+    # through a link to an existing directory: still refused, nothing written
+    (tmp_path / "link").symlink_to(tmp_path / "exists")
+    with pytest.raises(ConfigError, match="never overwritten"):
+        reference.export(out, tmp_path / "link")
+    # a name the writer's temporary name cannot fit: refused before anything is read
+    with pytest.raises(ConfigError, match="-o") as e:
+        reference.export(out, tmp_path / ("r" * 250))
+    assert "bytes" in str(e.value)
     assert stats.SCALE_FIELD == "scale"
