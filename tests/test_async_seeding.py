@@ -1,0 +1,88 @@
+"""Asynchronous adaptive seeding (harness.sweep): a point's next seed starts as
+soon as its cells have ended, and the sweep ends with the cells and tables the
+round-by-round sweep (each round waiting for its slowest cell) gives."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from harness import sweep
+from harness.aggregate import TIMING_COLUMNS
+from harness.grid import load_grid
+
+
+@pytest.fixture(scope="module")
+def adaptive_grid(grid_file, tmp_path_factory):
+    """The tiny grid from one seed, 2 x 2 points, up to 3 seeds each."""
+    text = grid_file.read_text().replace("[axes]", "[axes]\nseed = [1]") \
+        .replace('"background.load" = [0.05, 0.1]', '"background.load" = [0.1, 0.2]')
+    path = tmp_path_factory.mktemp("async") / "adaptive.toml"
+    path.write_text(text + "\n[adaptive]\nmax_seeds = 3\n")
+    return load_grid(path)
+
+
+@pytest.fixture(scope="module")
+def both_ways(adaptive_grid, tmp_path_factory):
+    d = tmp_path_factory.mktemp("both")
+    rounds = sweep.run_sweep(adaptive_grid, d / "rounds", jobs=2, progress=False, _rounds=True)
+    at_once = sweep.run_sweep(adaptive_grid, d / "async", jobs=2, progress=False)
+    return rounds, at_once
+
+
+def _cells(out):
+    return [(c["id"], c.get("added", False))
+            for c in json.loads((out / "sweep.json").read_text())["cells"]]
+
+
+def test_async_seeding_gives_the_round_by_round_cells_and_tables(both_ways):
+    rounds, at_once = both_ways
+    assert rounds.rounds > 1, "the grid must add seeds for the test to mean anything"
+    # the same cells, added ones marked, in the same order (sweep.json, for --resume)
+    assert _cells(at_once.out) == _cells(rounds.out)
+    assert (at_once.cells, at_once.rounds, at_once.failed) == \
+        (rounds.cells, rounds.rounds, rounds.failed)
+    pd.testing.assert_frame_equal(at_once.tables["deltas_mean"], rounds.tables["deltas_mean"])
+    pd.testing.assert_frame_equal(at_once.tables["deltas"], rounds.tables["deltas"])
+    timing = [c for c in rounds.tables["summary"] if c in TIMING_COLUMNS]
+    pd.testing.assert_frame_equal(at_once.tables["summary"].drop(columns=timing),
+                                  rounds.tables["summary"].drop(columns=timing))
+    # written tables as returned
+    pd.testing.assert_frame_equal(pd.read_parquet(at_once.out / "deltas_mean.parquet"),
+                                  pd.read_parquet(rounds.out / "deltas_mean.parquet"))
+
+
+def test_async_sweep_resumes_with_nothing_to_run(both_ways, adaptive_grid):
+    _, at_once = both_ways
+    again = sweep.run_sweep(adaptive_grid, at_once.out, jobs=2, progress=False, resume=True)
+    assert again.ran == 0 and again.cells == at_once.cells
+    pd.testing.assert_frame_equal(again.tables["deltas_mean"], at_once.tables["deltas_mean"])
+
+
+def test_a_points_next_seed_starts_before_the_others_cells_end(adaptive_grid, tmp_path,
+                                                              monkeypatch):
+    """No barrier: the executor is handed a point's next seed while cells of
+    other points are still to run (run_local receives them from on_done)."""
+    from harness import executors
+
+    handed: list[tuple[int, int]] = []   # (cells ended so far, cells handed back)
+    original = executors.run_local
+
+    def watching(tasks, jobs, on_done, *args, **kwargs):
+        ended = [0]
+
+        def watched(outcome):
+            ended[0] += 1
+            more = list(on_done(outcome) or ())
+            if more:
+                handed.append((ended[0], len(more)))
+            return more
+
+        return original(tasks, jobs, watched, *args, **kwargs)
+
+    monkeypatch.setattr(executors, "run_local", watching)
+    report = sweep.run_sweep(adaptive_grid, tmp_path / "s", jobs=2, progress=False)
+    assert sum(n for _, n in handed) == report.cells - 8   # every added cell, one run_local
+    assert handed and handed[0][0] < 8, handed   # before the 8 cells of the grid ended
