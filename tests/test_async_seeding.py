@@ -86,3 +86,58 @@ def test_a_points_next_seed_starts_before_the_others_cells_end(adaptive_grid, tm
     report = sweep.run_sweep(adaptive_grid, tmp_path / "s", jobs=2, progress=False)
     assert sum(n for _, n in handed) == report.cells - 8   # every added cell, one run_local
     assert handed and handed[0][0] < 8, handed   # before the 8 cells of the grid ended
+
+
+@pytest.mark.slow
+def test_dask_worker_processes_give_the_local_executors_tables(both_ways, adaptive_grid,
+                                                                tmp_path):
+    """A `dask scheduler` and two `dask worker --preload harness.executors`
+    processes (each with its warm cell server): the adaptive sweep adds the
+    same seeds, and its tables and cell files are byte for byte the local
+    executor's."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from dask.distributed import Client
+
+    _, local = both_ways
+    scheduler_file = tmp_path / "scheduler.json"
+    log = (tmp_path / "dask.log").open("wb")
+    common = ["--scheduler-file", str(scheduler_file), "--no-dashboard"]
+    procs = [subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host",
+                               "127.0.0.1", "--port", "0", *common],
+                              stdout=log, stderr=log, env=os.environ.copy())]
+    try:
+        deadline = time.monotonic() + 60
+        while not scheduler_file.is_file() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        procs += [subprocess.Popen([sys.executable, "-m", "dask", "worker", "--nthreads", "1",
+                                    "--nworkers", "1", "--preload", "harness.executors",
+                                    "--host", "127.0.0.1", *common],
+                                   stdout=log, stderr=log, env=os.environ.copy())
+                  for _ in range(2)]
+        with Client(scheduler_file=str(scheduler_file), timeout=60) as client:
+            client.wait_for_workers(2, timeout=120)
+            address = client.scheduler.address
+        report = sweep.run_sweep(adaptive_grid, tmp_path / "dask", jobs=2, executor="dask",
+                                 scheduler=address, progress=False)
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        log.close()
+    assert not report.failed
+    assert _cells(report.out) == _cells(local.out)
+    for name in ("deltas.parquet", "deltas_mean.parquet"):
+        assert (report.out / name).read_bytes() == (local.out / name).read_bytes(), name
+    for cell in report.tables["summary"]["cell"]:
+        for name in ("flows.parquet", "iterations.parquet", "transfers.parquet"):
+            assert ((report.out / "cells" / cell / name).read_bytes()
+                    == (local.out / "cells" / cell / name).read_bytes()), (cell, name)
