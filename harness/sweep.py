@@ -76,7 +76,8 @@ class SweepReport:
     failed: list[str]      # ids of cells failed now or before
     wall_s: float
     tables: dict
-    rounds: int = 1        # adaptive sweeps: rounds of seeds run
+    rounds: int = 1        # adaptive sweeps: 1 + the most seeds added to one point (the
+                           # rounds a round-by-round sweep would run)
     unfinished: int = 0    # left to run (an interrupted sweep)
     failed_now: int = 0    # of `ran`
 

@@ -141,3 +141,12 @@ def test_dask_worker_processes_give_the_local_executors_tables(both_ways, adapti
         for name in ("flows.parquet", "iterations.parquet", "transfers.parquet"):
             assert ((report.out / "cells" / cell / name).read_bytes()
                     == (local.out / "cells" / cell / name).read_bytes()), (cell, name)
+
+
+def test_a_budget_spent_by_the_grids_cells_adds_no_seed(adaptive_grid, tmp_path, capfd):
+    """The grid's own cells always run; a point's next seed only where it fits
+    in what is left after the cells running or waiting."""
+    report = sweep.run_sweep(adaptive_grid, tmp_path / "s", jobs=2, progress=False,
+                             budget_s=1.0)
+    assert (report.cells, report.rounds, report.ran) == (8, 1, 8)
+    assert "budget:" in capfd.readouterr().err
