@@ -243,7 +243,7 @@ class _Seeding:
         for cell in cells:
             self.points.setdefault(_point_of(cell, self.keys), []).append(cell)
         self.left: dict[tuple, int] = {}    # a point's cells running or waiting
-        self.new: list[tuple[tuple, Cell]] = []  # (round, point, arm), cell
+        self.new: list[Cell] = []       # the cells added now, in the order added
         self.seeds_added: dict[tuple, int] = {}
         self.over_budget: set[tuple] = set()
         self.walls: dict[str, float | None] = {}   # finished cells' (_cell_wall_s)
@@ -294,10 +294,8 @@ class _Seeding:
                 if left_out:
                     self.over_budget.add(key)
                     return []
-            n = self.seeds_added[key] = self.seeds_added.get(key, 0) + 1
-            # the order of the round-by-round sweep: by round, then point (more_seeds)
-            order = str(next(iter(undecided)))
-            self.new += [((n, order, i), c) for i, c in enumerate(extra)]
+            self.seeds_added[key] = self.seeds_added.get(key, 0) + 1
+            self.new += extra
             own += extra
             self.cells += extra
             self.added |= {c.id for c in extra}
@@ -328,14 +326,29 @@ class _Seeding:
                    for k, n in self.left.items() if n)
 
     def finish(self) -> list[Cell]:
-        """The sweep's cells: the given ones, then the added ones by round,
-        point and arm (sweep.json rewritten so, for --resume)."""
+        """The sweep's cells: the grid's, then the added ones (before and now)
+        as the rounds would have added them: by round (a point's k-th added
+        seed is in round k + 1), then point (more_seeds' order), then arm.
+        sweep.json is rewritten so, for --resume: an interrupted sweep
+        resumed ends with the cells, in order, of one never interrupted."""
         if self.over_budget:
             n = len(self.over_budget)
             print(f"sweep {self.grid.name}: budget: {n} undecided point{'s' if n != 1 else ''} "
                   f"got no more seeds (the {self.budget_s / 60:.0f} min budget)",
                   file=sys.stderr, flush=True)
-        cells = self.given + [c for _, c in sorted(self.new, key=lambda t: t[0])]
+        extra = [c for c in self.given if c.id in self.added] + self.new
+        added_seeds: dict[tuple, set] = {}
+        for cell in extra:
+            added_seeds.setdefault(_point_of(cell, self.keys), set()).add(
+                dict(cell.point)[SEED_AXIS])
+
+        def order(cell: Cell) -> tuple[int, str]:
+            key = _point_of(cell, self.keys)
+            seed = dict(cell.point)[SEED_AXIS]
+            return sum(s <= seed for s in added_seeds[key]), str(key)
+
+        # stable: a seed's cells keep their arms' order
+        cells = [c for c in self.given if c.id not in self.added] + sorted(extra, key=order)
         if self.new:
             write_cells(self.out, self.grid, cells, self.added)
         return cells

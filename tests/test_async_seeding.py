@@ -15,13 +15,18 @@ from harness.grid import load_grid
 
 
 @pytest.fixture(scope="module")
-def adaptive_grid(grid_file, tmp_path_factory):
+def adaptive_file(grid_file, tmp_path_factory):
     """The tiny grid from one seed, 2 x 2 points, up to 3 seeds each."""
     text = grid_file.read_text().replace("[axes]", "[axes]\nseed = [1]") \
         .replace('"background.load" = [0.05, 0.1]', '"background.load" = [0.1, 0.2]')
     path = tmp_path_factory.mktemp("async") / "adaptive.toml"
     path.write_text(text + "\n[adaptive]\nmax_seeds = 3\n")
-    return load_grid(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def adaptive_grid(adaptive_file):
+    return load_grid(adaptive_file)
 
 
 @pytest.fixture(scope="module")
@@ -150,3 +155,43 @@ def test_a_budget_spent_by_the_grids_cells_adds_no_seed(adaptive_grid, tmp_path,
                              budget_s=1.0)
     assert (report.cells, report.rounds, report.ran) == (8, 1, 8)
     assert "budget:" in capfd.readouterr().err
+
+
+def test_ctrl_c_after_a_seed_was_added_then_resume_gives_the_same_tables(both_ways,
+                                                                         adaptive_file,
+                                                                         tmp_path):
+    """SIGINT once sweep.json holds an added seed: the tables of what finished
+    are written, the added cells stay in sweep.json (unfinished), and
+    --resume ends with the round-by-round sweep's cells and tables."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    rounds, _ = both_ways
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "sweep", str(adaptive_file),
+                             "-j", "2", "-o", str(out), "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            if any(c.get("added") for c in json.loads((out / "sweep.json").read_text())["cells"]):
+                break
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    record = _cells(out)
+    assert any(added for _, added in record)
+    assert set(record) <= set(_cells(rounds.out))
+    summary = pd.read_parquet(out / "summary.parquet")
+    assert len(summary) == len(record)
+    again = sweep.run_sweep(load_grid(adaptive_file), out, jobs=2, progress=False, resume=True)
+    assert _cells(out) == _cells(rounds.out)
+    pd.testing.assert_frame_equal(again.tables["deltas_mean"], rounds.tables["deltas_mean"])
