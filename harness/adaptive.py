@@ -3,17 +3,19 @@
 With [adaptive] (or `harness sweep --max-seeds N`), after the grid's seeds
 have run, every point whose training verdict is undecided at 95 % (its
 slowdown interval spans two colour classes; harness.stats) gets one more
-seed, round after round, until every point is decided or has max_seeds
-(more_seeds; harness.sweep runs the rounds).
+seed, until every point is decided or has max_seeds (more_seeds;
+harness.sweep judges each point as soon as its cells have ended, and runs
+its next seed at once: no round waits for its slowest cell).
 With a `budget` (wall-clock time from the sweep's start; or `harness sweep
---budget`), a round adds a seed only to the points whose seed fits in what is
-left of it, each point's cost being its cells' measured wall time so far: the
-grid's own cells always run, the added rounds end in time (within_budget).
-Points nearest a verdict go first: from each undecided interval,
+--budget`), a seed is added only where it fits in what is left of it (after
+the cells already running or waiting, harness.sweep), each point's cost
+being its cells' measured wall time so far: the grid's own cells always run,
+the added seeds end in time (within_budget). From each undecided interval,
 stats.seeds_to_decide projects the seeds that would decide it
-(`seeds_to_decide` in deltas_mean); points projected to be decided within
-max_seeds come cheapest-to-decide first and keep room for their later seeds,
-the others share what is left.
+(`seeds_to_decide` in deltas_mean); a point projected to be decided within
+max_seeds keeps room for its later seeds. Given several points at once (the
+round-by-round sweep, run_sweep(_rounds=True)), within_budget takes those
+cheapest-to-decide first, the others sharing what is left.
 """
 
 from __future__ import annotations

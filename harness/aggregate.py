@@ -56,6 +56,21 @@ def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFram
     the reference) and deltas_mean.parquet (per point: the mean over seeds
     with its Student-t interval, and the pooled change with its bootstrap
     interval and verdict, harness.stats)."""
+    tables = compare(out, grid, cells)
+    if "deltas_mean" in tables and stats.SCALE_FIELD in grid.axis_fields:
+        # the same cells at several scales
+        point_keys = [k for k in grid.axis_fields if k != SEED_AXIS]
+        tables["scale_check"] = stats.compare_scales(tables["deltas_mean"], point_keys)
+    for name, df in tables.items():
+        write_atomic(out / f"{name}.parquet", df.to_parquet(index=False))
+    return tables
+
+
+def compare(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]:
+    """aggregate's summary, deltas and deltas_mean, written nowhere. Every row
+    of deltas and deltas_mean is computed from its own point's cells alone, in
+    their order: an adaptive sweep judges a point from its cells only
+    (harness.sweep) and gets the rows of the whole grid's tables."""
     rows = []
     for cell in cells:
         failed = out / "failed" / f"{cell.id}.json"
@@ -81,10 +96,6 @@ def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFram
         tables["deltas_mean"] = _with_intervals(
             means, interval_table(out, grid, cells), point_keys,
             [k for k in dict(grid.axes) if k != SEED_AXIS])
-        if stats.SCALE_FIELD in point_keys:   # the same cells at several scales
-            tables["scale_check"] = stats.compare_scales(tables["deltas_mean"], point_keys)
-    for name, df in tables.items():
-        write_atomic(out / f"{name}.parquet", df.to_parquet(index=False))
     return tables
 
 

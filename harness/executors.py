@@ -41,7 +41,7 @@ import uuid
 from dataclasses import dataclass
 from multiprocessing import connection, get_context
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 from harness import outdir
 from harness.cells import Cell, cell_json
@@ -64,7 +64,10 @@ class Outcome:
     detail: str | None = None  # behind the error: a traceback, ns-3's last output
 
 
-OnDone = Callable[[Outcome], None]
+#: Called as each task ends; may return more tasks to run (an adaptive
+#: sweep's next seed of a point, harness.sweep): they go ahead of the tasks
+#: not started yet, in the order given.
+OnDone = Callable[[Outcome], "Iterable[Task] | None"]
 _PR_SET_PDEATHSIG = 1
 
 
@@ -185,7 +188,8 @@ def _warm_up() -> None:
 
 def run_local(tasks: list[Task], jobs: int, on_done: OnDone, warm_up: bool = True) -> None:
     """Run the tasks, at most `jobs` at a time, each in a child forked from this
-    process (ns-3 loaded here first). Calls on_done as each ends."""
+    process (ns-3 loaded here first). Calls on_done as each ends (once the
+    free cores have their next cells); the tasks it returns run next."""
     from harness import ns3
 
     ns3.load(quiet=True)  # compiled and loaded once; children inherit it
@@ -208,20 +212,11 @@ def run_local(tasks: list[Task], jobs: int, on_done: OnDone, warm_up: bool = Tru
 
 def _run_children(ctx, pending: list[Task], running: dict, jobs: int, on_done: OnDone) -> None:
     while pending or running:
-        while pending and len(running) < jobs:
-            task = pending.pop()
-            recv, send = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_child, args=(task, send), daemon=False)
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-            try:
-                proc.start()
-                send.close()
-                running[proc.sentinel] = (proc, recv, task, time.monotonic())
-            finally:  # a Ctrl-C meanwhile is delivered here, the child known
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        _start_children(ctx, pending, running, jobs)
         deadline = min(start + t.timeout_s for _, _, t, start in running.values())
         ready = connection.wait(list(running), timeout=max(0.0, deadline - time.monotonic()))
         now = time.monotonic()
+        ended: list[Outcome] = []
         for sentinel in list(running):
             proc, recv, task, start = running[sentinel]
             detail = None
@@ -243,7 +238,26 @@ def _run_children(ctx, pending: list[Task], running: dict, jobs: int, on_done: O
                 continue
             recv.close()
             del running[sentinel]
-            on_done(Outcome(task.cell, message, now - start, detail))
+            ended.append(Outcome(task.cell, message, now - start, detail))
+        # the free cores take their next cells before on_done (an adaptive
+        # sweep judges a point there) runs here in the parent
+        _start_children(ctx, pending, running, jobs)
+        for outcome in ended:
+            pending.extend(reversed(list(on_done(outcome) or ())))
+
+
+def _start_children(ctx, pending: list[Task], running: dict, jobs: int) -> None:
+    while pending and len(running) < jobs:
+        task = pending.pop()
+        recv, send = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_child, args=(task, send), daemon=False)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            proc.start()
+            send.close()
+            running[proc.sentinel] = (proc, recv, task, time.monotonic())
+        finally:  # a Ctrl-C meanwhile is delivered here, the child known
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _reply(recv) -> tuple[str | None, str | None]:
@@ -450,7 +464,8 @@ def check_scheduler(address: str, timeout_s: float = 5.0) -> None:
 
 def run_dask(tasks: list[Task], jobs: int, scheduler: str | None, on_done: OnDone) -> None:
     """Run the tasks on a Dask cluster: `scheduler` is its address; None starts
-    a LocalCluster of `jobs` single-threaded workers. Those are threads of this
+    a LocalCluster of `jobs` single-threaded workers. The tasks on_done returns
+    are submitted at once, ahead of those not started yet. Those are threads of this
     process (a worker only passes cells to a cell server and waits), and their
     servers are started first, so that loading ns-3 overlaps the cluster's start."""
     from dask.distributed import Client, LocalCluster, as_completed
@@ -469,10 +484,19 @@ def run_dask(tasks: list[Task], jobs: int, scheduler: str | None, on_done: OnDon
             client.run(dask_setup)  # a no-op on workers started with the preload
         # a fresh key per attempt: a long-lived scheduler must not hand back an
         # earlier attempt's (failed) result
-        futures = {client.submit(_dask_task, t.cell, t.timeout_s, pure=False,
-                                 key=f"cell-{t.cell.id}-{uuid.uuid4().hex[:8]}"): t
-                   for t in tasks}
-        for future in as_completed(futures):
+        def submit(task: Task, priority: int = 0):
+            future = client.submit(_dask_task, task.cell, task.timeout_s, pure=False,
+                                   priority=priority,
+                                   key=f"cell-{task.cell.id}-{uuid.uuid4().hex[:8]}")
+            futures[future] = task
+            return future
+
+        futures: dict = {}
+        for t in tasks:
+            submit(t)
+        added = 0
+        completed = as_completed(list(futures))
+        for future in completed:
             task = futures[future]
             try:
                 error, files, wall_s, detail = future.result()
@@ -481,7 +505,10 @@ def run_dask(tasks: list[Task], jobs: int, scheduler: str | None, on_done: OnDon
                                                 float("nan"), None)
             if error is None:
                 _install_files(files, task.out_dir)
-            on_done(Outcome(task.cell, error, wall_s, detail))
+            # the tasks on_done adds go ahead of those not started yet
+            for new in on_done(Outcome(task.cell, error, wall_s, detail)) or ():
+                added += 1
+                completed.add(submit(new, priority=added))
     except BaseException:  # Ctrl-C: stop the cells now (they stay unfinished)
         if cluster is not None:
             _SERVERS.kill()
