@@ -63,9 +63,13 @@ class Topology:
         return adj
 
 
-def distances_to(topo: Topology, host: int) -> list[int | None]:
-    """Hop distance of every node to `host`, travelling only through switches."""
-    adj = topo.adjacency()
+def distances_to(topo: Topology, host: int,
+                 adj: list[list[tuple[int, int]]] | None = None) -> list[int | None]:
+    """Hop distance of every node to `host`, travelling only through switches.
+    adj: topo.adjacency(), when the caller already has it (it is rebuilt
+    otherwise: a pass over every link)."""
+    if adj is None:
+        adj = topo.adjacency()
     dist: list[int | None] = [None] * topo.n_nodes
     dist[host] = 0
     queue = deque([host])
@@ -81,8 +85,9 @@ def distances_to(topo: Topology, host: int) -> list[int | None]:
 
 
 def check_reachable(topo: Topology) -> None:
+    adj = topo.adjacency()
     for h in range(topo.n_hosts):
-        dist = distances_to(topo, h)
+        dist = distances_to(topo, h, adj)
         unreachable = [topo.node_name(o) for o in range(topo.n_hosts) if dist[o] is None]
         if unreachable:
             raise ConfigError("topology.links", f"host {topo.node_name(h)} cannot be reached "

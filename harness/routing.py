@@ -16,7 +16,7 @@ def next_hops(topo: Topology) -> dict[tuple[int, int], list[int]]:
     adj = topo.adjacency()
     table: dict[tuple[int, int], list[int]] = {}
     for h in range(topo.n_hosts):
-        dist = distances_to(topo, h)
+        dist = distances_to(topo, h, adj)
         for u in range(topo.n_nodes):
             if u == h or dist[u] is None:
                 continue
@@ -27,9 +27,14 @@ def next_hops(topo: Topology) -> dict[tuple[int, int], list[int]]:
     return table
 
 
-def path_links(topo: Topology, src: int, dst: int) -> list[int]:
-    """The links of one shortest path from host src to host dst."""
-    table = next_hops(topo)
+def path_links(topo: Topology, src: int, dst: int,
+               table: dict[tuple[int, int], list[int]] | None = None) -> list[int]:
+    """The links of one shortest path from host src to host dst.
+    table: next_hops(topo), when the caller already has it; it is computed
+    otherwise, which is a pass over every (node, host) pair: callers that
+    want many paths compute it once and pass it."""
+    if table is None:
+        table = next_hops(topo)
     node, path = src, []
     while node != dst:
         link = table[(node, dst)][0]

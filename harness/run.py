@@ -538,10 +538,13 @@ def _empty_flow_log() -> pd.DataFrame:
 def _ideal_fct(topo: Topology, raw: pd.DataFrame) -> pd.Series:
     """size / bottleneck rate + base RTT, per flow (paths are memoised per pair)."""
     cache: dict[tuple[int, int], tuple[float, float]] = {}
+    table = None  # the ECMP table, computed once (not per pair: that grew as hosts^3)
     out = []
     for src, dst, size in zip(raw["src_node"], raw["dst_node"], raw["size"]):
         if (src, dst) not in cache:
-            links = [topo.links[i] for i in routing.path_links(topo, src, dst)]
+            if table is None:
+                table = routing.next_hops(topo)
+            links = [topo.links[i] for i in routing.path_links(topo, src, dst, table)]
             cache[(src, dst)] = (min(l.rate_bps for l in links), 2 * sum(l.delay_s for l in links))
         rate, rtt = cache[(src, dst)]
         out.append(size * 8 / rate + rtt)

@@ -22,7 +22,8 @@ def worst_case_rtt(topo: Topology, net: NetworkConfig, bands: int) -> float:
                         port_buffer_packets(net.hosts_buffer, net, bands))
     slowest = min(link.rate_bps for link in topo.links)
     longest_delay = max(link.delay_s for link in topo.links)
-    hops = max(d for h in range(topo.n_hosts) for d in distances_to(topo, h)[:topo.n_hosts]
+    adj = topo.adjacency()
+    hops = max(d for h in range(topo.n_hosts) for d in distances_to(topo, h, adj)[:topo.n_hosts]
                if d is not None)
     per_hop = longest_delay + (queue_packets + 1) * frame_bits / slowest
     return 2 * hops * per_hop

@@ -44,6 +44,28 @@ def test_leaf_spine_next_hops_are_all_spines():
     assert topo.params["oversubscription"] == pytest.approx(1.0)
 
 
+def test_ideal_fct_computes_the_ecmp_table_once(monkeypatch):
+    """Issue 27: the table per (src, dst) pair made post-processing grow as hosts^3."""
+    import pandas as pd
+
+    from harness import run
+
+    topo = load_topology(TopologyConfig(file="leaf-spine", overrides={
+        "spines": 4, "leaves": 4, "hosts_per_leaf": 4}))
+    calls = []
+    real = routing.next_hops
+    monkeypatch.setattr(routing, "next_hops", lambda t: calls.append(1) or real(t))
+    pairs = [(s, d) for s in range(topo.n_hosts) for d in range(topo.n_hosts) if s != d]
+    raw = pd.DataFrame({"src_node": [s for s, _ in pairs], "dst_node": [d for _, d in pairs],
+                        "size": [1000] * len(pairs)})
+    ideal = run._ideal_fct(topo, raw)
+    assert len(calls) == 1
+    table = real(topo)
+    for (s, d), fct in zip(pairs, ideal):
+        links = [topo.links[i] for i in routing.path_links(topo, s, d, table)]
+        assert fct == 1000 * 8 / min(l.rate_bps for l in links) + 2 * sum(l.delay_s for l in links)
+
+
 def test_worst_case_rtt_from_queues_and_hops():
     topo = load_topology(TopologyConfig(file="single-tor", overrides={"link_rate": "10Gbps"}))
     net = NetworkConfig()   # one shared limit of 1,000 packets per port
