@@ -98,7 +98,7 @@ class Runner:
     def recipe(self, run: ScenarioRun) -> Path:
         from harness import recipe
         from harness.config import load_scenario
-        from harness.run import plan
+        from harness.simulation import plan
 
         path = self.work / "recipes" / f"{run.label}.recipe"
         if not path.exists():

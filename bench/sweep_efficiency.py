@@ -40,7 +40,7 @@ max_seeds = {max_seeds}
 
 
 def main(argv: list[str] | None = None) -> int:
-    from harness import executors, profiles, sweep
+    from harness import executors, profiles, sweeping
     from harness.grid import load_grid
 
     p = argparse.ArgumentParser()
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         tasks, jobs, timed(on_done), *a, **k)
     executors.run_dask = lambda tasks, jobs, sched, on_done, *a, **k: originals[1](
         tasks, jobs, sched, timed(on_done), *a, **k)
-    report = sweep.run_sweep(grid, args.out / "sweep", jobs=args.jobs, executor=args.executor,
+    report = sweeping.run_sweep(grid, args.out / "sweep", jobs=args.jobs, executor=args.executor,
                              progress=False)
     span = max(e for _, e in spans) - min(s for s, _ in spans)
     result = {"jobs": args.jobs, "cells": report.cells, "rounds": report.rounds,

@@ -4,11 +4,11 @@ With [adaptive] (or `harness sweep --max-seeds N`), after the grid's seeds
 have run, every point whose training verdict is undecided at 95 % (its
 slowdown interval spans two colour classes; harness.stats) gets one more
 seed, until every point is decided or has max_seeds (more_seeds;
-harness.sweep judges each point as soon as its cells have ended, and runs
+harness.sweeping judges each point as soon as its cells have ended, and runs
 its next seed at once: no round waits for its slowest cell).
 With a `budget` (wall-clock time from the sweep's start; or `harness sweep
 --budget`), a seed is added only where it fits in what is left of it (after
-the cells already running or waiting, harness.sweep), each point's cost
+the cells already running or waiting, harness.sweeping), each point's cost
 being its cells' measured wall time so far: the grid's own cells always run,
 the added seeds end in time (within_budget). From each undecided interval,
 stats.seeds_to_decide projects the seeds that would decide it

@@ -70,7 +70,7 @@ def compare(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]
     """aggregate's summary, deltas and deltas_mean, written nowhere. Every row
     of deltas and deltas_mean is computed from its own point's cells alone, in
     their order: an adaptive sweep judges a point from its cells only
-    (harness.sweep) and gets the rows of the whole grid's tables."""
+    (harness.sweeping) and gets the rows of the whole grid's tables."""
     rows = []
     for cell in cells:
         failed = out / "failed" / f"{cell.id}.json"

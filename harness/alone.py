@@ -27,7 +27,7 @@ def slowdowns(scenario: str | Path, overrides: list[str] = (), run=None) -> pd.D
     """job, name, together_ms, alone_ms, slowdown for every enabled job.
     run: Scenario -> summary dict (default: a real run)."""
     if run is None:
-        from harness.run import run_scenario
+        from harness.simulation import run_scenario
 
         def run(sc):
             return run_scenario(sc, quiet=True).summary

@@ -72,8 +72,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 def _warn(message: str) -> None:
     """A UserWarning attributed to the first caller outside this package (the
-    user's file and line, however many harness frames are in between:
-    harness.run is a callable module whose __call__ lives in harness/__init__.py)."""
+    user's file and line, however many harness frames are in between)."""
     if sys.version_info >= (3, 12):
         warnings.warn(message, UserWarning, skip_file_prefixes=(_PACKAGE_DIR,))
         return
@@ -103,7 +102,7 @@ def run(scenario: "str | Path | Scenario | None" = None,
     Raises ConfigError (a ValueError naming the field) before ns-3 starts."""
     from harness import outdir
     from harness.config import Scenario
-    from harness.run import execute, output_bytes, plan, write_run_dir
+    from harness.simulation import execute, output_bytes, plan, write_run_dir
     from harness.cost import long_run_note
 
     if isinstance(scenario, Scenario):
@@ -137,11 +136,11 @@ def sweep(grid: str | Path, out: str | Path | None = None, *, jobs: int | None =
     jobs: cells at once (default: CPU count); executor: "local" or "dask"
     (scheduler: a Dask scheduler address, default a LocalCluster).
     A failing cell is recorded (status "failed", its error) and the others run.
-    Raises ConfigError for a bad grid, harness.sweep.SweepError for a directory
+    Raises ConfigError for a bad grid, harness.sweeping.SweepError for a directory
     that cannot be used as asked, before any cell runs."""
     from harness import outdir, sweepdir
     from harness.grid import expand, load_grid
-    from harness.sweep import run_sweep
+    from harness.sweeping import run_sweep
 
     g = load_grid(grid)
     target = outdir.check_sweep_dir(Path(out) if out is not None else sweepdir.default_dir(g),

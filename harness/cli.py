@@ -108,7 +108,7 @@ def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
     from harness import outdir
     from harness.config import load_scenario
     from harness.errors import Ns3LoadError
-    from harness.run import execute, output_bytes, plan, write_run_dir
+    from harness.simulation import execute, output_bytes, plan, write_run_dir
 
     notes: list[str] = []
     try:
@@ -230,7 +230,7 @@ def _builtin(directory: Path, name: str) -> bool:
 
 def _check_scenario(target: str | None, overrides: tuple[str, ...], as_json: bool) -> bool:
     from harness.config import load_scenario
-    from harness.run import plan
+    from harness.simulation import plan
     from harness.cost import Cost, predicted_bytes
 
     notes: list[str] = []
@@ -469,7 +469,7 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
     import os
 
     from harness import outdir, sweepdir
-    from harness import sweep as sweeps
+    from harness import sweeping
     from harness.grid import check_adaptive, expand, load_grid
     from harness.tables import SEED_AXIS
 
@@ -505,11 +505,11 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
                            *(["--executor", executor] if executor != "local" else []),
                            *(["--scheduler", shlex.quote(scheduler)] if scheduler else [])])
     try:
-        report = sweeps.run_sweep(grid, out, jobs, executor, scheduler, resume, retry_failed,
+        report = sweeping.run_sweep(grid, out, jobs, executor, scheduler, resume, retry_failed,
                                   progress, cells, max_seeds, budget_s, reference)
     except (sweepdir.SweepError, ConfigError) as e:
         _fail(str(e))
-    except sweeps.SweepInterrupted as e:
+    except sweeping.SweepInterrupted as e:
         r = e.report
         click.echo(f"interrupted: {r.ran} cells run now ({r.failed_now} failed), "
                    f"{r.unfinished} unfinished (stopped, not failed); tables of the finished "

@@ -65,7 +65,7 @@ class Outcome:
 
 
 #: Called as each task ends; may return more tasks to run (an adaptive
-#: sweep's next seed of a point, harness.sweep): they go ahead of the tasks
+#: sweep's next seed of a point, harness.sweeping): they go ahead of the tasks
 #: not started yet, in the order given.
 OnDone = Callable[[Outcome], "Iterable[Task] | None"]
 _PR_SET_PDEATHSIG = 1
@@ -90,7 +90,7 @@ def _redirect_stderr(log_file: Path) -> None:
 
 def run_cell(cell: Cell, out_dir: Path) -> None:
     """Plan, run and write one cell (in the calling process)."""
-    from harness.run import execute, plan, write_run_dir
+    from harness.simulation import execute, plan, write_run_dir
 
     result = execute(plan(cell.scenario), progress=False, quiet=True)
     write_run_dir(result, out_dir, {"cell.json": cell_json(cell)})
@@ -180,7 +180,7 @@ def _warm_up() -> None:
     wrappers on first use (~0.6 s, and ~0.3 s more for a parameter-server
     job), and forked children inherit them compiled."""
     from harness.config import load_scenario
-    from harness.run import execute, plan
+    from harness.simulation import execute, plan
 
     for overrides in WARM_UPS:
         execute(plan(load_scenario(None, overrides)), progress=False, quiet=True)

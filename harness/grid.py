@@ -64,7 +64,7 @@ from harness.config import (SWEEPS_DIR, ConfigError, ConfigTypeError, alternativ
                             read_scenario_dict, read_text, scenario_from_dict)
 from harness.cost import predicted_bytes
 from harness.errors import UnknownKeyError
-from harness.run import output_bytes, plan
+from harness.simulation import output_bytes, plan
 from harness.schema.grid import GridFile, read_grid
 from harness.tables import POINT_LABEL, SEED_AXIS
 

@@ -35,7 +35,7 @@ from harness.errors import ConfigError, shorten
 
 RESULTS_ENV = "DDNN_HARNESS_RESULTS"
 
-# What a run directory holds (harness.run.write_run_dir; cell.json in sweeps;
+# What a run directory holds (harness.simulation.write_run_dir; cell.json in sweeps;
 # plots/ from `harness plot`). Only a directory of these may be replaced.
 RUN_FILES = frozenset({
     "config.json", "summary.json", "manifest.json", "cell.json", "flows.parquet",

@@ -1,6 +1,6 @@
 """A plan as the scenario recipe: plain text, one directive per line, that
 ns-3's ScenarioRecipe (ns3-modules/network/scenario-recipe.h, where the
-directives are listed) builds the scenario from. harness.run hands it to
+directives are listed) builds the scenario from. harness.simulation hands it to
 ns-3 through cppyy; the bench's native program (bench/native/main.cc) reads
 it from a file: one build sequence for both, in the recipe's order.
 
@@ -62,7 +62,7 @@ def _training_lines(p) -> list[str]:
 
 
 def text(p) -> str:
-    """The recipe of a plan (harness.run.Plan)."""
+    """The recipe of a plan (harness.simulation.Plan)."""
     sc = p.scenario
     lines = [FORMAT, f"# scenario {sc.name} digest {sc.digest()}"]
     lines += tcp.recipe_lines(p.tcp_defaults)

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from harness.config import load_scenario
-from harness.run import Plan, execute, plan
+from harness.simulation import Plan, execute, plan
 
 # The default scenario is 4 hosts at 1 Gbit/s: ns-3 tests stay in seconds.
 
@@ -118,9 +118,9 @@ def grid_file(tmp_path_factory):
 @pytest.fixture(scope="session")
 def local_sweep(grid_file, tmp_path_factory):
     """The tiny grid run once, on the local executor (shared by the sweep tests)."""
-    from harness import sweep
+    from harness import sweeping
     from harness.grid import load_grid
 
     out = tmp_path_factory.mktemp("sweeps") / "local"
-    report = sweep.run_sweep(load_grid(grid_file), out, jobs=2, progress=False)
+    report = sweeping.run_sweep(load_grid(grid_file), out, jobs=2, progress=False)
     return report

@@ -16,19 +16,26 @@ import harness
 
 def test_import_harness_loads_neither_pandas_nor_ns3():
     code = ("import sys, harness; heavy = [m for m in ('pandas', 'numpy', 'cppyy', "
-            "'harness.run', 'matplotlib') if m in sys.modules]; print(heavy)")
+            "'harness.simulation', 'harness.sweeping', 'matplotlib') if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=Path(harness.__file__).parents[1], check=True).stdout
     assert out.strip() == "[]"
 
 
-def test_run_and_sweep_are_callable_and_still_the_modules():
-    from harness import sweep as sweep_module
+def test_run_and_sweep_are_the_api_functions_not_modules():
+    import types
 
-    assert callable(harness.run) and callable(harness.sweep)
-    # the module's own functions, reached through the callable
-    assert harness.run.plan is sys.modules["harness.run"].plan
-    assert harness.sweep.run_sweep is sweep_module.run_sweep
+    import harness.simulation
+    import harness.sweeping
+
+    # plain functions, re-exported from harness.api; importing the engine
+    # modules (harness.simulation, harness.sweeping) binds nothing over them
+    assert harness.run is harness.api.run and harness.sweep is harness.api.sweep
+    assert isinstance(harness.run, types.FunctionType)
+    assert isinstance(harness.sweep, types.FunctionType)
+    assert harness.simulation is sys.modules["harness.simulation"]
+    assert harness.sweeping is sys.modules["harness.sweeping"]
+    assert "harness.run" not in sys.modules and "harness.sweep" not in sys.modules
 
 
 def test_check_takes_overrides_as_a_dict_and_as_keywords():

@@ -1,4 +1,4 @@
-"""Asynchronous adaptive seeding (harness.sweep): a point's next seed starts as
+"""Asynchronous adaptive seeding (harness.sweeping): a point's next seed starts as
 soon as its cells have ended, and the sweep ends with the cells and tables the
 round-by-round sweep (each round waiting for its slowest cell) gives."""
 
@@ -9,7 +9,7 @@ import json
 import pandas as pd
 import pytest
 
-from harness import sweep
+from harness import sweeping
 from harness.aggregate import TIMING_COLUMNS
 from harness.grid import load_grid
 
@@ -32,8 +32,8 @@ def adaptive_grid(adaptive_file):
 @pytest.fixture(scope="module")
 def both_ways(adaptive_grid, tmp_path_factory):
     d = tmp_path_factory.mktemp("both")
-    rounds = sweep.run_sweep(adaptive_grid, d / "rounds", jobs=2, progress=False, _rounds=True)
-    at_once = sweep.run_sweep(adaptive_grid, d / "async", jobs=2, progress=False)
+    rounds = sweeping.run_sweep(adaptive_grid, d / "rounds", jobs=2, progress=False, _rounds=True)
+    at_once = sweeping.run_sweep(adaptive_grid, d / "async", jobs=2, progress=False)
     return rounds, at_once
 
 
@@ -61,7 +61,7 @@ def test_async_seeding_gives_the_round_by_round_cells_and_tables(both_ways):
 
 def test_async_sweep_resumes_with_nothing_to_run(both_ways, adaptive_grid):
     _, at_once = both_ways
-    again = sweep.run_sweep(adaptive_grid, at_once.out, jobs=2, progress=False, resume=True)
+    again = sweeping.run_sweep(adaptive_grid, at_once.out, jobs=2, progress=False, resume=True)
     assert again.ran == 0 and again.cells == at_once.cells
     pd.testing.assert_frame_equal(again.tables["deltas_mean"], at_once.tables["deltas_mean"])
 
@@ -88,7 +88,7 @@ def test_a_points_next_seed_starts_before_the_others_cells_end(adaptive_grid, tm
         return original(tasks, jobs, watched, *args, **kwargs)
 
     monkeypatch.setattr(executors, "run_local", watching)
-    report = sweep.run_sweep(adaptive_grid, tmp_path / "s", jobs=2, progress=False)
+    report = sweeping.run_sweep(adaptive_grid, tmp_path / "s", jobs=2, progress=False)
     assert sum(n for _, n in handed) == report.cells - 8   # every added cell, one run_local
     assert handed and handed[0][0] < 8, handed   # before the 8 cells of the grid ended
 
@@ -126,7 +126,7 @@ def test_dask_worker_processes_give_the_local_executors_tables(both_ways, adapti
         with Client(scheduler_file=str(scheduler_file), timeout=60) as client:
             client.wait_for_workers(2, timeout=120)
             address = client.scheduler.address
-        report = sweep.run_sweep(adaptive_grid, tmp_path / "dask", jobs=2, executor="dask",
+        report = sweeping.run_sweep(adaptive_grid, tmp_path / "dask", jobs=2, executor="dask",
                                  scheduler=address, progress=False)
     finally:
         for proc in reversed(procs):
@@ -151,7 +151,7 @@ def test_dask_worker_processes_give_the_local_executors_tables(both_ways, adapti
 def test_a_budget_spent_by_the_grids_cells_adds_no_seed(adaptive_grid, tmp_path, capfd):
     """The grid's own cells always run; a point's next seed only where it fits
     in what is left after the cells running or waiting."""
-    report = sweep.run_sweep(adaptive_grid, tmp_path / "s", jobs=2, progress=False,
+    report = sweeping.run_sweep(adaptive_grid, tmp_path / "s", jobs=2, progress=False,
                              budget_s=1.0)
     assert (report.cells, report.rounds, report.ran) == (8, 1, 8)
     assert "budget:" in capfd.readouterr().err
@@ -192,6 +192,6 @@ def test_ctrl_c_after_a_seed_was_added_then_resume_gives_the_same_tables(both_wa
     assert set(record) <= set(_cells(rounds.out))
     summary = pd.read_parquet(out / "summary.parquet")
     assert len(summary) == len(record)
-    again = sweep.run_sweep(load_grid(adaptive_file), out, jobs=2, progress=False, resume=True)
+    again = sweeping.run_sweep(load_grid(adaptive_file), out, jobs=2, progress=False, resume=True)
     assert _cells(out) == _cells(rounds.out)
     pd.testing.assert_frame_equal(again.tables["deltas_mean"], rounds.tables["deltas_mean"])

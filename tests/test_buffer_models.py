@@ -16,7 +16,7 @@ import pytest
 from harness.config import load_scenario
 from harness.errors import ConfigError
 from harness.qdisc import PFIFO_FAST_PRIOMAP, port_buffer_packets
-from harness.run import execute, plan
+from harness.simulation import execute, plan
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("cppyy") is None or importlib.util.find_spec("ns3") is None,

@@ -11,7 +11,7 @@ import pytest
 from conftest import small_plan
 from harness import background
 from harness.config import ConfigError, load_scenario
-from harness.run import plan
+from harness.simulation import plan
 
 HOSTS = tuple(range(8))
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from harness.config import ConfigError, load_scenario
-from harness.run import plan
+from harness.simulation import plan
 
 
 def plan_with(*overrides):

@@ -119,8 +119,8 @@ def _warnings_of(call) -> list[warnings.WarningMessage]:
 def test_the_scaled_warmup_warning_names_the_callers_line(tmp_path):
     (tmp_path / "f").write_text("x")
     for call in (lambda: harness.check(run__duration=0.3),
-                 # through the callable module harness.run (harness/__init__.py),
-                 # stopped by its bad `out` after the warning, before ns-3
+                 # through harness.run, stopped by its bad `out` after the
+                 # warning, before ns-3
                  lambda: harness.run("default", {"run.duration": 0.3}, out=tmp_path / "f" / "r")):
         caught = _warnings_of(call)
         assert len(caught) == 1 and "warm-up" in str(caught[0].message)
@@ -130,7 +130,7 @@ def test_the_scaled_warmup_warning_names_the_callers_line(tmp_path):
 
 
 def test_a_long_run_warns_with_its_cost_at_the_callers_line(monkeypatch):
-    import harness.run as run_module
+    from harness import simulation
 
     class Stop(Exception):
         pass
@@ -138,7 +138,7 @@ def test_a_long_run_warns_with_its_cost_at_the_callers_line(monkeypatch):
     def no_run(*a, **k):
         raise Stop
 
-    monkeypatch.setattr(run_module, "execute", no_run)
+    monkeypatch.setattr(simulation, "execute", no_run)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with pytest.raises(Stop):
@@ -190,9 +190,9 @@ def test_the_incomplete_flows_line_never_reads_100_percent(measured, done):
 
 
 def test_harness_run_announces_a_long_run_before_it_starts(invoke, monkeypatch):
-    import harness.run as run_module
+    from harness import simulation
 
-    monkeypatch.setattr(run_module, "execute",
+    monkeypatch.setattr(simulation, "execute",
                         lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))
     long = invoke("run", "--set", 'run.duration="2min"')
     assert long.exit_code == 130, long.output
@@ -231,7 +231,7 @@ scenario = "default"
 @pytest.mark.parametrize("budget, seconds", [("60", 60.0), ("90.5", 90.5), ("2h", 7200.0),
                                              ("30min", 1800.0), ("45s", 45.0)])
 def test_sweep_budget_takes_seconds_and_units(invoke, monkeypatch, tmp_path, budget, seconds):
-    from harness import sweep as sweeps
+    from harness import sweeping
 
     got = {}
 
@@ -240,7 +240,7 @@ def test_sweep_budget_takes_seconds_and_units(invoke, monkeypatch, tmp_path, bud
         got["budget_s"] = budget_s
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sweeps, "run_sweep", no_sweep)
+    monkeypatch.setattr(sweeping, "run_sweep", no_sweep)
     (tmp_path / "g.toml").write_text(GRID)
     r = invoke("sweep", "g.toml", "--budget", budget)
     assert r.exit_code == 130, r.output   # stopped where the cells would start

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import small_plan, with_flows
 from harness.qdisc import PFIFO_FAST_BAND_TOS
-from harness.run import write_run_dir
+from harness.simulation import write_run_dir
 
 HIGH, NORMAL, LOW = PFIFO_FAST_BAND_TOS
 RATE = 1e9
@@ -73,7 +73,7 @@ def test_ack_class_can_be_fixed(run_plan):
 
 def test_leaf_spine_spreads_flows_over_spines_without_splitting_any(run_plan):
     from harness.config import load_scenario
-    from harness.run import plan
+    from harness.simulation import plan
 
     spines = 3
     p = plan(load_scenario(None, [

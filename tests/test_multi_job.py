@@ -9,7 +9,7 @@ import pytest
 
 from harness import alone
 from harness.config import ConfigError, load_scenario, read_scenario_dict, scenario_from_dict
-from harness.run import plan
+from harness.simulation import plan
 
 PACKED = ['training.0.placement="packed"', 'training.1.placement="packed"']
 
@@ -108,7 +108,7 @@ def test_job_phases_merge_each_jobs_transfers_and_measure_the_overlap():
 def test_a_two_job_run_plots_its_phases_and_sweeps_get_columns_per_job(run_plan, tmp_path):
     from harness import metrics
     from harness.plots.run_figures import plot_run
-    from harness.run import write_run_dir
+    from harness.simulation import write_run_dir
 
     r = run_plan(plan(load_scenario("two-jobs", ["run.duration=0.4", "run.warmup=0.1"])))
     out = write_run_dir(r, tmp_path / "run")

@@ -48,7 +48,7 @@ def test_ideal_fct_computes_the_ecmp_table_once(monkeypatch):
     """Issue 27: the table per (src, dst) pair made post-processing grow as hosts^3."""
     import pandas as pd
 
-    from harness import run
+    from harness import simulation
 
     topo = load_topology(TopologyConfig(file="leaf-spine", overrides={
         "spines": 4, "leaves": 4, "hosts_per_leaf": 4}))
@@ -58,7 +58,7 @@ def test_ideal_fct_computes_the_ecmp_table_once(monkeypatch):
     pairs = [(s, d) for s in range(topo.n_hosts) for d in range(topo.n_hosts) if s != d]
     raw = pd.DataFrame({"src_node": [s for s, _ in pairs], "dst_node": [d for _, d in pairs],
                         "size": [1000] * len(pairs)})
-    ideal = run._ideal_fct(topo, raw)
+    ideal = simulation._ideal_fct(topo, raw)
     assert len(calls) == 1
     table = real(topo)
     for (s, d), fct in zip(pairs, ideal):

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import small_plan
 from harness import plots
-from harness.run import execute, write_run_dir
+from harness.simulation import execute, write_run_dir
 
 LAYERS, WORKERS = 20, 4
 

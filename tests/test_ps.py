@@ -115,7 +115,7 @@ POLICY_RUNS = {
 @pytest.fixture(scope="module")
 def network_bound(small_model):
     """Mean iteration time (s) per policy, network-bound (R = 1)."""
-    from harness.run import execute
+    from harness.simulation import execute
 
     out = {}
     for name, overrides in POLICY_RUNS.items():

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from harness import reference, stats, sweep
+from harness import reference, stats, sweeping
 from harness.aggregate import interval_table
 from harness.cli import main
 from harness.errors import ConfigError
@@ -37,7 +37,7 @@ def test_sample_stands_in_for_the_reference_cells(tmp_path):
     except ConfigError as e:
         pytest.fail(f"{REMAKE}: {e}")
     assert {dict(c.point)["scale"] for c in from_reference} == {1}
-    report = sweep.run_sweep(grid, tmp_path / "s", jobs=2, progress=False, reference=SAMPLE)
+    report = sweeping.run_sweep(grid, tmp_path / "s", jobs=2, progress=False, reference=SAMPLE)
     scaled = [c for c in cells if dict(c.point)["scale"] != 1]
     assert report.ran == len(scaled) and not report.failed     # only the scaled side ran
     # the comparison's reference side is the sample's own numbers: the
@@ -59,7 +59,7 @@ def test_sample_stands_in_for_the_reference_cells(tmp_path):
 @pytest.mark.slow
 def test_round_trip_gives_the_full_sweeps_comparison(tmp_path):
     grid = load_grid(SAMPLE_GRID)
-    full = sweep.run_sweep(grid, tmp_path / "full", jobs=2, progress=False)
+    full = sweeping.run_sweep(grid, tmp_path / "full", jobs=2, progress=False)
     runner = CliRunner()
     made = runner.invoke(main, ["reference", str(tmp_path / "full"), "-o",
                                 str(tmp_path / "ref")])

@@ -104,14 +104,14 @@ def stalled_sweep(grid_file, tmp_path_factory):
     """The tiny grid at R = 200 on one row, a 1 x 2 map: the job computes
     ~200 times longer than it communicates, so none of its iterations fits in
     the 0.15 s window and every cell stalls (its background still runs)."""
-    from harness import sweep
+    from harness import sweeping
     from harness.grid import load_grid
 
     d = tmp_path_factory.mktemp("stalled")
     grid = d / "stalled.toml"
     grid.write_text(grid_file.read_text().replace('"training.ratio" = [2, 1]',
                                                   '"training.ratio" = [200]'))
-    return sweep.run_sweep(load_grid(grid), d / "out", jobs=2, progress=False)
+    return sweeping.run_sweep(load_grid(grid), d / "out", jobs=2, progress=False)
 
 
 def test_a_stalled_cell_is_its_own_status_with_its_reason(stalled_sweep):

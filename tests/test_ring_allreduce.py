@@ -48,7 +48,7 @@ pytestmark = pytest.mark.skipif(
 
 from harness import analytic, config, profiles, schedulers  # noqa: E402
 from harness.training import ring  # noqa: E402
-from harness import run as hrun  # noqa: E402
+from harness import simulation  # noqa: E402
 
 N = 4
 LINK_BPS = 1e9
@@ -127,8 +127,8 @@ def _run(ratio: float, queue: str, barrier: bool, duration: float, overrides=(),
         "background.enabled=false", f"topology.hosts={N}", 'topology.link_rate="1Gbps"',
         f'topology.link_delay="{DELAY_S * 1e6:g}us"', f"network.mtu={MTU}",
         f"tcp.segment_size={SEGMENT}", *overrides])
-    plan = hrun.plan(scenario)
-    net = hrun._Network(ns, plan)
+    plan = simulation.plan(scenario)
+    net = simulation._Network(ns, plan)
 
     prof = profile_for(ratio)
     helper = ns.RingAllreduceHelper()

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import small_plan
 from harness import ns3
-from harness.run import _process_start, execute
+from harness.simulation import _process_start, execute
 
 
 def test_on_phase_brackets_the_simulation_and_the_manifest_times_it():

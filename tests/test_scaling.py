@@ -9,7 +9,7 @@ import pytest
 
 from harness import metrics, scaling
 from harness.config import ConfigError, load_scenario
-from harness.run import plan
+from harness.simulation import plan
 
 THESIS_CELL = ["training.ratio=4", "background.rate=92"]
 
@@ -67,7 +67,7 @@ def test_size_classes_are_those_of_the_reference_sizes():
 
 
 def test_min_iterations_caps_the_run_at_a_stalled_pace():
-    from harness.run import STALL_FACTOR
+    from harness.simulation import STALL_FACTOR
 
     base = ["training.ratio=16", "background.rate=23", "run.duration=1.1", "run.warmup=0.5",
             "run.cooldown=0.5"]
@@ -84,7 +84,7 @@ def test_min_iterations_caps_the_run_at_a_stalled_pace():
 
 
 def test_min_iterations_ends_the_run_after_them():
-    from harness.run import execute
+    from harness.simulation import execute
 
     p = plan(load_scenario(None, [
         "training.enabled=true", "training.workers=4", "training.profile=resnet50-like-2MB",
@@ -119,7 +119,7 @@ def model_20mb(make_profile):
 def _iteration_ms(model, scale: int) -> tuple[float, float]:
     """(ns-3, analytic) mean iteration time of a 4-worker ring at R = 4 on
     10 Gbit/s links scaled by `scale`, without background."""
-    from harness.run import execute
+    from harness.simulation import execute
 
     p = plan(load_scenario("thesis", [
         "topology.hosts=4", "training.workers=4", "background.enabled=false",

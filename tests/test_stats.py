@@ -233,7 +233,7 @@ def test_adaptive_sweep_adds_seeds_where_undecided(grid_file, tmp_path):
     """A real tiny sweep: after round 1, exactly the undecided points get one
     more seed (the outcome of round 1 is whatever ns-3 gives; the rule is
     checked against it)."""
-    from harness import sweep
+    from harness import sweeping
     from harness.adaptive import DECIDING_METRICS
     from harness.grid import load_grid
 
@@ -243,12 +243,12 @@ def test_adaptive_sweep_adds_seeds_where_undecided(grid_file, tmp_path):
     path.write_text(text + "\n[adaptive]\nmax_seeds = 2\n")
     grid = load_grid(path)
     first = tmp_path / "first"
-    one = sweep.run_sweep(grid, first, jobs=2, progress=False, max_seeds=0)
+    one = sweeping.run_sweep(grid, first, jobs=2, progress=False, max_seeds=0)
     judged = one.tables["deltas_mean"]
     judged = judged[judged["metric"].isin(DECIDING_METRICS)]
     undecided = {r for r, d, v in zip(judged["training.ratio"], judged["decided"],
                                        judged["verdict"]) if not d and v != "n/a"}
-    report = sweep.run_sweep(grid, tmp_path / "adaptive", jobs=2, progress=False)
+    report = sweeping.run_sweep(grid, tmp_path / "adaptive", jobs=2, progress=False)
     record = json.loads((tmp_path / "adaptive" / "sweep.json").read_text())
     added = {(c["point"]["training.ratio"], c["point"]["seed"], c["arm"])
              for c in record["cells"] if c.get("added")}
@@ -256,7 +256,7 @@ def test_adaptive_sweep_adds_seeds_where_undecided(grid_file, tmp_path):
     assert report.rounds == (2 if undecided else 1)
     assert report.cells == 4 + len(added)
     # resuming finds the added seeds in sweep.json and runs nothing
-    again = sweep.run_sweep(grid, tmp_path / "adaptive", jobs=2, progress=False, resume=True)
+    again = sweeping.run_sweep(grid, tmp_path / "adaptive", jobs=2, progress=False, resume=True)
     assert again.ran == 0 and again.cells == report.cells
 
 

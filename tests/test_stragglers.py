@@ -9,7 +9,7 @@ import pytest
 
 from conftest import small_plan
 from harness.config import ConfigError, load_scenario
-from harness.run import plan
+from harness.simulation import plan
 from harness.training import stragglers
 
 ST = "training.straggler"

@@ -13,7 +13,7 @@ import time
 import pandas as pd
 import pytest
 
-from harness import adaptive, aggregate, claims, metrics, stats, sweep, sweepdir
+from harness import adaptive, aggregate, claims, metrics, stats, sweeping, sweepdir
 from harness.aggregate import TIMING_COLUMNS
 from harness.cells import Cell
 from harness.config import ConfigError
@@ -46,7 +46,7 @@ def test_local_sweep_runs_every_cell_and_pairs_the_arms(local_sweep):
 
 @pytest.mark.slow
 def test_dask_local_cluster_gives_the_same_results(local_sweep, grid_file, tmp_path):
-    report = sweep.run_sweep(load_grid(grid_file), tmp_path / "dask", jobs=2,
+    report = sweeping.run_sweep(load_grid(grid_file), tmp_path / "dask", jobs=2,
                              executor="dask", progress=False)
     assert not report.failed
     pd.testing.assert_frame_equal(results(tmp_path / "dask"), results(local_sweep.out))
@@ -64,7 +64,7 @@ def test_dask_cells_over_their_time_limit_are_killed_and_the_worker_goes_on(grid
     slow = tmp_path / "slow.toml"
     slow.write_text(grid_file.read_text().replace('timeout = "10min"', 'timeout = "0.5s"')
                     .replace("[0.05, 0.1]", "[0.05]").replace("[2, 1]", "[2]"))
-    report = sweep.run_sweep(load_grid(slow), tmp_path / "out", jobs=1,
+    report = sweeping.run_sweep(load_grid(slow), tmp_path / "out", jobs=1,
                              executor="dask", progress=False)
     s = report.tables["summary"]
     assert len(report.failed) == 2 and s["error"].str.startswith("timeout").all()
@@ -120,7 +120,7 @@ def test_a_cell_over_its_time_limit_is_killed_and_recorded(grid_file, tmp_path):
     slow = tmp_path / "slow.toml"
     slow.write_text(grid_file.read_text().replace('timeout = "10min"', 'timeout = "0.5s"')
                     .replace("[0.05, 0.1]", "[0.05]").replace("[2, 1]", "[2]"))
-    report = sweep.run_sweep(load_grid(slow), tmp_path / "out", jobs=2, progress=False)
+    report = sweeping.run_sweep(load_grid(slow), tmp_path / "out", jobs=2, progress=False)
     s = report.tables["summary"]
     assert len(report.failed) == 2 and s["error"].str.startswith("timeout").all()
     assert not list((tmp_path / "out" / "cells").iterdir())
@@ -278,7 +278,7 @@ def test_cells_start_longest_predicted_first(grid_file, tmp_path, monkeypatch):
     started = []
     monkeypatch.setattr(executors, "run_local",
                         lambda tasks, jobs, on_done: started.extend(t.cell for t in tasks))
-    sweep.run_sweep(load_grid(grid_file), tmp_path / "out", progress=False)
+    sweeping.run_sweep(load_grid(grid_file), tmp_path / "out", progress=False)
     predicted = [c.predicted_bytes for c in started]
     assert len(started) == len(cells) and predicted == sorted(predicted, reverse=True)
 
@@ -469,7 +469,7 @@ def test_points_with_their_own_arms_compare_each_with_its_own_reference(own_arms
         ("p3", "fifo", "fifo"), ("p3", "p3", "fifo")}
     assert all(c.scenario.training.pull_barrier == (dict(c.point)["label"] == "tictac")
                for c in cells)
-    report = sweep.run_sweep(grid, tmp_path / "out", jobs=2, progress=False)
+    report = sweeping.run_sweep(grid, tmp_path / "out", jobs=2, progress=False)
     assert not report.failed
     d = report.tables["deltas"]
     assert set(zip(d["label"], d["arm"])) == {("tictac", "tictac"), ("p3", "p3")}
@@ -539,7 +539,7 @@ def test_own_arms_errors_name_the_field(own_arms_file, tmp_path, change, field):
 
 
 def test_seed_claims_grid_sets_every_system_against_its_baseline():
-    from harness.run import plan
+    from harness.simulation import plan
 
     grid = load_grid("seed-claims")
     cells = expand(grid)

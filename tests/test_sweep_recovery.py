@@ -12,7 +12,7 @@ import sys
 import pandas as pd
 import pytest
 
-from harness import outdir, sweep
+from harness import outdir, sweeping
 from harness.errors import CorruptTableError
 from harness.grid import load_grid
 from harness.tables import load_run, load_sweep
@@ -130,9 +130,9 @@ def test_a_refused_grid_leaves_no_directory(grid_file, tmp_path, monkeypatch):
     grid = load_grid(grid_file)
 
     def refuse(*args, **kwargs):
-        raise sweep.SweepError("refused")
+        raise sweeping.SweepError("refused")
 
-    monkeypatch.setattr(sweep, "prepare_dir", refuse)
-    with pytest.raises(sweep.SweepError):
-        sweep.run_sweep(grid, out, progress=False)
+    monkeypatch.setattr(sweeping, "prepare_dir", refuse)
+    with pytest.raises(sweeping.SweepError):
+        sweeping.run_sweep(grid, out, progress=False)
     assert not out.exists()

@@ -36,7 +36,7 @@ RUNS = {"fifo": (), "random": (), "tictac": (),
 
 @pytest.fixture(scope="module")
 def runs(model):
-    from harness.run import execute
+    from harness.simulation import execute
 
     out = {}
     for name, extra in RUNS.items():
@@ -114,7 +114,7 @@ def test_under_the_pull_barrier_tictac_is_faster_and_has_fewer_stragglers(runs):
 
 
 def test_random_order_is_reproducible(model):
-    from harness.run import execute
+    from harness.simulation import execute
 
     a, b = (execute(order_plan(model, "random", "run.duration=0.25"), progress=False,
                     quiet=True) for _ in range(2))

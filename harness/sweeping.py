@@ -38,7 +38,7 @@ from harness.grid import Grid, check_adaptive, expand
 from harness.sweepdir import (cell_dir, cell_state, clear_failure, is_done, is_failed,
                               locked, prepare_dir, record_failure, write_cells)
 from harness.tables import SEED_AXIS
-# the API's promise (harness.api.sweep): harness.sweep.SweepError
+# the API's promise (harness.api.sweep): harness.sweeping.SweepError
 from harness.sweepdir import SweepError  # noqa: F401
 
 
