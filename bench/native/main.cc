@@ -177,7 +177,7 @@ main(int argc, char* argv[])
     CALLGRIND_STOP_INSTRUMENTATION;
     const int64_t simInstructions = instructions.Stop();
     const Clocks after = Clocks::Now();
-    // The Stop event is ours, not the scenario's (as harness/run.py counts),
+    // The Stop event is ours, not the scenario's (as harness/simulation.py counts),
     // where it ran (not when the run ended sooner), and so are a measurement
     // target's stop (run.min_iterations) and the window's end.
     const bool stoppedAtTarget = job && job->HasStoppedAtTarget();

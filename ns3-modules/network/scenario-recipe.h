@@ -1,6 +1,6 @@
 // Builds a whole scenario from a recipe: plain text, one directive per line,
 // written by the harness (harness/recipe.py) from its plan. The harness
-// (harness/run.py, through cppyy) and the bench's native program
+// (harness/simulation.py, through cppyy) and the bench's native program
 // (bench/native/main.cc) both build from it, so there is one build sequence:
 // the recipe's order is the order of the ns-3 calls.
 //
