@@ -108,10 +108,12 @@ def Bytes(hi: int = INT64_MAX) -> Any:  # noqa: N802
             Annotated[int, Field(ge=1, le=hi)], BYTE_UNITS)), Toml("size")]
 
 
-def _a_list(what: str):
+def expect(kind: type, expected: str):
+    """A before-validator that lets a value of `kind` through as it is and
+    refuses anything else as `expected ..., got ...` (a wrong kind of value)."""
     def check(value: Any) -> Any:
-        if not isinstance(value, list):
-            raise ConfigTypeError("", f"expected a list of {what}, got {shorten(value)}")
+        if not isinstance(value, kind):
+            raise ConfigTypeError("", f"expected {expected}, got {shorten(value)}")
         return value
     return check
 
@@ -123,7 +125,7 @@ def _unique(value: tuple) -> tuple:
 
 
 #: Host indices, each once (checked against the topology when planned).
-Hosts = Annotated[tuple[Int(0), ...], BeforeValidator(_a_list("host indices")),
+Hosts = Annotated[tuple[Int(0), ...], BeforeValidator(expect(list, "a list of host indices")),
                   AfterValidator(_unique), Field(json_schema_extra={"uniqueItems": True}),
                   Toml("list of integers")]
 

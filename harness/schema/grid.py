@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional
 from pydantic import AfterValidator, BeforeValidator, Field, TypeAdapter, model_validator
 
 from harness.errors import ConfigError, ConfigTypeError, shorten
-from harness.schema.base import Int, PositiveTime, Section, Str, validate
+from harness.schema.base import Int, PositiveTime, Section, Str, expect, validate
 from harness.schema.scenario import _TomlSchema
 
 
@@ -27,14 +27,6 @@ def _scenario(value: Any) -> Any:
     return value
 
 
-def _table(example: str):
-    def check(value: Any) -> Any:
-        if not isinstance(value, dict):
-            raise ConfigTypeError("", f"expected a table ({example}), got {shorten(value)}")
-        return value
-    return check
-
-
 def _points(value: Any) -> Any:
     if not isinstance(value, list) or not all(isinstance(q, dict) and q for q in value):
         raise ConfigTypeError("", "expected a list of tables of scenario fields, e.g. "
@@ -44,7 +36,7 @@ def _points(value: Any) -> Any:
 
 def Fields(example: str) -> Any:  # noqa: N802 - a type
     """A table of scenario fields ("run.duration" = 2.0, or nested tables)."""
-    return Annotated[dict[str, Any], BeforeValidator(_table(example))]
+    return Annotated[dict[str, Any], BeforeValidator(expect(dict, f"a table ({example})"))]
 
 
 SetFields = Fields('"run.duration" = 2.0, ...')
