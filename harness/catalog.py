@@ -81,14 +81,16 @@ def _profiles() -> tuple[Entry, ...]:
 
 
 def _policies() -> tuple[Entry, ...]:
+    from harness import training
     from harness.schedulers import POLICIES
 
-    return tuple(Entry(p.name, ("ring or ps: " if p.rings else "ps: ") + p.summary)
+    return tuple(Entry(p.name, " or ".join(training.architectures_taking(p)) + ": " + p.summary)
                  for p in POLICIES.values())
 
 
 def sections() -> list[Section]:
-    from harness.config import AGGREGATIONS, ARCHITECTURES, CONGESTION_CONTROLS, QDISCS
+    from harness import training
+    from harness.config import ARCHITECTURES, CONGESTION_CONTROLS, QDISCS
 
     return [
         Section("scenarios", "harness run NAME, harness check NAME",
@@ -104,7 +106,8 @@ def sections() -> list[Section]:
                 _policies()),
         Section("other choices", "--set FIELD=NAME", (
             Entry("training.architecture", ", ".join(ARCHITECTURES)),
-            Entry("training.aggregation", ", ".join(AGGREGATIONS)),
+            *(Entry(field, ", ".join(values)) for a in training.ARCHITECTURES.values()
+              for field, values in a.choices),
             Entry("network.qdisc", ", ".join(QDISCS)),
             Entry("tcp.congestion_control", ", ".join(CONGESTION_CONTROLS)),
         )),

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from harness import catalog
+from harness import catalog, training
 from harness.config import ConfigError, parse_time
 from harness.errors import shorten, shorten_text
 
@@ -731,7 +731,8 @@ def _print_summary(summary: dict, manifest: dict) -> None:
                    f"{s['mean_slowdown']:>15.2f}")
     tr = summary.get("training")
     if tr:
-        job = f"training ({tr.get('architecture', 'ring')}, {tr.get('policy', 'fifo')})"
+        job = (f"training ({tr.get('architecture', training.DEFAULT_ARCHITECTURE)}, "
+               f"{tr.get('policy', 'fifo')})")
         if tr["iterations"]:
             click.echo(f"{job}: {tr['iterations']} iterations in the window, mean "
                        f"{tr['mean_iteration_s'] * 1e3:.3f} ms, p50 {tr['p50_iteration_s'] * 1e3:.3f}"

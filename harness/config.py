@@ -37,7 +37,6 @@ from harness.schema.topology import TopologyConfig  # noqa: F401
 from harness.schema.training import (JOB_PORT_STRIDE, PLACEMENTS,  # noqa: F401
                                      STRAGGLER_DISTRIBUTIONS, Slowdown, Straggler,
                                      TrainingConfig)
-from harness.training.ps import AGGREGATIONS, SERVER_PLACEMENTS  # noqa: F401
 
 # what callers import from here (the schema's names, re-exported)
 __all__ = [
@@ -50,7 +49,7 @@ __all__ = [
     "Scenario", "job_fields", "scenario_from_dict", "scenario_json_schema",
     "CONGESTION_CONTROLS", "SEGMENT_OVERHEAD_BYTES", "TcpConfig", "TopologyConfig",
     "JOB_PORT_STRIDE", "PLACEMENTS", "STRAGGLER_DISTRIBUTIONS", "Slowdown", "Straggler",
-    "TrainingConfig", "AGGREGATIONS", "SERVER_PLACEMENTS",
+    "TrainingConfig",
     "read_text", "check_nesting", "parse_toml", "read_toml", "parse_override",
     "apply_overrides", "apply_values", "load_scenario", "default_scenario_dict",
     "read_scenario_dict", "resolve_scenario_file", "alternative_field",

@@ -172,7 +172,14 @@ def _child(task: Task, conn) -> None:
 # which would end the sweep here).
 WARM_UP = ["run.duration=0.001", "run.warmup=0", "run.cooldown=0", "training.enabled=true",
            'training.profile="resnet50-like-2MB"', "training.workers=2"]
-WARM_UPS = (WARM_UP, [*WARM_UP, 'training.architecture="ps"'])
+
+
+def warm_ups() -> list[list[str]]:
+    """The warm-up scenario's overrides for each registered architecture."""
+    from harness import training
+
+    return [[*WARM_UP, f'training.architecture="{name}"']
+            for name in training.ARCHITECTURES]
 
 
 def _warm_up() -> None:
@@ -182,7 +189,7 @@ def _warm_up() -> None:
     from harness.config import load_scenario
     from harness.simulation import execute, plan
 
-    for overrides in WARM_UPS:
+    for overrides in warm_ups():
         execute(plan(load_scenario(None, overrides)), progress=False, quiet=True)
 
 

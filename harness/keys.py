@@ -285,7 +285,7 @@ def policies_markdown() -> str:
     lines = ["| policy | architectures | parameter | kind | default | description |",
              "|---|---|---|---|---|---|"]
     for p in schedulers.POLICIES.values():
-        archs = "ring, ps" if p.rings else "ps"
+        archs = ", ".join(training.architectures_taking(p))
         if not p.params:
             lines.append(f"| `{p.name}` | {archs} | (none) | | | |")
         for i, (name, param) in enumerate(p.params.items()):

@@ -110,6 +110,16 @@ def module_include_dirs(src_dir: Path = MODULES_DIR) -> list[Path]:
     return [src_dir, *sorted({p.parent for p in module_sources(src_dir)} - {src_dir})]
 
 
+def loaded_headers(src_dir: Path = MODULES_DIR) -> list[str]:
+    """What Python includes of our code: the umbrella header, and every
+    header of jobs/ (any depth). cppyy casts the job ScenarioRecipe::GetJob
+    returns to its own class (a ring's BuffersCsv, a parameter server's
+    SchedulerCsv) only when that class's header is included; found here, so
+    a new architecture's job needs no line in the umbrella header."""
+    jobs = sorted(p.name for p in (src_dir / "jobs").rglob("*.h"))
+    return [UMBRELLA_HEADER, *jobs]
+
+
 def _compiler() -> str:
     cxx = os.environ.get("CXX", "g++")
     if shutil.which(cxx) is None:
@@ -356,7 +366,8 @@ def load(quiet: bool = False):
     cppyy.load_library(str(library))
     for folder in module_include_dirs():
         cppyy.add_include_path(str(folder))
-    cppyy.include(UMBRELLA_HEADER)
+    for header in loaded_headers():
+        cppyy.include(header)
     _namespace = cppyy.gbl.ns3
     return _namespace
 
@@ -378,7 +389,7 @@ def _activate_pch(wheel: Wheel, quiet: bool) -> None:
     # Our umbrella header too: parsing it costs ~0.3 s per process otherwise,
     # and its extern templates (binding-instantiations.h) spare Cling the
     # code generation of CreateObject<T>/Ptr<T>.
-    path = pch.ensure_pch(cache_dir(), wheel.include_dir, [*NS3_HEADERS, UMBRELLA_HEADER],
+    path = pch.ensure_pch(cache_dir(), wheel.include_dir, [*NS3_HEADERS, *loaded_headers()],
                           quiet=quiet, extra_include_dirs=module_include_dirs())
     if path is not None:
         pch.activate(path)

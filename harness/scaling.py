@@ -43,7 +43,8 @@ from harness.background import FlowSizeCdf
 from harness.config import BufferConfig, NetworkConfig, TrainingConfig
 from harness.profiles import Profile
 from harness.topology import Topology
-from harness.training.ps import DEFAULT_AGGREGATION_CHUNK
+from harness.training import architecture
+from harness.training.common import scaled_bytes
 
 
 def topology(topo: Topology, k: int) -> Topology:
@@ -89,23 +90,13 @@ def profile(model: Profile, k: int) -> Profile:
     return profiles.scaled(model, k)
 
 
-def _bytes(value: int | None, k: int) -> int | None:
-    return None if value is None else max(1, round(value / k))
-
-
 def training(tr: TrainingConfig, k: int) -> TrainingConfig:
-    """The job's byte quantities / k: M of the ratio, the fusion buffer, the
-    aggregation chunk and the policy's byte parameters."""
+    """The job's byte quantities / k: M of the ratio and the policy's byte
+    parameters, and its architecture's own (a ring's fusion buffer, a
+    parameter server's aggregation chunk: Architecture.scaled)."""
     if k == 1:
         return tr
-    update = {"model_bytes": _bytes(tr.model_bytes, k),
-              "scheduler": schedulers.scale_bytes(tr.policy, tr.scheduler, k)}
-    if "fusion_buffer" in type(tr).model_fields:   # a ring's
-        update["fusion_buffer"] = _bytes(tr.fusion_buffer, k)
-    if "aggregation_chunk" in type(tr).model_fields:   # a parameter server's
-        chunk = tr.aggregation_chunk
-        if chunk is None and tr.aggregation == "chunk" and not \
-                schedulers.chunk_bytes(tr.policy, tr.scheduler_params):
-            chunk = DEFAULT_AGGREGATION_CHUNK   # the default unit, scaled like the rest
-        update["aggregation_chunk"] = _bytes(chunk, k)
+    update = {"model_bytes": scaled_bytes(tr.model_bytes, k),
+              "scheduler": schedulers.scale_bytes(tr.policy, tr.scheduler, k),
+              **architecture(tr.architecture).scaled(tr, k)}
     return tr.model_copy(update=update)

@@ -188,8 +188,7 @@ def _check_dctcp_marks(scenario: Scenario, classes, background_tos: int | None,
     if background_tos is not None:
         used.setdefault(background_tos, "background")
     for job in jobs:
-        job_tos = {job.tos, *job.layer_tos, job.resolved().get("deadline_tos", -1)}
-        for tos in sorted(job_tos - {-1}):
+        for tos in sorted(job.tos_used()):
             used.setdefault(tos, f"training job {job.index}" if len(jobs) > 1 else "training")
     thresholds = qdisc.band_ecn_thresholds(scenario.network, classes)
     names = classes.class_of_tos()

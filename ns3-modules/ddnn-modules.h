@@ -1,7 +1,10 @@
-// Umbrella header: everything the harness loads from ns3-modules/ (and what
-// the PCH precompiles). Sources live in role folders (apps/, jobs/,
-// schedulers/, network/, trackers/, bindings/), each on the include path, so
-// they include each other by file name as within an ns-3 module.
+// Umbrella header: what the harness loads from ns3-modules/ besides the
+// training jobs (and what the PCH precompiles). The harness includes every
+// header of jobs/ after this one (harness/ns3.py, loaded_headers), so an
+// architecture's job, workers and helper need no line here. Sources live in
+// role folders (apps/, jobs/, schedulers/, network/, trackers/, bindings/),
+// each on the include path, so they include each other by file name as
+// within an ns-3 module.
 
 /**
  * \defgroup ddnn Distributed DNN training next to background traffic
@@ -21,8 +24,6 @@
 #include "weighted-drr-queue-disc.h"
 #include "band-queue-disc.h"
 #include "shared-buffer.h"
-#include "ps-helper.h"
-#include "ring-allreduce-helper.h"
 #include "scenario-recipe.h"
 #include "topology-builder.h"
 #include "binding-instantiations.h"

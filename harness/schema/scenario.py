@@ -3,9 +3,9 @@ JSON Schema of scenario files."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
+from pathlib import Path
 from typing import Annotated, Any, Union
 
 from pydantic import BeforeValidator, Field, TypeAdapter, model_validator
@@ -19,13 +19,14 @@ from harness.schema.network import NetworkConfig
 from harness.schema.run import RunConfig
 from harness.schema.tcp import SEGMENT_OVERHEAD_BYTES, TcpConfig
 from harness.schema.topology import TopologyConfig
-from harness.schema.training import JOB_PORT_STRIDE, STRAGGLER_SHAPE, TrainingConfig
+from harness.schema.training import (JOB_PORT_STRIDE, STRAGGLER_SHAPE, TrainingConfig,
+                                     job_fields)
 from harness.units import INT64_MAX, UINT32_MAX
 
 ARCHITECTURES = tuple(training.ARCHITECTURES)  # the plug-ins' registry
 #: A job's settings: the model its `architecture` names (default "ring").
-Job = tagged("architecture", "ring", {name: a.settings for name, a in
-                                      training.ARCHITECTURES.items()})
+Job = tagged("architecture", training.DEFAULT_ARCHITECTURE,
+             {name: a.settings for name, a in training.ARCHITECTURES.items()})
 
 
 def _jobs(value: Any) -> Any:
@@ -114,12 +115,10 @@ class Scenario(Section):
     def digest(self) -> str:
         """Hash of the resolved scenario: identical inputs, identical digest."""
         data = self.to_dict()
-        # Fields added after sweeps were already being run enter the digest
-        # only when used, so a scenario that does not use them keeps its digest
-        # (and a sweep started before them can still be resumed).
-        for section, key in _DIGEST_WHEN_USED:
-            if data[section][key] == _DEFAULTS[section][key]:
-                del data[section][key]
+        for section, defaults in _DEFAULTS.items():
+            _leave_out_unused(data[section], section, defaults)
+        for job in data["more_training"]:
+            _leave_out_unused(job, "more_training", _JOB_SHAPE)
         if not data["more_training"]:
             del data["more_training"]
         blob = json.dumps(data, sort_keys=True, default=str).encode()
@@ -133,25 +132,31 @@ def _job_dict(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 #: Every key of every architecture at its default (config.json keeps one shape).
-#: A new architecture's keys enter every job's dict: add them to
-#: _DIGEST_WHEN_USED, or every digest (and every resumable sweep) changes.
 _JOB_SHAPE = {name: info.get_default(call_default_factory=True)
               for a in training.ARCHITECTURES.values()
               for name, info in a.settings.model_fields.items() if not info.is_required()}
 
-_DIGEST_WHEN_USED = (("training", "pull_barrier"), ("training", "slowdowns"),
-                     ("training", "straggler"),
-                     ("training", "chunk_overhead"), ("training", "name"),
-                     ("training", "start"), ("training", "placement"),
-                     ("background", "steps"), ("network", "link_changes"),
-                     ("network", "weights"), ("network", "ecn_threshold"), ("tcp", "ecn"),
-                     ("network", "host_buffer"))
-# network.buffer is always in the digest: its default changed from per_band to
-# shared, so a scenario run before means something else now and must not be
-# taken for a finished cell of a resumed sweep.
+#: The keys of each section that always enter the digest: those it had when
+#: digests were frozen (less the few added earlier and already left out when
+#: unused). Any other key (a new option, a new architecture's) enters only
+#: when not at its default, so a scenario that does not use it keeps its
+#: digest, and a sweep started before it can still be resumed. Nothing to
+#: register: the file never grows. (network.buffer is in it: its default
+#: changed from per_band to shared, so a scenario run before means something
+#: else now and must not be taken for a finished cell of a resumed sweep.)
+_DIGEST_KEYS = json.loads((Path(__file__).parent / "digest-keys.json").read_text())
+
 _DEFAULTS = {"training": _JOB_SHAPE, **{name: model.model_construct().model_dump() for name, model
-                                        in (("background", BackgroundConfig),
-                                            ("network", NetworkConfig), ("tcp", TcpConfig))}}
+                                        in (("run", RunConfig), ("topology", TopologyConfig),
+                                            ("network", NetworkConfig), ("tcp", TcpConfig),
+                                            ("background", BackgroundConfig))}}
+
+
+def _leave_out_unused(values: dict[str, Any], section: str, defaults: dict[str, Any]) -> None:
+    """Drop from `values` the keys not in _DIGEST_KEYS[section] at their default."""
+    frozen = _DIGEST_KEYS[section]
+    for key in [k for k in values if k not in frozen and values[k] == defaults[k]]:
+        del values[key]
 
 
 def _apart(jobs: tuple[TrainingConfig, ...]) -> tuple[TrainingConfig, ...]:
@@ -225,19 +230,6 @@ def _check_job_times(job: TrainingConfig, duration: float) -> None:
         if s.worker >= job.workers:
             raise ConfigError(f"training.slowdowns[{i}].worker", f"no worker {s.worker}; the "
                               f"job has workers 0-{job.workers - 1}")
-
-
-@contextlib.contextmanager
-def job_fields(index: int, n_jobs: int):
-    """With several jobs, an error of `training.x` inside this block names
-    its job: `training[1].x` (the readers and plug-ins name `training.x`)."""
-    try:
-        yield
-    except ConfigError as e:
-        if n_jobs == 1 or not (e.field == "training" or e.field.startswith("training.")):
-            raise
-        message = str(e)[len(e.field) + 2:]
-        raise type(e)(f"training[{index}]{e.field[len('training'):]}", message) from None
 
 
 _SCENARIO = TypeAdapter(Scenario)

@@ -5,6 +5,7 @@ only it takes, and the scenario chooses one by `architecture`."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Annotated, Any, Literal, Optional, Union
 
@@ -257,3 +258,16 @@ def _default_elsewhere(model: type[TrainingConfig], key: str, value: Any) -> boo
         except ValueError:  # ValidationError, or a ConfigError of a validator
             pass
     return False
+
+
+@contextlib.contextmanager
+def job_fields(index: int, n_jobs: int):
+    """With several jobs, an error of `training.x` inside this block names
+    its job: `training[1].x` (the readers and plug-ins name `training.x`)."""
+    try:
+        yield
+    except ConfigError as e:
+        if n_jobs == 1 or not (e.field == "training" or e.field.startswith("training.")):
+            raise
+        message = str(e)[len(e.field) + 2:]
+        raise type(e)(f"training[{index}]{e.field[len('training'):]}", message) from None

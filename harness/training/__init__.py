@@ -1,22 +1,52 @@
-"""Training jobs: one plug-in module per architecture, registered here.
+"""Training jobs: one plug-in module per architecture, found here.
 
-Adding an architecture: a module of this package with an `Architecture`
-subclass (harness.training.common: check / plan / recipe / collect /
-predict, and `job_type`, its C++ job's TypeId) and its C++ job, workers and
-helper in ns3-modules/jobs/ (docs/architecture/extending.md), plus one line
-below."""
+An architecture is a module of this package with an `ARCHITECTURE`: an
+instance of its `Architecture` subclass (harness.training.common: check /
+plan / recipe / collect / predict, and `job_type`, its C++ job's TypeId),
+and its C++ job, workers and helper in ns3-modules/jobs/
+(docs/architecture/extending.md). Nothing else names it: the registry below
+is every such module of the package."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 from harness.errors import ConfigError
-from harness.training import ps, ring
-from harness.training.common import NO_JOB, Architecture, JobPlan, JobTables
+from harness.training.common import Architecture, JobPlan, JobTables
+
+#: A job without `architecture` (and the registry's first entry).
+DEFAULT_ARCHITECTURE = "ring"
+
+
+def _plug_ins() -> list[Architecture]:
+    """The ARCHITECTURE of every module of this package: the default first,
+    then by name (the order of messages, docs and warm-ups)."""
+    found = []
+    for module in pkgutil.iter_modules(__path__):
+        plug_in = getattr(importlib.import_module(f"{__name__}.{module.name}"),
+                          "ARCHITECTURE", None)
+        if plug_in is not None:
+            found.append(plug_in)
+    return sorted(found, key=lambda a: (a.name != DEFAULT_ARCHITECTURE, a.name))
+
 
 #: The registry: scenario name (training.architecture) -> plug-in.
-ARCHITECTURES: dict[str, Architecture] = {a.name: a for a in (
-    ring.ARCHITECTURE,
-    ps.ARCHITECTURE,
-)}
+ARCHITECTURES: dict[str, Architecture] = {a.name: a for a in _plug_ins()}
+
+#: config.json["training"] holds every architecture's own keys for every job:
+#: each at its empty value where the job's architecture has no such key.
+UNUSED_PLAN_KEYS = {key: value for a in ARCHITECTURES.values()
+                    for key, value in a.plan_keys.items()}
+
+#: config.json["training"] of a scenario without a training job.
+NO_JOB = {"hosts": [], "tos": 0, "layer_tos": [], **UNUSED_PLAN_KEYS, "profile": None,
+          "compute_ms": None, "ideal_iteration_s": None}
+
+
+def architectures_taking(policy) -> list[str]:
+    """The architectures whose jobs take `policy` (harness.schedulers.Policy)."""
+    return [name for name, a in ARCHITECTURES.items() if a.supports(policy)]
 
 
 def architecture(name: str, where: str = "training.architecture") -> Architecture:
@@ -26,4 +56,5 @@ def architecture(name: str, where: str = "training.architecture") -> Architectur
     return ARCHITECTURES[name]
 
 
-__all__ = ["ARCHITECTURES", "NO_JOB", "Architecture", "JobPlan", "JobTables", "architecture"]
+__all__ = ["ARCHITECTURES", "DEFAULT_ARCHITECTURE", "NO_JOB", "UNUSED_PLAN_KEYS",
+           "Architecture", "JobPlan", "JobTables", "architecture", "architectures_taking"]

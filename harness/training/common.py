@@ -4,9 +4,9 @@
 profile rescaled to a compute-to-network ratio R, its per-layer classes).
 
 An architecture is one module of this package with one `Architecture`
-subclass, registered in harness/training/__init__.py. Nothing outside the
-package branches on the architecture: the run, the sweep and the bench ask
-the plug-in."""
+subclass and its instance as `ARCHITECTURE` (harness/training/__init__.py
+finds it). Nothing outside the package branches on the architecture: the
+run, the sweep and the bench ask the plug-in."""
 
 from __future__ import annotations
 
@@ -47,18 +47,22 @@ class JobPlan:
     def resolved(self) -> dict[str, Any]:
         """The plan's part of config.json["training"]. The keys of every
         architecture are written for every job (their empty values where
-        unused), so config.json keeps one shape."""
+        unused, Architecture.plan_keys), so config.json keeps one shape."""
+        from harness.training import UNUSED_PLAN_KEYS   # the registry (it imports this module)
+
         return {"hosts": list(self.hosts), "tos": self.tos, "layer_tos": list(self.layer_tos),
-                "fusion_buffer": 0, "server_hosts": [], "tensor_shards": [],
-                "deadline_tos": -1, "profile": self.profile.name,
+                **UNUSED_PLAN_KEYS, "profile": self.profile.name,
                 "compute_ms": self.profile.compute_ms,
                 "ideal_iteration_s": self.ideal_iteration_s}
 
+    @property
+    def all_hosts(self) -> tuple[int, ...]:
+        """Every host the job runs on: its workers' (and its servers')."""
+        return self.hosts
 
-#: config.json["training"] of a scenario without a training job.
-NO_JOB = {"hosts": [], "tos": 0, "layer_tos": [], "fusion_buffer": 0, "server_hosts": [],
-          "tensor_shards": [], "deadline_tos": -1, "profile": None, "compute_ms": None,
-          "ideal_iteration_s": None}
+    def tos_used(self) -> set[int]:
+        """Every class the job's traffic may travel in."""
+        return {self.tos, *self.layer_tos}
 
 
 @dataclass
@@ -91,6 +95,11 @@ class Architecture:
     job_type: ClassVar[str]          # the C++ job's ns-3 TypeId ("ns3::RingAllreduceJob")
     settings: ClassVar[type]         # its settings model (harness.schema.training.TrainingConfig)
     unsupported_hint: ClassVar[str] = "is not available"  # a policy it does not take
+    # its own keys of config.json["training"] (JobPlan.resolved), each with the
+    # value written for a job of another architecture
+    plan_keys: ClassVar[dict[str, Any]] = {}
+    # (field, its choices) of its own settings, for `harness list`
+    choices: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()
 
     # ---- config time
     def supports(self, policy: schedulers.Policy) -> bool:
@@ -107,6 +116,25 @@ class Architecture:
             raise ConfigError(where, f"{name!r} {self.unsupported_hint}; {self.summary} jobs "
                               f"allow: {allowed}")
         return pol
+
+    # ---- placement (harness.training.placement)
+    def given_hosts(self, cfg: Any) -> tuple[int, ...]:
+        """The hosts its settings name: the workers' (and the servers')."""
+        return cfg.hosts
+
+    def hosts_needed(self, cfg: Any) -> int:
+        """Hosts the job takes when placed without `hosts`."""
+        return cfg.workers
+
+    def placed(self, cfg: Any, hosts: tuple[int, ...]) -> Any:
+        """Its settings on the `hosts_needed` hosts placement chose."""
+        return cfg.model_copy(update={"hosts": hosts})
+
+    # ---- scale-down (harness.scaling)
+    def scaled(self, cfg: Any, k: int) -> dict[str, Any]:
+        """Its own byte settings / k, as updates of cfg (the common ones are
+        harness.scaling's)."""
+        return {}
 
     # ---- plan time
     def plan(self, cfg: Any, topo, classes, background: Any,
@@ -158,6 +186,11 @@ class Architecture:
 
     def collect(self, ns_job, job: JobPlan, tos_class: dict[int, str]) -> JobTables:
         raise NotImplementedError
+
+
+def scaled_bytes(value: int | None, k: int) -> int | None:
+    """A byte setting / k, at least 1 (harness.scaling)."""
+    return None if value is None else max(1, round(value / k))
 
 
 def worker_hosts(cfg: Any, topo) -> tuple[int, ...]:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.config import TrainingConfig, job_fields
 from harness.errors import ConfigError
+from harness.schema.training import TrainingConfig, job_fields
 
 
 def leaf_groups(topo) -> list[list[int]]:
@@ -53,25 +53,24 @@ def place(jobs: list[tuple[int, TrainingConfig]], topo, n_jobs: int) -> list[Tra
     """Each job (index, config), enabled or not (disabling one must not move
     the others), with its hosts decided: given hosts
     kept, the others placed ("packed" unless told) on hosts free of every
-    other job. A parameter-server job with dedicated shards and no
-    server_hosts gets its shard hosts here too, next in the same order."""
+    other job. The plug-in says how many hosts a job takes and where they go
+    (a parameter-server job's dedicated shards: next in the same order)."""
+    from harness import training   # the registry (its package holds this module)
+
     if n_jobs == 1 and jobs[0][1].placement is None:
         return [cfg for _, cfg in jobs]    # one job: workers 0..N-1 as always
     groups = leaf_groups(topo)
     free = set(range(topo.n_hosts))
     for _, cfg in jobs:
-        free -= set(cfg.hosts) | set(getattr(cfg, "server_hosts", ()))
+        free -= set(training.architecture(cfg.architecture).given_hosts(cfg))
     out = []
     for index, cfg in jobs:
         with job_fields(index, n_jobs):
             if not cfg.hosts:
-                shards = (cfg.servers if cfg.architecture == "ps" and not cfg.server_hosts
-                          and cfg.server_placement == "dedicated" else 0)
-                hosts = pick(groups, free, cfg.workers + shards, cfg.placement or "packed")
+                arch = training.architecture(cfg.architecture)
+                hosts = pick(groups, free, arch.hosts_needed(cfg), cfg.placement or "packed")
                 free -= set(hosts)
-                cfg = cfg.model_copy(update={"hosts": hosts[:cfg.workers]})
-                if shards:
-                    cfg = cfg.model_copy(update={"server_hosts": hosts[cfg.workers:]})
+                cfg = arch.placed(cfg, hosts)
         out.append(cfg)
     return out
 
@@ -79,10 +78,10 @@ def place(jobs: list[tuple[int, TrainingConfig]], topo, n_jobs: int) -> list[Tra
 def check_apart(planned: list[tuple[int, Any]], n_jobs: int) -> None:
     """No host and no port in two jobs (planned: (index, JobPlan))."""
     for k, (i, job) in enumerate(planned):
-        hosts = set(job.hosts) | set(getattr(job, "server_hosts", ()))
+        hosts = set(job.all_hosts)
         for j, other in planned[:k]:
             with job_fields(i, n_jobs):
-                shared = hosts & (set(other.hosts) | set(getattr(other, "server_hosts", ())))
+                shared = hosts & set(other.all_hosts)
                 if shared:
                     raise ConfigError("training.hosts", f"host(s) {sorted(shared)} also run "
                                       f"training[{j}] ({other.config.name!r}); jobs may not "

@@ -18,7 +18,7 @@ from harness.schema.topology import MAX_NODES
 from harness.schema.training import TrainingConfig
 from harness.training.common import (Architecture, JobPlan, JobTables, layer_lines, load,
                                      recipe_attribute, recipe_scheduler,
-                                     read_csv)
+                                     read_csv, scaled_bytes)
 
 
 #: Aggregation unit for aggregation = "chunk" with a policy that sends whole tensors.
@@ -139,12 +139,43 @@ class PsPlan(JobPlan):
         return {**super().resolved(), "server_hosts": list(self.server_hosts),
                 "tensor_shards": list(self.tensor_shards), "deadline_tos": self.deadline_tos}
 
+    @property
+    def all_hosts(self) -> tuple[int, ...]:
+        return (*self.hosts, *self.server_hosts)
+
+    def tos_used(self) -> set[int]:
+        return super().tos_used() | ({self.deadline_tos} if self.deadline_tos >= 0 else set())
+
 
 class ParameterServer(Architecture):
     name = "ps"
     summary = "parameter-server"
     job_type = "ns3::PsJob"
     settings = PsSettings
+    plan_keys = {"server_hosts": [], "tensor_shards": [], "deadline_tos": -1}
+    choices = (("training.aggregation", AGGREGATIONS),)
+
+    def given_hosts(self, cfg) -> tuple[int, ...]:
+        return (*cfg.hosts, *cfg.server_hosts)
+
+    def hosts_needed(self, cfg) -> int:
+        """Its workers, and its dedicated shards unless their hosts are given."""
+        placed = not cfg.server_hosts and cfg.server_placement == "dedicated"
+        return cfg.workers + (cfg.servers if placed else 0)
+
+    def placed(self, cfg, hosts):
+        """Workers on the first hosts, dedicated shards on the rest (next in
+        the same order)."""
+        shards = hosts[cfg.workers:]
+        return cfg.model_copy(update={"hosts": hosts[:cfg.workers],
+                                      **({"server_hosts": shards} if shards else {})})
+
+    def scaled(self, cfg, k: int) -> dict[str, Any]:
+        chunk = cfg.aggregation_chunk
+        if chunk is None and cfg.aggregation == "chunk" and not \
+                schedulers.chunk_bytes(cfg.policy, cfg.scheduler_params):
+            chunk = DEFAULT_AGGREGATION_CHUNK   # the default unit, scaled like the rest
+        return {"aggregation_chunk": scaled_bytes(chunk, k)}
 
     def place(self, cfg, topo, classes, hosts, tos, scale) -> PsPlan:
         shards = server_hosts(cfg, topo, hosts)

@@ -19,7 +19,7 @@ from harness.schema.base import Int, Toml
 from harness.schema.training import TrainingConfig
 from harness.training.common import (Architecture, JobPlan, JobTables, layer_lines, load,
                                      recipe_attribute, recipe_scheduler,
-                                     read_csv)
+                                     read_csv, scaled_bytes)
 from harness.units import INT64_MAX
 
 
@@ -49,6 +49,7 @@ class Ring(Architecture):
     job_type = "ns3::RingAllreduceJob"
     settings = RingSettings
     unsupported_hint = 'needs a parameter-server job (training.architecture = "ps")'
+    plan_keys = {"fusion_buffer": 0}
 
     def supports(self, policy: schedulers.Policy) -> bool:
         return policy.rings
@@ -60,6 +61,9 @@ class Ring(Architecture):
             raise ConfigError("training.fusion_buffer", f"policy {cfg.policy!r} cuts layers "
                               "into partitions instead of fusing them; leave it out")
         return values
+
+    def scaled(self, cfg, k: int) -> dict[str, Any]:
+        return {"fusion_buffer": scaled_bytes(cfg.fusion_buffer, k)}
 
     def place(self, cfg, topo, classes, hosts, tos, scale) -> RingPlan:
         link_bps = min(topo.host_link(h).rate_bps for h in hosts)
