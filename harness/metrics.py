@@ -9,6 +9,7 @@ large > 10 MB.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -55,27 +56,45 @@ def flow_table(raw: pd.DataFrame, window: tuple[float, float], ideal: pd.Series,
     })
 
 
-def _stats(fct: pd.Series, slowdown: pd.Series) -> dict[str, float | int | None]:
-    if len(fct) == 0:
-        return {"count": 0, "mean_fct_s": None, "p50_fct_s": None, "p99_fct_s": None,
-                "mean_slowdown": None, "p99_slowdown": None}
-    return {
-        "count": int(len(fct)),
-        "mean_fct_s": float(fct.mean()),
-        "p50_fct_s": float(fct.quantile(0.5)),
-        "p99_fct_s": float(fct.quantile(0.99)),
-        "mean_slowdown": float(slowdown.mean()),
-        "p99_slowdown": float(slowdown.quantile(0.99)),
-    }
+@dataclass(frozen=True)
+class FlowStat:
+    """One statistic of a size class's measured, completed flows, declared
+    once: summary.json computes it, and summary.parquet, the deltas and
+    their intervals (harness.stats) take it where it says so."""
+
+    key: str                    # summary.json: fct.<class>.<key>
+    column: str                 # of the flows table: fct_s or slowdown
+    quantile: float | None      # None: the mean
+    flat: str | None = None     # summary.parquet: fct_<class>_<flat>
+    change: str | None = None   # deltas: fct_<class>_<change>, paired per flow (needs `flat`)
+    min_pairs: int = 0          # flow pairs a change's interval needs
+
+    def of(self, values: pd.Series) -> float:
+        return float(values.mean() if self.quantile is None else values.quantile(self.quantile))
+
+
+#: The per-flow statistics, in summary.json's (and the columns') order.
+FLOW_STATS = (
+    FlowStat("mean_fct_s", "fct_s", None, flat="mean_s", change="mean", min_pairs=10),
+    FlowStat("p50_fct_s", "fct_s", 0.5, flat="p50_s"),
+    FlowStat("p99_fct_s", "fct_s", 0.99, flat="p99_s", change="p99", min_pairs=100),
+    FlowStat("mean_slowdown", "slowdown", None, flat="mean_slowdown"),
+    FlowStat("p99_slowdown", "slowdown", 0.99),
+)
+
+
+def _stats(flows: pd.DataFrame) -> dict[str, float | int | None]:
+    if len(flows) == 0:
+        return {"count": 0, **{s.key: None for s in FLOW_STATS}}
+    return {"count": int(len(flows)), **{s.key: s.of(flows[s.column]) for s in FLOW_STATS}}
 
 
 def fct_summary(flows: pd.DataFrame) -> dict[str, dict]:
     """FCT statistics of the measured, completed flows, per size class and 'all'."""
     done = flows[flows["measured"] & flows["completed"]]
-    out = {"all": _stats(done["fct_s"], done["slowdown"])}
+    out = {"all": _stats(done)}
     for cls in SIZE_CLASSES:
-        part = done[done["size_class"] == cls]
-        out[cls] = _stats(part["fct_s"], part["slowdown"])
+        out[cls] = _stats(done[done["size_class"] == cls])
     return out
 
 
@@ -182,8 +201,8 @@ DELTA_METRICS = (
     ("mean_iteration_s", "iteration_time"),
     ("p99_iteration_s", "iteration_time_p99"),
     ("mean_end_spread_s", "end_spread"),
-    *((f"fct_{c}_mean_s", f"fct_{c}_mean") for c in (*SIZE_CLASSES, "all")),
-    *((f"fct_{c}_p99_s", f"fct_{c}_p99") for c in (*SIZE_CLASSES, "all")),
+    *((f"fct_{c}_{s.flat}", f"fct_{c}_{s.change}") for s in FLOW_STATS if s.change
+      for c in (*SIZE_CLASSES, "all")),
 )
 
 
@@ -192,9 +211,9 @@ def flat_summary(summary: dict) -> dict[str, float | int | None]:
     row: dict[str, float | int | None] = {}
     for cls, s in summary["fct"].items():
         row[f"fct_{cls}_count"] = s["count"]
-        for stat in ("mean", "p50", "p99"):
-            row[f"fct_{cls}_{stat}_s"] = s[f"{stat}_fct_s"]
-        row[f"fct_{cls}_mean_slowdown"] = s["mean_slowdown"]
+        for stat in FLOW_STATS:
+            if stat.flat:
+                row[f"fct_{cls}_{stat.flat}"] = s[stat.key]
     for key in ("measured_flows", "completed_flows", "completion_ratio", "socket_errors"):
         row[key] = summary[key]
     util = summary.get("host_uplink_utilization", {})

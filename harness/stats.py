@@ -61,16 +61,19 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from harness.metrics import SIZE_CLASSES, end_spread
+from harness.metrics import FLOW_STATS, SIZE_CLASSES, end_spread
 
 CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 1000
 GREEN_MAX = 0.01          # training slowdown classes (docs/model/metrics.md)
 YELLOW_MAX = 0.30
 FCT_CLASSES = (*SIZE_CLASSES, "all")
-FCT_STATS = ("mean", "p99")
+# the per-flow statistics with a paired change (harness.metrics.FLOW_STATS)
+_CHANGES = tuple(s for s in FLOW_STATS if s.change)
+FCT_STATS = tuple(s.change for s in _CHANGES)
 MIN_ITERATION_PAIRS = 5
-MIN_FLOW_PAIRS = {"mean": 10, "p99": 100}
+MIN_FLOW_PAIRS = {s.change: s.min_pairs for s in _CHANGES}
+_QUANTILE = {s.change: s.quantile for s in _CHANGES}
 TOO_FEW = "too few samples"
 
 
@@ -109,9 +112,10 @@ def rng_for(*key) -> np.random.Generator:
 
 
 def _statistic(values: np.ndarray, stat: str, axis: int = -1) -> np.ndarray:
-    if stat == "mean":
+    q = _QUANTILE[stat]
+    if q is None:
         return values.mean(axis=axis)
-    return np.quantile(values, 0.99, axis=axis, method="linear")
+    return np.quantile(values, q, axis=axis, method="linear")
 
 
 def _percentiles(replicates: np.ndarray) -> tuple[float, float]:
@@ -175,21 +179,23 @@ def fct_changes(reference: list[RunTables], arm: list[RunTables],
                 key: tuple) -> dict[str, Interval]:
     """{"fct_small_mean": Interval, "fct_small_p99": ..., ...}: paired over the
     flows both arms of a seed measured and completed."""
-    pairs: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {
-        c: ([], []) for c in FCT_CLASSES}
+    columns = sorted({s.column for s in _CHANGES})
+    pairs: dict[tuple[str, str], tuple[list[np.ndarray], list[np.ndarray]]] = {
+        (c, col): ([], []) for c in FCT_CLASSES for col in columns}
     for ref, a in zip(reference, arm):
         r, x = _done(ref.flows), _done(a.flows)
         common = r.index.intersection(x.index)
         r, x = r.loc[common], x.loc[common]
         for cls in FCT_CLASSES:
             mask = np.ones(len(r), bool) if cls == "all" else (r["size_class"] == cls).to_numpy()
-            pairs[cls][0].append(r["fct_s"].to_numpy()[mask])
-            pairs[cls][1].append(x["fct_s"].to_numpy()[mask])
+            for col in columns:
+                pairs[cls, col][0].append(r[col].to_numpy()[mask])
+                pairs[cls, col][1].append(x[col].to_numpy()[mask])
     out = {}
     for cls in FCT_CLASSES:
-        for stat in FCT_STATS:
-            out[f"fct_{cls}_{stat}"] = paired_change(*pairs[cls], stat,
-                                                     rng_for(*key, cls, stat))
+        for stat in _CHANGES:
+            out[f"fct_{cls}_{stat.change}"] = paired_change(
+                *pairs[cls, stat.column], stat.change, rng_for(*key, cls, stat.change))
     return out
 
 
