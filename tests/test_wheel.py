@@ -20,7 +20,8 @@ REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(not (REPO / ".git").exists(), reason="needs the git checkout")
 
 SHIPPED = {"ns3-modules": "harness/ns3_modules", "topologies": "harness/topologies",
-           "workloads": "harness/workloads", "harness/templates": "harness/templates"}
+           "workloads": "harness/workloads", "harness/templates": "harness/templates",
+           "harness/schema": "harness/schema"}
 
 
 @pytest.fixture(scope="module")
