@@ -643,8 +643,9 @@ def boundary(grid_file: str, jobs: int | None, executor: str, scheduler: str | N
         _fail(str(e))
     jobs = jobs or os.cpu_count() or 1
     spec = grid.search
-    click.echo(f"boundary {shorten(grid.name)}: {len(searching.search_points(grid))} points x "
-               f"{len(spec.thresholds)} thresholds, {spec.field} in [{spec.lo:g}, {spec.hi:g}] "
+    n, t = len(searching.search_points(grid)), len(spec.thresholds)
+    click.echo(f"boundary {shorten(grid.name)}: {n} point{'s' if n != 1 else ''} x {t} "
+               f"threshold{'s' if t != 1 else ''}, {spec.field} in [{spec.lo:g}, {spec.hi:g}] "
                f"to within {spec.tolerance:g}; {jobs} at a time on {executor}; {out}", err=True)
     resume_cmd = " ".join(["harness", "boundary", shlex.quote(grid_file), "-o",
                            shlex.quote(str(out)), "--resume",

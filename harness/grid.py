@@ -269,10 +269,14 @@ def _search(base: dict, top: Any, fixed: dict, axes: dict, arms: list,
     if field == SEED_AXIS:
         raise ConfigError("search.field", "the seed is not searched; allowed: a numeric "
                           "scenario field such as background.rate or background.load")
-    for others, what in ((axes, "an axis"), (fixed, "set in [set]")):
-        _check_clash("search", field, others, what)
-    for arm, fields in arms:
-        _check_clash("search", field, dict(fields), f"a field of arm {arm!r}")
+    clashes = [(axes, "an axis"), (fixed, "set in [set]"),
+               *((dict(fields), f"a field of arm {arm!r}") for arm, fields in arms)]
+    for others, what in clashes:
+        try:
+            _check_clash("search", field, others, what)
+        except ConfigError as e:   # the search's values would be overridden, or set twice
+            raise ConfigError("search.field", f"{field} {str(e).split(': ', 1)[1]}; "
+                              "allowed: a field only the search sets") from None
     check_adaptive(axes, reference, "search")
     integral = False
     try:

@@ -199,8 +199,10 @@ class Searches:
         if c.status == boundary.BRACKETED:
             return f"crossing ~{c.estimate:g} in [{c.low:g}, {c.high:g}]"
         if c.status == boundary.UNDECIDED_BETWEEN:
-            return f"undecided between {c.low:g} and {c.high:g}"
-        return c.status
+            return f"undecided {_between(c.low, c.high)}"
+        if c.status == boundary.BELOW_RANGE:
+            return f"below the range: above the threshold already at {self.spec.lo:g}"
+        return f"above the range: below the threshold still at {self.spec.hi:g}"
 
     def used(self) -> list[Cell]:
         """The cells the searches asked for, in a fixed order (point, value,
@@ -209,6 +211,17 @@ class Searches:
         arm_order = {a: i for i, a in enumerate(self.arms)}
         keys = sorted(self.cells, key=lambda k: (order[k[0]], k[1], k[2], arm_order[k[3]]))
         return [self.cells[k] for k in keys]
+
+
+def _between(a: float, b: float) -> str:
+    """Where an undecided crossing lies, from the decided probes around it."""
+    if math.isfinite(a) and math.isfinite(b):
+        return f"between {a:g} and {b:g}"
+    if math.isfinite(a):
+        return f"above {a:g}"
+    if math.isfinite(b):
+        return f"below {b:g}"
+    return "anywhere (no probe decided)"
 
 
 def _interval_text(o: Observation) -> str:

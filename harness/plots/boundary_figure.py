@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from harness import boundary, stats
 from harness.config import ConfigError
@@ -107,7 +108,8 @@ def draw_boundary_curves(table: pd.DataFrame, point_fields: list[str], field: st
                 ax.add_patch(Rectangle((x_of[key] - 0.5, y0), 1, y1 - y0, fill=False,
                                        hatch="///", edgecolor="#777777", linewidth=0, zorder=0))
         shown = {_class(c) for c in cells["change"]}
-        handles += [Patch(facecolor=BOUNDARY_COLORS[c], label=f"map: {BOUNDARY_LEGEND[c]}")
+        legend = {**BOUNDARY_LEGEND, "n/a": "n/a: no change measured"}
+        handles += [Patch(facecolor=BOUNDARY_COLORS[c], label=f"map: {legend[c]}")
                     for c in ("green", "yellow", "red", "n/a") if c in shown]
         handles.append(Patch(facecolor="white", edgecolor="#777777", hatch="///",
                              label="map: undecided at 95 %"))
@@ -147,6 +149,11 @@ def draw_boundary_curves(table: pd.DataFrame, point_fields: list[str], field: st
                        label="below the range / ^ above it")]
     if log:
         ax.set_yscale("log")
+        ax.yaxis.set_minor_formatter(NullFormatter())
+    # ticks at the range's ends and the map's values, as plain numbers
+    ticks = {lo, hi, *(cells[field].unique() if cells is not None and len(cells) else ())}
+    ax.set_yticks(sorted(float(t) for t in ticks))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.set_ylim(lo / 1.15 if log else lo - 0.05 * (hi - lo), hi * 1.15 if log else hi + 0.05 * (hi - lo))
     ax.set_xlim(-0.5, len(keys) - 0.5)
     ax.set_xticks(range(len(keys)), [_label(point_fields, k) for k in keys])
