@@ -232,3 +232,71 @@ def test_the_figure_draws_every_status(tmp_path):
     fig = draw_boundary_curves(table, ["training.ratio"], "background.rate", 23, 184, "t", cells)
     written = save_figure(fig, tmp_path, "boundary", ("png",))
     assert written[0].stat().st_size > 10_000
+
+
+# --------------------------------------------------------------------------
+# one small real search (ns-3)
+
+REAL_SEARCH = """name = "tiny-boundary"
+scenario = "default"
+timeout = "10min"
+[set]
+"run.duration" = 0.25
+"run.warmup" = 0.05
+"run.cooldown" = 0.05
+"training.enabled" = true
+"training.profile" = "{model}"
+"training.workers" = 4
+[axes]
+"training.ratio" = [2]
+seed = [1]
+[arms]
+reference = "same"
+same = {{ "training.priority" = "same" }}
+low = {{ "training.priority" = "low" }}
+[search]
+field = "background.load"
+lo = 0.05
+hi = 0.6
+tolerance = 0.3
+thresholds = [0.01]
+max_seeds = 2
+"""
+
+
+@pytest.mark.slow
+def test_a_real_search_writes_its_table_and_figure_and_resumes_alike(tmp_path):
+    """2-3 probes of a small job: boundary.parquet, probes.parquet and
+    boundary.png are written; the bracket is the one its decided probes
+    imply; --resume replays the same decisions without running a cell."""
+    from click.testing import CliRunner
+
+    from harness import cli, profiles
+
+    profiles.save_profile(profiles.resnet50_like(10, 1_000_000, 5.0), tmp_path / "m1.csv")
+    grid = tmp_path / "b.toml"
+    grid.write_text(REAL_SEARCH.format(model=tmp_path / "m1.csv"))
+    out = tmp_path / "out"
+    argv = ["boundary", str(grid), "-o", str(out), "-j", "2", "--no-progress"]
+    first = CliRunner().invoke(cli.main, argv)
+    assert first.exit_code == 0, first.output
+    assert (out / "boundary.png").stat().st_size > 10_000
+    table = pd.read_parquet(out / "boundary.parquet")
+    probes = pd.read_parquet(out / "probes.parquet")
+    assert len(table) == 1 and 2 <= table["probes"].iloc[0] == len(probes) <= 3
+    row = table.iloc[0]
+    assert row["status"] in boundary.STATUSES and row["cpu_s"] > 0
+    below = probes.loc[probes["side"] == BELOW, "background.load"]
+    above = probes.loc[probes["side"] == ABOVE, "background.load"]
+    implied_low = below.max() if len(below) else math.nan
+    implied_high = above.min() if len(above) else math.nan
+    assert row["low"] == implied_low or (math.isnan(row["low"]) and math.isnan(implied_low))
+    assert row["high"] == implied_high or (math.isnan(row["high"]) and math.isnan(implied_high))
+    if row["status"] == boundary.BRACKETED:
+        assert row["low"] <= row["crossing"] <= row["high"]
+    assert (below < implied_high).all() if len(below) and len(above) else True
+    again = CliRunner().invoke(cli.main, [*argv, "--resume"])
+    assert again.exit_code == 0, again.output
+    assert "0 run now" in again.output
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "boundary.parquet"), table)
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "probes.parquet"), probes)
