@@ -310,7 +310,8 @@ def run_boundary(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
             _run_cells(out, grid, [], jobs, executor, scheduler, progress, counts, searches)
         finally:
             cells = searches.used()
-            write_cells(out, grid, cells, {c.id for c in cells})
+            # the searched field an axis: `harness plot` and `report` read it as a sweep
+            write_cells(out, as_sweep(grid, cells), cells, {c.id for c in cells})
         aggregate(out, as_sweep(grid, cells), cells)
         table, probes = tables(searches)
         write_atomic(out / BOUNDARY_TABLE, table.to_parquet(index=False))

@@ -300,3 +300,25 @@ def test_a_real_search_writes_its_table_and_figure_and_resumes_alike(tmp_path):
     assert "0 run now" in again.output
     pd.testing.assert_frame_equal(pd.read_parquet(out / "boundary.parquet"), table)
     pd.testing.assert_frame_equal(pd.read_parquet(out / "probes.parquet"), probes)
+
+
+def test_the_figure_over_a_real_maps_cells(local_sweep, tmp_path):
+    """--map: a sweep directory with the searched field as an axis is read
+    (its training verdicts of the compared arm), one without is refused."""
+    from harness.config import ConfigError
+    from harness.plots.boundary_figure import check_map, draw_boundary_curves, map_cells
+    from harness.plots.style import save_figure
+
+    out = local_sweep.out
+    check_map(out, ["training.ratio"], "background.load", "low")
+    cells = map_cells(out, ["training.ratio"], "background.load", "low")
+    assert len(cells) == 4 and set(cells["background.load"]) == {0.05, 0.1}
+    with pytest.raises(ConfigError, match="--map: .* has no axis background.rate"):
+        check_map(out, ["training.ratio"], "background.rate", "low")
+    with pytest.raises(ConfigError, match="--map: .* has no arm 'high'"):
+        check_map(out, ["training.ratio"], "background.load", "high")
+    table = pd.DataFrame([{"training.ratio": r, "threshold": 0.01, "status": "bracketed",
+                           "crossing": 0.07, "low": 0.05, "high": 0.1} for r in (1, 2)])
+    fig = draw_boundary_curves(table, ["training.ratio"], "background.load", 0.05, 0.1, "t",
+                               cells)
+    assert save_figure(fig, tmp_path, "boundary", ("png",))[0].stat().st_size > 10_000
