@@ -529,6 +529,9 @@ FILE_CASES = [
      ["search.max_seeds", ">= 1"]),
     ("search-with-adaptive", {"b.toml": SEARCH + "[adaptive]\nmax_seeds = 3\n"},
      ["boundary", "b.toml"], ["adaptive", "search.max_seeds"]),
+    ("search-with-points", {"b.toml": SEARCH.replace('timeout = "10min"\n', 'timeout = "10min"\n'
+                                                     'points = [{ "run.warmup" = 0.05 }]\n')},
+     ["boundary", "b.toml"], ["points", "remove [[points]]"]),
     ("search-missing", {"g.toml": GRID}, ["boundary", "g.toml"], ["search", "missing"]),
     ("search-run-as-sweep", {"b.toml": SEARCH}, ["sweep", "b.toml"],
      ["search", "harness boundary"]),
