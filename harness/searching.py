@@ -319,7 +319,7 @@ def run_boundary(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
         if figure:
             from harness.plots.boundary_figure import plot_boundary
 
-            plot_boundary(out, grid, table, map_dir)
+            plot_boundary(out, grid, table, map_dir, probes=probes)
     failed = sum((out / "failed" / f"{c.id}.json").is_file() for c in cells)
     return BoundaryReport(out, table, probes, len(cells), counts["ran"], failed,
                           sum(_cpu_s(out, c) for c in cells), time.monotonic() - started)

@@ -229,7 +229,11 @@ def test_the_figure_draws_every_status(tmp_path):
                           "change_low": [-0.01, 0.4, 0.0, math.nan],
                           "change_high": [0.01, 0.6, 0.04, math.nan],
                           "decided": [True, True, False, False]})
-    fig = draw_boundary_curves(table, ["training.ratio"], "background.rate", 23, 184, "t", cells)
+    probes = pd.DataFrame({"training.ratio": [2, 2, 4], "threshold": [0.01, 0.01, 0.3],
+                           "background.rate": [23.0, 184.0, 103.5],
+                           "side": ["below", "above", "undecided"]})
+    fig = draw_boundary_curves(table, ["training.ratio"], "background.rate", 23, 184, "t", cells,
+                               probes)
     written = save_figure(fig, tmp_path, "boundary", ("png",))
     assert written[0].stat().st_size > 10_000
 

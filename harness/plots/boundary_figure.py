@@ -77,12 +77,14 @@ def _edges(values: list[float], log: bool) -> list[tuple[float, float]]:
 
 def draw_boundary_curves(table: pd.DataFrame, point_fields: list[str], field: str,
                          lo: float, hi: float, title: str,
-                         cells: pd.DataFrame | None = None) -> Figure:
+                         cells: pd.DataFrame | None = None,
+                         probes: pd.DataFrame | None = None) -> Figure:
     """x: the points (the other axes' combinations), y: the searched field.
     Per threshold a marker at each crossing estimate with its bracket as an
     error bar, joined point to point; an undecided search's bracket dashed
     without a marker; a crossing outside the range an arrow at the range's
-    end. cells: a map's verdicts, drawn underneath."""
+    end. cells: a map's verdicts, drawn underneath; probes (probes.parquet):
+    each probe a small dot beside its search's bar, hollow where undecided."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch, Rectangle
 
@@ -138,11 +140,21 @@ def draw_boundary_curves(table: pd.DataFrame, point_fields: list[str], field: st
                 ax.plot([x], [lo], marker="v", color=color, markersize=9, zorder=3)
             elif status == boundary.ABOVE_RANGE:
                 ax.plot([x], [hi], marker="^", color=color, markersize=9, zorder=3)
+        if probes is not None:
+            for r in probes[probes["threshold"] == t].to_dict("records"):
+                x = x_of[tuple(r[f] for f in point_fields)] + shift + 0.05
+                ax.plot([x], [r[field]], marker="o", markersize=4, color=color,
+                        markerfacecolor=color if r["side"] != boundary.UNDECIDED else "white",
+                        linestyle="none", zorder=4)
         order = np.argsort(line_x)
         ax.plot(np.asarray(line_x)[order], np.asarray(line_y)[order], color=color,
                 linewidth=1.2, zorder=2)
         handles.append(Line2D([], [], color=color, marker="o",
                               label=f"slowdown crosses {100 * t:g} %: estimate, bracket"))
+    if probes is not None and len(probes):
+        handles.append(Line2D([], [], color="#555555", marker="o", markersize=4,
+                              markerfacecolor="white", linestyle="none",
+                              label="probes (filled: decided, hollow: undecided)"))
     handles += [Line2D([], [], color="#555555", linestyle="--",
                        label="undecided between (a probe stayed undecided)"),
                 Line2D([], [], color="#555555", marker="v", linestyle="none",
@@ -166,12 +178,13 @@ def draw_boundary_curves(table: pd.DataFrame, point_fields: list[str], field: st
 
 
 def plot_boundary(out: Path, grid, table: pd.DataFrame, map_dir: Path | None = None,
-                  formats: tuple[str, ...] = ("png",)) -> list[Path]:
+                  formats: tuple[str, ...] = ("png",),
+                  probes: pd.DataFrame | None = None) -> list[Path]:
     """out/boundary.<fmt>, over the map in map_dir if given."""
     spec = grid.search
     fields = [f for f, _ in grid.axes if f != SEED_AXIS]
     cells = map_cells(map_dir, fields, spec.field, spec.arm) if map_dir is not None else None
     title = (f"{grid.name}: where the training slowdown ({spec.arm} vs {grid.reference}) "
              f"crosses {', '.join(f'{100 * t:g} %' for t in spec.thresholds)}")
-    fig = draw_boundary_curves(table, fields, spec.field, spec.lo, spec.hi, title, cells)
+    fig = draw_boundary_curves(table, fields, spec.field, spec.lo, spec.hi, title, cells, probes)
     return save_figure(fig, out, "boundary", formats)
