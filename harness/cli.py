@@ -294,6 +294,9 @@ def _scenario_lines(p) -> list[str]:
 def _check_grid(grid, jobs: int, as_json: bool = False) -> bool:
     import pandas as pd
 
+    if grid.search is not None:
+        return _check_search(grid, jobs, as_json)
+
     from harness.cost import SWEEP_START_S, Cost
     from harness.grid import expand
 
@@ -319,6 +322,52 @@ def _check_grid(grid, jobs: int, as_json: bool = False) -> bool:
                   if grid.budget_s is not None else " (not counted above)")
         click.echo(f"adaptive: undecided points get more seeds, up to {grid.max_seeds} each"
                    f"{budget}", err=as_json)
+    return len(valid) < len(cells)
+
+
+def _check_search(grid, jobs: int, as_json: bool) -> bool:
+    """A search grid (harness boundary): what it would search, the cells of
+    the range's ends (every search's first probes) and the cost's bounds."""
+    import pandas as pd
+
+    from harness.cost import SWEEP_START_S, Cost
+    from harness.searching import plan_search, search_points
+    from harness.tables import SEED_AXIS
+
+    spec = grid.search
+    plan = plan_search(grid)
+    cells = plan.end_cells
+    rows = [{"cell": c.id, "arm": c.arm, **dict(c.point),
+             "MB": round(c.predicted_bytes / 1e6, 1) if c.scenario else None,
+             "status": "ok" if c.scenario else f"invalid: {c.error}"} for c in cells]
+    err = as_json
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, default=str))
+    points = search_points(grid)
+    fields = [f for f, _ in grid.axes if f != SEED_AXIS]
+    thresholds = ", ".join(f"{100 * t:g} %" for t in spec.thresholds)
+    first = len(dict(grid.axes)[SEED_AXIS])
+    click.echo(f"grid {shorten(grid.name)}: a boundary search (harness boundary), run nothing "
+               f"now: for each of {len(points)} point{'s' if len(points) != 1 else ''}"
+               + (f" ({', '.join(fields)})" if fields else "")
+               + f" and each threshold ({thresholds}), where the training slowdown of "
+               f"{spec.arm} vs {grid.reference} crosses it along {spec.field} in "
+               f"[{spec.lo:g}, {spec.hi:g}], to within {spec.tolerance:g}", err=err)
+    click.echo(f"probes: {spec.lo:g} and {spec.hi:g} first (shared by the thresholds), then "
+               f"halving the bracket: at most {plan.most_probes} per search, each "
+               f"{first} to {max(first, spec.max_seeds)} seed{'s' if spec.max_seeds != 1 else ''}"
+               f" x {len(grid.arms)} arms", err=err)
+    if not as_json:
+        click.echo("the cells of the range's ends, first seeds:")
+        with pd.option_context("display.max_rows", None, "display.max_colwidth", 90,
+                               "display.width", 200):
+            click.echo(pd.DataFrame(rows).to_string(index=False))
+    valid = [c for c in cells if c.scenario is not None]
+    click.echo(f"{len(valid)} of {len(cells)} cells of the ends valid; cost from "
+               f"{Cost(plan.least_bytes).describe(jobs)} (the ends alone, first seeds) to "
+               f"{Cost(plan.most_bytes).describe(jobs)} (every search all its probes, "
+               f"{max(first, spec.max_seeds)} seeds each), plus ~{SWEEP_START_S:g} s to start "
+               "(rough: docs/performance/sweep-cost.md)", err=err)
     return len(valid) < len(cells)
 
 
@@ -475,6 +524,9 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
 
     try:
         grid = load_grid(grid_file)
+        if grid.search is not None:
+            _fail(f"search: {grid_file} is a boundary search; run it with "
+                  f"harness boundary {grid_file}")
         out = outdir.check_sweep_dir(Path(output) if output else sweepdir.default_dir(grid))
         if max_seeds:
             check_adaptive(dict(grid.axes), grid.reference, "--max-seeds")
@@ -541,6 +593,117 @@ GRID is a grid file or a sweep preset ({_names(catalog.sweep_names())}).
 `harness check --sweep GRID` lists its cells and cost without running them.
 Ctrl-C stops the running cells (they stay unfinished, not failed), writes
 the tables of the finished ones and prints the --resume command."""
+
+
+@main.command()
+@click.argument("grid_file", metavar="GRID", shell_complete=_completions("sweep"))
+@click.option("-j", "--jobs", type=click.IntRange(1), default=None,
+              help="Cells run at once (default: CPU count).")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
+              show_default=True, help="Forked local processes, or a Dask cluster.")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Dask scheduler address (default with --executor dask: a LocalCluster).")
+@click.option("--resume", is_flag=True,
+              help="Continue a search directory: finished cells are kept, the searches "
+                   "replayed from them.")
+@click.option("--retry-failed", is_flag=True, help="With --resume: run failed cells again.")
+@click.option("-o", "--output", metavar="DIR",
+              help="Search directory (default: results/sweeps/<grid name> under "
+                   "$DDNN_HARNESS_RESULTS or .).")
+@click.option("--map", "map_dir", metavar="SWEEP_DIR", default=None,
+              type=click.Path(file_okay=False),
+              help="Draw the curves over this sweep's map (e.g. results/sweeps/quick): its "
+                   "training verdicts over the same axes and the searched field.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar (default: when stderr is a terminal).")
+def boundary(grid_file: str, jobs: int | None, executor: str, scheduler: str | None,
+             resume: bool, retry_failed: bool, output: str | None, map_dir: str | None,
+             progress: bool | None) -> None:
+    import os
+
+    from harness import outdir, searching, sweepdir
+    from harness.plots.boundary_figure import check_map
+    from harness.tables import SEED_AXIS
+
+    try:
+        grid = load_grid_for_search(grid_file)
+        out = outdir.check_sweep_dir(Path(output) if output else sweepdir.default_dir(grid))
+        sweepdir.check_dir(out, grid, [], resume)
+        plan = searching.plan_search(grid)
+        outdir.check_space(out, sum(c.output_bytes for c in plan.end_cells) * 2, "-o",
+                           "the search")
+        fields = [f for f, _ in grid.axes if f != SEED_AXIS]
+        if map_dir is not None:
+            check_map(Path(map_dir), fields, grid.search.field, grid.search.arm)
+        if executor == "dask" and scheduler is not None:
+            from harness import executors
+
+            executors.check_scheduler(scheduler)
+    except (ConfigError, sweepdir.SweepError) as e:
+        _fail(str(e))
+    jobs = jobs or os.cpu_count() or 1
+    spec = grid.search
+    n, t = len(searching.search_points(grid)), len(spec.thresholds)
+    click.echo(f"boundary {shorten(grid.name)}: {n} point{'s' if n != 1 else ''} x {t} "
+               f"threshold{'s' if t != 1 else ''}, {spec.field} in [{spec.lo:g}, {spec.hi:g}] "
+               f"to within {spec.tolerance:g}; {jobs} at a time on {executor}; {out}", err=True)
+    resume_cmd = " ".join(["harness", "boundary", shlex.quote(grid_file), "-o",
+                           shlex.quote(str(out)), "--resume",
+                           *(["--map", shlex.quote(map_dir)] if map_dir else []),
+                           *(["--executor", executor] if executor != "local" else []),
+                           *(["--scheduler", shlex.quote(scheduler)] if scheduler else [])])
+    try:
+        report = searching.run_boundary(grid, out, jobs, executor, scheduler, resume,
+                                        retry_failed, progress,
+                                        map_dir=Path(map_dir) if map_dir else None)
+    except (sweepdir.SweepError, ConfigError) as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        hint = f"; continue with: {resume_cmd}" if (out / "sweep.json").is_file() else ""
+        _fail(f"interrupted: the finished cells are kept{hint}", EXIT_INTERRUPTED)
+    _print_boundary(report.table)
+    click.echo(f"{report.cells} cells used, {report.ran} run now, {report.failed} failed; "
+               f"{report.cpu_s:.1f} s of simulation CPU, {report.wall_s:.1f} s wall", err=True)
+    click.echo(f"results: {out}")
+    if report.failed:
+        sys.exit(1)
+
+
+boundary.help = """Search, for each point of a grid's axes, where the training
+slowdown crosses each threshold along one numeric field (the grid's [search]
+table), by bisection over probes judged at 95 %; write boundary.parquet,
+probes.parquet and boundary.png in the search directory. Exit 1 if a cell
+failed.
+
+GRID is a grid file with a [search] table, or a preset (boundary-quick).
+`harness check GRID` says what it would search and its cost, running
+nothing. Ctrl-C keeps the finished cells; --resume replays the searches from
+them (same decisions) and runs only what is missing."""
+
+
+def load_grid_for_search(grid_file: str):
+    """A grid with a [search] table (a grid without one is a sweep)."""
+    from harness.grid import load_grid
+
+    grid = load_grid(grid_file)
+    if grid.search is None:
+        raise ConfigError("search", f"missing: {grid_file} has no [search] table (a sweep: "
+                          f"harness sweep {grid_file}); e.g. [search] field = "
+                          '"background.rate", lo = 23, hi = 184, tolerance = 10')
+    return grid
+
+
+def _print_boundary(table) -> None:
+    """The boundary table: per point and threshold, the crossing and its bracket."""
+    import pandas as pd
+
+    shown = table.assign(threshold=[f"{100 * t:g} %" for t in table["threshold"]])
+    shown = shown.drop(columns=["field"])
+    with pd.option_context("display.max_rows", None, "display.width", 200):
+        click.echo(f"where the slowdown crosses each threshold along "
+                   f"{table['field'].iloc[0] if len(table) else '?'} (crossing: interpolated "
+                   "in the bracket [low, high]):")
+        click.echo(shown.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
 
 
 def _time_option(text: str, field: str) -> float:

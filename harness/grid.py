@@ -92,6 +92,7 @@ class Grid:
     budget_s: float | None = None                     # adaptive: wall time, whole sweep
     # per explicit point: (its arms, its reference), or None for the grid's
     point_arms: tuple[tuple[tuple, str | None] | None, ...] = ()
+    search: "SearchSpec | None" = None               # [search]: a boundary search
 
     def arms_of(self, point: tuple[tuple[str, Any], ...]) -> tuple[tuple, str | None]:
         """(arms, reference) of a cell's point: its explicit point's own, or the grid's."""
@@ -117,6 +118,21 @@ class Grid:
         """Every field that varies between points: the `points` fields, then the axes."""
         fields = list(dict.fromkeys(f for point in self.points for f, _ in point))
         return fields + [f for f, _ in self.axes if f not in fields]
+
+
+@dataclass(frozen=True)
+class SearchSpec:
+    """[search], checked against the grid: the field searched over [lo, hi]
+    at each point of the other axes, per threshold (harness.boundary)."""
+
+    field: str
+    lo: float
+    hi: float
+    tolerance: float
+    thresholds: tuple[float, ...]
+    max_seeds: int
+    arm: str                     # compared with the grid's reference arm
+    integral: bool = False       # the field takes integers: probes are whole numbers
 
 
 # --------------------------------------------------------------------------
@@ -229,9 +245,65 @@ def load_grid(path: str | Path) -> Grid:
     if top.adaptive.max_seeds is not None:
         check_adaptive(dict(axes), reference if not own_references else own_references[0],
                        "adaptive.max_seeds")
+    search = None
+    if top.search is not None:
+        search = _search(base, top, fixed, dict(axes), arms, reference)
     return Grid(name, path.resolve(), text, base, tuple(fixed.items()), tuple(axes),
                 tuple(arms), reference, top.timeout, tuple(points),
-                top.adaptive.max_seeds or 0, top.adaptive.budget, tuple(point_arms))
+                top.adaptive.max_seeds or 0, top.adaptive.budget, tuple(point_arms), search)
+
+
+def _search(base: dict, top: Any, fixed: dict, axes: dict, arms: list,
+            reference: str | None) -> SearchSpec:
+    """[search] checked against the rest of the grid: a numeric scenario
+    field that no other table sets, one arm compared with the reference, a
+    seed axis; probes come from the search, so no [[points]] or [adaptive]."""
+    s = top.search
+    field = s.field
+    if top.points:
+        raise ConfigError("points", "a search grid's points are its axes' values (and the "
+                          "searched field's probes); remove [[points]]")
+    if top.adaptive.model_fields_set:
+        raise ConfigError("adaptive", "a search grid adds seeds per probe up to "
+                          "search.max_seeds; remove [adaptive]")
+    if field == SEED_AXIS:
+        raise ConfigError("search.field", "the seed is not searched; allowed: a numeric "
+                          "scenario field such as background.rate or background.load")
+    clashes = [(axes, "an axis"), (fixed, "set in [set]"),
+               *((dict(fields), f"a field of arm {arm!r}") for arm, fields in arms)]
+    for others, what in clashes:
+        try:
+            _check_clash("search", field, others, what)
+        except ConfigError as e:   # the search's values would be overridden, or set twice
+            raise ConfigError("search.field", f"{field} {str(e).split(': ', 1)[1]}; "
+                              "allowed: a field only the search sets") from None
+    check_adaptive(axes, reference, "search")
+    integral = False
+    try:
+        _check_field(base, field, s.lo, "search.field")
+    except ConfigError as e:
+        if "unknown scenario field" in str(e):
+            raise
+        whole = all(float(v).is_integer() for v in (s.lo, s.hi))
+        try:   # an integer field refuses 23.0 but takes 23
+            if not whole:
+                raise e
+            _check_field(base, field, int(s.lo), "search.field")
+            integral = True
+        except ConfigError:
+            raise ConfigError("search.field", f"{field} does not take a number; allowed: a "
+                              "numeric scenario field such as background.rate or "
+                              "background.load") from None
+    compared = [a for a, _ in arms if a != reference]
+    if s.arm is None and len(compared) != 1:
+        raise ConfigError("search.arm", "missing: name the arm compared with the reference; "
+                          f"arms: {', '.join(compared)}")
+    arm = s.arm if s.arm is not None else compared[0]
+    if arm not in compared:
+        raise ConfigError("search.arm", f"{arm!r} is not an arm compared with the reference "
+                          f"{reference!r}; allowed: {', '.join(compared)}")
+    return SearchSpec(field, s.lo, s.hi, s.tolerance, tuple(s.thresholds), s.max_seeds, arm,
+                      integral)
 
 
 def _arms(base: dict, table: dict, where: str, axes: dict,

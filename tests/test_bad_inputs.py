@@ -34,6 +34,14 @@ same = { "background.class" = "high" }
 low = { "background.class" = "low" }
 """
 
+# a boundary search (harness boundary) of GRID's background load
+SEARCH = GRID.replace('"background.load" = [0.05, 0.1]', "seed = [1]") + """[search]
+field = "background.load"
+lo = 0.05
+hi = 0.3
+tolerance = 0.05
+"""
+
 
 def S(*sets: str, cmd: str = "run") -> list[str]:
     """`harness run --set A --set B ...`"""
@@ -479,6 +487,56 @@ FILE_CASES = [
                                'profile = "resnet50-like-2MB"\nport = 65530\nhosts = [0, 1]\n'
                                '[[training]]\nprofile = "resnet50-like-2MB"\nhosts = [2, 3]\n'},
      ["run", "j.toml"], ["training[1].port", "not given", "65540", "give training[1].port"]),
+    # boundary searches: the [search] table, checked before anything runs
+    ("search-unknown-key", {"b.toml": SEARCH + "colour = 1\n"}, ["boundary", "b.toml"],
+     ["search.colour", "allowed"]),
+    ("search-threshold-0", {"b.toml": SEARCH + "thresholds = [0, 0.3]\n"},
+     ["boundary", "b.toml"], ["search.thresholds[0]", "> 0"]),
+    ("search-threshold-negative", {"b.toml": SEARCH + "thresholds = [-0.01]\n"},
+     ["boundary", "b.toml"], ["search.thresholds[0]", "> 0"]),
+    ("search-thresholds-order", {"b.toml": SEARCH + "thresholds = [0.3, 0.01]\n"},
+     ["boundary", "b.toml"], ["search.thresholds", "increasing"]),
+    ("search-lo-above-hi", {"b.toml": SEARCH.replace("lo = 0.05", "lo = 0.5")},
+     ["boundary", "b.toml"], ["search.hi", "greater than search.lo"]),
+    ("search-lo-equals-hi", {"b.toml": SEARCH.replace("lo = 0.05", "lo = 0.3")},
+     ["boundary", "b.toml"], ["search.hi", "greater than search.lo"]),
+    ("search-tolerance-0", {"b.toml": SEARCH.replace("tolerance = 0.05", "tolerance = 0")},
+     ["boundary", "b.toml"], ["search.tolerance", "> 0"]),
+    ("search-tolerance-negative", {"b.toml": SEARCH.replace("tolerance = 0.05",
+                                                            "tolerance = -1")},
+     ["boundary", "b.toml"], ["search.tolerance", "> 0"]),
+    ("search-lo-string", {"b.toml": SEARCH.replace("lo = 0.05", 'lo = "low"')},
+     ["boundary", "b.toml"], ["search.lo", "number"]),
+    ("search-not-numeric", {"b.toml": SEARCH.replace('"background.load"',
+                                                     '"background.workload"')},
+     ["boundary", "b.toml"], ["search.field", "does not take a number", "numeric"]),
+    ("search-unknown-field", {"b.toml": SEARCH.replace('"background.load"',
+                                                       '"background.speed"')},
+     ["boundary", "b.toml"], ["search.field", "unknown scenario field"]),
+    ("search-field-is-axis", {"b.toml": SEARCH.replace("seed = [1]",
+                                                       'seed = [1]\n"background.load" = [0.1]')},
+     ["boundary", "b.toml"], ["search.field", "background.load", "axis"]),
+    ("search-field-other-way", {"b.toml": SEARCH.replace("seed = [1]",
+                                                         'seed = [1]\n"background.rate" = [5]')},
+     ["boundary", "b.toml"], ["search.field", "background.rate", "give one of them"]),
+    ("search-seed", {"b.toml": SEARCH.replace('field = "background.load"', 'field = "seed"')},
+     ["boundary", "b.toml"], ["search.field", "seed", "numeric"]),
+    ("search-no-seed-axis", {"b.toml": SEARCH.replace("seed = [1]", '"run.warmup" = [0.05]')},
+     ["boundary", "b.toml"], ["search", "seed axis"]),
+    ("search-arm-unknown", {"b.toml": SEARCH + 'arm = "high"\n'}, ["boundary", "b.toml"],
+     ["search.arm", "allowed: low"]),
+    ("search-max-seeds-0", {"b.toml": SEARCH + "max_seeds = 0\n"}, ["boundary", "b.toml"],
+     ["search.max_seeds", ">= 1"]),
+    ("search-with-adaptive", {"b.toml": SEARCH + "[adaptive]\nmax_seeds = 3\n"},
+     ["boundary", "b.toml"], ["adaptive", "search.max_seeds"]),
+    ("search-with-points", {"b.toml": SEARCH.replace('timeout = "10min"\n', 'timeout = "10min"\n'
+                                                     'points = [{ "run.warmup" = 0.05 }]\n')},
+     ["boundary", "b.toml"], ["points", "remove [[points]]"]),
+    ("search-missing", {"g.toml": GRID}, ["boundary", "g.toml"], ["search", "missing"]),
+    ("search-run-as-sweep", {"b.toml": SEARCH}, ["sweep", "b.toml"],
+     ["search", "harness boundary"]),
+    ("search-map-not-sweep", {"b.toml": SEARCH, "m/x": b""},
+     ["boundary", "b.toml", "-o", "s", "--map", "m"], ["--map", "not a sweep directory"]),
     ("dask-scheduler-malformed", {"g.toml": GRID},
      ["sweep", "g.toml", "-o", "s", "--executor", "dask", "--scheduler", "nonsense:::"],
      ["--scheduler", "not a Dask scheduler address"]),

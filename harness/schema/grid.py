@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional
 from pydantic import AfterValidator, BeforeValidator, Field, TypeAdapter, model_validator
 
 from harness.errors import ConfigError, ConfigTypeError, shorten
-from harness.schema.base import Int, PositiveTime, Section, Str, expect, validate
+from harness.schema.base import Int, Number, PositiveTime, Section, Str, expect, validate
 from harness.schema.scenario import _TomlSchema
 
 
@@ -59,6 +59,46 @@ class Adaptive(Section):
         return self
 
 
+def _thresholds(value: Any) -> Any:
+    if not isinstance(value, list) or not value:
+        raise ConfigTypeError("", "expected a non-empty list of slowdowns, e.g. [0.01, 0.30] "
+                              "(1 % and 30 %)")
+    return value
+
+
+def _increasing(value: list[float]) -> list[float]:
+    if any(b <= a for a, b in zip(value, value[1:])):
+        raise ConfigError("", f"expected slowdowns in increasing order, each once, got {value}")
+    return value
+
+
+class Search(Section):
+    """[search]: per point of the other axes, where along one numeric field
+    the training slowdown crosses each threshold (harness.boundary)."""
+
+    field: Annotated[Str, AfterValidator(_non_empty)] = Field(description=(
+        "the scenario field searched, a number (e.g. \"background.rate\"); not an axis"))
+    lo: Number() = Field(description="the searched range's low end")
+    hi: Number() = Field(description="the searched range's high end (> lo)")
+    tolerance: Number(gt=0) = Field(description=(
+        "stop bisecting when the bracket is at most this wide (in the field's unit)"))
+    thresholds: Annotated[list[Number(gt=0)], BeforeValidator(_thresholds),
+                          AfterValidator(_increasing)] = Field(
+        [0.01, 0.30], validate_default=True, description=(
+            "training slowdowns whose crossings are searched, as fractions (0.01 = 1 %)"))
+    max_seeds: Int(1) = Field(6, description=(
+        "seeds per probe at most (the seed axis gives the first ones)"))
+    arm: Optional[Str] = Field(None, description=(
+        "the arm compared with the reference (default: the only other arm)"))
+
+    @model_validator(mode="after")
+    def _range(self) -> Search:
+        if self.hi <= self.lo:
+            raise ConfigError("hi", f"must be greater than search.lo ({self.lo:g}), got "
+                              f"{self.hi:g}")
+        return self
+
+
 class GridFile(Section):
     """A grid file (workloads/sweeps/*.toml): a base scenario, fields set for
     every cell, axes, explicit points and paired arms."""
@@ -81,6 +121,9 @@ class GridFile(Section):
         "compared with"))
     adaptive: Adaptive = Field(Adaptive(), description=(
         "more seeds where the answer is undecided (max_seeds, budget)"))
+    search: Optional[Search] = Field(None, description=(
+        "a boundary search instead of a sweep (`harness boundary`): field, lo, hi, "
+        "tolerance, thresholds, max_seeds, arm"))
 
 
 _GRID = TypeAdapter(GridFile)

@@ -1,0 +1,328 @@
+"""The boundary search's bisection (harness.boundary) with fake oracles, the
+runner's bookkeeping with fake judgements (harness.searching, no ns-3), the
+figure from a made-up table, and one small real search (slow)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from harness import boundary
+from harness.boundary import (ABOVE, BELOW, UNDECIDED, Crossing, Observation, Range,
+                              next_probe, search)
+
+
+def linear(slope: float, noise: float = 0.0, undecided: tuple[float, float] | None = None):
+    """A probe oracle: slowdown = slope * value, its interval +-noise; values
+    in `undecided` (a, b) straddle the threshold whatever the seeds."""
+    def probe(threshold: float):
+        def at(value: float) -> Observation:
+            change = slope * value
+            low, high = change - noise, change + noise
+            if undecided and undecided[0] < value < undecided[1]:
+                low, high = threshold - 0.001, threshold + 0.001
+            return Observation(value, boundary.side(low, high, threshold), change, low, high, 1)
+        return at
+    return probe
+
+
+def test_side_of_the_threshold():
+    assert boundary.side(0.001, 0.01, 0.01) == BELOW      # at the limit: the lower class
+    assert boundary.side(0.0101, 0.02, 0.01) == ABOVE
+    assert boundary.side(0.005, 0.02, 0.01) == UNDECIDED
+    assert boundary.side(math.nan, math.nan, 0.01) == UNDECIDED   # too few samples
+    assert boundary.side(math.inf, math.inf, 0.01) == ABOVE      # stalled
+    assert boundary.side(0.5, math.inf, 0.3) == ABOVE
+
+
+@pytest.mark.parametrize("threshold", [0.01, 0.30])
+def test_bisection_brackets_the_crossing_within_the_tolerance(threshold):
+    span = Range(23, 184, 10)
+    slope = 0.3 / 120                        # crosses 1 % at 4, 30 % at 120
+    crossing, history = search(span, threshold, linear(slope)(threshold))
+    truth = threshold / slope
+    if truth < span.lo:
+        assert crossing.status == boundary.BELOW_RANGE and crossing.high == span.lo
+        assert [o.value for o in history] == [23]
+        return
+    assert crossing.status == boundary.BRACKETED
+    assert crossing.low <= truth <= crossing.high
+    assert crossing.high - crossing.low <= span.tolerance
+    assert crossing.probes == len(history) == boundary.most_probes(span)
+    # a straight line: the interpolation finds it
+    assert crossing.estimate == pytest.approx(truth)
+    assert [o.value for o in history[:2]] == [23, 184]
+
+
+def test_the_crossing_outside_the_range():
+    span = Range(23, 184, 10)
+    low_end_above = search(span, 0.01, linear(1.0)(0.01))[0]
+    assert (low_end_above.status, low_end_above.high, low_end_above.probes) == \
+        (boundary.BELOW_RANGE, 23, 1)
+    high_end_below = search(span, 0.30, linear(1e-4)(0.30))[0]
+    assert (high_end_below.status, high_end_below.low, high_end_below.probes) == \
+        (boundary.ABOVE_RANGE, 184, 2)
+    assert math.isnan(high_end_below.high) and math.isnan(high_end_below.estimate)
+
+
+def test_an_undecided_probe_ends_the_search_between_its_decided_neighbours():
+    span = Range(0, 160, 1)
+    crossing, history = search(span, 0.3, linear(0.3 / 100, undecided=(90, 110))(0.3))
+    # 0, 160, 80 (below), 120 (above), 100: undecided
+    assert [o.value for o in history] == [0, 160, 80, 120, 100]
+    assert crossing == Crossing(boundary.UNDECIDED_BETWEEN, crossing.estimate, 80, 120, 5)
+    assert math.isnan(crossing.estimate)
+
+
+def test_an_undecided_end_leaves_the_bracket_open():
+    crossing, _ = search(Range(0, 10, 1), 0.3, linear(1.0, undecided=(-1, 1))(0.3))
+    assert crossing.status == boundary.UNDECIDED_BETWEEN
+    assert math.isnan(crossing.low) and math.isnan(crossing.high)
+
+
+def test_integral_fields_probe_whole_numbers():
+    span = Range(1, 20, 0.5, integral=True)
+    crossing, history = search(span, 0.3, linear(0.3 / 7.4)(0.3))
+    assert all(float(o.value).is_integer() for o in history)
+    assert (crossing.low, crossing.high) == (7, 8)
+
+
+def test_decisions_are_replayed_from_the_probes_alone():
+    """A resumed search: each prefix of the probes gives the next one made."""
+    span = Range(23, 184, 5)
+    _, history = search(span, 0.01, linear(0.01 / 77.7, noise=0.001)(0.01))
+    for n in range(len(history)):
+        assert next_probe(span, 0.01, history[:n]) == history[n].value
+    assert isinstance(next_probe(span, 0.01, history), Crossing)
+
+
+def test_interpolation_stays_in_the_bracket():
+    a = Observation(10, BELOW, 0.0)
+    b = Observation(20, ABOVE, 0.5)
+    assert boundary.interpolate(a, b, 0.25) == 15
+    assert boundary.interpolate(a, Observation(20, ABOVE, math.inf), 0.25) == 15  # a stall
+    assert boundary.interpolate(Observation(10, BELOW, 0.6), b, 0.25) == 15   # not rising
+    assert 10 <= boundary.interpolate(Observation(10, BELOW, -0.5), b, 0.01) <= 20
+
+
+def test_most_probes():
+    assert boundary.most_probes(Range(23, 184, 10)) == 7
+    assert boundary.most_probes(Range(0, 1, 1)) == 2
+    assert boundary.most_probes(Range(1, 20, 0.5, integral=True)) == 7
+
+
+# --------------------------------------------------------------------------
+# the runner's bookkeeping, with judgements faked (no ns-3)
+
+SEARCH_GRID = """name = "b"
+scenario = "default"
+[set]
+"run.duration" = 0.25
+"training.enabled" = true
+"training.profile" = "resnet50-like-2MB"
+[axes]
+"training.ratio" = [1, 2]
+seed = [1]
+[arms]
+reference = "same"
+same = { "training.priority" = "same" }
+low = { "training.priority" = "low" }
+[search]
+field = "background.load"
+lo = 0.05
+hi = 0.45
+tolerance = 0.1
+thresholds = [0.1, 0.3]
+max_seeds = 3
+"""
+
+
+def test_searches_share_probes_add_seeds_and_decide_alike_in_any_order(tmp_path, monkeypatch):
+    """Cells end in any order: each search gets the same probes, seeds and
+    crossing; a probe undecided at one seed gets its second; both thresholds
+    share the range's ends."""
+    from harness import searching
+    from harness.grid import load_grid
+
+    (tmp_path / "g.toml").write_text(SEARCH_GRID)
+    grid = load_grid(tmp_path / "g.toml")
+
+    def fake_judge(self, point, value, k, threshold):
+        ratio = dict(point)["training.ratio"]
+        change = value / ratio            # crosses a threshold t at t x R
+        half = 0.05 if k < 2 else 0.0     # undecided near the threshold with one seed
+        low, high = change - half, change + half
+        return Observation(value, boundary.side(low, high, threshold), change, low, high, k)
+
+    monkeypatch.setattr(searching.Searches, "judge", fake_judge)
+    monkeypatch.setattr(searching, "cell_state", lambda out, cell, retry: "run")
+
+    def run(order):
+        counts = {"ran": 0, "failed": 0, "todo": 0}
+        s = searching.Searches(tmp_path, grid, False, counts)
+        queue = s.start([])
+        while queue:
+            cell = queue.pop(0 if order == "fifo" else -1)
+            queue += s.ended(cell)
+        return s
+
+    fifo, lifo = run("fifo"), run("lifo")
+    table_f, probes_f = searching.tables(fifo)
+    table_l, probes_l = searching.tables(lifo)
+    pd.testing.assert_frame_equal(table_f, table_l)
+    pd.testing.assert_frame_equal(probes_f, probes_l)
+    assert [c.id for c in fifo.used()] == [c.id for c in lifo.used()]
+    assert list(table_f["status"]) == ["bracketed", "bracketed", "bracketed", "above range"]
+    # the range's ends were made once per point, for both thresholds
+    ends = [c for c in fifo.used() if dict(c.point)["background.load"] in (0.05, 0.45)
+            and dict(c.point)["seed"] == 1]
+    assert len(ends) == 2 * 2 * 2     # points x ends x arms
+    assert probes_f["seeds"].max() >= 2   # some probe needed its second seed
+    for row in table_f.to_dict("records"):
+        truth = row["threshold"] * row["training.ratio"]
+        if row["status"] == boundary.BRACKETED:
+            assert row["low"] <= truth <= row["high"]
+
+
+def test_a_search_grid_says_what_it_would_do(tmp_path):
+    from click.testing import CliRunner
+
+    from harness import cli
+
+    (tmp_path / "g.toml").write_text(SEARCH_GRID)
+    result = CliRunner().invoke(cli.main, ["check", str(tmp_path / "g.toml"), "-j", "2"])
+    assert result.exit_code == 0, result.output
+    assert "a boundary search" in result.output
+    assert "at most 4 per search" in result.output
+    assert result.output.count(" ok\n") == 2 * 2 * 2
+
+
+def test_the_preset_loads_and_checks():
+    from harness.grid import load_grid
+
+    grid = load_grid("boundary-quick")
+    assert grid.search.field == "background.rate"
+    assert (grid.search.lo, grid.search.hi) == (23, 184)
+    assert grid.search.tolerance <= 23
+    assert grid.search.thresholds == (0.01, 0.30)
+    assert [f for f, _ in grid.axes] == ["training.ratio", "seed"]
+
+
+def test_the_figure_draws_every_status(tmp_path):
+    from harness.plots.boundary_figure import draw_boundary_curves
+    from harness.plots.style import save_figure
+
+    table = pd.DataFrame([
+        {"training.ratio": 2, "threshold": 0.01, "status": "bracketed", "crossing": 30.0,
+         "low": 25.0, "high": 35.0},
+        {"training.ratio": 4, "threshold": 0.01, "status": "below range", "crossing": math.nan,
+         "low": math.nan, "high": 23.0},
+        {"training.ratio": 2, "threshold": 0.3, "status": "above range", "crossing": math.nan,
+         "low": 184.0, "high": math.nan},
+        {"training.ratio": 4, "threshold": 0.3, "status": "undecided", "crossing": math.nan,
+         "low": 100.0, "high": 140.0},
+    ])
+    cells = pd.DataFrame({"training.ratio": [2, 2, 4, 4], "background.rate": [23, 184, 23, 184],
+                          "change": [0.0, 0.5, 0.02, math.nan],
+                          "change_low": [-0.01, 0.4, 0.0, math.nan],
+                          "change_high": [0.01, 0.6, 0.04, math.nan],
+                          "decided": [True, True, False, False]})
+    probes = pd.DataFrame({"training.ratio": [2, 2, 4], "threshold": [0.01, 0.01, 0.3],
+                           "background.rate": [23.0, 184.0, 103.5],
+                           "side": ["below", "above", "undecided"]})
+    fig = draw_boundary_curves(table, ["training.ratio"], "background.rate", 23, 184, "t", cells,
+                               probes)
+    written = save_figure(fig, tmp_path, "boundary", ("png",))
+    assert written[0].stat().st_size > 10_000
+
+
+# --------------------------------------------------------------------------
+# one small real search (ns-3)
+
+REAL_SEARCH = """name = "tiny-boundary"
+scenario = "default"
+timeout = "10min"
+[set]
+"run.duration" = 0.25
+"run.warmup" = 0.05
+"run.cooldown" = 0.05
+"training.enabled" = true
+"training.profile" = "{model}"
+"training.workers" = 4
+[axes]
+"training.ratio" = [2]
+seed = [1]
+[arms]
+reference = "same"
+same = {{ "training.priority" = "same" }}
+low = {{ "training.priority" = "low" }}
+[search]
+field = "background.load"
+lo = 0.05
+hi = 0.6
+tolerance = 0.3
+thresholds = [0.01]
+max_seeds = 2
+"""
+
+
+@pytest.mark.slow
+def test_a_real_search_writes_its_table_and_figure_and_resumes_alike(tmp_path):
+    """2-3 probes of a small job: boundary.parquet, probes.parquet and
+    boundary.png are written; the bracket is the one its decided probes
+    imply; --resume replays the same decisions without running a cell."""
+    from click.testing import CliRunner
+
+    from harness import cli, profiles
+
+    profiles.save_profile(profiles.resnet50_like(10, 1_000_000, 5.0), tmp_path / "m1.csv")
+    grid = tmp_path / "b.toml"
+    grid.write_text(REAL_SEARCH.format(model=tmp_path / "m1.csv"))
+    out = tmp_path / "out"
+    argv = ["boundary", str(grid), "-o", str(out), "-j", "2", "--no-progress"]
+    first = CliRunner().invoke(cli.main, argv)
+    assert first.exit_code == 0, first.output
+    assert (out / "boundary.png").stat().st_size > 10_000
+    table = pd.read_parquet(out / "boundary.parquet")
+    probes = pd.read_parquet(out / "probes.parquet")
+    assert len(table) == 1 and 2 <= table["probes"].iloc[0] == len(probes) <= 3
+    row = table.iloc[0]
+    assert row["status"] in boundary.STATUSES and row["cpu_s"] > 0
+    below = probes.loc[probes["side"] == BELOW, "background.load"]
+    above = probes.loc[probes["side"] == ABOVE, "background.load"]
+    implied_low = below.max() if len(below) else math.nan
+    implied_high = above.min() if len(above) else math.nan
+    assert row["low"] == implied_low or (math.isnan(row["low"]) and math.isnan(implied_low))
+    assert row["high"] == implied_high or (math.isnan(row["high"]) and math.isnan(implied_high))
+    if row["status"] == boundary.BRACKETED:
+        assert row["low"] <= row["crossing"] <= row["high"]
+    assert (below < implied_high).all() if len(below) and len(above) else True
+    again = CliRunner().invoke(cli.main, [*argv, "--resume"])
+    assert again.exit_code == 0, again.output
+    assert "0 run now" in again.output
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "boundary.parquet"), table)
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "probes.parquet"), probes)
+
+
+def test_the_figure_over_a_real_maps_cells(local_sweep, tmp_path):
+    """--map: a sweep directory with the searched field as an axis is read
+    (its training verdicts of the compared arm), one without is refused."""
+    from harness.config import ConfigError
+    from harness.plots.boundary_figure import check_map, draw_boundary_curves, map_cells
+    from harness.plots.style import save_figure
+
+    out = local_sweep.out
+    check_map(out, ["training.ratio"], "background.load", "low")
+    cells = map_cells(out, ["training.ratio"], "background.load", "low")
+    assert len(cells) == 4 and set(cells["background.load"]) == {0.05, 0.1}
+    with pytest.raises(ConfigError, match="--map: .* has no axis background.rate"):
+        check_map(out, ["training.ratio"], "background.rate", "low")
+    with pytest.raises(ConfigError, match="--map: .* has no arm 'high'"):
+        check_map(out, ["training.ratio"], "background.load", "high")
+    table = pd.DataFrame([{"training.ratio": r, "threshold": 0.01, "status": "bracketed",
+                           "crossing": 0.07, "low": 0.05, "high": 0.1} for r in (1, 2)])
+    fig = draw_boundary_curves(table, ["training.ratio"], "background.load", 0.05, 0.1, "t",
+                               cells)
+    assert save_figure(fig, tmp_path, "boundary", ("png",))[0].stat().st_size > 10_000
