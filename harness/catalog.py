@@ -88,6 +88,19 @@ def _policies() -> tuple[Entry, ...]:
                  for p in POLICIES.values())
 
 
+def _references() -> tuple[Entry, ...]:
+    import json
+
+    from harness import reference
+
+    out = []
+    for name in reference.builtin():
+        index = json.loads((reference.resolve(name) / reference.INDEX).read_text())
+        out.append(Entry(name, f"{len(index['cells'])} cells of grid {index['grid']!r} at "
+                               f"scale {index['scale']}, made at {index['commit'][:12]}"))
+    return tuple(out)
+
+
 def sections() -> list[Section]:
     from harness import training
     from harness.config import ARCHITECTURES, CONGESTION_CONTROLS, QDISCS
@@ -97,6 +110,8 @@ def sections() -> list[Section]:
                 _files(SCENARIOS_DIR, ".toml")),
         Section("sweeps", "harness sweep NAME, harness check --sweep NAME",
                 _files(SWEEPS_DIR, ".toml")),
+        Section("reference results", "harness sweep GRID --reference NAME (its cells not run)",
+                _references()),
         Section("topologies", "--set topology.file=NAME", _files(TOPOLOGIES_DIR, ".toml")),
         Section("workloads", "--set background.workload=NAME (background flow sizes)",
                 _workloads()),

@@ -401,7 +401,9 @@ def list_builtins() -> None:
     workloads, model profiles, scheduling policies and other choices."""
     for section in catalog.sections():
         click.echo(f"{section.title} ({section.how}):")
-        width = max(len(e.name) for e in section.entries)
+        width = max((len(e.name) for e in section.entries), default=0)
+        if not section.entries:
+            click.echo("  (none)")
         for entry in section.entries:
             click.echo(f"  {entry.name:<{width}}  {entry.description}")
         click.echo()
@@ -508,8 +510,9 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
                    "(seconds) (default: the grid's "
                    "[adaptive] budget, else none). The grid's own cells always run.")
 @click.option("--reference", "reference_dir", metavar="DIR", default=None,
-              help="Reference results (made with `harness reference`) for the cells of the "
-                   "grid's smallest scale: those cells are taken from DIR, not run.")
+              help="Reference results (made with `harness reference`, or the name of one "
+                   "kept with the harness, e.g. validate) for the cells of the grid's "
+                   "smallest scale: those cells are taken from DIR, not run.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: when stderr is a terminal).")
 def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None, resume: bool,
@@ -538,10 +541,11 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
             from harness import executors
 
             executors.check_scheduler(scheduler)
-        reference = Path(reference_dir) if reference_dir else None
-        if reference is not None:
+        reference = None
+        if reference_dir:
             from harness import reference as references
 
+            reference = references.resolve(reference_dir)
             taken = len(references.check(reference, grid, cells))
             click.echo(f"sweep {shorten(grid.name)}: {taken} cells from the reference results in "
                        f"{reference}", err=True)

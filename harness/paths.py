@@ -35,6 +35,8 @@ SCENARIOS_DIR = WORKLOADS_DIR / "scenarios"
 SWEEPS_DIR = WORKLOADS_DIR / "sweeps"
 CDF_DIR = WORKLOADS_DIR / "cdf"
 PROFILES_DIR = WORKLOADS_DIR / "profiles"
+#: reference results kept in the repository (harness.reference), one folder each
+REFERENCE_DIR = WORKLOADS_DIR / "reference"
 
 
 def builtin_names(directory: Path, suffix: str) -> list[str]:

@@ -28,6 +28,7 @@ from harness import outdir, stats
 from harness.cells import Cell
 from harness.errors import ConfigError
 from harness.grid import Grid, expand, load_grid
+from harness.paths import REFERENCE_DIR
 from harness.sweepdir import cell_dir, check_dir, is_done
 from harness.tables import read_table
 
@@ -36,6 +37,24 @@ INDEX = "reference.json"
 CELL_FILES = ("summary.json", "config.json", "manifest.json", "iterations.parquet")
 #: of flows.parquet, the columns the paired FCT intervals need
 FLOW_COLUMNS = ("id", "size", "size_class", "start_s", "fct_s", "completed", "measured")
+
+
+def builtin() -> list[str]:
+    """The names of the reference results kept in the repository."""
+    return sorted(p.parent.name for p in REFERENCE_DIR.glob(f"*/{INDEX}"))
+
+
+def resolve(name: str | Path) -> Path:
+    """Reference results by path, or by the name of one kept in the
+    repository (e.g. "validate"); a ConfigError naming --reference otherwise."""
+    path = Path(name)
+    if (path / INDEX).is_file():
+        return path
+    if (REFERENCE_DIR / str(name) / INDEX).is_file():
+        return REFERENCE_DIR / str(name)
+    known = ", ".join(builtin()) or "none"
+    raise ConfigError("--reference", f"{name} holds no reference results (no {INDEX}; make "
+                      f"one with harness reference SWEEP -o DIR); built-in: {known}")
 
 
 def reference_scale(grid: Grid) -> int:
@@ -121,11 +140,7 @@ def check(reference: Path, grid: Grid, cells: list[Cell]) -> list[Cell]:
     """The grid's reference-scale cells, each found in `reference`; a
     ConfigError naming the first one it lacks (or holds for another
     scenario), before anything runs."""
-    index_path = reference / INDEX
-    if not index_path.is_file():
-        raise ConfigError("--reference", f"{reference} holds no reference results (no {INDEX}; "
-                          "make one with harness reference SWEEP -o DIR)")
-    index = json.loads(index_path.read_text())
+    index = json.loads((resolve(reference) / INDEX).read_text())
     wanted = reference_cells(grid, cells)
     for cell in wanted:
         if cell.id not in index["cells"]:
@@ -144,7 +159,7 @@ def install(reference: Path, out: Path, cells: list[Cell]) -> int:
     (those not there yet), each written whole; returns how many were put."""
     todo = [c for c in cells if not is_done(out, c)]
     for cell in todo:
-        src = reference / "cells" / cell.id
+        src = resolve(reference) / "cells" / cell.id
         outdir.write_dir(cell_dir(out, cell),
                          lambda tmp, src=src: shutil.copytree(src, tmp, dirs_exist_ok=True),
                          existing="keep")

@@ -119,3 +119,36 @@ def test_export_refuses_an_unfinished_sweep_and_an_existing_output(tmp_path):
         reference.export(out, tmp_path / ("r" * 250))
     assert "bytes" in str(e.value)
     assert stats.SCALE_FIELD == "scale"
+
+
+def test_the_kept_validate_reference_matches_the_validate_grid():
+    """The 10 Gbit/s side of `validate` kept in the repository stands in for
+    every scale-1 cell of the preset: a change of a default, or of the grid,
+    that renames those cells fails here, not in a user's six-hour sweep."""
+    assert "validate" in reference.builtin()
+    kept = reference.resolve("validate")
+    grid = load_grid("validate")
+    cells = expand(grid)
+    try:
+        wanted = reference.check(kept, grid, cells)
+    except ConfigError as e:
+        pytest.fail(f"the kept reference no longer matches the validate grid: {e}; "
+                    "remake it as workloads/reference/validate/README.md says")
+    assert len(wanted) == len([c for c in cells if dict(c.point)["scale"] == 1]) > 0
+    index = json.loads((kept / reference.INDEX).read_text())
+    assert set(index["cells"]) == {c.id for c in wanted}       # nothing else kept
+    for cell in wanted:
+        flows = pd.read_parquet(kept / "cells" / cell.id / "flows.parquet")
+        assert list(flows.columns) == list(reference.FLOW_COLUMNS)
+        assert flows.loc[flows["measured"], "completed"].all()   # every measured flow ended
+
+
+def test_a_reference_by_name_or_path_and_an_unknown_name():
+    assert reference.resolve("validate") == reference.REFERENCE_DIR / "validate"
+    assert reference.resolve(SAMPLE) == SAMPLE
+    with pytest.raises(ConfigError, match="--reference") as e:
+        reference.resolve("no-such-reference")
+    assert "built-in: validate" in str(e.value)
+    listed = CliRunner().invoke(main, ["list"])
+    assert listed.exit_code == 0 and "reference results" in listed.output
+    assert "validate" in listed.output.split("reference results", 1)[1].split("\n\n")[0]
