@@ -96,9 +96,11 @@ def test_group_smaller_than_the_workers_is_refused(tmp_path):
 
     csv = tmp_path / "tiny.csv"
     csv.write_text("layer,bytes,fp_ms,bp_ms\n0,3,1.0,1.0\n1,3,1.0,1.0\n2,3,1.0,1.0\n")
-    with pytest.raises(ConfigError, match="training.group_bytes: group of layers 0 has 3 B"):
+    with pytest.raises(ConfigError, match="training.group_bytes: group of layers 0 has 3 B, "
+                                          "fewer than the 4 workers"):
         plan(_load("training.group_bytes=1", f'training.profile="{csv}"'))
-    plan(_load("training.group_bytes=6", f'training.profile="{csv}"'))   # 6 + 3 B
+    with pytest.raises(ConfigError, match="training.group_bytes: group of layers 2 has 3 B"):
+        plan(_load("training.group_bytes=6", f'training.profile="{csv}"'))  # 0-1, 2
 
 
 def test_scale_divides_group_bytes():
@@ -106,7 +108,10 @@ def test_scale_divides_group_bytes():
 
     p = plan(_load("training.group_bytes=400000", "scale=10"))
     assert p.job.group_bytes == 40_000
-    assert p.job.profile.model_bytes == pytest.approx(200_000, rel=0.01)
+    full = plan(_load("training.group_bytes=400000"))
+    assert p.job.profile.model_bytes == pytest.approx(full.job.profile.model_bytes / 10,
+                                                      rel=0.01)
+    assert p.job.ideal_iteration_s == pytest.approx(full.job.ideal_iteration_s, rel=0.01)
 
 
 # --------------------------------------------------------------------------- the model
