@@ -346,3 +346,72 @@ def test_a_run_through_the_harness():
     assert summary["socket_errors"] == ""
     assert len(result.iterations) >= 2 * N
     assert result.transfers["traffic_class"].notna().all()
+
+
+@needs_ns3
+def test_a_group_travels_in_its_lowest_layers_class_and_slowdowns_stretch_compute():
+    from harness.simulation import execute, plan
+
+    p = plan(_load("training.ratio=2", "training.priority=\"low\"",
+                   'training.layer_classes={ high = "0-23" }',
+                   "training.slowdowns=[{ worker = 1, start = 0.1, end = 0.2, factor = 3.0 }]",
+                   "run.duration=0.3", "run.warmup=0", "run.cooldown=0"))
+    result = execute(p, progress=False, quiet=True)
+    assert result.summary["training"]["socket_errors"] == ""
+    tr = result.transfers
+    groups = {g.index: g for g in p.job.groups}
+    for group, cls in tr.groupby("group").traffic_class.agg(set).items():
+        assert cls == {"high" if groups[group].first <= 23 else "low"}, (group, cls)
+    assert set(tr.traffic_class) == {"high", "low"}
+    # worker 1's layers computing wholly inside the slow period take 3 times as long
+    c = result.compute.assign(ms=lambda t: (t.end_ns - t.start_ns) / 1e6)
+    inside = c[(c.start_ns >= 0.1e9) & (c.end_ns <= 0.2e9)]
+    prof = p.job.profile
+    want = [3 * (prof.fp_ms if ph == "fp" else prof.bp_ms)[layer]
+            for layer, ph in zip(inside.layer, inside.phase)]
+    slow = inside.worker == 1
+    assert slow.sum() > 10
+    assert np.asarray(inside.ms[slow]) == pytest.approx(np.asarray(want)[slow.to_numpy()],
+                                                        abs=1e-5)
+    assert np.asarray(inside.ms[~slow]) == pytest.approx(np.asarray(want)[~slow.to_numpy()] / 3,
+                                                         abs=1e-5)
+
+
+@needs_ns3
+def test_next_to_a_ring_job(tmp_path):
+    """Two jobs, a ring and a sharded one, on their own hosts of one switch."""
+    from harness.simulation import execute, plan
+
+    toml = tmp_path / "mixed.toml"
+    toml.write_text("""name = "mixed"
+[run]
+duration = 0.3
+warmup = 0.05
+cooldown = 0
+[topology]
+hosts = 4
+link_rate = "1Gbps"
+[background]
+enabled = false
+[[training]]
+name = "ring"
+profile = "resnet50-like-2MB"
+workers = 2
+ratio = 2.0
+[[training]]
+name = "fsdp"
+architecture = "sharded"
+prefetch_depth = 1
+profile = "resnet50-like-2MB"
+workers = 2
+ratio = 2.0
+""")
+    p = plan(config.load_scenario(toml))
+    assert [j.config.architecture for j in p.all_jobs] == ["ring", "sharded"]
+    result = execute(p, progress=False, quiet=True)
+    jobs = {j["name"]: j for j in result.summary["jobs"]}
+    for name in ("ring", "fsdp"):
+        assert jobs[name]["socket_errors"] == ""
+        assert jobs[name]["iterations"] >= 3
+    # alone on its own hosts, each job runs near its no-contention iteration
+    assert jobs["fsdp"]["slowdown_vs_ideal"] == pytest.approx(1.0, abs=0.1)
