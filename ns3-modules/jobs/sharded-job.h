@@ -200,15 +200,13 @@ class ShardedJob : public TrainingJob
     };
 
     using Key = std::pair<uint64_t, uint32_t>; //!< (iteration, slot)
-    /// (ready on every worker ns, kind, iteration, issue order): the queue's order
+    /// (issued on every worker, ns; kind; iteration; slot): the queue's order
     using QueueEntry = std::tuple<int64_t, uint32_t, uint64_t, uint32_t>;
 
     void ScheduleTryStart();
     void TryStart();
     void CheckRank(uint32_t rank) const;
     void CheckSlot(uint32_t slot) const;
-    /// Issue order of `slot` within its iteration (ties of the queue).
-    uint32_t IssueOrder(uint32_t slot) const;
     std::string KindName(uint32_t slot) const;
 
     int32_t m_ackTos;
