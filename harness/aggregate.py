@@ -19,7 +19,7 @@ from harness.cells import (MEASURED, NOT_RUN_REASON, STALLED, UNFINISHED, Cell,
                            cell_status, none_if_na, point_value, stall_reason)
 from harness.grid import Grid
 from harness.sweepdir import cell_dir, is_done, write_atomic
-from harness.tables import POINT_LABEL, SEED_AXIS, read_table
+from harness.tables import POINT_LABEL, SEED_AXIS, Run, optional_table, read_table
 
 TIMING_COLUMNS = ("wall_s", "startup_s", "events_per_s", "sim_s_per_wall_s", "peak_rss_mib")
 
@@ -172,11 +172,11 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def _run_tables(out: Path, cell: Cell) -> stats.RunTables:
+def _run_tables(out: Path, cell: Cell) -> Run:
+    """What the paired statistics read of a cell's run: its flows and iterations."""
     d = cell_dir(out, cell)
-    iterations = d / "iterations.parquet"
-    return stats.RunTables(read_table(d / "flows.parquet"),
-                           read_table(iterations) if iterations.is_file() else None)
+    return Run(flows=read_table(d / "flows.parquet"), iterations=optional_table(d, "iterations"),
+               dir=d)
 
 
 def _with_intervals(means: pd.DataFrame, intervals: pd.DataFrame,

@@ -120,10 +120,7 @@ def run(scenario: "str | Path | Scenario | None" = None,
     result = execute(p, progress=progress, quiet=True)
     if target is not None:
         write_run_dir(result, target)
-    return Run(summary=result.summary, manifest=result.manifest, config=p.resolved(),
-               flows=result.flows, queues=result.queues, utilization=result.utilization,
-               iterations=result.iterations, transfers=result.transfers,
-               compute=result.compute, scheduler=result.scheduler, dir=target)
+    return result
 
 
 def sweep(grid: str | Path, out: str | Path | None = None, *, jobs: int | None = None,

@@ -24,7 +24,10 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-BELOW, ABOVE, UNDECIDED = "below", "above", "undecided"
+# a probe's side of the threshold (below, above, undecided) is harness.stats'
+# verdict, in its words
+from harness.stats import ABOVE, BELOW, UNDECIDED  # noqa: F401
+from harness.stats import threshold_side as side  # noqa: F401
 
 #: How a search ended (the `status` column of boundary.parquet).
 BRACKETED = "bracketed"        # decided probes bracket it within the tolerance
@@ -68,22 +71,6 @@ class Crossing:
     low: float
     high: float
     probes: int
-
-
-def side(low: float, high: float, threshold: float) -> str:
-    """A slowdown interval's side of the threshold at 95 %: below (all of it
-    <= threshold), above (all of it > threshold) or undecided (it straddles
-    the threshold, or there is no interval: too few samples, no measurement).
-    A stalled arm (+inf) is above."""
-    if low == math.inf:
-        return ABOVE
-    if not (math.isfinite(low) and (math.isfinite(high) or high == math.inf)):
-        return UNDECIDED
-    if high <= threshold:
-        return BELOW
-    if low > threshold:
-        return ABOVE
-    return UNDECIDED
 
 
 def _bracket(history: list[Observation]) -> tuple[float, float]:

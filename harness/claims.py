@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness import stats
+from harness import stats, tables
 from harness.tables import POINT_LABEL, SEED_AXIS, read_table
 
 
 @dataclass(frozen=True)
-class Run:
+class Cell:
     """One cell of the sweep: its point label, arm, seed and run directory."""
 
     label: str
@@ -36,7 +36,7 @@ class Run:
     path: Path
 
 
-def runs(sweep_dir: Path) -> list[Run]:
+def runs(sweep_dir: Path) -> list[Cell]:
     """The sweep's finished cells."""
     sweep_dir = Path(sweep_dir)
     record = json.loads((sweep_dir / "sweep.json").read_text())
@@ -45,7 +45,7 @@ def runs(sweep_dir: Path) -> list[Run]:
         path = sweep_dir / "cells" / cell["id"]
         if (path / "summary.json").is_file():
             point = cell["point"]
-            out.append(Run(str(point.get(POINT_LABEL, "")), cell["arm"],
+            out.append(Cell(str(point.get(POINT_LABEL, "")), cell["arm"],
                            point.get(SEED_AXIS, 0), path))
     return out
 
@@ -60,16 +60,18 @@ def references(sweep_dir: Path) -> dict[str, str]:
     return out
 
 
-def _tables(run: Run, start_s: float | None, end_s: float | None) -> stats.RunTables:
+def _tables(run: Cell, start_s: float | None, end_s: float | None) -> tables.Run:
+    """The cell's run as the paired statistics read it, the iterations that
+    start in [start_s, end_s)."""
     it = read_table(run.path / "iterations.parquet")
     if start_s is not None:
         it = it[it["start_ns"] >= start_s * 1e9]
     if end_s is not None:
         it = it[it["start_ns"] < end_s * 1e9]
-    return stats.RunTables(read_table(run.path / "flows.parquet"), it)
+    return tables.Run(flows=read_table(run.path / "flows.parquet"), iterations=it, dir=run.path)
 
 
-def phases(run: Run) -> list[tuple[float, float]]:
+def phases(run: Cell) -> list[tuple[float, float]]:
     """[start, end) s of each phase of constant conditions inside the
     measurement window: split at every link-rate change and load step."""
     config = json.loads((run.path / "config.json").read_text())
@@ -80,7 +82,7 @@ def phases(run: Run) -> list[tuple[float, float]]:
     return list(zip(cuts[:-1], cuts[1:]))
 
 
-def compare(all_runs: list[Run], label: str, arm: str, baseline: str,
+def compare(all_runs: list[Cell], label: str, arm: str, baseline: str,
             start_s: float | None = None, end_s: float | None = None) -> dict[str, object]:
     """`arm` against `baseline` at point `label`, over the seeds both ran:
     iteration-time and end-spread changes with their intervals."""
@@ -94,7 +96,7 @@ def compare(all_runs: list[Run], label: str, arm: str, baseline: str,
     spread = stats.end_spread_change(ref, other, key)
     mean = {name: [t.iterations[t.iterations["measured"]]["iteration_s"].mean() for t in side]
             for name, side in (("arm", other), ("baseline", ref))}
-    verdict = ("faster" if it.high < 0 else "slower" if it.low > 0 else "undecided")
+    verdict = stats.comparison_verdict(it.low, it.high)
     return {"label": label, "arm": arm, "baseline": baseline, "start_s": start_s,
             "end_s": end_s, "seeds": len(seeds),
             "arm_ms": 1e3 * pd.Series(mean["arm"]).mean(),

@@ -3,8 +3,8 @@
 The page needs no server and no network: every figure is embedded as a
 base64 PNG. It holds the operating-boundary map and the sweep's other
 figures (harness.plots.plot_sweep), the summary table, a drill-down per cell
-(FCT CDFs, iteration-time distribution, host-uplink utilisation, drawn with
-harness.plots' functions from the cell's tables) and the manifest: versions,
+(FCT CDFs, iteration-time distribution, host-uplink utilisation: the figures
+`harness plot` draws of a run, harness.plots.draw_run) and the manifest: versions,
 seeds, digests and cost. The page is a jinja2 template
 (harness/templates/report.html.j2).
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness import outdir
+from harness import outdir, stats
 from harness.cells import MEASURED, STALLED, with_status_reasons
 from harness.errors import ConfigError
 
@@ -93,49 +93,24 @@ def _sweep_figures(sweep_dir: Path) -> dict[str, str]:
         return {p.stem: base64.b64encode(p.read_bytes()).decode("ascii") for p in written}
 
 
-def iteration_figure(iterations: pd.DataFrame, title: str):
-    """Histogram of the measured iteration times (all workers), mean marked."""
-    from matplotlib.figure import Figure  # not pyplot: no display, no global state
-
-    measured = iterations.loc[iterations["measured"], "iteration_s"] * 1e3
-    if measured.empty:
-        return None
-    fig = Figure(figsize=(6.5, 3.5), layout="constrained")
-    ax = fig.subplots()
-    ax.hist(measured, bins=min(40, max(5, len(measured) // 3)), color="#4c72b0")
-    ax.axvline(measured.mean(), color="black", linestyle="--",
-               label=f"mean {measured.mean():.2f} ms (n={len(measured)})")
-    ax.set_xlabel("iteration time (ms)")
-    ax.set_ylabel("iterations")
-    ax.legend(fontsize="small")
-    fig.suptitle(title)
-    return fig
+# a cell's figures on the page: those `harness plot` draws of a run
+# (harness.plots.draw_run) and the iteration-time distribution
+CELL_FIGURES = (("fct-cdf", "FCT CDF per size class"),
+                ("iteration-times", "iteration-time distribution"),
+                ("utilization", "host-uplink utilisation"))
 
 
 def _cell_figures(cell_dir: Path, label: str) -> list[tuple[str, str]]:
     """(caption, base64 PNG) of one cell: FCT CDFs, iterations, utilisation."""
     from harness import plots
-    from harness.plots import run_figures as rf
 
     run = plots.load_run(cell_dir)
-    window = rf.measurement_window(run.config)
-    out = []
-    if run.flows is not None:
-        cdf = rf.fct_cdf_frame(run.flows)
-        if len(cdf):
-            out.append(("FCT CDF per size class", _png(rf.draw_fct_cdf(cdf, f"{label}: FCT"))))
+    drawn = dict(plots.draw_run(run, label, stems=tuple(stem for stem, _ in CELL_FIGURES)))
     if run.iterations is not None:
-        fig = iteration_figure(run.iterations, f"{label}: iteration times")
-        if fig is not None:
-            out.append(("iteration-time distribution", _png(fig)))
-    if run.utilization is not None:
-        frame = rf.uplink_utilization(run.utilization, int(run.config["topology"]["hosts"]))
-        if len(frame):
-            interval = float(run.config["scenario"]["run"]["utilization_interval"])
-            colors = rf.class_colors(rf.class_order(run.config))
-            out.append(("host-uplink utilisation", _png(rf.draw_utilization(
-                frame, interval, window, colors, f"{label}: utilisation"))))
-    return out
+        drawn["iteration-times"] = plots.iteration_figure(run.iterations,
+                                                          f"{label}: iteration times")
+    return [(caption, _png(drawn[stem])) for stem, caption in CELL_FIGURES
+            if drawn.get(stem) is not None]
 
 
 # --------------------------------------------------------------------------
@@ -299,6 +274,7 @@ def render(sweep_dir: Path) -> str:
                       trim_blocks=True, lstrip_blocks=True)
     return env.get_template("report.html.j2").render(
         generator=GENERATOR, name=grid.get("grid", sweep_dir.name), sweep_dir=str(sweep_dir),
+        class_meaning=stats.CLASS_MEANING,
         grid=grid, counts=counts, n_cells=len(summary), figures=ordered,
         map_stem=MAP_STEM if MAP_STEM in figures else ("comparison" if "comparison" in figures
                                                        else None),

@@ -32,7 +32,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness import boundary
+from harness import boundary, stats
 from harness.aggregate import _run_tables, aggregate
 from harness.boundary import UNDECIDED, Crossing, Observation, Range
 from harness.cells import Cell, point_value
@@ -230,7 +230,7 @@ def _interval_text(o: Observation) -> str:
     if not math.isfinite(o.change):
         return "no measurement"
     if math.isnan(o.low):
-        return f"{100 * o.change:+.1f} %, too few samples"
+        return f"{100 * o.change:+.1f} %, {stats.TOO_FEW}"
     return f"{100 * o.change:+.1f} % [{100 * o.low:+.1f}, {100 * o.high:+.1f}]"
 
 

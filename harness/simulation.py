@@ -1,14 +1,14 @@
 """One scenario end to end: plan (pure Python, all validation), build and run
 in ns-3, collect the tables, write the run directory atomically.
 
-ns-3 objects never leave this module: a RunResult holds DataFrames and dicts.
+ns-3 objects never leave this module: the Run it returns (harness.tables, the
+one type for a run's tables in memory or on disk) holds DataFrames and dicts.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import os
 import sys
 import time
@@ -20,9 +20,9 @@ import pandas as pd
 from harness import background, metrics, outdir, qdisc, recipe, routing, scaling, tcp, training
 from harness.config import MAX_UTILIZATION_INTERVALS, ConfigError, NetworkConfig, RunConfig, Scenario
 from harness.training import stragglers
-from harness.training.common import read_csv
 from harness.units import NS3_TIME_MAX_S
 from harness.recipe import APP_BACKGROUND, APP_OTHER, APP_TRAINING
+from harness.tables import Run, read_csv
 from harness.topology import Topology, load_topology
 
 
@@ -290,25 +290,8 @@ def _run_window(run: RunConfig, iteration_s: float | None) -> RunConfig:
     return run.model_copy(update={"duration": max(run.duration, round(cap, 6))})
 
 
-@dataclass
-class RunResult:
-    plan: Plan
-    flows: pd.DataFrame
-    queues: pd.DataFrame
-    utilization: pd.DataFrame
-    summary: dict
-    manifest: dict
-    iterations: pd.DataFrame | None = None   # training jobs only
-    transfers: pd.DataFrame | None = None
-    compute: pd.DataFrame | None = None
-    scheduler: pd.DataFrame | None = None    # ps: the policy's adaptive state over iterations
-
-
 # --------------------------------------------------------------------------
 # ns-3
-
-
-_csv = read_csv  # the C++ tables' CSV text -> DataFrame
 
 
 class _Network:
@@ -390,7 +373,7 @@ def _run_with_progress(ns, run: RunConfig, progress: bool | None, job=None,
 
 
 def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
-            on_phase: contextlib.AbstractContextManager | None = None) -> RunResult:
+            on_phase: contextlib.AbstractContextManager | None = None) -> Run:
     """Build the planned network in ns-3, run it, return the tables.
     progress: show a progress bar (None: when stderr is a terminal).
     on_phase: a context manager entered right before the simulation phase (the
@@ -406,9 +389,9 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
     with on_phase or contextlib.nullcontext():
         timing = _run_with_progress(ns, p.run, progress,
                                     net.job if p.run.min_iterations else None, net.recipe)
-    raw_flows = _csv(net.flow_log.ToCsv()) if net.flow_log is not None else None
-    raw_queues = _csv(net.queues.ToCsv())
-    raw_util = _csv(net.utilization.ToCsv())
+    raw_flows = read_csv(net.flow_log.ToCsv()) if net.flow_log is not None else None
+    raw_queues = read_csv(net.queues.ToCsv())
+    raw_util = read_csv(net.utilization.ToCsv())
     job_tables = None
     if net.job is not None:
         job_tables = [training.architecture(job.config.architecture).collect(
@@ -426,7 +409,7 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
 
 
 def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
-            job_tables: training.JobTables | None = None) -> RunResult:
+            job_tables: training.JobTables | None = None) -> Run:
     """Turn the raw C++ tables into the run's tables, summary and manifest."""
     sc, topo = p.scenario, p.topology
     tos_class = p.classes.class_of_tos()
@@ -485,8 +468,9 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         "events_per_s": timing["events_per_s"],
         "sim_s_per_wall_s": timing["sim_s_per_wall_s"],
     }
-    return RunResult(p, flows, queues, util, summary, manifest, iterations, transfers, compute,
-                     scheduler)
+    return Run(summary=summary, manifest=manifest, config=p.resolved(), flows=flows,
+               queues=queues, utilization=util, iterations=iterations, transfers=transfers,
+               compute=compute, scheduler=scheduler, plan=p)
 
 
 def _job_tables(job: training.JobPlan, t: training.JobTables, window,
@@ -600,36 +584,17 @@ def output_bytes(p: Plan) -> int:
     return int(128 * 1024 + 8 * rows)
 
 
-def write_run_dir(result: RunResult, out_dir: Path, extra_json: dict | None = None) -> Path:
+def write_run_dir(result: Run, out_dir: Path, extra_json: dict | None = None) -> Path:
     """Write the run's files into a temporary directory, then rename it into
     place (harness.outdir.write_dir): a reader never sees a half-written run,
     and an existing directory is replaced only if it is empty or an earlier
     run directory. extra_json: more files ({name: data}) to write alongside,
-    e.g. a sweep cell's cell.json."""
-    def fill(tmp: Path) -> None:
-        result.flows.to_parquet(tmp / "flows.parquet", index=False)
-        result.queues.to_parquet(tmp / "queues.parquet", index=False)
-        result.utilization.to_parquet(tmp / "utilization.parquet", index=False)
-        if result.iterations is not None:
-            result.iterations.to_parquet(tmp / "iterations.parquet", index=False)
-            result.transfers.to_parquet(tmp / "transfers.parquet", index=False)
-            result.compute.to_parquet(tmp / "compute.parquet", index=False)
-        if result.scheduler is not None:
-            result.scheduler.to_parquet(tmp / "scheduler.parquet", index=False)
-        _write_json(tmp / "config.json", result.plan.resolved())
-        _write_json(tmp / "summary.json", result.summary)
-        _write_json(tmp / "manifest.json", result.manifest)
-        for name, data in (extra_json or {}).items():
-            _write_json(tmp / name, data)
-
-    return outdir.write_dir(Path(out_dir), fill)
-
-
-def _write_json(path: Path, data) -> None:
-    path.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+    e.g. a sweep cell's cell.json. Sets and returns the run's `dir`."""
+    result.dir = outdir.write_dir(Path(out_dir), lambda tmp: result.write_files(tmp, extra_json))
+    return result.dir
 
 
 def run_scenario(scenario: Scenario, progress: bool | None = False,
-                 quiet: bool = False) -> RunResult:
+                 quiet: bool = False) -> Run:
     """The Python API: plan, run, and return the tables as DataFrames."""
     return execute(plan(scenario), progress=progress, quiet=quiet)

@@ -23,7 +23,9 @@ Changes compare an arm with the reference arm of the same axes point:
   than their range). An arm whose job measured no iteration where the
   reference did has stalled: +inf.
 
-A verdict is decided when the interval lies inside one class:
+Every verdict, its thresholds and its wording live here (the figures, the
+report, the claims table, the boundary searches and the CLI take them from
+this module). A verdict is decided when the interval lies inside one class:
 
 - training: green = slowdown <= 1 %, yellow <= 30 %, red above;
   an interval across a class boundary is undecided (e.g. "green/yellow").
@@ -57,11 +59,15 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from harness.metrics import FLOW_STATS, SIZE_CLASSES, end_spread
+
+if TYPE_CHECKING:
+    from harness.tables import Run
 
 CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 1000
@@ -74,7 +80,19 @@ FCT_STATS = tuple(s.change for s in _CHANGES)
 MIN_ITERATION_PAIRS = 5
 MIN_FLOW_PAIRS = {s.change: s.min_pairs for s in _CHANGES}
 _QUANTILE = {s.change: s.quantile for s in _CHANGES}
-TOO_FEW = "too few samples"
+
+# the verdicts' words
+TOO_FEW = "too few samples"     # an estimate without an interval
+NOT_APPLICABLE = "n/a"          # no change measured
+TRAINING_CLASSES = ("green", "yellow", "red")     # slowdown classes, by GREEN_MAX / YELLOW_MAX
+#: what each training class means, for legends and captions
+CLASS_MEANING = {"green": f"slowdown \u2264 {100 * GREEN_MAX:g} %",
+                 "yellow": f"slowdown \u2264 {100 * YELLOW_MAX:g} %",
+                 "red": f"slowdown > {100 * YELLOW_MAX:g} %"}
+FASTER, SLOWER, NOT_SIGNIFICANT = "faster", "slower", "n.s."   # background FCT changes
+SMALLER, LARGER = "smaller", "larger"                          # the straggler spread
+UNDECIDED = "undecided"       # an arm against another (claims), a slowdown against a threshold
+BELOW, ABOVE = "below", "above"   # a slowdown against a threshold (harness.boundary)
 
 
 @dataclass(frozen=True)
@@ -163,19 +181,15 @@ def paired_change(reference: list[np.ndarray], arm: list[np.ndarray], stat: str,
 # one (point, arm): every change of the map, from the runs' tables
 
 
-@dataclass(frozen=True)
-class RunTables:
-    """What a pair's statistics need of one run."""
-
-    flows: pd.DataFrame                 # flows.parquet
-    iterations: pd.DataFrame | None     # iterations.parquet (training runs)
+# A pair's statistics read a run's flows and iterations (harness.tables.Run:
+# one in memory, or read_run(dir, ("flows", "iterations"))).
 
 
 def _done(flows: pd.DataFrame) -> pd.DataFrame:
     return flows[flows["measured"] & flows["completed"]].set_index("id")
 
 
-def fct_changes(reference: list[RunTables], arm: list[RunTables],
+def fct_changes(reference: list["Run"], arm: list["Run"],
                 key: tuple) -> dict[str, Interval]:
     """{"fct_small_mean": Interval, "fct_small_p99": ..., ...}: paired over the
     flows both arms of a seed measured and completed."""
@@ -228,7 +242,7 @@ def paired_t_change(changes: np.ndarray, seeds: int) -> Interval:
     return Interval(mean, mean - half, mean + half, n, seeds)
 
 
-def iteration_change(reference: list[RunTables], arm: list[RunTables], key: tuple = ()) -> Interval:
+def iteration_change(reference: list["Run"], arm: list["Run"], key: tuple = ()) -> Interval:
     """The arm's iteration-time change against the reference, paired by seed
     and measured iteration in order (see the module doc); +inf when the arm
     measured no iteration where the reference did."""
@@ -253,7 +267,7 @@ def _spreads(iterations: pd.DataFrame | None) -> pd.Series:
     return measured.set_index("iteration")["end_spread_s"].astype(float)
 
 
-def end_spread_change(reference: list[RunTables], arm: list[RunTables], key: tuple = ()) -> Interval:
+def end_spread_change(reference: list["Run"], arm: list["Run"], key: tuple = ()) -> Interval:
     """Change of the mean per-iteration spread of worker end times (the
     straggler metric, metrics.end_spread), paired by seed and measured
     iteration in order like the iteration time: the mean paired difference relative to the
@@ -289,13 +303,40 @@ def training_verdict(low: float, high: float) -> tuple[str, bool]:
     """(class, decided) of a slowdown interval: green <= 1 %, yellow <= 30 %,
     red above; decided when the whole interval is in one class."""
     if not (np.isfinite(low) or low == math.inf):
-        return "n/a", False
-
-    def cls(x: float) -> str:
-        return "green" if x <= GREEN_MAX else "yellow" if x <= YELLOW_MAX else "red"
-
-    a, b = cls(low), cls(high)
+        return NOT_APPLICABLE, False
+    a, b = slowdown_class(low), slowdown_class(high)
     return (a, True) if a == b else (f"{a}/{b}", False)
+
+
+def slowdown_class(change: float) -> str:
+    """The training class of one slowdown (an estimate, or an interval's
+    end): green <= GREEN_MAX, yellow <= YELLOW_MAX, red above (a stall, +inf,
+    is red); "n/a" for NaN."""
+    if not (np.isfinite(change) or change == math.inf):
+        return NOT_APPLICABLE
+    return "green" if change <= GREEN_MAX else "yellow" if change <= YELLOW_MAX else "red"
+
+
+def threshold_side(low: float, high: float, threshold: float) -> str:
+    """A slowdown interval's side of a threshold at 95 % (harness.boundary's
+    searches): below (all of it <= threshold), above (all of it >
+    threshold) or undecided (it straddles the threshold, or there is no
+    interval: too few samples, no measurement). A stalled arm (+inf) is above."""
+    if low == math.inf:
+        return ABOVE
+    if not (math.isfinite(low) and (math.isfinite(high) or high == math.inf)):
+        return UNDECIDED
+    if high <= threshold:
+        return BELOW
+    if low > threshold:
+        return ABOVE
+    return UNDECIDED
+
+
+def comparison_verdict(low: float, high: float) -> str:
+    """An arm's iteration-time change against another arm (harness.claims):
+    faster (all of the interval below 0), slower (above 0), else undecided."""
+    return FASTER if high < 0 else SLOWER if low > 0 else UNDECIDED
 
 
 def seeds_to_decide(change: float, low: float, high: float, samples: float,
@@ -329,19 +370,19 @@ def background_verdict(low: float, high: float) -> tuple[str, bool]:
     """(class, significant) of a background FCT change interval: "faster"
     (all of it below 0), "slower" (above 0), else "n.s."."""
     if not (np.isfinite(low) and np.isfinite(high)):
-        return "n/a", False
+        return NOT_APPLICABLE, False
     if high < 0:
-        return "faster", True
+        return FASTER, True
     if low > 0:
-        return "slower", True
-    return "n.s.", False
+        return SLOWER, True
+    return NOT_SIGNIFICANT, False
 
 
 def spread_verdict(low: float, high: float) -> tuple[str, bool]:
     """(class, significant) of a change of the straggler spread: smaller (all
     of the interval below 0), larger (above 0), else "n.s."."""
     verdict, decided = background_verdict(low, high)
-    return {"faster": "smaller", "slower": "larger"}.get(verdict, verdict), decided
+    return {FASTER: SMALLER, SLOWER: LARGER}.get(verdict, verdict), decided
 
 
 # --------------------------------------------------------------------------

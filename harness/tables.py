@@ -1,17 +1,23 @@
-"""Reading what runs and sweeps wrote: a run directory's and a sweep
-directory's tables as DataFrames, and the names their columns share with the
-grid files. No run logic and no ns-3: the API's loaders, the plots, the
-claims and the report read through here (harness.outdir is the writing side).
-pandas loads on the first read, so importing this stays cheap.
+"""The tables of a run, and reading what runs and sweeps wrote.
+
+Run is the one type for a run's tables, whether it is in memory (what
+harness.simulation.execute returns, what harness.run returns without `out`)
+or read from a run directory (load_run, read_run): the figures
+(harness.plots), the metrics and verdicts (harness.stats, harness.claims,
+harness.aggregate) and the report read a run through it the same way. Also
+here: a sweep directory's tables, the names their columns share with the
+grid files, and the CSV text ns-3's C++ trackers return (read_csv). No run
+logic and no ns-3 (harness.outdir places what is written). pandas loads on
+the first read, so importing this stays cheap.
 """
 
 from __future__ import annotations
 
 import glob
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from harness.errors import CorruptTableError, shorten
 
@@ -54,19 +60,35 @@ def optional_table(directory: Path, name: str) -> "pd.DataFrame | None":
     return read_table(path) if path.is_file() else None
 
 
+def read_csv(text) -> "pd.DataFrame":
+    """A table ns-3's C++ side returns as CSV text (the flow log, queue and
+    utilisation trackers, a training job's tables) as a DataFrame, empty
+    strings kept as such."""
+    import io
+
+    import pandas as pd
+
+    return pd.read_csv(io.StringIO(str(text)), keep_default_na=False, na_values=[])
+
+
 RUN_TABLES = ("flows", "queues", "utilization", "iterations", "transfers", "compute",
               "scheduler")
+RUN_RECORDS = ("summary", "manifest", "config")
+#: what makes a directory a run directory (load_run)
+RUN_FILES = ("config.json", "summary.json", "manifest.json")
 
 
 @dataclass
 class Run:
-    """One run's results. Tables are DataFrames (docs/user-guide/runs.md); the training tables are None for a run without a job."""
-    summary: dict                      # summary.json: FCT per class, iterations, ...
-    manifest: dict                     # manifest.json: versions, seed, digest, timings
-    config: dict                       # config.json: the resolved scenario and what followed
-    flows: "pd.DataFrame"
-    queues: "pd.DataFrame"
-    utilization: "pd.DataFrame"
+    """One run's results, in memory or read from its directory. Tables are
+    DataFrames (docs/user-guide/runs.md); the training tables are None for a
+    run without a job, and a table not read (read_run's `tables`) is None."""
+    summary: dict = field(default_factory=dict)    # summary.json: FCT per class, iterations, ...
+    manifest: dict = field(default_factory=dict)   # manifest.json: versions, seed, digest, timings
+    config: dict = field(default_factory=dict)     # config.json: the resolved scenario and what followed
+    flows: "pd.DataFrame | None" = None
+    queues: "pd.DataFrame | None" = None
+    utilization: "pd.DataFrame | None" = None
     iterations: "pd.DataFrame | None" = None
     transfers: "pd.DataFrame | None" = None
     compute: "pd.DataFrame | None" = None
@@ -74,6 +96,8 @@ class Run:
     # where it was written or read; None: a harness.run(...) without `out`,
     # in memory only (save() writes it)
     dir: Path | None = None
+    # the harness.simulation.Plan it ran from (a run just run; None when read)
+    plan: Any = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
         s = self.summary or {}
@@ -94,18 +118,26 @@ class Run:
         size = 64 * 1024 + sum(int(getattr(self, name).memory_usage(index=False).sum())
                                for name in RUN_TABLES if getattr(self, name) is not None)
         target = outdir.check_run_dir(_directory_arg(out, "out", "Run.save"), "out", size)
-
-        def fill(tmp: Path) -> None:
-            for name in RUN_TABLES:
-                table = getattr(self, name)
-                if table is not None:
-                    table.to_parquet(tmp / f"{name}.parquet", index=False)
-            for name in ("config", "summary", "manifest"):
-                (tmp / f"{name}.json").write_text(
-                    json.dumps(getattr(self, name), indent=2, sort_keys=True, default=str) + "\n")
-
-        self.dir = outdir.write_dir(target, fill)
+        self.dir = outdir.write_dir(target, self.write_files)
         return self.dir
+
+    def write_files(self, directory: Path, extra_json: dict | None = None) -> None:
+        """Write the run's tables and JSON records into `directory` (as they
+        are, no checks: save() and harness.simulation.write_run_dir place
+        the directory). extra_json: more files ({name: data}) alongside."""
+        for name in RUN_TABLES:
+            table = getattr(self, name)
+            if table is not None:
+                table.to_parquet(directory / f"{name}.parquet", index=False)
+        for name in ("config", "summary", "manifest"):
+            write_json(directory / f"{name}.json", getattr(self, name))
+        for name, data in (extra_json or {}).items():
+            write_json(directory / name, data)
+
+
+def write_json(path: Path, data) -> None:
+    """A run's JSON record as every run directory has it."""
+    path.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
 
 
 @dataclass
@@ -167,15 +199,24 @@ def load_run(path: str | Path) -> Run:
     TypeError / FileNotFoundError naming `path`."""
     d = _directory_arg(path, "path", "load_run", "run")
     try:
-        require_files(d, ("config.json", "summary.json", "manifest.json"), "run")
+        return read_run(d)
     except FileNotFoundError as e:
         raise FileNotFoundError(f"load_run: path: {e}") from None
-    tables = {name: read_table(d / f"{name}.parquet")
-              for name in RUN_TABLES if (d / f"{name}.parquet").is_file()}
+
+
+def read_run(directory: str | Path, tables: Iterable[str] = RUN_TABLES,
+             required: Iterable[str] = RUN_FILES) -> Run:
+    """The Run of a run directory (no argument checks: load_run's). tables:
+    the tables to read (the others None: a figure or a statistic reads what
+    it needs); required: the files without which it is not a run directory
+    (FileNotFoundError naming them); a JSON record that is not there and not
+    required is an empty dict."""
+    d = Path(directory)
+    require_files(d, required, "run")
+    read = {name: optional_table(d, name) for name in tables}
     records = {name: json.loads((d / f"{name}.json").read_text())
-               for name in ("summary", "manifest", "config")}
-    return Run(**records, **{"flows": None, "queues": None, "utilization": None, **tables},
-               dir=d)
+               if (d / f"{name}.json").is_file() else {} for name in RUN_RECORDS}
+    return Run(**records, **read, dir=d)
 
 
 def load_sweep(path: str | Path) -> Sweep:

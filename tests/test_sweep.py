@@ -511,7 +511,7 @@ def test_claims_phases_split_the_window_at_every_change(tmp_path):
         "link_changes": [{"link": 0, "at_ns": 2_000_000_000, "rate_bps": 1e9},
                          {"link": 1, "at_ns": 2_000_000_000, "rate_bps": 1e9}],
         "background": {"steps": [[1.0, 50.0], [3.8, 0.0]]}}))
-    got = claims.phases(claims.Run("x", "a", 1, run))
+    got = claims.phases(claims.Cell("x", "a", 1, run))
     assert got == [(0.5, 1.0), (1.0, 2.0), (2.0, 3.5)]
 
 

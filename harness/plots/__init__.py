@@ -1,9 +1,10 @@
-"""Figures from tables only (never from ns-3): one run directory
-(run_figures) or one sweep directory (sweep_figures)."""
+"""Figures from tables only (never from ns-3): one run, a directory or a
+Run in memory (run_figures), or one sweep directory (sweep_figures)."""
 
-from harness.plots.run_figures import (RunTables, buffer_spans, fct_cdf_frame, load_run,
-                                       measurement_window, pick_iterations, plot_run,
-                                       save_figure, timeline_frames, uplink_utilization)
+from harness.plots.run_figures import (buffer_spans, fct_cdf_frame, iteration_figure,
+                                       load_run, measurement_window, pick_iterations,
+                                       draw_run, plot_run, save_figure, timeline_frames,
+                                       uplink_utilization)
 from harness.plots.sweep_figures import (BOUNDARY_CLASSES, BOUNDARY_COLORS, BOUNDARY_LEGEND,
                                          SweepTables, UnknownCellError, background_labels,
                                          boundary_table, cells_cdf_frame, default_cdf_cells,
@@ -12,8 +13,9 @@ from harness.plots.sweep_figures import (BOUNDARY_CLASSES, BOUNDARY_COLORS, BOUN
                                          utilization_frame)
 
 __all__ = [
-    "RunTables", "buffer_spans", "fct_cdf_frame", "load_run", "measurement_window",
-    "pick_iterations", "plot_run", "save_figure", "timeline_frames", "uplink_utilization",
+    "buffer_spans", "fct_cdf_frame", "iteration_figure", "load_run", "measurement_window",
+    "pick_iterations", "draw_run", "plot_run", "save_figure", "timeline_frames",
+    "uplink_utilization",
     "BOUNDARY_CLASSES", "BOUNDARY_COLORS", "BOUNDARY_LEGEND", "SweepTables",
     "UnknownCellError", "background_labels", "boundary_table", "cells_cdf_frame",
     "default_cdf_cells", "draw_boundary", "draw_per_ratio", "load_sweep", "per_ratio_frame",

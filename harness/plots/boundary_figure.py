@@ -7,7 +7,6 @@ training verdict of each (point, value) the map ran). Tables only, no ns-3.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +17,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 from harness import boundary, stats
 from harness.config import ConfigError
 from harness.plots.style import PALETTE, new_figure, save_figure
-from harness.plots.sweep_figures import BOUNDARY_COLORS, BOUNDARY_LEGEND
+from harness.plots.sweep_figures import BOUNDARY_CLASSES, BOUNDARY_COLORS, BOUNDARY_LEGEND
 from harness.tables import SEED_AXIS, read_table
 
 MAP_METRIC = "iteration_time"
@@ -51,10 +50,7 @@ def map_cells(map_dir: Path, point_fields: list[str], field: str, arm: str) -> p
 
 def _class(change: float) -> str:
     """The colour class of an estimate (the map colours an undecided cell by it)."""
-    if not np.isfinite(change) and change != math.inf:
-        return "n/a"
-    return "green" if change <= stats.GREEN_MAX else \
-        "yellow" if change <= stats.YELLOW_MAX else "red"
+    return stats.slowdown_class(change)
 
 
 def _label(fields: list[str], values: tuple) -> str:
@@ -106,13 +102,14 @@ def draw_boundary_curves(table: pd.DataFrame, point_fields: list[str], field: st
             cls = _class(r["change"])
             ax.add_patch(Rectangle((x_of[key] - 0.5, y0), 1, y1 - y0, facecolor=BOUNDARY_COLORS[cls],
                                    edgecolor="white", linewidth=2, alpha=0.8, zorder=0))
-            if not r["decided"] and cls != "n/a":
+            if not r["decided"] and cls != stats.NOT_APPLICABLE:
                 ax.add_patch(Rectangle((x_of[key] - 0.5, y0), 1, y1 - y0, fill=False,
                                        hatch="///", edgecolor="#777777", linewidth=0, zorder=0))
         shown = {_class(c) for c in cells["change"]}
-        legend = {**BOUNDARY_LEGEND, "n/a": "n/a: no change measured"}
+        legend = {**BOUNDARY_LEGEND,
+                  stats.NOT_APPLICABLE: f"{stats.NOT_APPLICABLE}: no change measured"}
         handles += [Patch(facecolor=BOUNDARY_COLORS[c], label=f"map: {legend[c]}")
-                    for c in ("green", "yellow", "red", "n/a") if c in shown]
+                    for c in BOUNDARY_CLASSES if c in shown]
         handles.append(Patch(facecolor="white", edgecolor="#777777", hatch="///",
                              label="map: undecided at 95 %"))
     thresholds = sorted(table["threshold"].unique())

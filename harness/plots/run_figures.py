@@ -1,6 +1,7 @@
-"""Figures of one run directory, drawn from its tables only (never from ns-3).
+"""Figures of one run, drawn from its tables only (never from ns-3): a run
+directory or a Run in memory (harness.tables.Run, the same type either way).
 
-plot_run(run_dir) writes, for the tables the run has:
+draw_run(run) draws and plot_run(run) writes, for the tables the run has:
 - training-timeline: worker 0's per-layer compute over a few iterations of
   the measurement window, above the ring transfer of each fusion buffer
   (parameter servers: each tensor's first push to its last pull);
@@ -11,13 +12,14 @@ plot_run(run_dir) writes, for the tables the run has:
   they take turns).
 
 Data preparation lives in small pure functions on DataFrames (testable
-without pixels); the draw_* functions only turn their output into axes.
+without pixels); the draw_* functions only turn their output into axes. The
+report's per-cell figures are these (draw_run), with the iteration-time
+distribution (iteration_figure) beside them.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +29,7 @@ from matplotlib.ticker import MaxNLocator
 
 from harness.metrics import SIZE_CLASSES
 from harness.plots.style import PALETTE, new_figure, save_figure  # noqa: F401 (save_figure: plots')
-from harness.tables import optional_table, require_files
+from harness.tables import Run, read_run
 
 REQUIRED = ("config.json", "summary.json")
 PHASE_LABEL = {"fp": "forward", "bp": "backward"}
@@ -38,30 +40,18 @@ CLASS_COLOR = {"high": PALETTE[3], "normal": PALETTE[2], "low": PALETTE[4]}
 APP_STYLE = {"background": "-", "training": "--", "other": ":"}
 
 
-@dataclass
-class RunTables:
-    """What a run directory holds; optional tables are None when absent."""
-    config: dict
-    summary: dict
-    flows: pd.DataFrame | None
-    utilization: pd.DataFrame | None
-    iterations: pd.DataFrame | None
-    transfers: pd.DataFrame | None
-    compute: pd.DataFrame | None
+# the tables the figures read
+FIGURE_TABLES = ("flows", "utilization", "iterations", "transfers", "compute")
 
 
 # --------------------------------------------------------------------------
 # reading
 
 
-def load_run(run_dir: Path) -> RunTables:
-    """Read a run directory; FileNotFoundError names what makes it not one."""
-    run_dir = Path(run_dir)
-    require_files(run_dir, REQUIRED, "run")
-    tables = {name: optional_table(run_dir, name)
-              for name in ("flows", "utilization", "iterations", "transfers", "compute")}
-    return RunTables(config=json.loads((run_dir / "config.json").read_text()),
-                     summary=json.loads((run_dir / "summary.json").read_text()), **tables)
+def load_run(run_dir: Path) -> Run:
+    """Read a run directory's tables the figures need (harness.tables.read_run);
+    FileNotFoundError names what makes it not a run directory."""
+    return read_run(run_dir, FIGURE_TABLES, REQUIRED)
 
 
 def measurement_window(config: dict, summary: dict | None = None) -> tuple[float, float]:
@@ -251,7 +241,7 @@ def draw_job_phases(phases: pd.DataFrame, names: dict[int, str], span_ms: tuple[
     return fig
 
 
-def _job_phases_figure(run: RunTables, window: tuple[float, float]) -> Figure | None:
+def _job_phases_figure(run: Run, window: tuple[float, float]) -> Figure | None:
     """Several jobs: their communication phases over ~6 iterations of the
     first job from the window start, titled with the overlap share."""
     if run.transfers is None or run.transfers["job"].nunique() < 2:
@@ -370,12 +360,12 @@ def draw_utilization(frame: pd.DataFrame, interval_s: float, window: tuple[float
 # writing
 
 
-def _timeline_figure(run: RunTables, window: tuple[float, float], colors: dict) -> Figure | None:
+def _timeline_figure(run: Run, window: tuple[float, float], colors: dict) -> Figure | None:
     if run.iterations["job"].nunique() > 1:  # several jobs: the first one's timeline
         first = run.iterations["job"].min()
-        run = RunTables(run.config, run.summary, run.flows, run.utilization,
-                        *(t[t["job"] == first] for t in (run.iterations, run.transfers,
-                                                         run.compute)))
+        run = dataclasses.replace(run, **{name: t[t["job"] == first] for name, t in (
+            ("iterations", run.iterations), ("transfers", run.transfers),
+            ("compute", run.compute))})
     compute_rows, spans = timeline_frames(run.compute, run.transfers, run.iterations, window)
     if compute_rows.empty:
         return None
@@ -388,44 +378,77 @@ def _timeline_figure(run: RunTables, window: tuple[float, float], colors: dict) 
                          tensors="direction" in run.transfers.columns)
 
 
-def plot_run(run_dir: Path, out_dir: Path | None = None,
-             formats: tuple[str, ...] = ("png", "pdf")) -> list[Path]:
-    """Draw the figures the run's tables allow; returns the written files.
-    Missing optional tables skip their figure; a directory without
-    config.json/summary.json raises FileNotFoundError. out_dir (default
-    RUN/plots) is checked before anything is drawn (outdir.check_figure_dir:
-    new, or holding nothing but the harness's figures; else OutputError)."""
-    from harness import outdir
+def iteration_figure(iterations: pd.DataFrame, title: str) -> Figure | None:
+    """Histogram of the measured iteration times (all workers), mean marked;
+    None without a measured iteration."""
+    measured = iterations.loc[iterations["measured"], "iteration_s"] * 1e3
+    if measured.empty:
+        return None
+    fig, axes = new_figure(6.5, 3.5)
+    ax = axes[0, 0]
+    ax.hist(measured, bins=min(40, max(5, len(measured) // 3)), color=PALETTE[0])
+    ax.axvline(measured.mean(), color="black", linestyle="--",
+               label=f"mean {measured.mean():.2f} ms (n={len(measured)})")
+    ax.set_xlabel("iteration time (ms)")
+    ax.set_ylabel("iterations")
+    ax.legend(fontsize="small")
+    fig.suptitle(title)
+    return fig
 
-    run_dir = Path(run_dir)
-    run = load_run(run_dir)
-    formats = tuple(formats)
-    out_dir = outdir.check_figure_dir(Path(out_dir) if out_dir is not None else run_dir / "plots",
-                                      "-o" if out_dir is not None else "DIRECTORY", formats,
-                                      len(outdir.RUN_FIGURES))
-    out_dir.mkdir(parents=True, exist_ok=True)
+
+def draw_run(run: Run, name: str | None = None,
+                stems: tuple[str, ...] | None = None) -> list[tuple[str, Figure]]:
+    """(stem, figure) of each figure the run's tables allow, in plot_run's
+    order (training-timeline, job-phases, fct-cdf, utilization); a Run read
+    from a directory or one in memory alike. name: what the titles call the
+    run (default the scenario's name); stems: only these figures."""
     window = measurement_window(run.config, run.summary)
     colors = class_colors(class_order(run.config))
-    name = run.config["scenario"]["name"]
+    name = run.config["scenario"]["name"] if name is None else name
+    wanted = (lambda stem: True) if stems is None else (lambda stem: stem in stems)
     figures: list[tuple[str, Figure | None]] = []
 
-    if run.compute is not None and run.transfers is not None and run.iterations is not None:
+    if (wanted("training-timeline") and run.compute is not None
+            and run.transfers is not None and run.iterations is not None):
         figures.append(("training-timeline", _timeline_figure(run, window, colors)))
-    figures.append(("job-phases", _job_phases_figure(run, window)))
-    if run.flows is not None:
+    if wanted("job-phases"):
+        figures.append(("job-phases", _job_phases_figure(run, window)))
+    if wanted("fct-cdf") and run.flows is not None:
         cdf = fct_cdf_frame(run.flows)
         if len(cdf):
             figures.append(("fct-cdf", draw_fct_cdf(cdf, f"{name}: background FCT, measured flows")))
-    if run.utilization is not None:
+    if wanted("utilization") and run.utilization is not None:
         frame = uplink_utilization(run.utilization, int(run.config["topology"]["hosts"]))
         if len(frame):
             interval = float(run.config["scenario"]["run"]["utilization_interval"])
             figures.append(("utilization", draw_utilization(
                 frame, interval, window, colors, f"{name}: host-uplink utilisation")))
+    return [(stem, fig) for stem, fig in figures if fig is not None]
 
+
+def plot_run(run: "Run | Path", out_dir: Path | None = None,
+             formats: tuple[str, ...] = ("png", "pdf")) -> list[Path]:
+    """Draw the figures the run's tables allow (draw_run); returns the
+    written files. run: a run directory, or a Run (one in memory, its `dir`
+    None, needs out_dir). Missing optional tables skip their figure; a
+    directory without config.json/summary.json raises FileNotFoundError.
+    out_dir (default RUN/plots) is checked before anything is drawn
+    (outdir.check_figure_dir: new, or holding nothing but the harness's
+    figures; else OutputError)."""
+    from harness import outdir
+
+    if not isinstance(run, Run):
+        run = load_run(Path(run))
+    if out_dir is None and run.dir is None:
+        raise TypeError("plot_run: out_dir: a Run in memory only (its dir is None) needs "
+                        "out_dir")
+    formats = tuple(formats)
+    out_dir = outdir.check_figure_dir(Path(out_dir) if out_dir is not None
+                                      else Path(run.dir) / "plots",
+                                      "-o" if out_dir is not None else "DIRECTORY", formats,
+                                      len(outdir.RUN_FIGURES))
+    out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for stem, fig in figures:
-        if fig is not None:
-            written += save_figure(fig, out_dir, stem, formats)
+    for stem, fig in draw_run(run):
+        written += save_figure(fig, out_dir, stem, formats)
     return written
-

@@ -47,14 +47,12 @@ BACKGROUND_FIELDS = ("background.load", "background.rate")
 # operating-boundary classes of the training slowdown (iteration-time change,
 # low vs same; docs/model/metrics.md): green <= stats.GREEN_MAX, yellow <=
 # stats.YELLOW_MAX, red above; the verdicts are harness.stats'
-BOUNDARY_CLASSES = ("green", "yellow", "red", "n/a")
+BOUNDARY_CLASSES = (*stats.TRAINING_CLASSES, stats.NOT_APPLICABLE)
 # light tones so the black cell text stays legible on every class
 BOUNDARY_COLORS = {"green": "#9ed89e", "yellow": "#f7dc6f", "red": "#ef8a80", "n/a": "#d3d3d3"}
 BOUNDARY_LEGEND = {
-    "green": f"slowdown ≤ {100 * stats.GREEN_MAX:g} %",
-    "yellow": f"slowdown ≤ {100 * stats.YELLOW_MAX:g} %",
-    "red": f"slowdown > {100 * stats.YELLOW_MAX:g} %",
-    "n/a": "n/a: no change measured (the cell says why)",
+    **stats.CLASS_MEANING,
+    stats.NOT_APPLICABLE: f"{stats.NOT_APPLICABLE}: no change measured (the cell says why)",
 }
 # (deltas metric, boundary_table column prefix, panel title)
 BOUNDARY_PANELS = (
@@ -268,8 +266,8 @@ def _verdict_color(verdict: str, change: float) -> str:
     drawn hatched) the class of the estimate itself, the best guess: an
     undecided +32 % [-26, +90] is red, not green."""
     if "/" in verdict and change == change:
-        verdict = stats.training_verdict(change, change)[0]
-    return verdict if verdict in BOUNDARY_COLORS else "n/a"
+        verdict = stats.slowdown_class(change)
+    return verdict if verdict in BOUNDARY_COLORS else stats.NOT_APPLICABLE
 
 
 def per_ratio_frame(deltas_mean: pd.DataFrame, grid: dict) -> pd.DataFrame:
@@ -480,7 +478,7 @@ def _cell_text(change: float, low: float, high: float, seeds: int, all_seeds: in
     elif high == np.inf:
         text += f"\n[{_pct_text(low)}, stalled]"
     elif np.isnan(low):
-        text += "\ntoo few samples"   # stats.MIN_ITERATION_PAIRS / MIN_FLOW_PAIRS
+        text += f"\n{stats.TOO_FEW}"   # stats.MIN_ITERATION_PAIRS / MIN_FLOW_PAIRS
     if seeds < all_seeds:
         text += f"\nn={seeds}/{all_seeds} seeds"
     return text

@@ -20,6 +20,8 @@ from harness import profiles, schedulers
 from harness.errors import ConfigError
 from harness.paths import PROFILES_DIR, resolve_data_file
 from harness.recipe_tokens import token, token_list
+# the architectures read their C++ tables with it (harness.tables: every ns-3 CSV)
+from harness.tables import read_csv  # noqa: F401
 from harness.units import INT64_MAX, NS3_TIME_MAX_S
 
 # A job's settings are its architecture's model on harness.schema.training's
@@ -276,9 +278,3 @@ def layer_lines(job: JobPlan) -> list[str]:
     lines += [f"job-compute-factors {rank} {token_list([float(f) for f in factors])}"
               for rank, factors in enumerate(job.compute_factors) if factors]
     return lines
-
-
-def read_csv(text) -> pd.DataFrame:
-    """A C++ table (CSV text) as a DataFrame, empty strings kept as such."""
-    import io
-    return pd.read_csv(io.StringIO(str(text)), keep_default_na=False, na_values=[])
