@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.tables import read_csv
+from harness.analysis.tables import read_csv
 
 _QUEUE_KEYS = ["link", "from_node", "to_node", "band"]
 _QUEUE_COUNTERS = ["enqueued_packets", "enqueued_bytes", "dequeued_packets", "dequeued_bytes",

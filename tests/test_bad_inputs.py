@@ -2,7 +2,7 @@
 with exit code 2 and one line `error: ...` naming the field (and, where there
 is a list, what is allowed), before ns-3 starts, and writes nothing.
 
-The commands run in-process (click's CliRunner) with harness.ns3.load
+The commands run in-process (click's CliRunner) with harness.engine.ns3.load
 replaced by a failure: a case that reached the simulator would fail the test.
 Files (scenarios, grids, CDFs, profiles, topologies) are written per case
 into a temporary directory, which is also the current directory.
@@ -547,7 +547,7 @@ FILE_CASES = [
 def invoke(tmp_path, monkeypatch):
     """Run `harness ARGS` in-process in an empty temporary directory; ns-3
     must not be loaded."""
-    from harness import ns3
+    from harness.engine import ns3
 
     def no_ns3(*args, **kwargs):
         raise AssertionError("ns-3 was started for bad input")

@@ -1,4 +1,4 @@
-"""harness.stats: paired bootstrap intervals, verdicts, the scale check (pure
+"""harness.analysis.stats: paired bootstrap intervals, verdicts, the scale check (pure
 logic on synthetic data), and adaptive seeds on a real tiny sweep."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness import stats
-from harness.tables import Run
+from harness.analysis import stats
+from harness.analysis.tables import Run
 
 
 def _pairs(seed: int, n: int, factor: float, noise: float = 0.2):
@@ -201,9 +201,9 @@ def test_compare_scales():
 
 
 def test_more_seeds_only_for_undecided_points_below_the_budget():
-    from harness import adaptive
-    from harness.cells import Cell
-    from harness.grid import Grid
+    from harness.sweeps import adaptive
+    from harness.sweeps.cells import Cell
+    from harness.sweeps.grid import Grid
 
     grid = Grid("g", None, "", {}, (), (("training.ratio", (1, 2, 3)), ("seed", (1,))),
                 (("same", ()), ("low", ())), "same", 60.0)
@@ -234,9 +234,9 @@ def test_adaptive_sweep_adds_seeds_where_undecided(grid_file, tmp_path):
     """A real tiny sweep: after round 1, exactly the undecided points get one
     more seed (the outcome of round 1 is whatever ns-3 gives; the rule is
     checked against it)."""
-    from harness import sweeping
-    from harness.adaptive import DECIDING_METRICS
-    from harness.grid import load_grid
+    from harness.sweeps import sweeping
+    from harness.sweeps.adaptive import DECIDING_METRICS
+    from harness.sweeps.grid import load_grid
 
     text = grid_file.read_text().replace("[axes]", "[axes]\nseed = [1]") \
         .replace('"background.load" = [0.05, 0.1]', '"background.load" = [0.1]')
@@ -262,7 +262,7 @@ def test_adaptive_sweep_adds_seeds_where_undecided(grid_file, tmp_path):
 
 
 def test_paired_deltas_with_the_seed_as_the_only_axis():
-    from harness import metrics
+    from harness.analysis import metrics
 
     s = pd.DataFrame({"seed": [1, 1, 2, 2], "arm": ["a", "b", "a", "b"],
                       "mean_iteration_s": [1.0, 0.9, 1.0, 0.8], "training_stalled": [False] * 4})

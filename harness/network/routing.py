@@ -1,0 +1,53 @@
+"""Per-flow ECMP routes, computed from the topology graph.
+
+For every node and every destination host, the next hops are the neighbours
+one hop closer to that host on a shortest path (hosts never forward). The
+C++ EcmpRouting picks one of them by hashing the flow's 5-tuple, so a flow
+keeps its path and different flows spread over all equal-cost paths.
+"""
+
+from __future__ import annotations
+
+from harness.network.graph import Topology, distances_to
+
+
+def next_hops(topo: Topology) -> dict[tuple[int, int], list[int]]:
+    """(node, destination host) -> link indices of its equal-cost next hops."""
+    adj = topo.adjacency()
+    table: dict[tuple[int, int], list[int]] = {}
+    for h in range(topo.n_hosts):
+        dist = distances_to(topo, h, adj)
+        for u in range(topo.n_nodes):
+            if u == h or dist[u] is None:
+                continue
+            hops = [link for v, link in adj[u]
+                    if dist[v] == dist[u] - 1 and (v == h or v >= topo.n_hosts)]
+            if hops:
+                table[(u, h)] = hops
+    return table
+
+
+def path_links(topo: Topology, src: int, dst: int,
+               table: dict[tuple[int, int], list[int]] | None = None) -> list[int]:
+    """The links of one shortest path from host src to host dst.
+    table: next_hops(topo), when the caller already has it; it is computed
+    otherwise, which is a pass over every (node, host) pair: callers that
+    want many paths compute it once and pass it."""
+    if table is None:
+        table = next_hops(topo)
+    node, path = src, []
+    while node != dst:
+        link = table[(node, dst)][0]
+        path.append(link)
+        l = topo.links[link]
+        node = l.b if l.a == node else l.a
+    return path
+
+
+def recipe_lines(topo: Topology) -> list[str]:
+    """The ECMP table in the scenario recipe (harness.engine.recipe): each host's
+    address (side 0 of its link), then every (node, host, next-hop link)
+    route, which ns-3 pushes into the node's EcmpRouting."""
+    lines = [f"host {h} {topo.host_link_index(h)}" for h in range(topo.n_hosts)]
+    return lines + [f"route {node} {host} {link}"
+                    for (node, host), links in next_hops(topo).items() for link in links]
