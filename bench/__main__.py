@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from bench import config, procs, sections
-from harness import outdir
+from harness.outputs import outdir
 
 DEFAULT_OUTPUT = sections.REPO_DIR / "results" / "bench" / "report.json"
 
@@ -85,7 +85,7 @@ def targets(results: dict) -> list[dict]:
 
 
 def write_report(report: dict, path: Path) -> None:
-    """Write the report as JSON, whole (harness.outdir's writer)."""
+    """Write the report as JSON, whole (harness.outputs.outdir's writer)."""
     outdir.write_file(path, json.dumps(report, indent=2, default=str) + "\n")
 
 

@@ -4,11 +4,12 @@ training iterations, per-band queue counters and link bytes."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pandas as pd
+
+from harness.analysis.tables import read_csv
 
 _QUEUE_KEYS = ["link", "from_node", "to_node", "band"]
 _QUEUE_COUNTERS = ["enqueued_packets", "enqueued_bytes", "dequeued_packets", "dequeued_bytes",
@@ -18,7 +19,7 @@ _QUEUE_COUNTERS = ["enqueued_packets", "enqueued_bytes", "dequeued_packets", "de
 def _csv(path: Path) -> pd.DataFrame | None:
     if not path.is_file():
         return None
-    return pd.read_csv(io.StringIO(path.read_text()), keep_default_na=False, na_values=[])
+    return read_csv(path.read_text())   # the C++ tables' CSV, as the harness reads it
 
 
 def _flows(run_dir: Path, tables: Path) -> dict:

@@ -1,6 +1,6 @@
 """`python -m bench.harness_driver PHASE_JSON ARGS...` is `harness ARGS...`
 with one addition: the cost of the simulation phase (the Simulator::Stop/Run
-slices, which harness.simulation.execute brackets with its `on_phase` context
+slices, which harness.engine.simulation.execute brackets with its `on_phase` context
 manager) is measured with bench.counters.Phase and written to PHASE_JSON.
 Nothing else changes, so the whole process costs what `harness ARGS...`
 costs (plus this module's import, a few milliseconds).

@@ -1,7 +1,7 @@
 """Build and run bench/native/main.cc: the harness's scenario as a plain C++
 ns-3 program, linked against the wheel's libraries and the harness's
-compiled ns3-modules library (harness.ns3.build_modules), with the TCP fast
-path (harness.ns3.build_tcp_fastpath) linked first, as the harness loads it."""
+compiled ns3-modules library (harness.engine.ns3.build_modules), with the TCP fast
+path (harness.engine.ns3.build_tcp_fastpath) linked first, as the harness loads it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from harness import ns3, outdir
+from harness.engine import ns3
+from harness.outputs import outdir
 
 SOURCE = Path(__file__).resolve().parent / "native" / "main.cc"
 MARKER_SOURCE = SOURCE.parent / "marker.c"

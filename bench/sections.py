@@ -96,9 +96,9 @@ class Runner:
         return result
 
     def recipe(self, run: ScenarioRun) -> Path:
-        from harness import recipe
-        from harness.config import load_scenario
-        from harness.simulation import plan
+        from harness.engine import recipe
+        from harness.config.scenario import load_scenario
+        from harness.engine.simulation import plan
 
         path = self.work / "recipes" / f"{run.label}.recipe"
         if not path.exists():
@@ -427,7 +427,7 @@ def tcp_fastpath(r: Runner, run: ScenarioRun) -> dict:
     """The reference cell with the TCP fast path and with the wheel's own
     TcpTxBuffer (DDNN_HARNESS_STOCK_TCP=1), one after the other: its speed-up,
     and whether every table is the same."""
-    from harness import ns3
+    from harness.engine import ns3
 
     runs = {"fast": r.harness(run), "stock": r.harness(run, env={ns3.STOCK_TCP_ENV: "1"})}
     out: dict = {"args": run.args()}

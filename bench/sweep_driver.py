@@ -10,8 +10,8 @@ from pathlib import Path
 
 
 def main(argv: list[str]) -> None:
-    from harness.grid import load_grid
-    from harness.sweeping import run_sweep
+    from harness.sweeps.grid import load_grid
+    from harness.sweeps.sweeping import run_sweep
 
     grid, out, jobs, executor = Path(argv[0]), Path(argv[1]), int(argv[2]), argv[3]
     report = run_sweep(load_grid(grid), out, jobs=jobs, executor=executor, progress=False)

@@ -40,8 +40,10 @@ max_seeds = {max_seeds}
 
 
 def main(argv: list[str] | None = None) -> int:
-    from harness import executors, profiles, sweeping
-    from harness.grid import load_grid
+    from harness.sweeps import executors
+    from harness.sweeps import sweeping
+    from harness.traffic import profiles
+    from harness.sweeps.grid import load_grid
 
     p = argparse.ArgumentParser()
     p.add_argument("out", type=Path)

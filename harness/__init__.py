@@ -11,15 +11,15 @@ ns-3, the first call does):
     harness.load_run(path) -> Run, harness.load_sweep(path) -> Sweep (directories)
     harness.load_sweeps(dirs or "results/sweeps/*") -> Sweeps (one table each)
 
-The engine behind them: harness.simulation (planning and running one scenario
-in ns-3) and harness.sweeping (running a grid's cells: run_sweep).
+The engine behind them: harness.engine.simulation (planning and running one scenario
+in ns-3) and harness.sweeps.sweeping (running a grid's cells: run_sweep).
 """
 
 from __future__ import annotations
 
 from harness.api import (Run, Sweep, Sweeps, check, load_run, load_sweep, load_sweeps, run,
                          sweep)
-from harness.errors import ConfigError
+from harness.config.errors import ConfigError
 
 __all__ = ["run", "sweep", "check", "load_run", "load_sweep", "load_sweeps", "Run", "Sweep",
            "Sweeps", "ConfigError"]

@@ -23,13 +23,13 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.errors import ConfigError
-# reading run and sweep directories is harness.tables' (no run logic there)
-from harness.tables import (RUN_TABLES, Run, Sweep, Sweeps, load_run,  # noqa: F401
+from harness.config.errors import ConfigError
+# reading run and sweep directories is harness.analysis.tables' (no run logic there)
+from harness.analysis.tables import (RUN_TABLES, Run, Sweep, Sweeps, load_run,  # noqa: F401
                             load_sweep, load_sweeps)
 
 if TYPE_CHECKING:
-    from harness.config import Scenario
+    from harness.config.scenario import Scenario
 
 # --------------------------------------------------------------------------
 # running
@@ -56,7 +56,7 @@ def check(scenario: "str | Path | None" = None, overrides: dict[str, Any] | None
     """The validated scenario `harness.run` would run (nothing runs):
     a file or built-in name (None: the default scenario) with overrides.
     Raises ConfigError naming the field."""
-    from harness.config import (apply_values, default_scenario_dict, read_scenario_dict,
+    from harness.config.scenario import (apply_values, default_scenario_dict, read_scenario_dict,
                                 scenario_from_dict)
 
     data = read_scenario_dict(scenario) if scenario is not None else default_scenario_dict()
@@ -88,7 +88,7 @@ def run(scenario: "str | Path | Scenario | None" = None,
     """Run one scenario in ns-3 and return its tables.
 
     scenario: a scenario file, a built-in name ("default", "thesis", "ps-small", ...;
-    `harness list`), a harness.config.Scenario, or None for the default.
+    `harness list`), a harness.config.scenario.Scenario, or None for the default.
     overrides: fields by dotted name, e.g. {"run.duration": 0.3,
     "background.load": 0.4}; keyword arguments add more (seed=2, or
     background__load=0.4 with "__" for "."). Values are Python values (numbers,
@@ -100,10 +100,10 @@ def run(scenario: "str | Path | Scenario | None" = None,
     later; harness.load_run reads directories, not such a Run).
     A run estimated at minutes of wall time warns with its cost before it starts.
     Raises ConfigError (a ValueError naming the field) before ns-3 starts."""
-    from harness import outdir
-    from harness.config import Scenario
-    from harness.simulation import execute, output_bytes, plan, write_run_dir
-    from harness.cost import long_run_note
+    from harness.outputs import outdir
+    from harness.config.scenario import Scenario
+    from harness.engine.simulation import execute, output_bytes, plan, write_run_dir
+    from harness.sweeps.cost import long_run_note
 
     if isinstance(scenario, Scenario):
         if overrides or more:
@@ -120,10 +120,7 @@ def run(scenario: "str | Path | Scenario | None" = None,
     result = execute(p, progress=progress, quiet=True)
     if target is not None:
         write_run_dir(result, target)
-    return Run(summary=result.summary, manifest=result.manifest, config=p.resolved(),
-               flows=result.flows, queues=result.queues, utilization=result.utilization,
-               iterations=result.iterations, transfers=result.transfers,
-               compute=result.compute, scheduler=result.scheduler, dir=target)
+    return result
 
 
 def sweep(grid: str | Path, out: str | Path | None = None, *, jobs: int | None = None,
@@ -136,11 +133,12 @@ def sweep(grid: str | Path, out: str | Path | None = None, *, jobs: int | None =
     jobs: cells at once (default: CPU count); executor: "local" or "dask"
     (scheduler: a Dask scheduler address, default a LocalCluster).
     A failing cell is recorded (status "failed", its error) and the others run.
-    Raises ConfigError for a bad grid, harness.sweeping.SweepError for a directory
+    Raises ConfigError for a bad grid, harness.sweeps.sweeping.SweepError for a directory
     that cannot be used as asked, before any cell runs."""
-    from harness import outdir, sweepdir
-    from harness.grid import expand, load_grid
-    from harness.sweeping import run_sweep
+    from harness.outputs import outdir
+    from harness.sweeps import sweepdir
+    from harness.sweeps.grid import expand, load_grid
+    from harness.sweeps.sweeping import run_sweep
 
     g = load_grid(grid)
     target = outdir.check_sweep_dir(Path(out) if out is not None else sweepdir.default_dir(g),

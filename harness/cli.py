@@ -14,9 +14,10 @@ from pathlib import Path
 
 import click
 
-from harness import catalog, training
-from harness.config import ConfigError, parse_time
-from harness.errors import shorten, shorten_text
+from harness import training
+from harness.config import catalog
+from harness.config.scenario import ConfigError, parse_time
+from harness.config.errors import shorten, shorten_text
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -105,10 +106,10 @@ def main() -> None:
 def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
         output: str | None, progress: bool | None) -> None:
     # obj: from a program that calls main(obj={"on_phase": ...}) (python -m bench)
-    from harness import outdir
-    from harness.config import load_scenario
-    from harness.errors import Ns3LoadError
-    from harness.simulation import execute, output_bytes, plan, write_run_dir
+    from harness.outputs import outdir
+    from harness.config.scenario import load_scenario
+    from harness.config.errors import Ns3LoadError
+    from harness.engine.simulation import execute, output_bytes, plan, write_run_dir
 
     notes: list[str] = []
     try:
@@ -128,7 +129,7 @@ def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
                + (f"; scaled down {sc.scale}x (rates and sizes / {sc.scale}, times kept)"
                   if sc.scale > 1 else ""),
                err=True)
-    from harness.cost import long_run_note
+    from harness.sweeps.cost import long_run_note
 
     long_run = long_run_note(p)
     if long_run:
@@ -185,8 +186,8 @@ def check(target: str | None, as_sweep: bool, overrides: tuple[str, ...],
           jobs: int | None, as_json: bool) -> None:
     import os
 
-    from harness.config import SCENARIOS_DIR, SWEEPS_DIR, read_toml
-    from harness.grid import load_grid
+    from harness.config.scenario import SCENARIOS_DIR, SWEEPS_DIR, read_toml
+    from harness.sweeps.grid import load_grid
 
     try:
         kind = "grid" if as_sweep else "scenario"
@@ -229,9 +230,9 @@ def _builtin(directory: Path, name: str) -> bool:
 
 
 def _check_scenario(target: str | None, overrides: tuple[str, ...], as_json: bool) -> bool:
-    from harness.config import load_scenario
-    from harness.simulation import plan
-    from harness.cost import Cost, predicted_bytes
+    from harness.config.scenario import load_scenario
+    from harness.engine.simulation import plan
+    from harness.sweeps.cost import Cost, predicted_bytes
 
     notes: list[str] = []
     p = plan(load_scenario(target, list(overrides), notes))
@@ -297,8 +298,8 @@ def _check_grid(grid, jobs: int, as_json: bool = False) -> bool:
     if grid.search is not None:
         return _check_search(grid, jobs, as_json)
 
-    from harness.cost import SWEEP_START_S, Cost
-    from harness.grid import expand
+    from harness.sweeps.cost import SWEEP_START_S, Cost
+    from harness.sweeps.grid import expand
 
     cells = expand(grid)
     rows = [{"cell": c.id, "arm": c.arm, **dict(c.point),
@@ -330,9 +331,9 @@ def _check_search(grid, jobs: int, as_json: bool) -> bool:
     the range's ends (every search's first probes) and the cost's bounds."""
     import pandas as pd
 
-    from harness.cost import SWEEP_START_S, Cost
-    from harness.searching import plan_search, search_points
-    from harness.tables import SEED_AXIS
+    from harness.sweeps.cost import SWEEP_START_S, Cost
+    from harness.sweeps.searching import plan_search, search_points
+    from harness.analysis.tables import SEED_AXIS
 
     spec = grid.search
     plan = plan_search(grid)
@@ -381,8 +382,8 @@ def alone(scenario: str, overrides: tuple[str, ...], output: str | None) -> None
     """Each job's slowdown against the same job alone ([[training]]): SCENARIO
     runs once with every job, then once per job with the others disabled (same
     placement, ports, seed and background); prints together / alone / slowdown."""
-    from harness import alone as jobs_alone
-    from harness import outdir
+    from harness.sweeps import alone as jobs_alone
+    from harness.outputs import outdir
 
     try:  # the output is checked before anything runs; nothing is overwritten
         out = outdir.check_new_file(Path(output), "-o", lambda _: False, 64 * 1024) \
@@ -416,7 +417,7 @@ def schema(of_grid: bool) -> None:
     checks a TOML file against (docs/schema/, docs/user-guide/scenarios.md)."""
     import json
 
-    from harness.schema import json_schema
+    from harness.config.schema import json_schema
 
     click.echo(json.dumps(json_schema("grid" if of_grid else "scenario"), indent=2))
 
@@ -447,8 +448,9 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
     or check a profile CSV (layer, bytes, fp_ms, bp_ms)."""
     import math
 
-    from harness import outdir, profiles
-    from harness.config import parse_rate
+    from harness.outputs import outdir
+    from harness.traffic import profiles
+    from harness.config.scenario import parse_rate
 
     try:
         # the output first: only a profile the harness wrote is replaced
@@ -520,10 +522,11 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
           reference_dir: str | None, progress: bool | None) -> None:
     import os
 
-    from harness import outdir, sweepdir
-    from harness import sweeping
-    from harness.grid import check_adaptive, expand, load_grid
-    from harness.tables import SEED_AXIS
+    from harness.outputs import outdir
+    from harness.sweeps import sweepdir
+    from harness.sweeps import sweeping
+    from harness.sweeps.grid import check_adaptive, expand, load_grid
+    from harness.analysis.tables import SEED_AXIS
 
     try:
         grid = load_grid(grid_file)
@@ -538,12 +541,12 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
         sweepdir.check_dir(out, grid, cells, resume)
         outdir.check_space(out, sweepdir.output_bytes_left(out, cells), "-o", "the sweep")
         if executor == "dask" and scheduler is not None:
-            from harness import executors
+            from harness.sweeps import executors
 
             executors.check_scheduler(scheduler)
         reference = None
         if reference_dir:
-            from harness import reference as references
+            from harness.sweeps import reference as references
 
             reference = references.resolve(reference_dir)
             taken = len(references.check(reference, grid, cells))
@@ -625,9 +628,10 @@ def boundary(grid_file: str, jobs: int | None, executor: str, scheduler: str | N
              progress: bool | None) -> None:
     import os
 
-    from harness import outdir, searching, sweepdir
-    from harness.plots.boundary_figure import check_map
-    from harness.tables import SEED_AXIS
+    from harness.outputs import outdir
+    from harness.sweeps import searching, sweepdir
+    from harness.outputs.plots.boundary_figure import check_map
+    from harness.analysis.tables import SEED_AXIS
 
     try:
         grid = load_grid_for_search(grid_file)
@@ -640,7 +644,7 @@ def boundary(grid_file: str, jobs: int | None, executor: str, scheduler: str | N
         if map_dir is not None:
             check_map(Path(map_dir), fields, grid.search.field, grid.search.arm)
         if executor == "dask" and scheduler is not None:
-            from harness import executors
+            from harness.sweeps import executors
 
             executors.check_scheduler(scheduler)
     except (ConfigError, sweepdir.SweepError) as e:
@@ -687,7 +691,7 @@ them (same decisions) and runs only what is missing."""
 
 def load_grid_for_search(grid_file: str):
     """A grid with a [search] table (a grid without one is a sweep)."""
-    from harness.grid import load_grid
+    from harness.sweeps.grid import load_grid
 
     grid = load_grid(grid_file)
     if grid.search is None:
@@ -762,8 +766,8 @@ def _simulated(p) -> str:
 
 def _print_deltas(means, keys: list[str]) -> None:
     """Each point's changes vs the reference arm: change [95 % interval] verdict
-    (harness.stats); undecided verdicts end in '?' or name two classes."""
-    from harness.tables import POINT_LABEL
+    (harness.analysis.stats); undecided verdicts end in '?' or name two classes."""
+    from harness.analysis.tables import POINT_LABEL
 
     shown = {"iteration_time": "iteration", "fct_small_mean": "small FCT",
              "fct_large_mean": "large FCT"}
@@ -781,7 +785,7 @@ def _print_deltas(means, keys: list[str]) -> None:
         text = (f"{100 * r['change']:+.1f} % [{100 * r['change_low']:+.1f}, "
                 f"{100 * r['change_high']:+.1f}] {r['verdict']}")
         to_decide = r.get("seeds_to_decide", float("nan"))
-        if to_decide == to_decide:   # undecided, with a projection (harness.stats)
+        if to_decide == to_decide:   # undecided, with a projection (harness.analysis.stats)
             text += (f" (~{to_decide:.0f} seeds to decide)" if to_decide < 1000
                      else " (1000+ seeds to decide)" if to_decide != float("inf")
                      else " (on a class boundary)")
@@ -811,7 +815,7 @@ def reference(directory: str, output: str) -> None:
     manifest, the iterations and the flow columns the paired intervals need.
     `harness sweep GRID --reference DIR` then takes those cells from DIR and
     runs only the others."""
-    from harness import reference as references
+    from harness.sweeps import reference as references
 
     try:
         n = references.export(Path(directory), Path(output))
@@ -839,7 +843,7 @@ def plot(directory: str, output: str | None, formats: tuple[str, ...],
     """Figures of a run directory (training timeline, FCT CDFs, utilisation) or of
     a sweep directory, one holding sweep.json (operating-boundary map, changes per
     R, FCT CDFs of chosen cells, utilisation per application)."""
-    from harness import plots
+    from harness.outputs import plots
 
     directory_path = Path(directory)
     out = Path(output) if output else None
@@ -869,8 +873,8 @@ def report(directory: str, output: str | None) -> None:
     the operating-boundary map and the sweep's figures, a drill-down per cell
     (FCT CDFs, iteration-time distribution, utilisation), and the manifest
     (versions, seeds, digests, cost)."""
-    from harness import outdir
-    from harness import report as reports
+    from harness.outputs import outdir
+    from harness.outputs import report as reports
 
     sweep_dir = Path(directory)
     try:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.config import load_scenario
-from harness.simulation import Plan, execute, plan
+from harness.config.scenario import load_scenario
+from harness.engine.simulation import Plan, execute, plan
 
 # The default scenario is 4 hosts at 1 Gbit/s: ns-3 tests stay in seconds.
 
@@ -48,12 +48,12 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def make_profile(tmp_path_factory):
-    """Factory of small resnet50-like profile CSVs (harness.profiles.resnet50_like):
+    """Factory of small resnet50-like profile CSVs (harness.traffic.profiles.resnet50_like):
     ``make_profile(layers=10, model_bytes=1_000_000, compute_ms=10.0, name=None)``
     returns the path of that profile, written once per session for each set of
     arguments. ``name`` is the file's stem (the profile's name); by default one
     made of the arguments."""
-    from harness import profiles
+    from harness.traffic import profiles
 
     made: dict[tuple, Path] = {}
 
@@ -107,7 +107,7 @@ low = {{ "training.priority" = "low" }}
 def grid_file(tmp_path_factory):
     """A 2 x 2 grid x 2 arms (same, low) of a small training job with background."""
     d = tmp_path_factory.mktemp("grid")
-    from harness import profiles
+    from harness.traffic import profiles
 
     profiles.save_profile(profiles.resnet50_like(10, 1_000_000, 5.0), d / "m1.csv")
     path = d / "tiny.toml"
@@ -118,8 +118,8 @@ def grid_file(tmp_path_factory):
 @pytest.fixture(scope="session")
 def local_sweep(grid_file, tmp_path_factory):
     """The tiny grid run once, on the local executor (shared by the sweep tests)."""
-    from harness import sweeping
-    from harness.grid import load_grid
+    from harness.sweeps import sweeping
+    from harness.sweeps.grid import load_grid
 
     out = tmp_path_factory.mktemp("sweeps") / "local"
     report = sweeping.run_sweep(load_grid(grid_file), out, jobs=2, progress=False)

@@ -1,4 +1,4 @@
-"""Tests for harness.analytic (pure logic, no ns-3).
+"""Tests for harness.analysis.analytic (pure logic, no ns-3).
 
 Expected numbers are derived by hand in the comments, not copied from the code.
 """
@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.analytic import AnalyticResult, allreduce_ms, simulate
-from harness.profiles import Profile, compute_ms_for_ratio, fuse, resnet50_like
+from harness.analysis.analytic import AnalyticResult, allreduce_ms, simulate
+from harness.traffic.profiles import Profile, compute_ms_for_ratio, fuse, resnet50_like
 
 M = 100_000_000
 GBPS10 = 10e9

@@ -16,7 +16,7 @@ import harness
 
 def test_import_harness_loads_neither_pandas_nor_ns3():
     code = ("import sys, harness; heavy = [m for m in ('pandas', 'numpy', 'cppyy', "
-            "'harness.simulation', 'harness.sweeping', 'matplotlib') if m in sys.modules]; print(heavy)")
+            "'harness.engine.simulation', 'harness.sweeps.sweeping', 'matplotlib') if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=Path(harness.__file__).parents[1], check=True).stdout
     assert out.strip() == "[]"
@@ -25,16 +25,16 @@ def test_import_harness_loads_neither_pandas_nor_ns3():
 def test_run_and_sweep_are_the_api_functions_not_modules():
     import types
 
-    import harness.simulation
-    import harness.sweeping
+    import harness.engine.simulation
+    import harness.sweeps.sweeping
 
     # plain functions, re-exported from harness.api; importing the engine
-    # modules (harness.simulation, harness.sweeping) binds nothing over them
+    # modules (harness.engine.simulation, harness.sweeps.sweeping) binds nothing over them
     assert harness.run is harness.api.run and harness.sweep is harness.api.sweep
     assert isinstance(harness.run, types.FunctionType)
     assert isinstance(harness.sweep, types.FunctionType)
-    assert harness.simulation is sys.modules["harness.simulation"]
-    assert harness.sweeping is sys.modules["harness.sweeping"]
+    assert harness.engine.simulation is sys.modules["harness.engine.simulation"]
+    assert harness.sweeps.sweeping is sys.modules["harness.sweeps.sweeping"]
     assert "harness.run" not in sys.modules and "harness.sweep" not in sys.modules
 
 
@@ -82,7 +82,7 @@ def test_load_sweep_and_its_cells(local_sweep):
 
 def test_sweep_api_resumes_a_finished_sweep_without_running(local_sweep, grid_file, tmp_path,
                                                             monkeypatch):
-    from harness import executors
+    from harness.sweeps import executors
 
     copy = tmp_path / "copy"
     shutil.copytree(local_sweep.out, copy)

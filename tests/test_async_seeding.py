@@ -1,4 +1,4 @@
-"""Asynchronous adaptive seeding (harness.sweeping): a point's next seed starts as
+"""Asynchronous adaptive seeding (harness.sweeps.sweeping): a point's next seed starts as
 soon as its cells have ended, and the sweep ends with the cells and tables the
 round-by-round sweep (each round waiting for its slowest cell) gives."""
 
@@ -9,9 +9,9 @@ import json
 import pandas as pd
 import pytest
 
-from harness import sweeping
-from harness.aggregate import TIMING_COLUMNS
-from harness.grid import load_grid
+from harness.sweeps import sweeping
+from harness.sweeps.aggregate import TIMING_COLUMNS
+from harness.sweeps.grid import load_grid
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +70,7 @@ def test_a_points_next_seed_starts_before_the_others_cells_end(adaptive_grid, tm
                                                               monkeypatch):
     """No barrier: the executor is handed a point's next seed while cells of
     other points are still to run (run_local receives them from on_done)."""
-    from harness import executors
+    from harness.sweeps import executors
 
     handed: list[tuple[int, int]] = []   # (cells ended so far, cells handed back)
     original = executors.run_local
@@ -96,7 +96,7 @@ def test_a_points_next_seed_starts_before_the_others_cells_end(adaptive_grid, tm
 @pytest.mark.slow
 def test_dask_worker_processes_give_the_local_executors_tables(both_ways, adaptive_grid,
                                                                 tmp_path):
-    """A `dask scheduler` and two `dask worker --preload harness.executors`
+    """A `dask scheduler` and two `dask worker --preload harness.sweeps.executors`
     processes (each with its warm cell server): the adaptive sweep adds the
     same seeds, and its tables and cell files are byte for byte the local
     executor's."""
@@ -119,7 +119,7 @@ def test_dask_worker_processes_give_the_local_executors_tables(both_ways, adapti
         while not scheduler_file.is_file() and time.monotonic() < deadline:
             time.sleep(0.2)
         procs += [subprocess.Popen([sys.executable, "-m", "dask", "worker", "--nthreads", "1",
-                                    "--nworkers", "1", "--preload", "harness.executors",
+                                    "--nworkers", "1", "--preload", "harness.sweeps.executors",
                                     "--host", "127.0.0.1", *common],
                                    stdout=log, stderr=log, env=os.environ.copy())
                   for _ in range(2)]

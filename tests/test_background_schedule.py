@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness import background
-from harness.metrics import size_class
+from harness.traffic import background
+from harness.analysis.metrics import size_class
 
 HOSTS = tuple(range(8))
 

@@ -2,7 +2,7 @@
 with exit code 2 and one line `error: ...` naming the field (and, where there
 is a list, what is allowed), before ns-3 starts, and writes nothing.
 
-The commands run in-process (click's CliRunner) with harness.ns3.load
+The commands run in-process (click's CliRunner) with harness.engine.ns3.load
 replaced by a failure: a case that reached the simulator would fail the test.
 Files (scenarios, grids, CDFs, profiles, topologies) are written per case
 into a temporary directory, which is also the current directory.
@@ -120,7 +120,7 @@ SET_CASES = [
     ("link-delay-0.3..ms", S('topology.link_delay="0.3..ms"'), ["topology.link_delay", "cannot read"]),
     ("link-delay-negative", S("topology.link_delay=-1"), ["topology.link_delay", "> 0"]),
     ("hosts-1e8", S("topology.hosts=100000000"), ["topology.hosts", "<= 2048"]),
-    # the node cap (harness.schema.topology.MAX_NODES), counted over the whole fabric
+    # the node cap (harness.config.schema.topology.MAX_NODES), counted over the whole fabric
     ("hosts-2048-nodes-2049", S("topology.hosts=2048"),
      ["topology.hosts", "2049 nodes", "at most 2048"]),
     ("leaf-spine-2178-nodes", S('topology.file="leaf-spine"', "topology.leaves=128",
@@ -553,7 +553,7 @@ FILE_CASES = [
 def invoke(tmp_path, monkeypatch):
     """Run `harness ARGS` in-process in an empty temporary directory; ns-3
     must not be loaded."""
-    from harness import ns3
+    from harness.engine import ns3
 
     def no_ns3(*args, **kwargs):
         raise AssertionError("ns-3 was started for bad input")

@@ -129,9 +129,9 @@ def test_bad_scaling_hosts_is_one_line_naming_the_option(value):
 
 
 def test_recipe_lists_the_plan_in_order():
-    from harness import recipe
-    from harness.config import load_scenario
-    from harness.simulation import plan
+    from harness.engine import recipe
+    from harness.config.scenario import load_scenario
+    from harness.engine.simulation import plan
 
     p = plan(load_scenario("thesis", ["scale=10", "run.duration=0.05", "run.warmup=0.01",
                                       "run.cooldown=0.01"]))
@@ -150,9 +150,9 @@ def test_recipe_lists_the_plan_in_order():
 
 
 def test_a_ps_job_with_two_shards_is_in_the_recipe_with_its_servers():
-    from harness import recipe
-    from harness.config import load_scenario
-    from harness.simulation import plan
+    from harness.engine import recipe
+    from harness.config.scenario import load_scenario
+    from harness.engine.simulation import plan
 
     p = plan(load_scenario("ps-small", ["run.duration=0.05", "training.servers=2",
                                         "training.server_placement=colocated"]))
@@ -173,9 +173,9 @@ def test_native_main_builds_what_the_harness_builds_from_one_recipe(tmp_path):
     bench/native/main.cc from the recipe file and by the harness from the
     same text, agree event for event and table for table."""
     from bench import compare, native
-    from harness import recipe
-    from harness.config import load_scenario
-    from harness.simulation import execute, plan, write_run_dir
+    from harness.engine import recipe
+    from harness.config.scenario import load_scenario
+    from harness.engine.simulation import execute, plan, write_run_dir
 
     p = plan(load_scenario("ps-small", [
         "run.duration=0.2", "run.warmup=0.02", "run.cooldown=0.02", "training.servers=2",

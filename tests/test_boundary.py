@@ -1,5 +1,5 @@
-"""The boundary search's bisection (harness.boundary) with fake oracles, the
-runner's bookkeeping with fake judgements (harness.searching, no ns-3), the
+"""The boundary search's bisection (harness.sweeps.boundary) with fake oracles, the
+runner's bookkeeping with fake judgements (harness.sweeps.searching, no ns-3), the
 figure from a made-up table, and one small real search (slow)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import math
 import pandas as pd
 import pytest
 
-from harness import boundary
-from harness.boundary import (ABOVE, BELOW, UNDECIDED, Crossing, Observation, Range,
+from harness.sweeps import boundary
+from harness.sweeps.boundary import (ABOVE, BELOW, UNDECIDED, Crossing, Observation, Range,
                               next_probe, search)
 
 
@@ -143,8 +143,8 @@ def test_searches_share_probes_add_seeds_and_decide_alike_in_any_order(tmp_path,
     """Cells end in any order: each search gets the same probes, seeds and
     crossing; a probe undecided at one seed gets its second; both thresholds
     share the range's ends."""
-    from harness import searching
-    from harness.grid import load_grid
+    from harness.sweeps import searching
+    from harness.sweeps.grid import load_grid
 
     (tmp_path / "g.toml").write_text(SEARCH_GRID)
     grid = load_grid(tmp_path / "g.toml")
@@ -200,7 +200,7 @@ def test_a_search_grid_says_what_it_would_do(tmp_path):
 
 
 def test_the_preset_loads_and_checks():
-    from harness.grid import load_grid
+    from harness.sweeps.grid import load_grid
 
     grid = load_grid("boundary-quick")
     assert grid.search.field == "background.rate"
@@ -211,8 +211,8 @@ def test_the_preset_loads_and_checks():
 
 
 def test_the_figure_draws_every_status(tmp_path):
-    from harness.plots.boundary_figure import draw_boundary_curves
-    from harness.plots.style import save_figure
+    from harness.outputs.plots.boundary_figure import draw_boundary_curves
+    from harness.outputs.plots.style import save_figure
 
     table = pd.DataFrame([
         {"training.ratio": 2, "threshold": 0.01, "status": "bracketed", "crossing": 30.0,
@@ -275,7 +275,8 @@ def test_a_real_search_writes_its_table_and_figure_and_resumes_alike(tmp_path):
     imply; --resume replays the same decisions without running a cell."""
     from click.testing import CliRunner
 
-    from harness import cli, profiles
+    from harness import cli
+    from harness.traffic import profiles
 
     profiles.save_profile(profiles.resnet50_like(10, 1_000_000, 5.0), tmp_path / "m1.csv")
     grid = tmp_path / "b.toml"
@@ -309,9 +310,9 @@ def test_a_real_search_writes_its_table_and_figure_and_resumes_alike(tmp_path):
 def test_the_figure_over_a_real_maps_cells(local_sweep, tmp_path):
     """--map: a sweep directory with the searched field as an axis is read
     (its training verdicts of the compared arm), one without is refused."""
-    from harness.config import ConfigError
-    from harness.plots.boundary_figure import check_map, draw_boundary_curves, map_cells
-    from harness.plots.style import save_figure
+    from harness.config.scenario import ConfigError
+    from harness.outputs.plots.boundary_figure import check_map, draw_boundary_curves, map_cells
+    from harness.outputs.plots.style import save_figure
 
     out = local_sweep.out
     check_map(out, ["training.ratio"], "background.load", "low")

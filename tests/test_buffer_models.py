@@ -13,10 +13,10 @@ import json
 
 import pytest
 
-from harness.config import load_scenario
-from harness.errors import ConfigError
-from harness.qdisc import PFIFO_FAST_PRIOMAP, port_buffer_packets
-from harness.simulation import execute, plan
+from harness.config.scenario import load_scenario
+from harness.config.errors import ConfigError
+from harness.network.qdisc import PFIFO_FAST_PRIOMAP, port_buffer_packets
+from harness.engine.simulation import execute, plan
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("cppyy") is None or importlib.util.find_spec("ns3") is None,
@@ -73,7 +73,7 @@ uint32_t Offer(Ptr<QueueDisc> root, uint32_t n, uint8_t priority, uint32_t paylo
 
 @pytest.fixture(scope="module")
 def ns():
-    from harness import ns3
+    from harness.engine import ns3
 
     namespace = ns3.load(quiet=True)
     import cppyy
@@ -222,7 +222,7 @@ def test_shared_buffer_refuses_high_packets_the_low_band_crowds_out():
 def test_host_buffer_may_differ_from_the_switches():
     p = plan(load_scenario(None, ['network.buffer = { model = "dynamic", pool = "switch" }',
                                   'network.host_buffer = { model = "per_band" }']))
-    from harness import recipe
+    from harness.engine import recipe
 
     lines = [line.split() for line in recipe.text(p).splitlines()
              if line.startswith("queue-disc")]
@@ -234,7 +234,7 @@ def test_host_buffer_may_differ_from_the_switches():
 
 
 def test_scale_divides_buffer_sizes():
-    from harness import scaling
+    from harness.network import scaling
 
     full = load_scenario(None, ['network.buffer = { model = "shared", size = 1000 }',
                                 'network.host_buffer = { model = "shared", size = "1.5MB" }'])

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from conftest import small_plan
-from harness import background
-from harness.config import ConfigError, load_scenario
-from harness.simulation import plan
+from harness.traffic import background
+from harness.config.scenario import ConfigError, load_scenario
+from harness.engine.simulation import plan
 
 HOSTS = tuple(range(8))
 

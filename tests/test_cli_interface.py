@@ -9,7 +9,9 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from harness import catalog, cli, ns3
+from harness import cli
+from harness.config import catalog
+from harness.engine import ns3
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from harness.config import ConfigError, load_scenario
-from harness.simulation import plan
+from harness.config.scenario import ConfigError, load_scenario
+from harness.engine.simulation import plan
 
 
 def plan_with(*overrides):

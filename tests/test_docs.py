@@ -1,5 +1,5 @@
 """The documentation: every scenario key is described where it is declared
-(harness/schema/, rendered by harness.keys into the key reference), the
+(harness/config/schema/, rendered by harness.config.keys into the key reference), the
 grid keys and the README's test command are where the docs and CI expect
 them, and the mkdocs site builds with --strict (skipped without mkdocs)."""
 
@@ -13,13 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from harness import grid, keys, schedulers
+from harness.config import keys
+from harness.sweeps import grid
+from harness.traffic import schedulers
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_every_section_key_has_a_description():
-    """Each field of each model of the schema (harness.schema, and every
+    """Each field of each model of the schema (harness.config.schema, and every
     architecture's settings) declares its description."""
     missing = [f"{model.__name__}.{name}" for model in keys.models()
                for name, info in model.model_fields.items() if not info.description]

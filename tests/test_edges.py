@@ -20,7 +20,9 @@ import pytest
 from click.testing import CliRunner
 
 import harness
-from harness import catalog, cli, ns3
+from harness import cli
+from harness.config import catalog
+from harness.engine import ns3
 
 SHORT = {"run.duration": 0.3, "background.load": 0.1}
 
@@ -130,7 +132,7 @@ def test_the_scaled_warmup_warning_names_the_callers_line(tmp_path):
 
 
 def test_a_long_run_warns_with_its_cost_at_the_callers_line(monkeypatch):
-    from harness import simulation
+    from harness.engine import simulation
 
     class Stop(Exception):
         pass
@@ -190,7 +192,7 @@ def test_the_incomplete_flows_line_never_reads_100_percent(measured, done):
 
 
 def test_harness_run_announces_a_long_run_before_it_starts(invoke, monkeypatch):
-    from harness import simulation
+    from harness.engine import simulation
 
     monkeypatch.setattr(simulation, "execute",
                         lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))
@@ -231,7 +233,7 @@ scenario = "default"
 @pytest.mark.parametrize("budget, seconds", [("60", 60.0), ("90.5", 90.5), ("2h", 7200.0),
                                              ("30min", 1800.0), ("45s", 45.0)])
 def test_sweep_budget_takes_seconds_and_units(invoke, monkeypatch, tmp_path, budget, seconds):
-    from harness import sweeping
+    from harness.sweeps import sweeping
 
     got = {}
 

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from conftest import small_plan, with_flows
-from harness.config import ConfigError, load_scenario
-from harness.qdisc import PRIO_BAND_TOS
+from harness.config.scenario import ConfigError, load_scenario
+from harness.network.qdisc import PRIO_BAND_TOS
 
 HIGH, LOW = PRIO_BAND_TOS[0], PRIO_BAND_TOS[2]   # bands 0 and 2 of 3
 SWITCH, DST = 4, 2
@@ -168,7 +168,7 @@ def test_dctcp_without_marking_is_refused():
 
 
 def test_ecn_settings_scale_and_enter_the_digest():
-    from harness.simulation import plan
+    from harness.engine.simulation import plan
 
     base = load_scenario(None, [])
     marked = load_scenario(None, ["network.ecn_threshold={ low = 20 }"])

@@ -23,8 +23,11 @@ import pytest
 from click.testing import CliRunner
 
 import harness
-from harness import cli, ns3, outdir, profiles
-from harness.errors import ConfigError, shorten
+from harness import cli
+from harness.engine import ns3
+from harness.outputs import outdir
+from harness.traffic import profiles
+from harness.config.errors import ConfigError, shorten
 
 TINY = ["--set", "run.duration=0.3", "--set", "background.load=0.1"]
 LONG = "r" * 250   # fits NAME_MAX (255), its temporary name .NAME.tmp-PID does not

@@ -2,7 +2,7 @@
 figure and panel titles, tick labels and map cells do not run into each other.
 
 Figures are drawn from hand-made sweep tables (plotting reads tables only) and
-written through harness.plots.save_figure, the path `harness plot` and
+written through harness.outputs.plots.save_figure, the path `harness plot` and
 `harness report` take; the text is then measured on the figure as saved."""
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
-from harness import plots, stats
-from harness.plots import sweep_figures as sf
+from harness.analysis import stats
+from harness.outputs import plots
+from harness.outputs.plots import sweep_figures as sf
 
 RATIOS = (1, 2, 4, 8)
 LOADS = (0.05, 0.1, 0.2, 0.4)
@@ -185,7 +186,7 @@ LONG_SCENARIO = "two-jobs-spine-with-buffers-shared-per-port-and-a-long-name"
 def test_run_figures_with_a_long_scenario_name(tmp_path):
     """A run's figures are one panel each: its title (the scenario's name)
     and the legend beside the panel must fit a narrow figure."""
-    from harness.plots import run_figures as rf
+    from harness.outputs.plots import run_figures as rf
 
     rng = np.random.default_rng(3)
     cdf = rf.fct_cdf_frame(pd.DataFrame({

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from conftest import small_plan, with_flows
-from harness.qdisc import PFIFO_FAST_BAND_TOS
-from harness.simulation import write_run_dir
+from harness.network.qdisc import PFIFO_FAST_BAND_TOS
+from harness.engine.simulation import write_run_dir
 
 HIGH, NORMAL, LOW = PFIFO_FAST_BAND_TOS
 RATE = 1e9
@@ -72,8 +72,8 @@ def test_ack_class_can_be_fixed(run_plan):
 
 
 def test_leaf_spine_spreads_flows_over_spines_without_splitting_any(run_plan):
-    from harness.config import load_scenario
-    from harness.simulation import plan
+    from harness.config.scenario import load_scenario
+    from harness.engine.simulation import plan
 
     spines = 3
     p = plan(load_scenario(None, [

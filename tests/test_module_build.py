@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness import ns3
+from harness.engine import ns3
 
 
 def test_compile_error_names_the_file_and_line(tmp_path):

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness import alone
-from harness.config import ConfigError, load_scenario, read_scenario_dict, scenario_from_dict
-from harness.simulation import plan
+from harness.sweeps import alone
+from harness.config.scenario import ConfigError, load_scenario, read_scenario_dict, scenario_from_dict
+from harness.engine.simulation import plan
 
 PACKED = ['training.0.placement="packed"', 'training.1.placement="packed"']
 
@@ -94,7 +94,7 @@ def test_a_later_start_delays_only_that_job(run_plan):
 def test_job_phases_merge_each_jobs_transfers_and_measure_the_overlap():
     import pandas as pd
 
-    from harness.plots.run_figures import job_phases, overlap_share
+    from harness.outputs.plots.run_figures import job_phases, overlap_share
 
     t = pd.DataFrame({"job": [0, 0, 0, 1, 1], "start_ns": [0, 5e6, 20e6, 8e6, 30e6],
                       "end_ns": [10e6, 12e6, 25e6, 15e6, -1]})
@@ -106,9 +106,9 @@ def test_job_phases_merge_each_jobs_transfers_and_measure_the_overlap():
 
 
 def test_a_two_job_run_plots_its_phases_and_sweeps_get_columns_per_job(run_plan, tmp_path):
-    from harness import metrics
-    from harness.plots.run_figures import plot_run
-    from harness.simulation import write_run_dir
+    from harness.analysis import metrics
+    from harness.outputs.plots.run_figures import plot_run
+    from harness.engine.simulation import write_run_dir
 
     r = run_plan(plan(load_scenario("two-jobs", ["run.duration=0.4", "run.warmup=0.1"])))
     out = write_run_dir(r, tmp_path / "run")

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from harness import qdisc, routing, tcp
-from harness.config import BufferConfig, NetworkConfig, TopologyConfig
-from harness.topology import load_topology
+from harness.network import qdisc, routing, tcp
+from harness.config.scenario import BufferConfig, NetworkConfig, TcpConfig, TopologyConfig
+from harness.network.topology import load_topology
 
 # ns-3's Socket::IpTos2Priority (Linux rt_tos2priority), for the ToS we use.
 LINUX_TOS_PRIORITY = {0x00: 0, 0x08: 2, 0x10: 6, 0x18: 4}
@@ -51,7 +51,8 @@ def test_a_fabric_beyond_1024_nodes_is_checked_without_ns3(monkeypatch, tmp_path
     1,024): `harness check` plans it; ns-3 never starts."""
     from click.testing import CliRunner
 
-    from harness import cli, ns3
+    from harness import cli
+    from harness.engine import ns3
 
     monkeypatch.setattr(ns3, "load", lambda *a, **k: pytest.fail("ns-3 was started"))
     monkeypatch.chdir(tmp_path)
@@ -67,7 +68,7 @@ def test_ideal_fct_computes_the_ecmp_table_once(monkeypatch):
     """Issue 27: the table per (src, dst) pair made post-processing grow as hosts^3."""
     import pandas as pd
 
-    from harness import simulation
+    from harness.engine import simulation
 
     topo = load_topology(TopologyConfig(file="leaf-spine", overrides={
         "spines": 4, "leaves": 4, "hosts_per_leaf": 4}))
@@ -94,5 +95,5 @@ def test_worst_case_rtt_from_queues_and_hops():
     per_band = net.replace(buffer=BufferConfig(model="per_band"))
     assert tcp.worst_case_rtt(topo, per_band, bands=3) == pytest.approx(
         2 * 2 * (10e-6 + 3001 * 1502 * 8 / 10e9))    # every band full
-    attrs = tcp.attribute_defaults(__import__("harness.config").config.TcpConfig(), w)
+    attrs = tcp.attribute_defaults(TcpConfig(), w)
     assert attrs["ns3::TcpSocketBase::MinRto"] == f"{round(1.5 * w * 1e9)}ns"

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from harness import cli, outdir
-from harness.errors import ConfigError
+from harness import cli
+from harness.outputs import outdir
+from harness.config.errors import ConfigError
 
 
 @pytest.mark.parametrize("name, safe", [
@@ -32,8 +33,8 @@ def test_default_outputs_are_under_the_current_directory_or_the_env(tmp_path, mo
 
 
 def test_a_grid_named_with_dots_stays_inside_results(grid_file, tmp_path, monkeypatch):
-    from harness.grid import load_grid
-    from harness.sweepdir import default_dir
+    from harness.sweeps.grid import load_grid
+    from harness.sweeps.sweepdir import default_dir
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(outdir.RESULTS_ENV, raising=False)

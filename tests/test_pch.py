@@ -1,4 +1,4 @@
-"""Tests for harness.pch: building, reusing and using the ns-3 Cling PCH.
+"""Tests for harness.engine.pch: building, reusing and using the ns-3 Cling PCH.
 
 Building a PCH takes ~5-10 s (rootcling) and is done once per module here.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import pch
+from harness.engine import pch
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -81,7 +81,7 @@ def test_subprocess_with_pch_loads_modules(built):
         """
         import sys, time
         from pathlib import Path
-        from harness import pch
+        from harness.engine import pch
         pch.activate(Path(sys.argv[1]))
         import cppyy, libcppyy
         libcppyy.AddSmartPtrType("Ptr")

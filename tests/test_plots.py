@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from conftest import small_plan
-from harness import plots
-from harness.simulation import execute, write_run_dir
+from harness.outputs import plots
+from harness.engine.simulation import execute, write_run_dir
 
 LAYERS, WORKERS = 20, 4
 
@@ -111,6 +111,21 @@ def test_plot_run_writes_every_figure(run_dir):
                      for fmt in ("png", "pdf")}
     assert all(p.parent == run_dir / "plots" and p.stat().st_size > 0 for p in written)
     assert not [p for p in (run_dir / "plots").iterdir() if p.name.startswith(".")]  # no temps
+
+
+def test_a_run_in_memory_draws_as_its_directory_does(result, run, tmp_path):
+    """One run type (harness.analysis.tables.Run): the figures of a run just
+    run, never written, are those of its directory, title and data alike."""
+    memory = dataclasses.replace(result, dir=None)
+    drawn, read = dict(plots.draw_run(memory)), dict(plots.draw_run(run))
+    assert list(drawn) == list(read)
+    assert set(drawn) == {"training-timeline", "fct-cdf", "utilization"}
+    for stem in drawn:
+        assert drawn[stem].texts[0].get_text() == read[stem].texts[0].get_text()
+    with pytest.raises(TypeError, match="in memory only"):
+        plots.plot_run(memory)
+    written = plots.plot_run(memory, tmp_path / "figs", formats=("png",))
+    assert {p.name for p in written} == {f"{stem}.png" for stem in drawn}
 
 
 def test_a_run_without_training_has_no_timeline(result, tmp_path):

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import ARCHITECTURES, load_scenario
-from harness.paths import PACKAGE_DIR, SCENARIOS_DIR, builtin_names
+from harness.config.scenario import ARCHITECTURES, load_scenario
+from harness.config.paths import PACKAGE_DIR, SCENARIOS_DIR, builtin_names
 
 REPO = PACKAGE_DIR.parent
 
@@ -28,7 +28,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from harness.schema.base import Int
+from harness.config.schema.base import Int
 from harness.training.ring import Ring, RingSettings
 
 
@@ -51,8 +51,8 @@ PROBE = '''
 import json, sys
 import harness
 from harness import training
-from harness.config import ConfigError, load_scenario
-from harness.paths import SCENARIOS_DIR, builtin_names
+from harness.config.scenario import ConfigError, load_scenario
+from harness.config.paths import SCENARIOS_DIR, builtin_names
 
 JOB = ["training.enabled=true", 'training.architecture="toy"', "training.workers=2",
        'training.profile="resnet50-like-2MB"']
@@ -75,7 +75,7 @@ out = {"package": harness.__file__, "architectures": list(training.ARCHITECTURES
        "digests": {name: load_scenario(name).digest()
                    for name in builtin_names(SCENARIOS_DIR, ".toml")}}
 if "--run" in sys.argv:
-    from harness.simulation import execute, plan
+    from harness.engine.simulation import execute, plan
     result = execute(plan(load_scenario(None, JOB + [
         "run.duration=0.05", "run.warmup=0", "run.cooldown=0", "training.ratio=1"])),
         progress=False, quiet=True)
@@ -86,7 +86,7 @@ print(json.dumps(out))
 
 def _package_with_toy(root: Path) -> Path:
     """A copy of the package with harness/training/toy.py added (the data
-    folders linked, where harness.paths looks for them in a checkout)."""
+    folders linked, where harness.config.paths looks for them in a checkout)."""
     shutil.copytree(PACKAGE_DIR, root / "harness",
                     ignore=shutil.ignore_patterns("__pycache__"))
     (root / "harness" / "training" / "toy.py").write_text(TOY)

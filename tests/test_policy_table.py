@@ -1,4 +1,4 @@
-"""The policy table (harness/schedulers.py) and the C++ schedulers agree
+"""The policy table (harness/traffic/schedulers.py) and the C++ schedulers agree
 (this found AutoByteScheduler's Candidates default to be one pair, not the
 table's four).
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness import schedulers
+from harness.traffic import schedulers
 
 
 def _text(param: schedulers.Param) -> str | None:
@@ -31,7 +31,7 @@ def _text(param: schedulers.Param) -> str | None:
 
 @pytest.fixture(scope="module")
 def ns():
-    from harness import ns3
+    from harness.engine import ns3
     return ns3.load(quiet=True)
 
 

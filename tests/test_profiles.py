@@ -1,4 +1,4 @@
-"""Tests for harness.profiles (pure logic, no ns-3)."""
+"""Tests for harness.traffic.profiles (pure logic, no ns-3)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.profiles import (
+from harness.traffic.profiles import (
     GENERATED,
     Buffer,
     Profile,

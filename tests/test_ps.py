@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 
 from conftest import small_plan
-from harness import analytic, profiles, schedulers
+from harness.analysis import analytic
+from harness.traffic import profiles, schedulers
 from harness.training import ps
-from harness.config import ConfigError, parse_bytes
+from harness.config.scenario import ConfigError, parse_bytes
 
 W, LINK_BPS = 4, 1e9
 
@@ -115,7 +116,7 @@ POLICY_RUNS = {
 @pytest.fixture(scope="module")
 def network_bound(small_model):
     """Mean iteration time (s) per policy, network-bound (R = 1)."""
-    from harness.simulation import execute
+    from harness.engine.simulation import execute
 
     out = {}
     for name, overrides in POLICY_RUNS.items():

@@ -1,4 +1,4 @@
-"""Reference results (harness.reference): a sweep's reference-scale cells kept
+"""Reference results (harness.sweeps.reference): a sweep's reference-scale cells kept
 as compact tables, and a later sweep that takes them instead of running them."""
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from harness import reference, stats, sweeping
-from harness.aggregate import interval_table
+from harness.analysis import stats
+from harness.sweeps import reference, sweeping
+from harness.sweeps.aggregate import interval_table
 from harness.cli import main
-from harness.errors import ConfigError
-from harness.grid import expand, load_grid
-from harness.sweepdir import prepare_dir
+from harness.config.errors import ConfigError
+from harness.sweeps.grid import expand, load_grid
+from harness.sweeps.sweepdir import prepare_dir
 
 SAMPLE = Path(__file__).parent / "data" / "reference-sample"
 SAMPLE_GRID = Path(__file__).parent / "data" / "reference-sample.toml"

@@ -14,9 +14,11 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from harness import cells, cli, plots
-from harness import report as reports
-from harness.plots import BOUNDARY_COLORS
+from harness import cli
+from harness.outputs import plots
+from harness.sweeps import cells
+from harness.outputs import report as reports
+from harness.outputs.plots import BOUNDARY_COLORS
 
 
 @pytest.fixture(scope="module")
@@ -104,8 +106,8 @@ def stalled_sweep(grid_file, tmp_path_factory):
     """The tiny grid at R = 200 on one row, a 1 x 2 map: the job computes
     ~200 times longer than it communicates, so none of its iterations fits in
     the 0.15 s window and every cell stalls (its background still runs)."""
-    from harness import sweeping
-    from harness.grid import load_grid
+    from harness.sweeps import sweeping
+    from harness.sweeps.grid import load_grid
 
     d = tmp_path_factory.mktemp("stalled")
     grid = d / "stalled.toml"

@@ -1,6 +1,6 @@
 """Real-ns-3 tests of the ring-allreduce training job (ns3-modules/jobs/ring-allreduce-*).
 
-The analytic model (harness.analytic) is the oracle: at zero background load
+The analytic model (harness.analysis.analytic) is the oracle: at zero background load
 the ns-3 job must reproduce its iteration times.
 
 Setting (small, so that every ns-3 run takes ~1-3 s of wall time): 4 workers
@@ -46,9 +46,11 @@ pytestmark = pytest.mark.skipif(
     reason="needs the ns3 wheel and cppyy",
 )
 
-from harness import analytic, config, profiles, schedulers  # noqa: E402
+from harness.analysis import analytic  # noqa: E402
+from harness.config import scenario as config  # noqa: E402
+from harness.traffic import profiles, schedulers  # noqa: E402
 from harness.training import ring  # noqa: E402
-from harness import simulation  # noqa: E402
+from harness.engine import simulation  # noqa: E402
 
 N = 4
 LINK_BPS = 1e9
@@ -64,7 +66,7 @@ _ANALYTIC = dict(
     step_latency_s=2 * DELAY_S + (SEGMENT + WIRE_OVERHEAD) * 8 / LINK_BPS,
 )
 
-# ToS of the harness classes under pfifo_fast (harness.qdisc): band 0, 1, 2
+# ToS of the harness classes under pfifo_fast (harness.network.qdisc): band 0, 1, 2
 TOS_HIGH, TOS_NORMAL, TOS_LOW = 0x10, 0x00, 0x08
 
 
@@ -119,7 +121,7 @@ def _run(ratio: float, queue: str, barrier: bool, duration: float, overrides=(),
          permute_addresses: bool = False, cut_host_at: tuple[int, float] | None = None,
          ) -> JobRun:
     """Build the harness network (no background), install one job, run, collect."""
-    from harness import ns3
+    from harness.engine import ns3
 
     t0 = time.perf_counter()
     ns = ns3.load(quiet=True)
@@ -428,10 +430,10 @@ def test_connection_failure_mid_run_is_recorded():
 
 @pytest.mark.parametrize("fusion_factor", [1.0, 2.5, 100.0])
 def test_fusion_buffer_attribute_matches_fuse(fusion_factor):
-    """The C++ job replays harness.profiles.fuse's buffers for any fusion
+    """The C++ job replays harness.traffic.profiles.fuse's buffers for any fusion
     buffer (no simulation needed), and a buffer's ToS is that of its lowest
     layer."""
-    from harness import ns3
+    from harness.engine import ns3
 
     ns = ns3.load(quiet=True)
     prof = profile_for(1.0)

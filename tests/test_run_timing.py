@@ -8,8 +8,8 @@ import time
 import pytest
 
 from conftest import small_plan
-from harness import ns3
-from harness.simulation import _process_start, execute
+from harness.engine import ns3
+from harness.engine.simulation import _process_start, execute
 
 
 def test_on_phase_brackets_the_simulation_and_the_manifest_times_it():

@@ -1,4 +1,4 @@
-"""Time-preserving scale-down (scenario key `scale`, harness.scaling): the
+"""Time-preserving scale-down (scenario key `scale`, harness.network.scaling): the
 plan divides rates and sizes by k and keeps every time; a scaled-down job
 iterates as fast as the full-size one (real ns-3 runs); run.min_iterations
 makes a run long enough to measure its iterations."""
@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from harness import metrics, scaling
-from harness.config import ConfigError, load_scenario
-from harness.simulation import plan
+from harness.analysis import metrics
+from harness.network import scaling
+from harness.config.scenario import ConfigError, load_scenario
+from harness.engine.simulation import plan
 
 THESIS_CELL = ["training.ratio=4", "background.rate=92"]
 
@@ -67,7 +68,7 @@ def test_size_classes_are_those_of_the_reference_sizes():
 
 
 def test_min_iterations_caps_the_run_at_a_stalled_pace():
-    from harness.simulation import STALL_FACTOR
+    from harness.engine.simulation import STALL_FACTOR
 
     base = ["training.ratio=16", "background.rate=23", "run.duration=1.1", "run.warmup=0.5",
             "run.cooldown=0.5"]
@@ -84,7 +85,7 @@ def test_min_iterations_caps_the_run_at_a_stalled_pace():
 
 
 def test_min_iterations_ends_the_run_after_them():
-    from harness.simulation import execute
+    from harness.engine.simulation import execute
 
     p = plan(load_scenario(None, [
         "training.enabled=true", "training.workers=4", "training.profile=resnet50-like-2MB",
@@ -112,14 +113,14 @@ def test_min_iterations_ends_the_run_after_them():
 def model_20mb(make_profile):
     """10 layers, 20 MB: at scale 10 its ring partitions are still tens of
     packets, the regime of the quick preset (a model of a few hundred KB at
-    100 Mbit/s is not: per-packet times dominate, harness.scaling)."""
+    100 Mbit/s is not: per-packet times dominate, harness.network.scaling)."""
     return make_profile(layers=10, model_bytes=20_000_000)
 
 
 def _iteration_ms(model, scale: int) -> tuple[float, float]:
     """(ns-3, analytic) mean iteration time of a 4-worker ring at R = 4 on
     10 Gbit/s links scaled by `scale`, without background."""
-    from harness.simulation import execute
+    from harness.engine.simulation import execute
 
     p = plan(load_scenario("thesis", [
         "topology.hosts=4", "training.workers=4", "background.enabled=false",

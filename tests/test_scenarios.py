@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.config import SCENARIOS_DIR, ConfigError, load_scenario
-from harness.simulation import plan
+from harness.config.scenario import SCENARIOS_DIR, ConfigError, load_scenario
+from harness.engine.simulation import plan
 
 
 @pytest.mark.parametrize("path", sorted(SCENARIOS_DIR.glob("*.toml")), ids=lambda p: p.stem)

@@ -1,4 +1,4 @@
-"""The schema (harness.schema): one pydantic model per table. Its JSON Schema
+"""The schema (harness.config.schema): one pydantic model per table. Its JSON Schema
 is printed by `harness schema` and committed in docs/schema/; every shipped
 file validates against it; each architecture takes only its own keys."""
 
@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
-from harness.config import ConfigError, load_scenario
-from harness.schema import json_schema
+from harness.config.scenario import ConfigError, load_scenario
+from harness.config.schema import json_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = {"scenario": ROOT / "workloads" / "scenarios", "grid": ROOT / "workloads" / "sweeps"}
@@ -66,7 +66,7 @@ def test_the_schema_refuses_what_harness_refuses(data):
     jsonschema = pytest.importorskip("jsonschema")
     assert list(jsonschema.Draft202012Validator(json_schema("scenario")).iter_errors(data))
     with pytest.raises(ConfigError):
-        from harness.config import scenario_from_dict
+        from harness.config.scenario import scenario_from_dict
         scenario_from_dict({"background": {"load": 0.1}, **data})
 
 

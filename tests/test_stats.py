@@ -1,4 +1,4 @@
-"""harness.stats: paired bootstrap intervals, verdicts, the scale check (pure
+"""harness.analysis.stats: paired bootstrap intervals, verdicts, the scale check (pure
 logic on synthetic data), and adaptive seeds on a real tiny sweep."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness import stats
+from harness.analysis import stats
+from harness.analysis.tables import Run
 
 
 def _pairs(seed: int, n: int, factor: float, noise: float = 0.2):
@@ -60,8 +61,8 @@ def _iterations(times: list[float], workers: int = 4, first: int = 1) -> pd.Data
 def test_arms_out_of_step_keep_every_pair():
     # a slower arm measures from iteration 1, the reference from 2: by
     # number only 4 of 5 would pair; in order all 5 do, each with its twin
-    ref = [stats.RunTables(None, _iterations([1.0, 1.2, 0.9, 1.1, 1.0], first=2))]
-    arm = [stats.RunTables(None, _iterations([1.5, 1.8, 1.35, 1.65, 1.5], first=1))]
+    ref = [Run(iterations=_iterations([1.0, 1.2, 0.9, 1.1, 1.0], first=2))]
+    arm = [Run(iterations=_iterations([1.5, 1.8, 1.35, 1.65, 1.5], first=1))]
     iv = stats.iteration_change(ref, arm)
     assert iv.samples == 5 and not iv.has_too_few
     assert iv.change == pytest.approx(0.5) and iv.high - iv.low == pytest.approx(0, abs=1e-9)
@@ -70,10 +71,10 @@ def test_arms_out_of_step_keep_every_pair():
 def test_iteration_change_is_paired_by_seed_and_iteration():
     # iteration k of both arms meets the same background: the paired changes
     # (+10 %, +12 %, +11 %) are tight although the iteration times are not
-    ref = [stats.RunTables(None, _iterations([1.0, 1.5, 0.8])),
-           stats.RunTables(None, _iterations([1.2, 1.0]))]
-    arm = [stats.RunTables(None, _iterations([1.10, 1.68, 0.888])),
-           stats.RunTables(None, _iterations([1.32, 1.11, 5.0]))]   # 3rd: not in the reference
+    ref = [Run(iterations=_iterations([1.0, 1.5, 0.8])),
+           Run(iterations=_iterations([1.2, 1.0]))]
+    arm = [Run(iterations=_iterations([1.10, 1.68, 0.888])),
+           Run(iterations=_iterations([1.32, 1.11, 5.0]))]   # 3rd: not in the reference
     iv = stats.iteration_change(ref, arm)
     changes = np.array([0.10, 0.12, 0.11, 0.10, 0.11])
     half = 2.776445 * changes.std(ddof=1) / math.sqrt(5)              # t(0.975, 4)
@@ -86,16 +87,16 @@ def test_iteration_change_is_paired_by_seed_and_iteration():
 
 
 def test_iteration_change_stalls_and_edges():
-    ref = [stats.RunTables(None, _iterations([1.0, 1.1]))]
-    stalled = stats.iteration_change(ref, [stats.RunTables(None, _iterations([]))])
+    ref = [Run(iterations=_iterations([1.0, 1.1]))]
+    stalled = stats.iteration_change(ref, [Run(iterations=_iterations([]))])
     assert stalled.change == stalled.low == stalled.high == math.inf
     # the k-th measured iteration of each arm, whatever its number: an arm
     # one iteration behind at warm-up pairs its first with the reference's first
-    one = stats.iteration_change(ref, [stats.RunTables(None, _iterations([1.2], first=2))])
+    one = stats.iteration_change(ref, [Run(iterations=_iterations([1.2], first=2))])
     assert one.change == pytest.approx(1.2 / 1.0 - 1) and one.has_too_few
     assert stats.judge("iteration_time", one) == (stats.TOO_FEW, False)   # undecided
-    none = stats.iteration_change([stats.RunTables(None, None)],
-                                  [stats.RunTables(None, _iterations([1.0]))])
+    none = stats.iteration_change([Run()],
+                                  [Run(iterations=_iterations([1.0]))])
     assert math.isnan(none.change)
 
 
@@ -104,9 +105,9 @@ def test_iteration_change_stalls_and_edges():
 def test_iteration_interval_needs_its_minimum_of_pairs(pairs):
     # a clear +10 % change: decided yellow from the minimum on, "too few
     # samples" (no interval, not decided, but the estimate kept) below it
-    ref = [stats.RunTables(None, _iterations([1.0 + 0.1 * k for k in range(pairs)]))]
-    arm = [stats.RunTables(None, _iterations([(1.0 + 0.1 * k) * (1.1 + 0.001 * (-1) ** k)
-                                              for k in range(pairs)]))]
+    ref = [Run(iterations=_iterations([1.0 + 0.1 * k for k in range(pairs)]))]
+    arm = [Run(iterations=_iterations([(1.0 + 0.1 * k) * (1.1 + 0.001 * (-1) ** k)
+                                       for k in range(pairs)]))]
     iv = stats.iteration_change(ref, arm)
     assert iv.samples == pairs and iv.change == pytest.approx(0.1, abs=0.002)
     if pairs < stats.MIN_ITERATION_PAIRS:
@@ -200,9 +201,9 @@ def test_compare_scales():
 
 
 def test_more_seeds_only_for_undecided_points_below_the_budget():
-    from harness import adaptive
-    from harness.cells import Cell
-    from harness.grid import Grid
+    from harness.sweeps import adaptive
+    from harness.sweeps.cells import Cell
+    from harness.sweeps.grid import Grid
 
     grid = Grid("g", None, "", {}, (), (("training.ratio", (1, 2, 3)), ("seed", (1,))),
                 (("same", ()), ("low", ())), "same", 60.0)
@@ -233,9 +234,9 @@ def test_adaptive_sweep_adds_seeds_where_undecided(grid_file, tmp_path):
     """A real tiny sweep: after round 1, exactly the undecided points get one
     more seed (the outcome of round 1 is whatever ns-3 gives; the rule is
     checked against it)."""
-    from harness import sweeping
-    from harness.adaptive import DECIDING_METRICS
-    from harness.grid import load_grid
+    from harness.sweeps import sweeping
+    from harness.sweeps.adaptive import DECIDING_METRICS
+    from harness.sweeps.grid import load_grid
 
     text = grid_file.read_text().replace("[axes]", "[axes]\nseed = [1]") \
         .replace('"background.load" = [0.05, 0.1]', '"background.load" = [0.1]')
@@ -261,7 +262,7 @@ def test_adaptive_sweep_adds_seeds_where_undecided(grid_file, tmp_path):
 
 
 def test_paired_deltas_with_the_seed_as_the_only_axis():
-    from harness import metrics
+    from harness.analysis import metrics
 
     s = pd.DataFrame({"seed": [1, 1, 2, 2], "arm": ["a", "b", "a", "b"],
                       "mean_iteration_s": [1.0, 0.9, 1.0, 0.8], "training_stalled": [False] * 4})

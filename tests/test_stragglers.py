@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from conftest import small_plan
-from harness.config import ConfigError, load_scenario
-from harness.simulation import plan
+from harness.config.scenario import ConfigError, load_scenario
+from harness.engine.simulation import plan
 from harness.training import stragglers
 
 ST = "training.straggler"

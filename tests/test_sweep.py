@@ -13,11 +13,12 @@ import time
 import pandas as pd
 import pytest
 
-from harness import adaptive, aggregate, claims, metrics, stats, sweeping, sweepdir
-from harness.aggregate import TIMING_COLUMNS
-from harness.cells import Cell
-from harness.config import ConfigError
-from harness.grid import Grid, expand, load_grid
+from harness.analysis import claims, metrics, stats
+from harness.sweeps import adaptive, aggregate, sweeping, sweepdir
+from harness.sweeps.aggregate import TIMING_COLUMNS
+from harness.sweeps.cells import Cell
+from harness.config.scenario import ConfigError
+from harness.sweeps.grid import Grid, expand, load_grid
 
 def results(out) -> pd.DataFrame:
     """The summary without its wall-clock columns (they are measurements of the host)."""
@@ -263,7 +264,7 @@ def test_presets_expand_to_the_reference_grid(preset, cells):
 
 
 def test_cells_start_longest_predicted_first(grid_file, tmp_path, monkeypatch):
-    from harness import executors
+    from harness.sweeps import executors
 
     cells = expand(load_grid(grid_file))
     by_point = {}
@@ -339,7 +340,7 @@ def test_failure_records_keep_the_real_message(local_sweep, grid_file, tmp_path)
     import dataclasses
     import json
 
-    from harness import executors
+    from harness.sweeps import executors
 
     grid = load_grid(grid_file)
     cells = [c for c in expand(grid) if c.arm == "same"][:2]
@@ -369,7 +370,7 @@ def test_failure_records_keep_the_real_message(local_sweep, grid_file, tmp_path)
 
 
 def test_crash_message_finds_ns3s_msg_line():
-    from harness.executors import crash_message
+    from harness.sweeps.executors import crash_message
 
     log = ('msg="Invalid attribute value", file=/x/config.cc, line=888\nNS_FATAL, terminating\n'
            "terminate called without an active exception\n *** Break *** abort\n"
@@ -384,7 +385,7 @@ def test_crash_message_finds_ns3s_msg_line():
 def test_single_axis_grid_with_arms_gives_deltas():
     """paired_deltas on one axis: the reference is found (it was looked up as
     (v,) in a plain Index, which is always False: empty deltas)."""
-    from harness import metrics
+    from harness.analysis import metrics
 
     summary = pd.DataFrame({"background.load": [0.1, 0.1, 0.2, 0.2],
                             "arm": ["same", "low", "same", "low"],
@@ -402,7 +403,7 @@ def test_a_dead_childs_closed_pipe_reads_as_no_message():
     the child's log), instead of raising out of the sweep."""
     from multiprocessing import Pipe
 
-    from harness.executors import _reply
+    from harness.sweeps.executors import _reply
 
     recv, send = Pipe(duplex=False)
     send.close()
@@ -450,7 +451,7 @@ arms.p3 = {{ "training.policy" = "p3" }}
 
 @pytest.fixture(scope="module")
 def own_arms_file(tmp_path_factory):
-    from harness import profiles
+    from harness.traffic import profiles
 
     d = tmp_path_factory.mktemp("own-arms")
     profiles.save_profile(profiles.resnet50_like(10, 1_000_000, 5.0), d / "m.csv")
@@ -460,7 +461,7 @@ def own_arms_file(tmp_path_factory):
 
 
 def test_points_with_their_own_arms_compare_each_with_its_own_reference(own_arms_file, tmp_path):
-    from harness.plots import sweep_figures
+    from harness.outputs.plots import sweep_figures
 
     grid = load_grid(own_arms_file)
     cells = expand(grid)
@@ -511,7 +512,7 @@ def test_claims_phases_split_the_window_at_every_change(tmp_path):
         "link_changes": [{"link": 0, "at_ns": 2_000_000_000, "rate_bps": 1e9},
                          {"link": 1, "at_ns": 2_000_000_000, "rate_bps": 1e9}],
         "background": {"steps": [[1.0, 50.0], [3.8, 0.0]]}}))
-    got = claims.phases(claims.Run("x", "a", 1, run))
+    got = claims.phases(claims.Cell("x", "a", 1, run))
     assert got == [(0.5, 1.0), (1.0, 2.0), (2.0, 3.5)]
 
 
@@ -539,7 +540,7 @@ def test_own_arms_errors_name_the_field(own_arms_file, tmp_path, change, field):
 
 
 def test_seed_claims_grid_sets_every_system_against_its_baseline():
-    from harness.simulation import plan
+    from harness.engine.simulation import plan
 
     grid = load_grid("seed-claims")
     cells = expand(grid)
@@ -563,7 +564,7 @@ def test_labelled_points_times_axes_keep_one_row_per_point():
     # a grid of labelled `points` multiplied by another axis: a label alone
     # names 2 points here, so deltas_mean must join on label and axis (it
     # once joined on the label only: every row got every point's interval)
-    from harness.tables import POINT_LABEL
+    from harness.analysis.tables import POINT_LABEL
 
     rows = [{POINT_LABEL: label, "training.ratio": r, "network.qdisc": q, "arm": "low",
              "metric": "iteration_time"}

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from harness import plots, stats
+from harness.analysis import stats
+from harness.outputs import plots
 from harness.cli import main
 
 AXES = ["training.ratio", "background.load"]   # the tiny grid's axes (tests/conftest.py)
@@ -62,7 +63,7 @@ def _hand_made(intervals: dict[int, tuple[float, float, float] | None]
     """A sweep over R (one background load), seeds 1..3: deltas_mean rows with
     the given (change, low, high) of the iteration time; R given None has its
     cells failed."""
-    from harness import stats
+    from harness.analysis import stats
 
     grid = {"grid": "hand", "axes": ["training.ratio", "background.load", "seed"],
             "arms": ["same", "low"], "reference": "same"}
@@ -227,7 +228,7 @@ def test_plot_command_dispatches_on_sweep_json(local_sweep, tmp_path):
 def test_a_policy_grid_gets_a_comparison_instead_of_a_map():
     """A grid over training.policy (no R or background axis): bars per policy
     and arm, from the ok cells; a ratio x load grid gets none."""
-    from harness.plots import sweep_figures as sf
+    from harness.outputs.plots import sweep_figures as sf
 
     grid = {"axes": ["training.policy", "seed"], "arms": ["same", "low"], "reference": "same"}
     rows = []

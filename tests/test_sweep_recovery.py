@@ -12,10 +12,11 @@ import sys
 import pandas as pd
 import pytest
 
-from harness import outdir, sweeping
-from harness.errors import CorruptTableError
-from harness.grid import load_grid
-from harness.tables import load_run, load_sweep
+from harness.outputs import outdir
+from harness.sweeps import sweeping
+from harness.config.errors import CorruptTableError
+from harness.sweeps.grid import load_grid
+from harness.analysis.tables import load_run, load_sweep
 
 DEAD_PID = 4_194_305  # above Linux's largest pid: no such process
 

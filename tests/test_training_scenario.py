@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import small_plan
-from harness import analytic, profiles
-from harness.config import ConfigError
+from harness.analysis import analytic
+from harness.traffic import profiles
+from harness.config.scenario import ConfigError
 
 N, LINK_BPS = 4, 1e9
 # Wire cost of a 1380 B segment and the per-step gap, as in test_ring_allreduce.

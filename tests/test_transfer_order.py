@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from conftest import small_plan
-from harness import analytic, metrics, profiles
+from harness.analysis import analytic, metrics
+from harness.traffic import profiles
 from harness.training import ps
 
 W = 4
@@ -36,7 +37,7 @@ RUNS = {"fifo": (), "random": (), "tictac": (),
 
 @pytest.fixture(scope="module")
 def runs(model):
-    from harness.simulation import execute
+    from harness.engine.simulation import execute
 
     out = {}
     for name, extra in RUNS.items():
@@ -114,7 +115,7 @@ def test_under_the_pull_barrier_tictac_is_faster_and_has_fewer_stragglers(runs):
 
 
 def test_random_order_is_reproducible(model):
-    from harness.simulation import execute
+    from harness.engine.simulation import execute
 
     a, b = (execute(order_plan(model, "random", "run.duration=0.25"), progress=False,
                     quiet=True) for _ in range(2))

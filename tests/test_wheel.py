@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from harness import paths
+from harness.config import paths
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(not (REPO / ".git").exists(), reason="needs the git checkout")
 
 SHIPPED = {"ns3-modules": "harness/ns3_modules", "topologies": "harness/topologies",
-           "workloads": "harness/workloads", "harness/templates": "harness/templates",
-           "harness/schema": "harness/schema"}
+           "workloads": "harness/workloads", "harness/outputs/templates": "harness/outputs/templates",
+           "harness/config/schema": "harness/config/schema"}
 
 
 @pytest.fixture(scope="module")

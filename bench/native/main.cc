@@ -1,5 +1,5 @@
 // The harness's scenario without Python: builds it from the recipe the
-// harness writes for one plan (harness/recipe.py), with the same C++ class
+// harness writes for one plan (harness/engine/recipe.py), with the same C++ class
 // the harness builds from (ns3-modules/network/scenario-recipe), runs it, and
 // prints what it did as "key value" lines: events executed, the sizes of the
 // result tables, and the cost of the simulation phase (wall and CPU time,
@@ -143,7 +143,7 @@ main(int argc, char* argv[])
     std::string recipePath;
     std::string tablesDir;
     CommandLine cmd(__FILE__);
-    cmd.AddValue("recipe", "recipe file written by harness/recipe.py", recipePath);
+    cmd.AddValue("recipe", "recipe file written by harness/engine/recipe.py", recipePath);
     cmd.AddValue("tables", "directory to write the raw result tables into", tablesDir);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(recipePath.empty(), "--recipe=PATH is required");
@@ -177,7 +177,7 @@ main(int argc, char* argv[])
     CALLGRIND_STOP_INSTRUMENTATION;
     const int64_t simInstructions = instructions.Stop();
     const Clocks after = Clocks::Now();
-    // The Stop event is ours, not the scenario's (as harness/simulation.py counts),
+    // The Stop event is ours, not the scenario's (as harness/engine/simulation.py counts),
     // where it ran (not when the run ended sooner), and so are a measurement
     // target's stop (run.min_iterations) and the window's end.
     const bool stoppedAtTarget = job && job->HasStoppedAtTarget();

@@ -4,9 +4,9 @@ code, so that they are written once.
 A page asks for one with a marker line, replaced when the site is built:
 
 - ``<!-- generated: scenario-keys -->``: every scenario key with its type,
-  default and description (harness.keys.markdown, from harness/schema/);
+  default and description (harness.config.keys.markdown, from harness/config/schema/);
 - ``<!-- generated: policy-parameters -->``: each scheduling policy's
-  ``[training.scheduler]`` parameters (harness/schedulers.py);
+  ``[training.scheduler]`` parameters (harness/traffic/schedulers.py);
 - ``<!-- generated: cli -->``: ``harness --help`` and every command's help.
 
 An unknown marker stops the build.
@@ -43,13 +43,13 @@ def _cli() -> str:
 
 
 def _scenario_keys() -> str:
-    from harness import keys
+    from harness.config import keys
 
     return keys.markdown()
 
 
 def _policy_parameters() -> str:
-    from harness import keys
+    from harness.config import keys
 
     return keys.policies_markdown()
 

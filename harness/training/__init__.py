@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from harness.errors import ConfigError
+from harness.config.errors import ConfigError
 from harness.training.common import Architecture, JobPlan, JobTables
 
 #: A job without `architecture` (and the registry's first entry).
@@ -45,7 +45,7 @@ NO_JOB = {"hosts": [], "tos": 0, "layer_tos": [], **UNUSED_PLAN_KEYS, "profile":
 
 
 def architectures_taking(policy) -> list[str]:
-    """The architectures whose jobs take `policy` (harness.schedulers.Policy)."""
+    """The architectures whose jobs take `policy` (harness.traffic.schedulers.Policy)."""
     return [name for name, a in ARCHITECTURES.items() if a.supports(policy)]
 
 

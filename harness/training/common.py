@@ -16,13 +16,15 @@ from typing import Any, Callable, ClassVar
 
 import pandas as pd
 
-from harness import profiles, schedulers
-from harness.errors import ConfigError
-from harness.paths import PROFILES_DIR, resolve_data_file
-from harness.recipe_tokens import token, token_list
-from harness.units import INT64_MAX, NS3_TIME_MAX_S
+from harness.traffic import profiles, schedulers
+from harness.config.errors import ConfigError
+from harness.config.paths import PROFILES_DIR, resolve_data_file
+from harness.engine.recipe_tokens import token, token_list
+# the architectures read their C++ tables with it (harness.analysis.tables: every ns-3 CSV)
+from harness.analysis.tables import read_csv  # noqa: F401
+from harness.config.units import INT64_MAX, NS3_TIME_MAX_S
 
-# A job's settings are its architecture's model on harness.schema.training's
+# A job's settings are its architecture's model on harness.config.schema.training's
 # TrainingConfig (and the background's BackgroundConfig): typed as Any here.
 
 
@@ -83,7 +85,7 @@ class Architecture:
               settings that belong to another architecture refused
     plan      everything decided in Python (placement, profile, classes,
               fusion, schedule), checked, as a JobPlan
-    recipe    the planned job as lines of the scenario recipe (harness.recipe),
+    recipe    the planned job as lines of the scenario recipe (harness.engine.recipe),
               which ns-3's ScenarioRecipe installs (the C++ job replays the
               plan); `installed` finds that ns-3 job after the build
     collect   the job's tables, read once after the run
@@ -93,7 +95,7 @@ class Architecture:
     name: ClassVar[str]
     summary: ClassVar[str]           # "ring-allreduce", for messages
     job_type: ClassVar[str]          # the C++ job's ns-3 TypeId ("ns3::RingAllreduceJob")
-    settings: ClassVar[type]         # its settings model (harness.schema.training.TrainingConfig)
+    settings: ClassVar[type]         # its settings model (harness.config.schema.training.TrainingConfig)
     unsupported_hint: ClassVar[str] = "is not available"  # a policy it does not take
     # its own keys of config.json["training"] (JobPlan.resolved), each with the
     # value written for a job of another architecture
@@ -130,10 +132,10 @@ class Architecture:
         """Its settings on the `hosts_needed` hosts placement chose."""
         return cfg.model_copy(update={"hosts": hosts})
 
-    # ---- scale-down (harness.scaling)
+    # ---- scale-down (harness.network.scaling)
     def scaled(self, cfg: Any, k: int) -> dict[str, Any]:
         """Its own byte settings / k, as updates of cfg (the common ones are
-        harness.scaling's)."""
+        harness.network.scaling's)."""
         return {}
 
     # ---- plan time
@@ -167,7 +169,7 @@ class Architecture:
         """Payload all workers send per iteration (a sweep's cost proxy)."""
         raise NotImplementedError
 
-    # ---- ns-3, through the scenario recipe (harness.recipe)
+    # ---- ns-3, through the scenario recipe (harness.engine.recipe)
     def recipe(self, job: JobPlan, ack_tos: int) -> list[str]:
         """The job's lines of the recipe: job_line(), its per-layer table
         (layer_lines), its plan and policy, then `job-install`."""
@@ -189,7 +191,7 @@ class Architecture:
 
 
 def scaled_bytes(value: int | None, k: int) -> int | None:
-    """A byte setting / k, at least 1 (harness.scaling)."""
+    """A byte setting / k, at least 1 (harness.network.scaling)."""
     return None if value is None else max(1, round(value / k))
 
 
@@ -202,7 +204,7 @@ def worker_hosts(cfg: Any, topo) -> tuple[int, ...]:
 
 def load(cfg: Any, network_ms: Callable[[float], float],
          scale: int = 1) -> profiles.Profile:
-    """The job's profile, its bytes / `scale` (harness.scaling: cfg's byte
+    """The job's profile, its bytes / `scale` (harness.network.scaling: cfg's byte
     fields are scaled already); with `ratio`, every layer's compute is scaled so the
     iteration's compute is R x network_ms(`model_bytes`) (default: the
     profile's bytes), the job's network time per iteration: the ring time
@@ -276,9 +278,3 @@ def layer_lines(job: JobPlan) -> list[str]:
     lines += [f"job-compute-factors {rank} {token_list([float(f) for f in factors])}"
               for rank, factors in enumerate(job.compute_factors) if factors]
     return lines
-
-
-def read_csv(text) -> pd.DataFrame:
-    """A C++ table (CSV text) as a DataFrame, empty strings kept as such."""
-    import io
-    return pd.read_csv(io.StringIO(str(text)), keep_default_na=False, na_values=[])

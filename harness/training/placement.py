@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.errors import ConfigError
-from harness.schema.training import TrainingConfig, job_fields
+from harness.config.errors import ConfigError
+from harness.config.schema.training import TrainingConfig, job_fields
 
 
 def leaf_groups(topo) -> list[list[int]]:

@@ -10,12 +10,13 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import AfterValidator, Field, model_validator
 
-from harness import analytic, profiles, schedulers
-from harness.errors import ConfigError
-from harness.recipe_tokens import token_list
-from harness.schema.base import Bool, Bytes, Hosts, Int, Str, Time, Toml
-from harness.schema.topology import MAX_NODES
-from harness.schema.training import TrainingConfig
+from harness.analysis import analytic
+from harness.traffic import profiles, schedulers
+from harness.config.errors import ConfigError
+from harness.engine.recipe_tokens import token_list
+from harness.config.schema.base import Bool, Bytes, Hosts, Int, Str, Time, Toml
+from harness.config.schema.topology import MAX_NODES
+from harness.config.schema.training import TrainingConfig
 from harness.training.common import (Architecture, JobPlan, JobTables, layer_lines, load,
                                      recipe_attribute, recipe_scheduler,
                                      read_csv, scaled_bytes)

@@ -12,15 +12,16 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import Field
 
-from harness import analytic, profiles, schedulers
-from harness.errors import ConfigError
-from harness.recipe_tokens import token_list
-from harness.schema.base import Int, Toml
-from harness.schema.training import TrainingConfig
+from harness.analysis import analytic
+from harness.traffic import profiles, schedulers
+from harness.config.errors import ConfigError
+from harness.engine.recipe_tokens import token_list
+from harness.config.schema.base import Int, Toml
+from harness.config.schema.training import TrainingConfig
 from harness.training.common import (Architecture, JobPlan, JobTables, layer_lines, load,
                                      recipe_attribute, recipe_scheduler,
                                      read_csv, scaled_bytes)
-from harness.units import INT64_MAX
+from harness.config.units import INT64_MAX
 
 
 class RingSettings(TrainingConfig):

@@ -20,14 +20,15 @@ from typing import Annotated, Any, Literal, Optional
 import numpy as np
 from pydantic import Field
 
-from harness import analytic, profiles, schedulers
-from harness.errors import ConfigError
-from harness.recipe_tokens import token_list
-from harness.schema.base import Bool, Int, Toml
-from harness.schema.training import TrainingConfig
+from harness.analysis import analytic
+from harness.traffic import profiles, schedulers
+from harness.config.errors import ConfigError
+from harness.engine.recipe_tokens import token_list
+from harness.config.schema.base import Bool, Int, Toml
+from harness.config.schema.training import TrainingConfig
 from harness.training.common import (Architecture, JobPlan, JobTables, layer_lines, load,
                                      recipe_attribute, read_csv, scaled_bytes)
-from harness.units import INT64_MAX
+from harness.config.units import INT64_MAX
 
 UINT32_MAX = 2**32 - 1
 
@@ -94,7 +95,7 @@ def collective_ms(size_bytes: int, n_workers: int, link_bps: float,
     """A ring all-gather or reduce-scatter of `size_bytes` (ms): N-1 steps, each
     the largest partition (S//N, the first S%N one byte larger) at the link's
     payload rate plus the step latency; half a ring allreduce
-    (harness.analytic.allreduce_ms)."""
+    (harness.analysis.analytic.allreduce_ms)."""
     return analytic.allreduce_ms(size_bytes, n_workers, link_bps, payload_efficiency,
                                  step_latency_s) / 2
 

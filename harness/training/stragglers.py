@@ -16,10 +16,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from harness.errors import ConfigError
-from harness.units import NS3_TIME_MAX_S
+from harness.config.errors import ConfigError
+from harness.config.units import NS3_TIME_MAX_S
 
-# Distinct from the background schedule's stream (harness.background).
+# Distinct from the background schedule's stream (harness.traffic.background).
 _STRAGGLER_STREAM = 0x57A6
 #: No more factors than this per worker (a run of tiny compute and long duration).
 MAX_ITERATIONS = 1_000_000

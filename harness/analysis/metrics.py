@@ -1,0 +1,285 @@
+"""Metrics over a run's tables: pure functions on DataFrames, no ns-3.
+
+FCT = last byte received - flow start. Slowdown = FCT / ideal FCT, with the
+ideal FCT = size / bottleneck rate + base RTT (twice the propagation delay of
+the path). Flow classes by size: small (0, 100 KB], medium (100 KB, 10 MB],
+large > 10 MB.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+SIZE_CLASSES = ("small", "medium", "large")
+SMALL_MAX = 100_000
+MEDIUM_MAX = 10_000_000
+
+
+def size_class(size: pd.Series) -> pd.Series:
+    labels = np.where(size <= SMALL_MAX, "small", np.where(size <= MEDIUM_MAX, "medium", "large"))
+    return pd.Series(pd.Categorical(labels, categories=SIZE_CLASSES), index=size.index)
+
+
+def flow_table(raw: pd.DataFrame, window: tuple[float, float], ideal: pd.Series,
+               traffic_class: dict[int, str], size_scale: int = 1) -> pd.DataFrame:
+    """The flows table of a run from the FlowLog's raw table.
+
+    window: flows starting in [start, end] seconds are measured.
+    ideal: ideal FCT in seconds per flow (aligned with raw).
+    traffic_class: ToS -> class name.
+    size_scale: the scenario's scale k: a flow's size class is that of its
+    size in the network as written (simulated bytes x k).
+    """
+    start = raw["start_ns"] / 1e9
+    completed = raw["end_ns"] >= 0
+    fct = np.where(completed, (raw["end_ns"] - raw["start_ns"]) / 1e9, np.nan)
+    return pd.DataFrame({
+        "id": raw["id"],
+        "src": raw["src_node"],
+        "dst": raw["dst_node"],
+        "size": raw["size"],
+        "size_class": size_class(raw["size"] * size_scale),
+        "traffic_class": raw["tos"].map(traffic_class).fillna("unknown"),
+        "tos": raw["tos"],
+        "start_s": start,
+        "fct_s": fct,
+        "completed": completed,
+        "measured": (start >= window[0]) & (start <= window[1]),
+        "received_bytes": raw["received_bytes"],
+        "ideal_fct_s": ideal.to_numpy(),
+        "slowdown": fct / ideal.to_numpy(),
+        "error": raw["error"].fillna("").astype(str),
+    })
+
+
+@dataclass(frozen=True)
+class FlowStat:
+    """One statistic of a size class's measured, completed flows, declared
+    once: summary.json computes it, and summary.parquet, the deltas and
+    their intervals (harness.analysis.stats) take it where it says so."""
+
+    key: str                    # summary.json: fct.<class>.<key>
+    column: str                 # of the flows table: fct_s or slowdown
+    quantile: float | None      # None: the mean
+    flat: str | None = None     # summary.parquet: fct_<class>_<flat>
+    change: str | None = None   # deltas: fct_<class>_<change>, paired per flow (needs `flat`)
+    min_pairs: int = 0          # flow pairs a change's interval needs
+
+    def of(self, values: pd.Series) -> float:
+        return float(values.mean() if self.quantile is None else values.quantile(self.quantile))
+
+
+#: The per-flow statistics, in summary.json's (and the columns') order.
+FLOW_STATS = (
+    FlowStat("mean_fct_s", "fct_s", None, flat="mean_s", change="mean", min_pairs=10),
+    FlowStat("p50_fct_s", "fct_s", 0.5, flat="p50_s"),
+    FlowStat("p99_fct_s", "fct_s", 0.99, flat="p99_s", change="p99", min_pairs=100),
+    FlowStat("mean_slowdown", "slowdown", None, flat="mean_slowdown"),
+    FlowStat("p99_slowdown", "slowdown", 0.99),
+)
+
+
+def _stats(flows: pd.DataFrame) -> dict[str, float | int | None]:
+    if len(flows) == 0:
+        return {"count": 0, **{s.key: None for s in FLOW_STATS}}
+    return {"count": int(len(flows)), **{s.key: s.of(flows[s.column]) for s in FLOW_STATS}}
+
+
+def fct_summary(flows: pd.DataFrame) -> dict[str, dict]:
+    """FCT statistics of the measured, completed flows, per size class and 'all'."""
+    done = flows[flows["measured"] & flows["completed"]]
+    out = {"all": _stats(done)}
+    for cls in SIZE_CLASSES:
+        out[cls] = _stats(done[done["size_class"] == cls])
+    return out
+
+
+def completion(flows: pd.DataFrame) -> dict[str, float | int]:
+    measured = flows[flows["measured"]]
+    n = len(measured)
+    done = int(measured["completed"].sum())
+    return {"measured_flows": n, "completed_flows": done,
+            "completion_ratio": done / n if n else 1.0,
+            "socket_errors": int((flows["error"] != "").sum())}
+
+
+def utilization_table(raw: pd.DataFrame, interval_s: float, link_rate: dict[int, float],
+                      traffic_class: dict[int, str], app_names: dict[int, str]) -> pd.DataFrame:
+    """Per link direction, interval, traffic class and application: bytes on
+    the wire and the fraction of the link's capacity they used."""
+    rate = raw["link"].map(link_rate)
+    return pd.DataFrame({
+        "link": raw["link"], "from_node": raw["from_node"], "to_node": raw["to_node"],
+        "t_s": raw["interval"] * interval_s,
+        "traffic_class": raw["tos"].map(traffic_class).fillna("unknown"),
+        "app": raw["app"].map(app_names).fillna("other"),
+        "bytes": raw["bytes"],
+        "utilization": raw["bytes"] * 8 / (rate * interval_s),
+    })
+
+
+def host_uplink_utilization(util: pd.DataFrame, n_hosts: int, window: tuple[float, float],
+                            interval_s: float) -> dict[str, float]:
+    """Mean utilisation of the host uplinks (host -> switch) per application
+    over the measurement window: U_training and U_background of the map."""
+    up = util[(util["from_node"] < n_hosts) & (util["t_s"] >= window[0] - 1e-12)
+              & (util["t_s"] + interval_s <= window[1] + 1e-12)]
+    # whole bins inside the window (the ones selected above)
+    n_bins = max(1, math.floor(window[1] / interval_s + 1e-9)
+                 - math.ceil(window[0] / interval_s - 1e-9))
+    per_app = up.groupby("app")["utilization"].sum() / (n_hosts * n_bins)
+    return {app: float(per_app.get(app, 0.0)) for app in ("training", "background")}
+
+
+def band_totals(queues: pd.DataFrame) -> pd.DataFrame:
+    """Queue statistics summed over every egress, per band."""
+    cols = ["enqueued_packets", "dequeued_packets", "dropped_packets"]
+    cols += [c for c in ("marked_packets",) if c in queues]   # ECN CE marks
+    out = queues.groupby("band")[cols].sum()
+    out["max_backlog_packets"] = queues.groupby("band")["max_backlog_packets"].max()
+    return out.reset_index()
+
+
+def iteration_summary(iterations: pd.DataFrame) -> dict[str, float | int | None]:
+    """Iteration time (start of forward layer 0 to the next) over the window."""
+    it = iterations.loc[iterations["measured"], "iteration_s"]
+    if len(it) == 0:
+        return {"iterations": 0, "mean_iteration_s": None, "p50_iteration_s": None,
+                "p99_iteration_s": None}
+    return {"iterations": int(len(it)), "mean_iteration_s": float(it.mean()),
+            "p50_iteration_s": float(it.quantile(0.5)),
+            "p99_iteration_s": float(it.quantile(0.99))}
+
+
+def end_spread(iterations: pd.DataFrame) -> pd.DataFrame:
+    """The straggler metric (TicTac's): per iteration, the spread of the
+    workers' iteration end times, max - min over workers, for the iterations
+    every worker of the job completed. Columns: iteration, workers,
+    first_end_ns, last_end_ns, end_spread_s, measured (every worker's row of
+    it is inside the window)."""
+    columns = ["iteration", "workers", "first_end_ns", "last_end_ns", "end_spread_s",
+               "measured"]
+    if iterations is None or iterations.empty:
+        return pd.DataFrame(columns=columns)
+    n_workers = iterations["worker"].nunique()
+    g = iterations.groupby("iteration", sort=True)
+    out = pd.DataFrame({"workers": g["worker"].nunique(), "first_end_ns": g["end_ns"].min(),
+                        "last_end_ns": g["end_ns"].max(),
+                        "measured": g["measured"].all()}).reset_index()
+    out = out[out["workers"] == n_workers]
+    out.insert(4, "end_spread_s", (out["last_end_ns"] - out["first_end_ns"]) / 1e9)
+    return out[columns].reset_index(drop=True)
+
+
+def with_end_spread(iterations: pd.DataFrame) -> pd.DataFrame:
+    """The iterations table with column end_spread_s: on every worker's row,
+    the spread of its iteration's end times (NaN where a worker did not
+    complete it)."""
+    spread = end_spread(iterations).set_index("iteration")["end_spread_s"]
+    return iterations.assign(end_spread_s=iterations["iteration"].map(spread).astype(float))
+
+
+def spread_summary(iterations: pd.DataFrame) -> dict[str, float | None]:
+    """Mean and p99 of the per-iteration end spread over measured iterations."""
+    spread = end_spread(iterations)
+    values = spread.loc[spread["measured"], "end_spread_s"]
+    if len(values) == 0:
+        return {"mean_end_spread_s": None, "p99_end_spread_s": None}
+    return {"mean_end_spread_s": float(values.mean()),
+            "p99_end_spread_s": float(values.quantile(0.99))}
+
+
+# --------------------------------------------------------------------------
+# sweep tables: one flat row per run, paired changes between arms
+
+# (column of the flat summary, name of its change in the deltas tables)
+DELTA_METRICS = (
+    ("mean_iteration_s", "iteration_time"),
+    ("p99_iteration_s", "iteration_time_p99"),
+    ("mean_end_spread_s", "end_spread"),
+    *((f"fct_{c}_{s.flat}", f"fct_{c}_{s.change}") for s in FLOW_STATS if s.change
+      for c in (*SIZE_CLASSES, "all")),
+)
+
+
+def flat_summary(summary: dict) -> dict[str, float | int | None]:
+    """A run's summary.json as one flat row (the sweep's summary columns)."""
+    row: dict[str, float | int | None] = {}
+    for cls, s in summary["fct"].items():
+        row[f"fct_{cls}_count"] = s["count"]
+        for stat in FLOW_STATS:
+            if stat.flat:
+                row[f"fct_{cls}_{stat.flat}"] = s[stat.key]
+    for key in ("measured_flows", "completed_flows", "completion_ratio", "socket_errors"):
+        row[key] = summary[key]
+    util = summary.get("host_uplink_utilization", {})
+    row["u_training"] = util.get("training")
+    row["u_background"] = util.get("background")
+    training = summary.get("training") or {}
+    for key in ("iterations", "mean_iteration_s", "p50_iteration_s", "p99_iteration_s",
+                "mean_end_spread_s", "p99_end_spread_s"):
+        row[key] = training.get(key)
+    row["training_socket_errors"] = training.get("socket_errors") or None
+    # a job that completed no iteration inside the window is stalled: its
+    # iteration time is longer than anything measured (an infinite change)
+    row["training_stalled"] = bool(training) and not training.get("iterations")
+    # several jobs ([[training]]): each job's columns, by its name
+    for job in summary.get("jobs", ()):
+        for key in ("iterations", "mean_iteration_s", "p99_iteration_s", "slowdown_vs_ideal"):
+            row[f"job_{job['name']}_{key}"] = job.get(key)
+    return row
+
+
+def paired_deltas(summary: pd.DataFrame, keys: list[str], arm_col: str, reference: str,
+                  metric_pairs=DELTA_METRICS) -> pd.DataFrame:
+    """Per axes point (incl. seed), each arm against the reference arm: relative
+    change (value / reference - 1) of each metric. Long format: one row per
+    (point, arm, metric)."""
+    cols = [m for m, _ in metric_pairs]
+    summary = summary.reindex(columns=list(dict.fromkeys([*summary.columns, *cols,
+                                                          "training_stalled"])))
+    ref = summary[summary[arm_col] == reference].set_index(keys)[cols] if keys else \
+        summary[summary[arm_col] == reference][cols]
+    rows = []
+    for _, r in summary[summary[arm_col] != reference].iterrows():
+        key = tuple(r[k] for k in keys)
+        label = key if len(keys) > 1 else key[0] if keys else None  # one axis: a plain Index
+        if keys and label not in ref.index:
+            continue  # its reference cell failed
+        base = ref.loc[label] if keys else ref.iloc[0]
+        for col, name in metric_pairs:
+            b, v = base[col], r[col]
+            if pd.notna(b) and pd.notna(v) and b != 0:
+                change = float(v) / float(b) - 1.0
+            elif col.endswith("iteration_s") and pd.notna(b) and r["training_stalled"] is True:
+                change = math.inf  # the arm stalled where the reference ran
+            else:
+                change = float("nan")
+            rows.append({**dict(zip(keys, key)), arm_col: r[arm_col], "metric": name,
+                         "reference": b, "value": v, "change": change})
+    columns = [*keys, arm_col, "metric", "reference", "value", "change"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def delta_means(deltas: pd.DataFrame, keys: list[str], arm_col: str) -> pd.DataFrame:
+    """Mean change and its 95 % confidence interval (Student t) over seeds."""
+    from scipy import stats
+
+    def summarise(g: pd.DataFrame) -> pd.Series:
+        x = g["change"].dropna()
+        n, mean = len(x), x.mean() if len(x) else float("nan")
+        half = float("nan")
+        if n > 1:
+            half = stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n)
+        return pd.Series({"n": n, "mean": mean, "ci95_low": mean - half,
+                          "ci95_high": mean + half})
+
+    by = [*keys, arm_col, "metric"]
+    if deltas.empty:
+        return pd.DataFrame(columns=[*by, "n", "mean", "ci95_low", "ci95_high"])
+    return deltas.groupby(by, sort=False, dropna=False).apply(
+        summarise, include_groups=False).reset_index()

@@ -1,0 +1,428 @@
+"""Confidence intervals and verdicts for the operating-boundary map: pure
+functions over the runs' tables (no ns-3).
+
+Changes compare an arm with the reference arm of the same axes point:
+
+- FCT changes are paired: both arms of a seed replay the same background
+  flows (common random numbers), so flow i of one is flow i of the other. The
+  change of a statistic (mean or p99 FCT of a size class) is
+  stat(arm) / stat(reference) - 1 over the flows both arms measured and
+  completed, pooled over seeds; its 95 % interval is a percentile bootstrap
+  that resamples flows, pairs kept together, within each seed.
+- The iteration-time change is paired too: both arms replay the same flows
+  and both measure from the same warm-up on, so the k-th iteration each
+  measured meets much the same background as the other's k-th. (Pairing by
+  iteration number instead would compare iterations that run at different
+  times wherever the arms' paces differ, and lose pairs: a slower arm is an
+  iteration behind at warm-up, so its measured numbers start one lower.)
+  Per seed and k up to the shorter arm's count, the change is arm / reference - 1 of the
+  iteration's time (averaged over the workers: a ring's workers move in
+  lockstep, they are one sample, not N); the estimate is the mean of these
+  paired changes, pooled over seeds, and its interval a Student t interval
+  over them (a handful of iterations: a bootstrap would return little more
+  than their range). An arm whose job measured no iteration where the
+  reference did has stalled: +inf.
+
+Every verdict, its thresholds and its wording live here (the figures, the
+report, the claims table, the boundary searches and the CLI take them from
+this module). A verdict is decided when the interval lies inside one class:
+
+- training: green = slowdown <= 1 %, yellow <= 30 %, red above;
+  an interval across a class boundary is undecided (e.g. "green/yellow").
+
+An interval and a verdict need enough pairs; with fewer the estimate is
+shown without an interval, as "too few samples" (and an adaptive sweep adds
+seeds there):
+
+- iteration time and end spread: MIN_ITERATION_PAIRS = 5 paired iterations.
+  The t interval assumes the mean of the paired changes is near normal;
+  from 2-4 pairs the spread is estimated from 1-3 degrees of freedom, one
+  odd iteration sets it, and t's factor is 12.7-3.2 (e.g. +17 % [-155,
+  +190] from two pairs).
+- FCT means: MIN_FLOW_PAIRS["mean"] = 10 flow pairs. A percentile bootstrap
+  of n pairs has few distinct resamples when n is small (one pair: a single
+  one, so "-4.5 % [-4.5, -4.5]"), and its interval undercovers heavy tails.
+- FCT p99: MIN_FLOW_PAIRS["p99"] = 100 flow pairs. Below 100 the 99th
+  percentile is interpolated between the two largest values, and no
+  resample can reach beyond the largest: the interval says nothing.
+
+The background's change is significant when its interval excludes 0:
+"faster" or "slower", else "n.s." (no significant change at 95 %). Small
+flows' FCTs are heavy-tailed (a few flows that waited for a retransmission
+timeout dominate a mean), so an interval of +-20-40 % from one seed is
+common: significance is what the data can decide, equivalence to zero
+within a few per cent is not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from harness.analysis.metrics import FLOW_STATS, SIZE_CLASSES, end_spread
+
+if TYPE_CHECKING:
+    from harness.analysis.tables import Run
+
+CONFIDENCE = 0.95
+BOOTSTRAP_RESAMPLES = 1000
+GREEN_MAX = 0.01          # training slowdown classes (docs/model/metrics.md)
+YELLOW_MAX = 0.30
+FCT_CLASSES = (*SIZE_CLASSES, "all")
+# the per-flow statistics with a paired change (harness.analysis.metrics.FLOW_STATS)
+_CHANGES = tuple(s for s in FLOW_STATS if s.change)
+FCT_STATS = tuple(s.change for s in _CHANGES)
+MIN_ITERATION_PAIRS = 5
+MIN_FLOW_PAIRS = {s.change: s.min_pairs for s in _CHANGES}
+_QUANTILE = {s.change: s.quantile for s in _CHANGES}
+
+# the verdicts' words
+TOO_FEW = "too few samples"     # an estimate without an interval
+NOT_APPLICABLE = "n/a"          # no change measured
+TRAINING_CLASSES = ("green", "yellow", "red")     # slowdown classes, by GREEN_MAX / YELLOW_MAX
+#: what each training class means, for legends and captions
+CLASS_MEANING = {"green": f"slowdown \u2264 {100 * GREEN_MAX:g} %",
+                 "yellow": f"slowdown \u2264 {100 * YELLOW_MAX:g} %",
+                 "red": f"slowdown > {100 * YELLOW_MAX:g} %"}
+FASTER, SLOWER, NOT_SIGNIFICANT = "faster", "slower", "n.s."   # background FCT changes
+SMALLER, LARGER = "smaller", "larger"                          # the straggler spread
+UNDECIDED = "undecided"       # an arm against another (claims), a slowdown against a threshold
+BELOW, ABOVE = "below", "above"   # a slowdown against a threshold (harness.sweeps.boundary)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A change (value / reference - 1) and its 95 % bootstrap interval."""
+
+    change: float
+    low: float
+    high: float
+    samples: int     # pairs it rests on: flows, or iterations
+    seeds: int
+
+    @staticmethod
+    def empty(seeds: int = 0) -> "Interval":
+        nan = float("nan")
+        return Interval(nan, nan, nan, 0, seeds)
+
+    @staticmethod
+    def too_few(change: float, samples: int, seeds: int) -> "Interval":
+        """An estimate from fewer pairs than an interval needs: no interval."""
+        nan = float("nan")
+        return Interval(change, nan, nan, samples, seeds)
+
+    @property
+    def has_too_few(self) -> bool:
+        """An estimate without an interval (stats.TOO_FEW)."""
+        return self.samples > 0 and math.isfinite(self.change) and math.isnan(self.low)
+
+
+def rng_for(*key) -> np.random.Generator:
+    """A generator seeded from a key (the point, arm and metric): the same
+    inputs give the same intervals."""
+    digest = hashlib.sha256(repr(key).encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+
+
+def _statistic(values: np.ndarray, stat: str, axis: int = -1) -> np.ndarray:
+    q = _QUANTILE[stat]
+    if q is None:
+        return values.mean(axis=axis)
+    return np.quantile(values, q, axis=axis, method="linear")
+
+
+def _percentiles(replicates: np.ndarray) -> tuple[float, float]:
+    finite = replicates[np.isfinite(replicates)]
+    if len(finite) == 0:
+        return float("nan"), float("nan")
+    tail = (1 - CONFIDENCE) / 2 * 100
+    low, high = np.percentile(replicates, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def paired_change(reference: list[np.ndarray], arm: list[np.ndarray], stat: str,
+                  rng: np.random.Generator, resamples: int = BOOTSTRAP_RESAMPLES) -> Interval:
+    """stat(arm) / stat(reference) - 1 over pairs pooled from every stratum
+    (seed); reference[s][i] and arm[s][i] are the same flow. Bootstrap: pairs
+    resampled with replacement within each stratum."""
+    strata = [(r, a) for r, a in zip(reference, arm) if len(r)]
+    n = sum(len(r) for r, _ in strata)
+    if n == 0:
+        return Interval.empty(len(reference))
+    ref_all = np.concatenate([r for r, _ in strata])
+    arm_all = np.concatenate([a for _, a in strata])
+    base = float(_statistic(ref_all, stat))
+    change = float(_statistic(arm_all, stat)) / base - 1 if base > 0 else float("nan")
+    if n < MIN_FLOW_PAIRS[stat]:
+        return Interval.too_few(change, n, len(reference))
+    # resampled pairs of every stratum side by side, in chunks of replicates
+    # (memory: chunk x n indices)
+    offsets = np.cumsum([0] + [len(r) for r, _ in strata])
+    chunk = max(1, min(resamples, 2_000_000 // n))
+    replicates = []
+    for done in range(0, resamples, chunk):
+        size = min(chunk, resamples - done)
+        picks = np.concatenate([rng.integers(start, stop, size=(size, stop - start))
+                                for start, stop in zip(offsets[:-1], offsets[1:])], axis=1)
+        ref_stat = _statistic(ref_all[picks], stat, axis=1)
+        arm_stat = _statistic(arm_all[picks], stat, axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            replicates.append(arm_stat / ref_stat - 1)
+    low, high = _percentiles(np.concatenate(replicates))
+    return Interval(change, low, high, n, len(reference))
+
+
+# --------------------------------------------------------------------------
+# one (point, arm): every change of the map, from the runs' tables
+
+
+# A pair's statistics read a run's flows and iterations (harness.analysis.tables.Run:
+# one in memory, or read_run(dir, ("flows", "iterations"))).
+
+
+def _done(flows: pd.DataFrame) -> pd.DataFrame:
+    return flows[flows["measured"] & flows["completed"]].set_index("id")
+
+
+def fct_changes(reference: list["Run"], arm: list["Run"],
+                key: tuple) -> dict[str, Interval]:
+    """{"fct_small_mean": Interval, "fct_small_p99": ..., ...}: paired over the
+    flows both arms of a seed measured and completed."""
+    columns = sorted({s.column for s in _CHANGES})
+    pairs: dict[tuple[str, str], tuple[list[np.ndarray], list[np.ndarray]]] = {
+        (c, col): ([], []) for c in FCT_CLASSES for col in columns}
+    for ref, a in zip(reference, arm):
+        r, x = _done(ref.flows), _done(a.flows)
+        common = r.index.intersection(x.index)
+        r, x = r.loc[common], x.loc[common]
+        for cls in FCT_CLASSES:
+            mask = np.ones(len(r), bool) if cls == "all" else (r["size_class"] == cls).to_numpy()
+            for col in columns:
+                pairs[cls, col][0].append(r[col].to_numpy()[mask])
+                pairs[cls, col][1].append(x[col].to_numpy()[mask])
+    out = {}
+    for cls in FCT_CLASSES:
+        for stat in _CHANGES:
+            out[f"fct_{cls}_{stat.change}"] = paired_change(
+                *pairs[cls, stat.column], stat.change, rng_for(*key, cls, stat.change))
+    return out
+
+
+def _in_step(reference: pd.Series, arm: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The k-th measured iteration of each arm side by side, k up to the
+    shorter one's count (the series in iteration order)."""
+    n = min(len(reference), len(arm))
+    return reference.to_numpy()[:n], arm.to_numpy()[:n]
+
+
+def _iteration_times(iterations: pd.DataFrame | None) -> pd.Series:
+    """Measured iterations: iteration number -> time, averaged over workers."""
+    if iterations is None or iterations.empty:
+        return pd.Series(dtype=float)
+    measured = iterations[iterations["measured"]]
+    return measured.groupby("iteration", sort=True)["iteration_s"].mean()
+
+
+def paired_t_change(changes: np.ndarray, seeds: int) -> Interval:
+    """Mean of paired relative changes and its Student t interval."""
+    n = len(changes)
+    if n == 0:
+        return Interval.empty(seeds)
+    mean = float(np.mean(changes))
+    if n < MIN_ITERATION_PAIRS:
+        return Interval.too_few(mean, n, seeds)
+    from scipy import stats as sps
+
+    half = float(sps.t.ppf(0.5 + CONFIDENCE / 2, n - 1) * np.std(changes, ddof=1) / math.sqrt(n))
+    return Interval(mean, mean - half, mean + half, n, seeds)
+
+
+def iteration_change(reference: list["Run"], arm: list["Run"], key: tuple = ()) -> Interval:
+    """The arm's iteration-time change against the reference, paired by seed
+    and measured iteration in order (see the module doc); +inf when the arm
+    measured no iteration where the reference did."""
+    changes = []
+    ref_any = arm_any = False
+    for r, a in zip(reference, arm):
+        rt, at = _iteration_times(r.iterations), _iteration_times(a.iterations)
+        ref_any |= len(rt) > 0
+        arm_any |= len(at) > 0
+        ref_s, arm_s = _in_step(rt, at)
+        changes.extend(arm_s / ref_s - 1)
+    seeds = len(reference)
+    if ref_any and not arm_any:
+        return Interval(math.inf, math.inf, math.inf, 0, seeds)   # stalled
+    return paired_t_change(np.asarray(changes, dtype=float), seeds)
+
+
+def _spreads(iterations: pd.DataFrame | None) -> pd.Series:
+    """Measured iterations: iteration number -> spread of worker end times."""
+    spread = end_spread(iterations)
+    measured = spread[spread["measured"]] if len(spread) else spread
+    return measured.set_index("iteration")["end_spread_s"].astype(float)
+
+
+def end_spread_change(reference: list["Run"], arm: list["Run"], key: tuple = ()) -> Interval:
+    """Change of the mean per-iteration spread of worker end times (the
+    straggler metric, metrics.end_spread), paired by seed and measured
+    iteration in order like the iteration time: the mean paired difference relative to the
+    reference's mean spread, with a Student t interval (a spread can be ~0,
+    so per-iteration ratios would not do)."""
+    differences, base = [], []
+    for r, a in zip(reference, arm):
+        ref_s, arm_s = _in_step(_spreads(r.iterations), _spreads(a.iterations))
+        differences.extend(arm_s - ref_s)
+        base.extend(ref_s)
+    mean_base = float(np.mean(base)) if base else 0.0
+    if mean_base <= 0:
+        return Interval.empty(len(reference))
+    return paired_t_change(np.asarray(differences) / mean_base, len(reference))
+
+
+# --------------------------------------------------------------------------
+# verdicts
+
+
+def judge(metric: str, iv: Interval) -> tuple[str, bool]:
+    """(verdict, decided) of one metric's change: the training classes for the
+    iteration time, smaller/larger for the end spread, faster/slower for FCTs;
+    TOO_FEW (undecided) for an estimate without an interval."""
+    if iv.has_too_few:
+        return TOO_FEW, False
+    verdict = {"iteration_time": training_verdict,
+               "end_spread": spread_verdict}.get(metric, background_verdict)
+    return verdict(iv.low, iv.high)
+
+
+def training_verdict(low: float, high: float) -> tuple[str, bool]:
+    """(class, decided) of a slowdown interval: green <= 1 %, yellow <= 30 %,
+    red above; decided when the whole interval is in one class."""
+    if not (np.isfinite(low) or low == math.inf):
+        return NOT_APPLICABLE, False
+    a, b = slowdown_class(low), slowdown_class(high)
+    return (a, True) if a == b else (f"{a}/{b}", False)
+
+
+def slowdown_class(change: float) -> str:
+    """The training class of one slowdown (an estimate, or an interval's
+    end): green <= GREEN_MAX, yellow <= YELLOW_MAX, red above (a stall, +inf,
+    is red); "n/a" for NaN."""
+    if not (np.isfinite(change) or change == math.inf):
+        return NOT_APPLICABLE
+    return "green" if change <= GREEN_MAX else "yellow" if change <= YELLOW_MAX else "red"
+
+
+def threshold_side(low: float, high: float, threshold: float) -> str:
+    """A slowdown interval's side of a threshold at 95 % (harness.sweeps.boundary's
+    searches): below (all of it <= threshold), above (all of it >
+    threshold) or undecided (it straddles the threshold, or there is no
+    interval: too few samples, no measurement). A stalled arm (+inf) is above."""
+    if low == math.inf:
+        return ABOVE
+    if not (math.isfinite(low) and (math.isfinite(high) or high == math.inf)):
+        return UNDECIDED
+    if high <= threshold:
+        return BELOW
+    if low > threshold:
+        return ABOVE
+    return UNDECIDED
+
+
+def comparison_verdict(low: float, high: float) -> str:
+    """An arm's iteration-time change against another arm (harness.analysis.claims):
+    faster (all of the interval below 0), slower (above 0), else undecided."""
+    return FASTER if high < 0 else SLOWER if low > 0 else UNDECIDED
+
+
+def seeds_to_decide(change: float, low: float, high: float, samples: float,
+                    seeds: float) -> float:
+    """A rough projection, for an undecided training verdict: the number of
+    seeds at which its interval would lie in one class, were the paired
+    changes' mean and spread what they are now (a Student t half-width
+    shrinks as t / sqrt(samples); samples per seed as now). NaN when decided
+    or not a finite interval; inf when the estimate sits on a class boundary.
+    From a handful of samples the spread is itself uncertain: an order of
+    magnitude, not a promise."""
+    finite = all(np.isfinite(v) for v in (change, low, high, samples, seeds))
+    if not finite or samples < 2 or seeds < 1 or training_verdict(low, high)[1]:
+        return math.nan
+    from scipy import stats as sps
+
+    crossed = [b for b in (GREEN_MAX, YELLOW_MAX) if low <= b < high]
+    distance = min(abs(change - b) for b in crossed)
+    if distance == 0:
+        return math.inf
+    spread = (high - low) / 2 * math.sqrt(samples) / sps.t.ppf(0.5 + CONFIDENCE / 2, samples - 1)
+    need = float(samples)
+    for _ in range(20):   # n = (t(n - 1) * sd / d)^2, t itself depending on n
+        t = sps.t.ppf(0.5 + CONFIDENCE / 2, max(need, 2.0) - 1)
+        need = max(float(samples), (t * spread / distance) ** 2)
+    per_seed = samples / seeds
+    return float(max(seeds + 1, math.ceil(need / per_seed - 1e-9)))
+
+
+def background_verdict(low: float, high: float) -> tuple[str, bool]:
+    """(class, significant) of a background FCT change interval: "faster"
+    (all of it below 0), "slower" (above 0), else "n.s."."""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return NOT_APPLICABLE, False
+    if high < 0:
+        return FASTER, True
+    if low > 0:
+        return SLOWER, True
+    return NOT_SIGNIFICANT, False
+
+
+def spread_verdict(low: float, high: float) -> tuple[str, bool]:
+    """(class, significant) of a change of the straggler spread: smaller (all
+    of the interval below 0), larger (above 0), else "n.s."."""
+    verdict, decided = background_verdict(low, high)
+    return {FASTER: SMALLER, SLOWER: LARGER}.get(verdict, verdict), decided
+
+
+# --------------------------------------------------------------------------
+# scale check: the same cells at several scales (harness.network.scaling)
+
+SCALE_FIELD = "scale"
+
+
+def compare_scales(deltas_mean: pd.DataFrame, point_keys: list[str]) -> pd.DataFrame:
+    """For a grid with a `scale` axis: per point (the other fields), arm and
+    metric, the change at the smallest scale (the reference fidelity) and at
+    each larger one, their difference with a 95 % interval (normal
+    approximation: the two bootstrap half-widths added in quadrature), whether
+    the scaled change lies inside the reference's interval, and whether the two
+    agree in sign. Columns: point fields, arm, metric, scale, reference_scale,
+    reference_change, reference_low, reference_high, change, change_low,
+    change_high, difference, difference_low, difference_high, within,
+    same_sign."""
+    others = [k for k in point_keys if k != SCALE_FIELD]
+    columns = [*others, "arm", "metric", "scale", "reference_scale", "reference_change",
+               "reference_low", "reference_high", "change", "change_low", "change_high",
+               "difference", "difference_low", "difference_high", "within", "same_sign"]
+    if SCALE_FIELD not in point_keys or deltas_mean.empty or "change" not in deltas_mean:
+        return pd.DataFrame(columns=columns)
+    rows = []
+    for key, group in deltas_mean.groupby([*others, "arm", "metric"], sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        group = group.sort_values(SCALE_FIELD)
+        ref = group.iloc[0]
+        for _, row in group.iloc[1:].iterrows():
+            half = math.hypot((ref["change_high"] - ref["change_low"]) / 2,
+                              (row["change_high"] - row["change_low"]) / 2)
+            diff = row["change"] - ref["change"]
+            rows.append({**dict(zip([*others, "arm", "metric"], key)),
+                         "scale": row[SCALE_FIELD], "reference_scale": ref[SCALE_FIELD],
+                         "reference_change": ref["change"], "reference_low": ref["change_low"],
+                         "reference_high": ref["change_high"], "change": row["change"],
+                         "change_low": row["change_low"], "change_high": row["change_high"],
+                         "difference": diff, "difference_low": diff - half,
+                         "difference_high": diff + half,
+                         "within": bool(ref["change_low"] <= row["change"] <= ref["change_high"]),
+                         "same_sign": bool(np.sign(row["change"]) == np.sign(ref["change"]))})
+    return pd.DataFrame(rows, columns=columns)

@@ -1,0 +1,190 @@
+"""[network]: queue discipline, classes and buffers of every egress, and
+link rates changing during the run."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import AfterValidator, BeforeValidator, Field, PrivateAttr, computed_field, \
+    model_validator
+from pydantic.functional_validators import ModelWrapValidatorHandler
+
+from harness.config.errors import ConfigError, shorten
+from harness.config.schema.base import (Hosts, Int, LinkRate, Number, PerClass, Section, Str, Table,
+                                 Time, Toml, unit_string)
+from harness.config.units import BYTE_UNITS, UINT32_MAX, parse_bytes
+
+QDISCS = ("pfifo_fast", "prio", "drr")
+BUFFER_MODELS = ("per_band", "shared", "dynamic")
+BUFFER_POOLS = ("port", "switch")
+#: Choudhury and Hahne's alpha spans 1/64..64 in switch ASICs; beyond, a band
+#: could hold the whole pool (or nothing) and the model stops meaning anything.
+ALPHA_RANGE = (1 / 64, 64.0)
+
+
+def _some_hosts(hosts: tuple) -> tuple:
+    if not hosts:  # () is "every link": an empty list must not be
+        raise ConfigError("", "is empty, which names no host; list the hosts whose links "
+                          "change, or leave hosts out for every link")
+    return hosts
+
+
+class LinkChange(Section):
+    """From time `at` (s), the links of `hosts` (() = every link) run at `rate_bps`."""
+
+    example = '{ at = 1.0, rate = "500Mbps", hosts = [4] }'
+    at: Time = Field(description="when the change happens")
+    rate_bps: LinkRate = Field(alias="rate", description="the links' new rate (scaled by `scale`)")
+    hosts: Annotated[Hosts, AfterValidator(_some_hosts)] = Field((), description=(
+        "hosts whose links change, both directions; empty = every link"))
+
+
+def _buffer_size(value: Any) -> Any:
+    """Packets (an integer) or bytes ("1.5MB"): ns-3 keeps a QueueSize as a uint32."""
+    if not isinstance(value, str):
+        return value
+    size = parse_bytes(value, "", maximum=UINT32_MAX)
+    if size < 1500:
+        raise ConfigError("", f"{shorten(value)} holds no full packet; use at least \"1500B\" "
+                          "or a packet count (an integer)")
+    return size
+
+
+def _alpha(value: float) -> float:
+    lo, hi = ALPHA_RANGE
+    if not lo <= value <= hi:
+        raise ConfigError("", f"must be within 1/64..64 (a band may hold alpha x the free pool; "
+                          f"switch ASICs use 1/16..8), got {value:g}")
+    return value
+
+
+Alpha = Annotated[Number(gt=0), AfterValidator(_alpha),
+                  Field(json_schema_extra={"minimum": ALPHA_RANGE[0], "maximum": ALPHA_RANGE[1]})]
+Alphas = PerClass(Alpha, "a number (e.g. 1) or a non-empty table of class name -> alpha "
+                  "(e.g. { high = 8, low = 0.5 })", "number or table")
+
+
+class BufferConfig(Section):
+    """How the bands of an egress share buffer space ([network.buffer]):
+    "per_band" (each band its own limit of `size`), "shared" (the default: one limit of
+    `size` for all bands of the port) or "dynamic" (a pool of `size`, the
+    port's or the whole switch's, `pool`, where a band may hold up to alpha x
+    the free pool; `alpha` for every band or per class, others 1). `size` in
+    `unit` ("packets" or "bytes"); None = network.band_limit_packets packets."""
+
+    example = '{ model = "shared" }'
+    # why shared is the default: docs/findings/what-the-answer-depends-on.md
+    model: Literal[BUFFER_MODELS] = Field("shared", description=(
+        "`shared` (one limit per port), `per_band` (one per band) or `dynamic` (a pool with "
+        "dynamic thresholds)"))
+    size: Annotated[Optional[Int(1, UINT32_MAX)], BeforeValidator(
+        _buffer_size, json_schema_input_type=Union[Int(1, UINT32_MAX), unit_string(BYTE_UNITS)]),
+        Toml("integer or size", "network.band_limit_packets packets")] = Field(None, description=(
+            'the limit or pool: packets (an integer) or bytes (e.g. "1.5MB")'))
+    pool: Literal[BUFFER_POOLS] = Field("port", description=(
+        "dynamic only: one pool per egress (`port`) or per switch (`switch`)"))
+    alpha: Alphas = Field(1.0, description=(
+        "dynamic only: a band may hold alpha x the free pool; one number, or per class "
+        "(e.g. { high = 8, low = 0.5 }; others 1); 1/64..64"))
+    _unit: str = PrivateAttr("packets")
+
+    @computed_field
+    @property
+    def unit(self) -> str:
+        """"packets", or "bytes" where `size` was given as e.g. "1.5MB"."""
+        return self._unit
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _size_unit(cls, data: Any, handler: ModelWrapValidatorHandler) -> BufferConfig:
+        out = handler(data)
+        if isinstance(data, dict) and isinstance(data.get("size"), str):
+            out._unit = "bytes"
+        return out
+
+    @model_validator(mode="after")
+    def _dynamic_only(self) -> BufferConfig:
+        for key in ("pool", "alpha"):
+            if self.given(key) and self.model != "dynamic":
+                raise ConfigError(key, f"applies to model = \"dynamic\" only (got "
+                                  f"{self.model!r}); leave it out or set model = \"dynamic\"")
+        return self
+
+    def size_in(self, band_limit_packets: int) -> tuple[int, str]:
+        """(size, unit), the default filled in."""
+        return (band_limit_packets, "packets") if self.size is None else (self.size, self.unit)
+
+
+Threshold = Int(1)
+Thresholds = PerClass(Threshold, "packets (e.g. 20) or a non-empty table of class name -> "
+                      "packets (e.g. { low = 20 })", "integer or table")
+Classes = Table(Int(0), "class name -> band number", "{ high = 0, low = 2 }")
+Weights = Table(Number(gt=0), "class name -> weight", "{ high = 3, low = 1 }")
+
+
+class NetworkConfig(Section):
+    qdisc: Literal[QDISCS] = Field("pfifo_fast", description=(
+        "queue discipline of every egress: `pfifo_fast`, `prio` or `drr` (weighted deficit "
+        "round robin)"))
+    bands: Int(2, 4) = Field(3, description=(
+        "prio and drr: number of bands, 2-4 (pfifo_fast has 3)"))
+    # a uint32 packet count in ns-3's QueueSize
+    band_limit_packets: Int(1, UINT32_MAX) = Field(1000, description=(
+        "packets: the buffer model's default `size` (a port's limit under `shared`, each "
+        "band's under `per_band`)"))
+    classes: Classes = Field(
+        {}, description="class name -> band; default per qdisc: `high` band 0, `low` the last")
+    ack_class: Str = Field("data", description=(
+        "class of pure ACKs: `data` (their data's class) or a class name"))
+    mtu: Int(576, 9000) = Field(1500, description=(
+        "bytes, 576-9000; 9000 = jumbo frames (fewer packets: faster, but another network)"))
+    link_changes: Annotated[tuple[LinkChange, ...], Toml("list of tables")] = Field(
+        (), description="link rates changing during the run (the entries below)")
+    # drr: class name -> weight (bands without a named class weigh 1)
+    weights: Weights = Field(
+        {}, description="drr only: class name -> weight, e.g. { high = 3, low = 1 }; others "
+        "weigh 1")
+    # ECN step marking: K packets for every band, or per class (bands without a
+    # named class do not mark); None = no marking
+    ecn_threshold: Annotated[Optional[Thresholds], Toml(default="no marking")] = Field(
+            None, description="ECN step marking at K queued packets: one K for every band, or "
+            "per class (e.g. { low = 20 }); scaled by `scale`")
+    buffer: Annotated[BufferConfig, Toml("table")] = Field(BufferConfig(), description=(
+        "how the bands of an egress share buffer space (the table below)"))
+    host_buffer: Annotated[Optional[BufferConfig], Toml("table", "`buffer`")] = Field(
+        None, description="the hosts' egresses, if they differ: the keys of `buffer`")
+
+    @property
+    def marks_ecn(self) -> bool:
+        return self.ecn_threshold is not None
+
+    @property
+    def hosts_buffer(self) -> BufferConfig:
+        """The buffer model of the hosts' egresses."""
+        return self.buffer if self.host_buffer is None else self.host_buffer
+
+    @model_validator(mode="after")
+    def _consistent(self) -> NetworkConfig:
+        if self.given("weights") and self.qdisc != "drr":
+            raise ConfigError("weights", f'applies to network.qdisc = "drr" only (got '
+                              f'{self.qdisc!r}); set network.qdisc = "drr" or leave weights out')
+        for key in ("buffer", "host_buffer"):
+            buffer = getattr(self, key)
+            if buffer is not None and buffer.size is not None and \
+                    self.given("band_limit_packets"):
+                raise ConfigError(f"{key}.size", "give the buffer's size here or "
+                                  "network.band_limit_packets (its default), not both")
+        self._check_thresholds()
+        return self
+
+    def _check_thresholds(self) -> None:
+        """1 <= K <= the band's limit in packets: a deeper K never marks."""
+        limit = ("network.band_limit_packets", self.band_limit_packets)
+        if self.buffer.size is not None and self.buffer.unit == "packets":
+            limit = ("network.buffer.size", self.buffer.size)
+        k = self.ecn_threshold
+        for where, v in ({"ecn_threshold": k} if isinstance(k, int) else
+                         {f"ecn_threshold.{c}": v for c, v in (k or {}).items()}).items():
+            if v > limit[1]:
+                raise ConfigError(where, f"{v:,} packets is beyond the band's limit "
+                                  f"({limit[0]} = {limit[1]:,}): it would never mark")

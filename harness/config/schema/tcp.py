@@ -1,0 +1,32 @@
+"""[tcp]: settings of every TCP socket."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Optional
+
+from pydantic import Field
+
+from harness.config.schema.base import Bool, Int, Section, Toml
+from harness.config.units import UINT32_MAX
+
+CONGESTION_CONTROLS = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic",
+                       "dctcp": "ns3::TcpDctcp"}
+# MTU minus TCP segment size in the reference study: 1500 - 1380 (IP and TCP
+# headers with options, and headroom), kept for jumbo frames.
+SEGMENT_OVERHEAD_BYTES = 120
+
+
+class TcpConfig(Section):
+    congestion_control: Literal[tuple(CONGESTION_CONTROLS)] = Field("newreno", description=(
+        "`newreno`, `cubic` or `dctcp` (needs network.ecn_threshold)"))
+    # network.mtu - SEGMENT_OVERHEAD_BYTES unless given (harness.config.schema.scenario)
+    segment_size: Annotated[Int(500, 8948), Toml(default="network.mtu - 120 (1380)")] = Field(
+        1380, description="bytes per TCP segment, 500-8948")
+    # the window in bytes, InitialCwnd x SegmentSize, is a uint32 in ns-3 (checked
+    # against the segment size in harness.config.schema.scenario)
+    initial_cwnd: Int(1, UINT32_MAX) = Field(10, description="initial window, segments")
+    # ns-3's TcpSocket SndBufSize / RcvBufSize are uint32
+    buffer_bytes: Int(65536, UINT32_MAX) = Field(131072 * 256, description=(
+        "send and receive buffer of every socket, bytes (65,536 to 2^32 - 1)"))
+    ecn: Annotated[Optional[Bool], Toml(default="on when the queues mark")] = Field(
+        None, description="negotiate ECN; dctcp always does")

@@ -1,0 +1,396 @@
+"""Loading ns-3 and our own C++ code (ns3-modules/) into this process.
+
+`from ns import ns` would include every ns-3 module header (wifi, lte, ...):
+20+ s and ~600 MiB per process. A wired data-center run needs only the
+modules below, loaded through cppyy directly. Our C++ sources are compiled
+once into a shared library, cached under a key made of the sources, the
+compiler flags and the ns-3 version, and loaded with `cppyy.load_library`.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import functools
+import hashlib
+import importlib.metadata
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.engine import pch
+from harness.outputs import outdir
+from harness.config.errors import Ns3LoadError
+from harness.engine.pch import NS3_HEADERS, NS3_LIBRARIES  # one list for the PCH and the load
+from harness.config.paths import MODULES_DIR
+
+UMBRELLA_HEADER = "ddnn-modules.h"
+CXXFLAGS = ("-std=c++20", "-O2", "-fPIC", "-DNDEBUG")
+
+
+@dataclass(frozen=True)
+class Wheel:
+    """Where the `ns3` wheel keeps its headers and libraries."""
+
+    version: str        # e.g. "3.44"
+    include_dir: Path
+    lib_dir: Path
+
+    def library(self, module: str) -> Path:
+        return self.lib_dir / f"libns{self.version}-{module}.so"
+
+
+@functools.cache
+def find_wheel() -> Wheel:
+    try:
+        dist = importlib.metadata.distribution("ns3")
+    except importlib.metadata.PackageNotFoundError:
+        raise Ns3LoadError("the 'ns3' package is not installed: pip install 'ns3>=3.44,<3.45'")
+    root = Path(dist.locate_file("ns3"))
+    lib_dir = root / "lib64" if (root / "lib64").is_dir() else root / "lib"
+    cores = sorted(lib_dir.glob("libns*-core.so"))
+    if not cores:
+        raise Ns3LoadError(f"no libns*-core.so under {lib_dir}: is the ns3 wheel complete?")
+    version = re.match(r"libns(.+)-core\.so", cores[0].name).group(1)
+    return Wheel(version=version, include_dir=root / "include", lib_dir=lib_dir)
+
+
+def cache_root() -> Path:
+    """Per-user cache (override with DDNN_HARNESS_CACHE)."""
+    env = os.environ.get("DDNN_HARNESS_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "ddnn-harness"
+
+
+def cache_dir() -> Path:
+    """Cache directory of this ns-3 version (PCH, compiled modules)."""
+    return cache_root() / f"ns3-{find_wheel().version}"
+
+
+# --------------------------------------------------------------------------
+# ns3-modules/: compiled once, cached by content
+
+
+class ModuleBuildError(Ns3LoadError):
+    """A compiler error in ns3-modules/, with the compiler's own message."""
+
+
+#: Folders of ns3-modules/ that are libraries of their own, not part of libddnn.
+SEPARATE_LIBRARIES = ("tcp-fastpath",)
+
+
+def module_sources(src_dir: Path = MODULES_DIR) -> list[Path]:
+    """The .h/.cc files of libddnn: those at the top of `src_dir` and in its
+    role folders (apps/, jobs/, schedulers/, network/, trackers/, bindings/;
+    any depth), not those of SEPARATE_LIBRARIES. Sources include each other
+    by file name (`#include "comm-scheduler.h"`, as within an ns-3 module),
+    so a file name must be unique across the folders."""
+    sources = sorted(
+        (p for p in src_dir.rglob("*") if p.suffix in (".h", ".cc") and p.is_file()
+         and p.relative_to(src_dir).parts[0] not in SEPARATE_LIBRARIES),
+        key=lambda p: p.relative_to(src_dir).as_posix())
+    seen: dict[str, Path] = {}
+    for path in sources:
+        if path.name in seen:
+            raise ModuleBuildError(
+                f"two ns3-modules sources are named {path.name} ({seen[path.name]} and {path}): "
+                "sources include each other by file name, so names must be unique")
+        seen[path.name] = path
+    return sources
+
+
+def module_include_dirs(src_dir: Path = MODULES_DIR) -> list[Path]:
+    """`src_dir` and every folder holding its sources: the include path that
+    lets `#include "foo.h"` find foo.h in whichever role folder it lives."""
+    return [src_dir, *sorted({p.parent for p in module_sources(src_dir)} - {src_dir})]
+
+
+def loaded_headers(src_dir: Path = MODULES_DIR) -> list[str]:
+    """What Python includes of our code: the umbrella header, and every
+    header of jobs/ (any depth). cppyy casts the job ScenarioRecipe::GetJob
+    returns to its own class (a ring's BuffersCsv, a parameter server's
+    SchedulerCsv) only when that class's header is included; found here, so
+    a new architecture's job needs no line in the umbrella header."""
+    jobs = sorted(p.name for p in (src_dir / "jobs").rglob("*.h"))
+    return [UMBRELLA_HEADER, *jobs]
+
+
+def _compiler() -> str:
+    cxx = os.environ.get("CXX", "g++")
+    if shutil.which(cxx) is None:
+        raise ModuleBuildError(f"C++ compiler '{cxx}' not found: install g++ (or set CXX)")
+    return cxx
+
+
+def _library_key(sources: list[Path], cxxflags: tuple[str, ...], extra: tuple[str, ...] = ()) -> str:
+    wheel = find_wheel()
+    h = hashlib.sha256()
+    # the harness's own version too: a new release never loads an old build
+    harness_version = importlib.metadata.version("ddnn-harness")
+    for part in (wheel.version, str(wheel.include_dir), harness_version, _compiler(), *cxxflags,
+                 *extra):
+        h.update(part.encode() + b"\0")
+    for path in sources:  # the path under ns3-modules/: moving a file changes the key
+        h.update(_source_label(path).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def _source_label(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(MODULES_DIR).as_posix()
+    except ValueError:  # a source outside ns3-modules/ (tests build their own)
+        return path.name
+
+
+def modules_key(src_dir: Path = MODULES_DIR) -> str:
+    return _library_key(module_sources(src_dir), CXXFLAGS)
+
+
+def _compile(cxx: str, source: Path, obj: Path, include_dirs: list[Path],
+             cxxflags: tuple[str, ...] = CXXFLAGS) -> str | None:
+    includes = [flag for d in include_dirs for flag in ("-I", str(d))]
+    proc = subprocess.run(
+        [cxx, *cxxflags, *includes, "-I", str(source.parent),
+         "-c", str(source), "-o", str(obj)],
+        capture_output=True, text=True,
+    )
+    return None if proc.returncode == 0 else proc.stderr
+
+
+def _build_library(target: Path, sources: list[Path], cxxflags: tuple[str, ...],
+                   libraries: tuple[str, ...], link_flags: tuple[str, ...] = (),
+                   what: str = "ns3-modules", quiet: bool = False,
+                   include_dirs: list[Path] = ()) -> Path:
+    """Compile `sources` and link them into `target` (atomically, once)."""
+    if target.exists():
+        return target
+    wheel = find_wheel()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    cxx = _compiler()
+    if not quiet:
+        print(f"harness: compiling {len(sources)} {what} sources (one-off)...",
+              file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        objects = [Path(tmp) / (s.stem + ".o") for s in sources]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            errors = list(pool.map(
+                lambda so: _compile(cxx, so[0], so[1], [wheel.include_dir, *include_dirs],
+                                    cxxflags),
+                zip(sources, objects)))
+        failed = [(s, e) for s, e in zip(sources, errors) if e is not None]
+        if failed:
+            raise ModuleBuildError(
+                f"{what} failed to compile:\n"
+                + "\n".join(f"--- {s.name}\n{_errors_only(e)}" for s, e in failed))
+        libs = [str(wheel.library(m)) for m in libraries]
+
+        def link_to(tmp_so: Path) -> None:
+            link = subprocess.run(
+                [cxx, "-shared", "-o", str(tmp_so), *map(str, objects), *link_flags, *libs,
+                 f"-Wl,-rpath,{wheel.lib_dir}"],
+                capture_output=True, text=True)
+            if link.returncode != 0:
+                raise ModuleBuildError(f"{what} failed to link:\n{link.stderr}")
+
+        outdir.write_from(target, link_to)  # a racing process sees all or nothing
+    return target
+
+
+def build_modules(src_dir: Path = MODULES_DIR, out_dir: Path | None = None,
+                  quiet: bool = False) -> Path:
+    """Compile ns3-modules/ into one shared library (cached); return its path."""
+    out_dir = out_dir or cache_dir() / "modules"
+    sources = [p for p in module_sources(src_dir) if p.suffix == ".cc"]
+    return _build_library(out_dir / f"libddnn-{modules_key(src_dir)}.so", sources, CXXFLAGS,
+                          NS3_LIBRARIES, quiet=quiet, include_dirs=module_include_dirs(src_dir))
+
+
+# --------------------------------------------------------------------------
+# the TCP fast path (ns3-modules/tcp-fastpath/): faster TcpTxBuffer members
+# that take the wheel's place when their library is loaded first
+
+TCP_FASTPATH_DIR = MODULES_DIR / "tcp-fastpath"
+TCP_FASTPATH_LIBRARIES = ("core", "network", "internet")
+#: The ns3 release whose TcpTxBuffer the fast path mirrors (pyproject pins it).
+TCP_FASTPATH_NS3 = "3.44.post0"
+STOCK_TCP_ENV = "DDNN_HARNESS_STOCK_TCP"        # 1: run the wheel's slow TcpTxBuffer
+CROSSCHECK_TCP_ENV = "DDNN_HARNESS_TCP_CROSSCHECK"  # 1: check every call against it
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def tcp_fastpath_wanted() -> bool:
+    return not _env_flag(STOCK_TCP_ENV)
+
+
+def build_tcp_fastpath(crosscheck: bool | None = None, quiet: bool = False) -> Path:
+    """libddnn-tcp: the TcpTxBuffer replacement (cached by content and flags).
+    crosscheck: the debug build that runs the wheel's member beside each call
+    (default: the DDNN_HARNESS_TCP_CROSSCHECK environment variable)."""
+    if crosscheck is None:
+        crosscheck = _env_flag(CROSSCHECK_TCP_ENV)
+    sources = sorted(TCP_FASTPATH_DIR.glob("*.cc"))
+    exports = TCP_FASTPATH_DIR / "exports.map"
+    flags = CXXFLAGS + (("-DDDNN_TCP_CROSSCHECK",) if crosscheck else ())
+    key = _library_key([*sorted(TCP_FASTPATH_DIR.glob("*.h")), *sources, exports], flags)
+    name = f"libddnn-tcp{'-crosscheck' if crosscheck else ''}-{key}.so"
+    return _build_library(cache_dir() / "modules" / name, sources, flags,
+                          TCP_FASTPATH_LIBRARIES, (f"-Wl,--version-script={exports}",),
+                          what="tcp-fastpath", quiet=quiet)
+
+
+@dataclass(frozen=True)
+class TcpFastPath:
+    """Which TcpTxBuffer the process runs."""
+
+    library: Path | None    # None: the wheel's (stock) TcpTxBuffer
+    in_force: int = 0       # replaced members that resolve into `library`
+    total: int = 0
+    crosscheck: bool = False
+
+    @property
+    def stock(self) -> bool:
+        return self.library is None
+
+    def describe(self) -> str:
+        if self.stock:
+            return "stock (the wheel's TcpTxBuffer)"
+        return f"fast path ({self.in_force}/{self.total} members" + (
+            ", cross-checked against the wheel's on every call)" if self.crosscheck else ")")
+
+    def report(self) -> dict:
+        """For a run's manifest: which path ran (and, cross-checking, how many
+        calls were compared with the wheel's so far in this process)."""
+        out = {"mode": "stock" if self.stock else "fast", "in_force": self.in_force,
+               "members": self.total, "crosscheck": self.crosscheck}
+        if self.crosscheck:
+            import ctypes
+
+            lib = ctypes.CDLL(str(self.library))
+            lib.ddnn_tcp_fastpath_checked_calls.restype = ctypes.c_ulonglong
+            out["checked_calls"] = int(lib.ddnn_tcp_fastpath_checked_calls())
+        return out
+
+
+def _check_tcp_fastpath(library: Path) -> TcpFastPath:
+    import ctypes
+
+    lib = ctypes.CDLL(str(library))
+    total = ctypes.c_int(0)
+    here = lib.ddnn_tcp_fastpath_in_force(ctypes.byref(total))
+    state = TcpFastPath(library, here, total.value, bool(lib.ddnn_tcp_fastpath_crosscheck()))
+    if here != total.value:
+        raise Ns3LoadError(
+            f"the TCP fast path is not in force ({here} of {total.value} TcpTxBuffer members "
+            f"resolve to {library.name}): ns-3's libraries were loaded before it. Load ns-3 "
+            f"only through harness.engine.ns3.load(), or set {STOCK_TCP_ENV}=1 to run the wheel's "
+            "(3-4x slower) TcpTxBuffer")
+    return state
+
+
+def tcp_fastpath() -> TcpFastPath:
+    """What ns3.load() put in place (load() first)."""
+    return _tcp_state
+
+
+_tcp_state = TcpFastPath(None)
+
+
+def _errors_only(stderr: str, limit: int = 40) -> str:
+    """The compiler's error lines (file:line: error: ...) and their context."""
+    lines = stderr.splitlines()
+    keep = [i for i, line in enumerate(lines) if ": error:" in line or ": fatal error:" in line]
+    if not keep:
+        return "\n".join(lines[:limit])
+    out: list[str] = []
+    for i in keep:
+        out.extend(lines[i:i + 3])
+    return "\n".join(out[:limit])
+
+
+# --------------------------------------------------------------------------
+# the process-wide load
+
+
+_namespace = None  # once loaded, whatever `quiet` a later call passes
+
+
+def load(quiet: bool = False):
+    """Load ns-3 and ns3-modules/ once per process; return the `ns3` namespace.
+
+    The TCP fast path (libddnn-tcp) is loaded before any ns-3 library, so that
+    its TcpTxBuffer members take the wheel's place; load() checks that they
+    did. DDNN_HARNESS_STOCK_TCP=1 leaves it out (and says so)."""
+    global _tcp_state, _namespace
+    if _namespace is not None:  # (a cache keyed on `quiet` loaded twice: an error)
+        return _namespace
+    wheel = find_wheel()
+    fast = tcp_fastpath_wanted()
+    if fast:
+        installed = importlib.metadata.version("ns3")
+        if installed != TCP_FASTPATH_NS3:
+            raise Ns3LoadError(
+                f"ns3 {installed} is installed, but the TCP fast path mirrors ns3 "
+                f"{TCP_FASTPATH_NS3}'s TcpTxBuffer: pip install 'ns3=={TCP_FASTPATH_NS3}' "
+                f"(or set {STOCK_TCP_ENV}=1 to run the wheel's own, slower)")
+        if any(name.startswith("libns3") for name in _loaded_libraries()):
+            raise Ns3LoadError("ns-3 libraries are already loaded in this process: the TCP "
+                               f"fast path cannot come first (set {STOCK_TCP_ENV}=1 to "
+                               "run without it)")
+        tcp_library = build_tcp_fastpath(quiet=quiet)
+    library = build_modules(quiet=quiet)
+    _activate_pch(wheel, quiet)
+    import cppyy
+    import libcppyy
+
+    libcppyy.AddSmartPtrType("Ptr")
+    if fast:
+        cppyy.load_library(str(tcp_library))  # first: its members precede the wheel's
+        _tcp_state = _check_tcp_fastpath(tcp_library)
+    else:
+        print(f"harness: {STOCK_TCP_ENV} is set: this run uses the wheel's own TcpTxBuffer, "
+              "3-4x slower on runs with many retransmissions (same results)",
+              file=sys.stderr, flush=True)
+    for module in NS3_LIBRARIES:
+        cppyy.load_library(str(wheel.library(module)))
+    cppyy.add_include_path(str(wheel.include_dir))
+    for header in NS3_HEADERS:
+        cppyy.include(header)
+    cppyy.load_library(str(library))
+    for folder in module_include_dirs():
+        cppyy.add_include_path(str(folder))
+    for header in loaded_headers():
+        cppyy.include(header)
+    _namespace = cppyy.gbl.ns3
+    return _namespace
+
+
+def _loaded_libraries() -> list[str]:
+    """File names of the shared objects mapped into this process (Linux)."""
+    try:
+        with open("/proc/self/maps") as f:
+            fields = (line.split(maxsplit=5) for line in f)
+            return sorted({Path(x[5].strip()).name for x in fields if len(x) == 6})
+    except OSError:
+        return []
+
+
+def _activate_pch(wheel: Wheel, quiet: bool) -> None:
+    """Use a precompiled header of the ns-3 modules when one can be had."""
+    if "cppyy" in sys.modules or os.environ.get("DDNN_HARNESS_NO_PCH"):
+        return  # too late (cppyy reads CLING_STANDARD_PCH at import) or disabled
+    # Our umbrella header too: parsing it costs ~0.3 s per process otherwise,
+    # and its extern templates (binding-instantiations.h) spare Cling the
+    # code generation of CreateObject<T>/Ptr<T>.
+    path = pch.ensure_pch(cache_dir(), wheel.include_dir, [*NS3_HEADERS, *loaded_headers()],
+                          quiet=quiet, extra_include_dirs=module_include_dirs())
+    if path is not None:
+        pch.activate(path)

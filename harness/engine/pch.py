@@ -1,0 +1,623 @@
+"""Cling precompiled header (PCH) for the ns-3 module headers the harness uses.
+
+Including ``ns3/<module>-module.h`` with ``cppyy.include`` makes Cling parse
+tens of thousands of header lines in every new process (~1.1 s here).  A
+Cling PCH that holds cppyy's standard headers *plus* those ns-3 headers,
+pointed to by ``CLING_STANDARD_PCH`` before ``import cppyy``, makes the later
+``cppyy.include`` calls no-ops (a few ms).
+
+The PCH is built the way cppyy builds its own standard PCH
+(``cppyy_backend/etc/dictpch/makepch.py``: ``rootcling -generate-pch`` over
+``allHeaders.h``), with the ns-3 module headers appended.  It is built once per
+cache directory and per combination of ns3 / cppyy-backend / cppyy-cling /
+cppyy / Python versions, Cling flags (``EXTRA_CLING_ARGS``, and the CPU when
+they contain ``-march=native``), include directory and header list.
+
+Usage (the PCH must be activated before the first ``import cppyy``)::
+
+    from harness.engine import pch
+    p = pch.ensure_pch(cache_dir, pch.default_include_dir(), pch.NS3_HEADERS)
+    if p is not None:
+        pch.activate(p)
+    import cppyy
+    ...  # load the libraries, then cppyy.include the same headers as usual
+
+Nothing here imports cppyy: building and validating run in subprocesses.
+A PCH is only moved into place after a subprocess imported cppyy with it,
+loaded the libraries, included the headers and created ns-3 objects without
+error output; a sidecar ``.stamp`` file records its size and a checksum of
+its head and tail, and ``ensure_pch``/``activate`` reject a file that does
+not match (a truncated or corrupt PCH crashes Cling at ``import cppyy``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Iterator, Sequence
+
+__all__ = [
+    "NS3_MODULES",
+    "NS3_HEADERS",
+    "NS3_LIBRARIES",
+    "default_include_dir",
+    "default_library_paths",
+    "pch_path",
+    "ensure_pch",
+    "activate",
+    "is_valid",
+]
+
+#: Modules whose ``<module>-module.h`` the harness includes, in include order.
+NS3_MODULES: tuple[str, ...] = (
+    "core",
+    "network",
+    "internet",
+    "point-to-point",
+    "traffic-control",
+    "applications",
+)
+#: The headers compiled into the PCH (relative to the wheel's include dir).
+NS3_HEADERS: list[str] = [f"ns3/{m}-module.h" for m in NS3_MODULES]
+#: Libraries the harness loads (dependencies first), ``libns3.<ver>-<m>.so``.
+NS3_LIBRARIES: tuple[str, ...] = (
+    "core",
+    "stats",
+    "network",
+    "bridge",
+    "traffic-control",
+    "internet",
+    "point-to-point",
+    "applications",
+)
+
+_FORMAT = 1  # bump to invalidate every existing PCH after a change in here
+_DISTS = ("ns3", "cppyy-backend", "cppyy-cling", "cppyy", "CPyCppyy")
+_OK_MARKER = "HARNESS_PCH_VALIDATION_OK"
+_BAD_OUTPUT = ("failed to materialize", "error:", "segmentation", "*** break ***")
+_DIGEST_CHUNK = 1 << 20
+_CHILD_BOOT = (
+    "import importlib.util, sys\n"
+    "spec = importlib.util.spec_from_file_location('_harness_pch_child', sys.argv[1])\n"
+    "mod = importlib.util.module_from_spec(spec)\n"
+    "spec.loader.exec_module(mod)\n"
+    "sys.exit(mod._main(sys.argv[2:]))\n"
+)
+_FAILURE_TTL_S = 3600.0  # after a failed build, don't retry for this long
+_BUILD_TIMEOUT_S = 600.0
+_VALIDATE_TIMEOUT_S = 300.0
+
+
+# --------------------------------------------------------------------------
+# locations and cache key
+
+
+def _ns3_dir() -> Path:
+    spec = importlib.util.find_spec("ns3")
+    if spec is not None and spec.submodule_search_locations:
+        for loc in spec.submodule_search_locations:
+            if (Path(loc) / "include").is_dir():
+                return Path(loc)
+    return Path(importlib.metadata.distribution("ns3").locate_file("ns3")).resolve()
+
+
+def default_include_dir() -> Path:
+    """``site-packages/ns3/include`` of the installed ns3 wheel."""
+    return _ns3_dir() / "include"
+
+
+def default_library_paths(
+    include_dir: Path | None = None, modules: Sequence[str] = NS3_LIBRARIES
+) -> list[Path]:
+    """Absolute paths of ``libns3*-<m>.so`` for *modules*, next to *include_dir*.
+
+    Modules without a library file are skipped.
+    """
+    root = Path(include_dir).parent if include_dir is not None else _ns3_dir()
+    found: list[Path] = []
+    for m in modules:
+        for libdir in ("lib64", "lib"):
+            suffix = f"-{m}.so"
+            hits = sorted(
+                h
+                for h in (root / libdir).glob(f"libns3*{suffix}")
+                if "-" not in h.name[: -len(suffix)]  # not "...-point-to-point.so" for "point"
+            )
+            if hits:
+                found.append(hits[0])
+                break
+    return found
+
+
+def _modules_of(headers: Sequence[str]) -> list[str]:
+    out = []
+    for h in headers:
+        name = Path(h).name
+        if name.endswith("-module.h"):
+            out.append(name[: -len("-module.h")])
+    return out
+
+
+def _dist_version(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "missing"
+
+
+def _cling_args() -> str:
+    """EXTRA_CLING_ARGS as cppyy will see it at import time.
+
+    Mirrors ``cppyy_backend.loader.set_cling_compile_options`` (which sets a
+    default when the variable is unset) without importing it.
+    """
+    if "EXTRA_CLING_ARGS" in os.environ:
+        return os.environ["EXTRA_CLING_ARGS"]
+    if "arm64" in platform.machine():
+        return " -O2"
+    return " -O2 -march=native"
+
+
+def _cpu_digest() -> str:
+    """Fingerprint of the CPU features (relevant with ``-march=native``)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith(("flags", "Features")):
+                    feats = " ".join(sorted(line.split(":", 1)[1].split()))
+                    return hashlib.sha256(feats.encode()).hexdigest()[:12]
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _dir_digest(directory: Path) -> str:
+    """Content hash of every header in *directory* (an extra include dir)."""
+    h = hashlib.sha256()
+    for path in sorted(Path(directory).glob("*.h")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def _key_info(include_dir: Path, headers: Sequence[str],
+              extra_include_dirs: Sequence[Path] = ()) -> dict:
+    include_dir = Path(include_dir).resolve()
+    args = " ".join(_cling_args().split())
+    hdrs = []
+    for h in headers:
+        try:
+            st = (include_dir / h).stat()
+            hdrs.append([h, st.st_size, st.st_mtime_ns])
+        except OSError:
+            hdrs.append([h, None, None])
+    info = {
+        "format": _FORMAT,
+        "versions": {d: _dist_version(d) for d in _DISTS},
+        "python": f"{sys.implementation.name}-{sys.version_info[0]}.{sys.version_info[1]}",
+        "machine": platform.machine(),
+        "cling_args": args,
+        "stdcxx": os.environ.get("STDCXX", ""),
+        "cuda": os.environ.get("CLING_ENABLE_CUDA", ""),
+        "cpu": _cpu_digest() if "native" in args else "",
+        "include_dir": str(include_dir),
+        "headers": hdrs,
+    }
+    if extra_include_dirs:
+        # Our own headers change during development: key on their content.
+        info["extra_include_dirs"] = [[str(Path(d).resolve()), _dir_digest(d)]
+                                      for d in extra_include_dirs]
+    return info
+
+
+def _key(info: dict) -> str:
+    blob = json.dumps(info, sort_keys=True).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def pch_path(
+    cache_dir: Path,
+    include_dir: Path | None = None,
+    headers: Sequence[str] | None = None,
+    *,
+    extra_include_dirs: Sequence[Path] = (),
+) -> Path:
+    """Where the PCH for the current versions, flags and header list lives.
+
+    ``cache_dir / "ns3-<key>.pch"``; *key* is a short hash of the ns3,
+    cppyy-backend, cppyy-cling, cppyy and Python versions, the Cling flags,
+    the include directory and the headers (names, sizes, mtimes).  Defaults:
+    the wheel's include directory and :data:`NS3_HEADERS`.
+    """
+    if include_dir is None:
+        include_dir = default_include_dir()
+    if headers is None:
+        headers = NS3_HEADERS
+    info = _key_info(Path(include_dir), list(headers), extra_include_dirs)
+    return Path(cache_dir) / f"ns3-{_key(info)}.pch"
+
+
+# --------------------------------------------------------------------------
+# integrity stamp
+
+
+def _stamp_path(pch: Path) -> Path:
+    return pch.with_name(pch.name + ".stamp")
+
+
+def _failed_path(pch: Path) -> Path:
+    return pch.with_name(pch.name + ".failed")
+
+
+def _digest(path: Path) -> tuple[int, str]:
+    """(size, sha256 of size + first and last MiB): cheap, catches truncation."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        h = hashlib.sha256(str(size).encode())
+        h.update(f.read(_DIGEST_CHUNK))
+        if size > _DIGEST_CHUNK:
+            f.seek(max(_DIGEST_CHUNK, size - _DIGEST_CHUNK))
+            h.update(f.read(_DIGEST_CHUNK))
+    return size, h.hexdigest()
+
+
+def is_valid(pch: Path) -> bool:
+    """True if *pch* exists and matches the stamp written when it was validated."""
+    pch = Path(pch)
+    try:
+        stamp = json.loads(_stamp_path(pch).read_text())
+        size, digest = _digest(pch)
+    except (OSError, ValueError):
+        return False
+    return (
+        isinstance(stamp, dict)
+        and size > 0
+        and stamp.get("size") == size
+        and stamp.get("digest") == digest
+    )
+
+
+# --------------------------------------------------------------------------
+# building
+
+
+@contextlib.contextmanager
+def _build_lock(lock_file: Path, timeout: float) -> Iterator[None]:
+    """Exclusive lock so that racing processes build once; best effort.
+
+    Correctness never depends on it (the PCH is moved into place atomically):
+    if locking is unsupported or the wait exceeds *timeout*, go ahead anyway.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on Linux
+        yield
+        return
+    try:
+        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        yield
+        return
+    locked = False
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                locked = True
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.2)
+            except OSError:
+                break
+        yield
+    finally:
+        if locked:
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _run(cmd: list[str], env: dict, cwd: str | None, timeout: float) -> tuple[bool, str]:
+    try:
+        proc = subprocess.run(
+            cmd,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired as e:
+        out = e.output.decode(errors="replace") if e.output else ""
+        return False, f"{out}\n[timed out after {timeout:.0f} s: {cmd[:3]}...]"
+    except OSError as e:
+        return False, f"[could not run {cmd[:2]}: {e}]"
+    out = proc.stdout.decode(errors="replace")
+    if proc.returncode != 0:
+        return False, f"{out}\n[exit code {proc.returncode}: {cmd[:3]}...]"
+    return True, out
+
+
+def _child_env() -> dict:
+    env = os.environ.copy()
+    # Build and validate with exactly the flags cppyy will use at import.
+    env["EXTRA_CLING_ARGS"] = _cling_args()
+    for var in ("CLING_STANDARD_PCH", "CLING_REBUILD_PCH"):
+        env.pop(var, None)
+    return env
+
+
+def _build(
+    pch: Path,
+    include_dir: Path,
+    headers: list[str],
+    libraries: list[Path],
+    info: dict,
+    timeout: float,
+    extra_include_dirs: Sequence[Path] = (),
+) -> tuple[bool, str]:
+    spec = importlib.util.find_spec("cppyy_backend")
+    if spec is None or not spec.submodule_search_locations:
+        return False, "cppyy_backend is not installed"
+    backend = Path(list(spec.submodule_search_locations)[0])
+    makepch = backend / "etc" / "dictpch" / "makepch.py"
+    if not makepch.is_file():
+        return False, f"{makepch} not found"
+
+    t0 = time.monotonic()
+    build_dir = Path(tempfile.mkdtemp(prefix=f".{pch.name}.build-", dir=pch.parent))
+    try:
+        tmp_pch = build_dir / pch.name
+        env = _child_env()
+        env["TMPDIR"] = str(build_dir)  # makepch's scratch: same filesystem
+        # makepch.py must run from the cppyy_backend directory (it finds
+        # etc/dictpch/allHeaders.h relative to "."); argv: out, cxxflags,
+        # extra headers (it passes argv[2:], i.e. the -I flags too, to rootcling).
+        extra_flags = [f"-I{Path(d).resolve()}" for d in extra_include_dirs]
+        ok, log = _run(
+            [sys.executable, str(makepch), str(tmp_pch), f"-I{include_dir}", *extra_flags,
+             *headers],
+            env,
+            str(backend),
+            timeout,
+        )
+        if not ok:
+            return False, "makepch failed:\n" + log
+        if not tmp_pch.is_file() or tmp_pch.stat().st_size == 0:
+            return False, "makepch produced no PCH:\n" + log
+        build_s = time.monotonic() - t0
+
+        venv = _child_env()
+        venv["CLING_STANDARD_PCH"] = str(tmp_pch)
+        venv["CLING_REBUILD_PCH"] = "0"
+        request = json.dumps(
+            {
+                "include_dirs": [str(include_dir),
+                                 *(str(Path(d).resolve()) for d in extra_include_dirs)],
+                "headers": headers,
+                "libraries": [str(p) for p in libraries],
+            }
+        )
+        # Load this file by path (not "python harness/engine/pch.py", which would put
+        # harness/ first on sys.path where a module could shadow the stdlib).
+        ok, vlog = _run(
+            [sys.executable, "-c", _CHILD_BOOT, str(Path(__file__).resolve()), "_validate", request],
+            venv,
+            str(build_dir),
+            min(timeout, _VALIDATE_TIMEOUT_S),
+        )
+        low = vlog.lower()
+        if not ok or _OK_MARKER not in vlog or any(b in low for b in _BAD_OUTPUT):
+            return False, "validation of the new PCH failed:\n" + vlog
+
+        size, digest = _digest(tmp_pch)
+        stamp = {
+            "size": size,
+            "digest": digest,
+            "key": info,
+            "build_seconds": round(build_s, 2),
+            "validate_seconds": round(time.monotonic() - t0 - build_s, 2),
+            "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
+        tmp_stamp = build_dir / "stamp.json"
+        tmp_stamp.write_text(json.dumps(stamp, indent=1, sort_keys=True))
+        # PCH first, then stamp: a reader that sees the new PCH with an old
+        # stamp just finds it invalid and waits on the lock / rebuilds.
+        os.replace(tmp_pch, pch)
+        os.replace(tmp_stamp, _stamp_path(pch))
+        return True, log + vlog
+    finally:
+        shutil.rmtree(build_dir, ignore_errors=True)
+
+
+def _prune(cache_dir: Path, current: Path, keep: int = 3) -> None:
+    """Delete all but the *keep* newest PCHs (~70 MB each) of *cache_dir*.
+
+    A new one is built whenever our own headers change; a process that has an
+    older one open keeps reading it (the file lives on until closed)."""
+    def mtime(p: Path) -> float:
+        try:
+            return p.stat().st_mtime
+        except OSError:  # pruned by another process meanwhile
+            return 0.0
+
+    pchs = sorted(cache_dir.glob("ns3-*.pch"), key=mtime, reverse=True)
+    for old in [p for p in pchs if p != current][keep - 1:]:
+        for path in (old, _stamp_path(old), _failed_path(old),
+                     old.with_name(old.name + ".lock")):
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+def _recent_failure(pch: Path) -> bool:
+    try:
+        return time.time() - _failed_path(pch).stat().st_mtime < _FAILURE_TTL_S
+    except OSError:
+        return False
+
+
+def ensure_pch(
+    cache_dir: Path,
+    include_dir: Path,
+    headers: list[str],
+    quiet: bool = True,
+    *,
+    libraries: Sequence[Path] | None = None,
+    timeout: float = _BUILD_TIMEOUT_S,
+    extra_include_dirs: Sequence[Path] = (),
+) -> Path | None:
+    """Return the path of a validated PCH for *headers*, building it if needed.
+
+    Building (~5-10 s) runs ``makepch.py`` in a subprocess, then validates the
+    result in another subprocess (``import cppyy`` with it, load *libraries*
+    -- default: the wheel's libraries for the modules in *headers* --, include
+    *headers*, create ns-3 objects) and only then moves it into place with
+    ``os.replace``; concurrent callers serialise on a lock file and the loser
+    reuses the winner's file.  Never raises and never imports cppyy: on any
+    failure it returns ``None`` (caller falls back to plain includes) and
+    records ``<pch>.failed`` (the build log) so that other processes don't
+    retry for an hour.  Unless *quiet*, prints one line to stderr when it
+    builds and one when building failed.
+    """
+    try:
+        cache_dir = Path(cache_dir)
+        include_dir = Path(include_dir).resolve()
+        headers = list(headers)
+        info = _key_info(include_dir, headers, extra_include_dirs)
+        pch = cache_dir / f"ns3-{_key(info)}.pch"
+        if is_valid(pch):
+            return pch
+        if _recent_failure(pch):
+            return None
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        if libraries is None:
+            mods = list(NS3_LIBRARIES)
+            mods += [m for m in _modules_of(headers) if m not in mods]
+            libraries = default_library_paths(include_dir, mods)
+        libs = [Path(p) for p in libraries]
+        with _build_lock(pch.with_name(pch.name + ".lock"), timeout):
+            if is_valid(pch):  # built by another process while we waited
+                return pch
+            if not quiet:
+                print(
+                    "harness: building ns-3 precompiled header (one-off, ~10 s)...",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            ok, log = _build(pch, include_dir, headers, libs, info, timeout,
+                             extra_include_dirs)
+            if ok:
+                with contextlib.suppress(OSError):
+                    _failed_path(pch).unlink()
+                _prune(cache_dir, pch)
+                return pch
+            with contextlib.suppress(OSError):
+                _failed_path(pch).write_text(log[-20000:])
+            if not quiet:
+                print(
+                    f"harness: building the ns-3 precompiled header failed "
+                    f"(log: {_failed_path(pch)}); using plain includes",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            return None
+    except Exception as e:  # noqa: BLE001 - must never break the caller
+        if not quiet:
+            print(
+                f"harness: ns-3 precompiled header unavailable ({e!r}); using plain includes",
+                file=sys.stderr,
+                flush=True,
+            )
+        return None
+
+
+def activate(pch: Path) -> None:
+    """Point Cling at *pch*.  Must be called before the first ``import cppyy``.
+
+    Sets ``CLING_STANDARD_PCH`` (inherited by child processes) and
+    ``CLING_REBUILD_PCH=0``; the latter stops cppyy's own staleness check
+    (PCH older than ``cppyy_backend/include``) from rebuilding a *standard*
+    PCH over this file in place.  Raises ``ValueError`` if *pch* is missing
+    or fails its integrity stamp (Cling would crash on a corrupt file, and
+    on a missing one cppyy would build its plain standard PCH at that path).
+    Warns, and changes nothing, if cppyy was already imported.
+    """
+    pch = Path(pch).resolve()
+    if not is_valid(pch):
+        raise ValueError(f"{pch} is missing or not a validated PCH; use ensure_pch()")
+    if "cppyy" in sys.modules:
+        if os.environ.get("CLING_STANDARD_PCH") != str(pch):
+            warnings.warn(
+                "harness.engine.pch.activate() called after 'import cppyy': no effect",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        return
+    os.environ["CLING_STANDARD_PCH"] = str(pch)
+    os.environ["CLING_REBUILD_PCH"] = "0"
+
+
+# --------------------------------------------------------------------------
+# subprocess entry points
+
+
+def _validate_main(request: str) -> int:
+    """Run in a child with CLING_STANDARD_PCH set to the candidate PCH."""
+    req = json.loads(request)
+    import cppyy  # noqa: PLC0415 - only ever in the validation subprocess
+
+    import libcppyy  # noqa: PLC0415
+
+    libcppyy.AddSmartPtrType("Ptr")
+    for lib in req["libraries"]:
+        cppyy.load_library(lib)
+    # The PCH must already declare ns-3 before any include; otherwise it was
+    # not picked up and would bring nothing.
+    if not hasattr(cppyy.gbl, "ns3"):
+        print("namespace ns3 not declared: the PCH was not used")
+        return 3
+    for directory in req["include_dirs"]:
+        cppyy.add_include_path(directory)
+    for h in req["headers"]:
+        cppyy.include(h)  # raises ImportError on failure
+    ns3 = cppyy.gbl.ns3
+    if hasattr(ns3, "NodeContainer"):
+        nodes = ns3.NodeContainer()
+        nodes.Create(2)
+        if nodes.GetN() != 2:
+            print("NodeContainer.Create(2) misbehaved")
+            return 5
+    if hasattr(ns3, "Simulator") and hasattr(ns3, "Seconds"):
+        ns3.Simulator.Stop(ns3.Seconds(1.0))
+        ns3.Simulator.Run()
+        ns3.Simulator.Destroy()
+    sys.stdout.flush()
+    print(_OK_MARKER, flush=True)
+    return 0
+
+
+def _main(argv: list[str]) -> int:
+    if len(argv) == 2 and argv[0] == "_validate":
+        return _validate_main(argv[1])
+    # The PCH the harness uses is built on demand by harness.engine.ns3.load().
+    print("internal: python harness/engine/pch.py _validate REQUEST_JSON", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

@@ -1,0 +1,89 @@
+"""A plan as the scenario recipe: plain text, one directive per line, that
+ns-3's ScenarioRecipe (ns3-modules/network/scenario-recipe.h, where the
+directives are listed) builds the scenario from. harness.engine.simulation hands it to
+ns-3 through cppyy; the bench's native program (bench/native/main.cc) reads
+it from a file: one build sequence for both, in the recipe's order.
+
+Each concept writes its own lines: TCP defaults (harness.network.tcp), nodes and
+links (harness.network.topology), queue discs (harness.network.qdisc's strategy), addresses
+and routes (harness.network.routing), training jobs (their plug-ins,
+harness.training), background flows (harness.traffic.background). This module puts
+them in order with what belongs to the run: the RNG, the measurement, link
+changes, the iteration target and the stop time.
+
+Pure Python: no ns-3 here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness import training
+from harness.network import qdisc, routing, tcp, topology
+from harness.traffic import background
+
+FORMAT = "ddnn-recipe 4"   # ScenarioRecipe::FORMAT
+
+# Application classes of the utilisation tracker's ports.
+APP_OTHER, APP_BACKGROUND, APP_TRAINING = 0, 1, 2
+
+
+def _network_lines(p) -> list[str]:
+    topo = p.topology
+    lines = [f"seed {max(1, p.scenario.seed % (2**32 - 1))}", "run 1",
+             *topology.recipe_lines(topo, p.scenario.network.mtu)]
+    strategy = qdisc.strategy(p.network, p.classes, p.ecn)
+    for i, link in enumerate(topo.links):
+        for side, (src, dst) in enumerate(((link.a, link.b), (link.b, link.a))):
+            lines.append(strategy.recipe_line(i, side, src, dst, host=src < topo.n_hosts))
+    lines.append("assign")
+    lines += routing.recipe_lines(topo)
+    lines += [f"link-rate {link} {at_ns} {round(rate_bps)}"
+              for link, at_ns, rate_bps in p.link_changes]
+    return lines
+
+
+def _measurement_lines(p) -> list[str]:
+    port = p.scenario.background.port
+    lines = [f"utilization {round(p.run.utilization_interval * 1e9)}",
+             f"app-ports {port} {port} {APP_BACKGROUND}"]
+    for i, link in enumerate(p.topology.links):
+        lines += [f"track {i} 0 {link.a} {link.b}", f"track {i} 1 {link.b} {link.a}"]
+    return lines
+
+
+def _training_lines(p) -> list[str]:
+    lines = []
+    for job in p.all_jobs:   # installed in this order: ScenarioRecipe's job slots
+        lines.append(f"app-ports {job.ports[0]} {job.ports[1]} {APP_TRAINING}")
+        lines += training.architecture(job.config.architecture).recipe(job, p.ack_tos)
+    if lines and p.run.min_iterations:
+        lines.append(f"target {p.run.min_iterations} {round(p.run.warmup * 1e9)} "
+                     f"{round(p.run.cooldown * 1e9)}")
+    return lines
+
+
+def text(p) -> str:
+    """The recipe of a plan (harness.engine.simulation.Plan)."""
+    sc = p.scenario
+    lines = [FORMAT, f"# scenario {sc.name} digest {sc.digest()}"]
+    lines += tcp.recipe_lines(p.tcp_defaults)
+    lines += _network_lines(p)
+    lines += _measurement_lines(p)
+    lines += _training_lines(p)
+    if sc.background.enabled:
+        lines += background.recipe_lines(p.flows, p.background_hosts, p.background_tos,
+                                         p.ack_tos, sc.background.port)
+    # the run ends once the window's flows are done: the cool-down is at most
+    warmup, window_end = p.run.window
+    lines.append(f"window {round(warmup * 1e9)} {round(window_end * 1e9)}")
+    lines.append(f"stop {max(1, round(p.run.duration * 1e9))}")
+    return "\n".join(lines) + "\n"
+
+
+def write(p, path: Path) -> Path:
+    """The recipe of a plan in a file (for bench/native/main.cc)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text(p))
+    return path

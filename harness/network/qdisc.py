@@ -1,0 +1,253 @@
+"""Queue disciplines and traffic classes.
+
+Users name traffic classes ("high", "low"); each class maps to a band of the
+egress queue discs. ns-3 carries a packet's class as its IP ToS: the sending
+socket's ToS gives the socket priority (Linux semantics, Socket::
+IpTos2Priority), routers re-derive it from the IP header, and the queue
+disc's priomap picks the band. Only four priorities are reachable from a
+ToS, so the ToS of each band is an explicit, tested table:
+
+    ToS 0x10 -> priority 6,  0x18 -> 4,  0x00 -> 0,  0x08 -> 2
+
+pfifo_fast has Linux's fixed priomap (6 -> band 0, 0 and 4 -> band 1,
+2 -> band 2); it is built as prio with 3 band children and that priomap.
+prio gets a priomap that sends the k-th ToS of the table above to band k
+(clipped to its last band).
+
+Buffer model ([network.buffer], for hosts [network.host_buffer]): how an
+egress's bands share buffer space decides who pays for a burst, so it is a
+setting, not a detail. "per_band": a limit per band (Linux since 4.16); a
+class sent to a lower band also gets a private buffer. "shared": one limit
+for the port (ns-3's own PfifoFastQueueDisc, Linux before 4.16): a starved
+low band fills the buffer the high band needs. "dynamic": a pool per port or
+per switch with dynamic thresholds (a band may hold up to alpha x the free
+pool, as switch ASICs do). ns3-modules/network/shared-buffer and
+band-queue-disc implement them.
+
+drr (weighted deficit round robin, ns3-modules/weighted-drr-queue-disc) has
+the bands, classes and priomap of prio; each band gets a quantum of
+weight / smallest weight x MTU bytes per round, so backlogged bands share
+the link by weight and an idle band's share goes to the others.
+
+ECN: with network.ecn_threshold every band named (or all) marks
+(BandQueueDisc's MarkThreshold, ns3-modules/network/band-queue-disc): an ECN-capable
+packet arriving to K or more queued packets is marked CE, drops only when
+the band is full. TCP negotiates ECN when the queues mark (tcp.ecn).
+ns-3.44's TCP never sends ECN-capable packets from a socket with a nonzero
+ToS (Socket::SetIpTos keeps a stream socket's ECN bits at 0, and
+TcpSocketBase::AddSocketTags then sends the ToS as is), which is every class
+but ToS 0x00; so with ECN on, the marking bands of each host's egress set
+ECT(0) on TCP segments that carry data, as the sender's kernel would (pure
+ACKs and SYNs stay not-ECT). A packet's band ignores the ECN bits
+(Socket::IpTos2Priority reads (ToS & 0x1e) >> 1 in groups of four).
+
+ACKs: by default (ack_class = "data") a receiver sends its ACKs in the class
+of the data they acknowledge, as a receiver marking its replies with the
+flow's DSCP would; ack_class = "<class>" puts all ACKs in one class instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.config.scenario import BufferConfig, ConfigError, NetworkConfig
+from harness.engine.recipe_tokens import token_list
+
+PFIFO_FAST_BAND_TOS = (0x10, 0x00, 0x08)
+PRIO_BAND_TOS = (0x10, 0x18, 0x00, 0x08)
+TOS_PRIORITY = {0x10: 6, 0x18: 4, 0x00: 0, 0x08: 2}
+PFIFO_FAST_PRIOMAP = (1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1)  # Linux prio2band
+
+
+def prio_priomap(bands: int) -> list[int]:
+    """16-entry priority -> band map that sends PRIO_BAND_TOS[k] to band k."""
+    priomap = [bands - 1] * 16
+    for band, tos in enumerate(PRIO_BAND_TOS):
+        priomap[TOS_PRIORITY[tos]] = min(band, bands - 1)
+    return priomap
+
+
+@dataclass(frozen=True)
+class ClassTable:
+    """Traffic class name -> band -> IP ToS, for one queue-disc configuration."""
+
+    qdisc: str
+    bands: int
+    classes: dict[str, int]
+    band_tos: tuple[int, ...]
+
+    def band(self, name: str, where: str) -> int:
+        if name not in self.classes:
+            raise ConfigError(where, f"unknown traffic class {name!r}; "
+                              f"allowed: {', '.join(self.classes)}")
+        return self.classes[name]
+
+    def tos(self, name: str, where: str) -> int:
+        return self.band_tos[self.band(name, where)]
+
+    def class_of_tos(self) -> dict[int, str]:
+        """ToS -> class name (the first class of each band), for reports."""
+        out: dict[int, str] = {}
+        for name, band in self.classes.items():
+            out.setdefault(self.band_tos[band], name)
+        return out
+
+
+def class_table(net: NetworkConfig) -> ClassTable:
+    bands = 3 if net.qdisc == "pfifo_fast" else net.bands
+    band_tos = PFIFO_FAST_BAND_TOS if net.qdisc == "pfifo_fast" else PRIO_BAND_TOS[:bands]
+    classes = dict(net.classes) or default_classes(bands)
+    for name, band in classes.items():
+        if band >= bands:
+            raise ConfigError(f"network.classes.{name}",
+                              f"band {band} does not exist; {net.qdisc} has bands 0..{bands - 1}")
+    table = ClassTable(net.qdisc, bands, classes, tuple(band_tos))
+    if net.ack_class != "data":
+        table.band(net.ack_class, "network.ack_class")
+    for name in net.weights:
+        table.band(name, f"network.weights.{name}")
+    if isinstance(net.ecn_threshold, dict):
+        for name in net.ecn_threshold:
+            table.band(name, f"network.ecn_threshold.{name}")
+    band_weights(net, table)
+    band_alphas(net.buffer, table, "network.buffer")
+    if net.host_buffer is not None:
+        band_alphas(net.host_buffer, table, "network.host_buffer")
+    return table
+
+
+def band_alphas(buffer: BufferConfig, table: ClassTable, where: str) -> list[float]:
+    """dynamic: each band's threshold factor (1 where no class of it is named)."""
+    if not isinstance(buffer.alpha, dict):
+        return [buffer.alpha] * table.bands
+    return _per_band(buffer.alpha, table, f"{where}.alpha", "alpha")
+
+
+def port_buffer_packets(buffer: BufferConfig, net: NetworkConfig, bands: int) -> int:
+    """The most full-size packets one egress can hold under `buffer`: every
+    band full (per_band), or the port's limit / the pool (shared, dynamic)."""
+    size, unit = buffer.size_in(net.band_limit_packets)
+    packets = size if unit == "packets" else -(-size // net.mtu)
+    return bands * packets if buffer.model == "per_band" else packets
+
+
+def band_weights(net: NetworkConfig, table: ClassTable) -> list[float]:
+    """drr: the weight of each band (1 where no class of it is named)."""
+    return _per_band(net.weights, table, "network.weights", "weight")
+
+
+def _per_band(by_class: dict[str, float], table: ClassTable, where: str,
+              what: str) -> list[float]:
+    """Per-class values as one per band (1 where no class of the band is
+    named); two classes of one band with different values are an error."""
+    out: list[float | None] = [None] * table.bands
+    for name, value in by_class.items():
+        band = table.band(name, f"{where}.{name}")
+        if out[band] is not None and out[band] != value:
+            others = [n for n, b in table.classes.items() if b == band and n != name]
+            raise ConfigError(f"{where}.{name}", f"class {name!r} shares band {band} "
+                              f"with {', '.join(map(repr, others))}, which has {what} "
+                              f"{out[band]:g}: one {what} per band")
+        out[band] = value
+    return [1.0 if v is None else v for v in out]
+
+
+def drr_quanta(net: NetworkConfig, table: ClassTable) -> list[int]:
+    """Bytes per round for each band: weight / smallest weight x MTU, so the
+    lightest band sends at least one full packet per visit."""
+    weights = band_weights(net, table)
+    lightest = min(weights)
+    return [max(1, round(w / lightest * net.mtu)) for w in weights]
+
+
+def band_ecn_thresholds(net: NetworkConfig, table: ClassTable) -> list[int]:
+    """K in packets for each band; 0 = the band does not mark."""
+    k = net.ecn_threshold
+    if k is None:
+        return [0] * table.bands
+    if isinstance(k, int):
+        return [k] * table.bands
+    out = [0] * table.bands
+    for name, threshold in k.items():
+        out[table.band(name, f"network.ecn_threshold.{name}")] = threshold
+    return out
+
+
+def default_classes(bands: int) -> dict[str, int]:
+    classes = {"high": 0, "low": bands - 1}
+    if bands > 2:
+        classes["normal"] = 1
+    return classes
+
+
+def buffer_settings(buffer: BufferConfig, net: NetworkConfig, table: ClassTable,
+                    where: str) -> dict:
+    """A buffer model as simulated, for the run's manifest."""
+    size, unit = buffer.size_in(net.band_limit_packets)
+    out = {"model": buffer.model, "size": size, "unit": unit}
+    if buffer.model == "dynamic":
+        out.update(pool=buffer.pool, alpha_per_band=band_alphas(buffer, table, where))
+    return out
+
+
+def _limit_token(buffer: BufferConfig, band_limit_packets: int) -> str:
+    """The buffer's size as ns-3 reads a QueueSize: "100p" or "150000B"."""
+    size, unit = buffer.size_in(band_limit_packets)
+    return f"{size}{'p' if unit == 'packets' else 'B'}"
+
+
+class Bands:
+    """The queue disc of every egress: prio (strict priority; pfifo_fast is
+    prio with Linux's priomap) or weighted DRR over N bands, each a FIFO or an
+    ECN step-marking FIFO, sharing buffer space as the buffer model says
+    (the switches' and the hosts' may differ). It writes itself into the
+    scenario recipe (harness.engine.recipe): one `queue-disc` line per egress, which
+    ns-3's ScenarioRecipe installs with QueueDiscInstaller and tracks with
+    QueueTracker."""
+
+    ROOTS = {"prio": "ns3::PrioQueueDisc", "drr": "ns3::WeightedDrrQueueDisc"}
+
+    def __init__(self, root: str, bands: int, priomap, switch_buffer: tuple[str, ...],
+                 host_buffer: tuple[str, ...], quanta=(), ecn_thresholds=(),
+                 ecn_capable: bool = False):
+        """switch_buffer / host_buffer: the recipe's LIMIT and BUFFER POOL
+        ALPHAS tokens (buffer_tokens)."""
+        self.root = self.ROOTS[root]
+        self.bands = bands
+        self.priomap = tuple(priomap)
+        self.switch_buffer = switch_buffer
+        self.host_buffer = host_buffer
+        self.quanta = tuple(quanta)
+        self.ecn_thresholds = tuple(ecn_thresholds) if any(ecn_thresholds) else ()
+        self.ecn_capable = ecn_capable   # TCP negotiates ECN: hosts set ECT on data
+
+    def recipe_line(self, link: int, side: int, from_node: int, to_node: int,
+                    host: bool) -> str:
+        """The egress of `link`'s `side` (from_node -> to_node); host: the
+        egress of a host (its buffer model; data made ECN-capable there)."""
+        limit, buffer, pool, alphas = self.host_buffer if host else self.switch_buffer
+        return (f"queue-disc {link} {side} {from_node} {to_node} {self.root} {self.bands} "
+                f"{limit} {token_list(self.priomap)} {token_list(self.quanta)} "
+                f"{token_list(self.ecn_thresholds)} {int(host and self.ecn_capable)} "
+                f"{buffer} {pool} {alphas}")
+
+
+def buffer_tokens(buffer: BufferConfig, net: NetworkConfig, table: ClassTable,
+                  where: str) -> tuple[str, ...]:
+    """LIMIT BUFFER POOL ALPHAS of a queue-disc recipe line."""
+    alphas = band_alphas(buffer, table, where) if buffer.model == "dynamic" else []
+    return (_limit_token(buffer, net.band_limit_packets), buffer.model, buffer.pool,
+            token_list(alphas))
+
+
+def strategy(net: NetworkConfig, table: ClassTable | None = None, ecn: bool = False):
+    """The queue-disc strategy for every egress of the network. `net` as
+    simulated (buffer sizes and ECN thresholds scaled); ecn: TCP negotiates
+    ECN (harness.network.tcp.ecn_on)."""
+    table = table or class_table(net)
+    priomap = PFIFO_FAST_PRIOMAP if net.qdisc == "pfifo_fast" else prio_priomap(table.bands)
+    quanta = drr_quanta(net, table) if net.qdisc == "drr" else ()
+    return Bands("drr" if net.qdisc == "drr" else "prio", table.bands, priomap,
+                 buffer_tokens(net.buffer, net, table, "network.buffer"),
+                 buffer_tokens(net.hosts_buffer, net, table, "network.host_buffer"),
+                 quanta, band_ecn_thresholds(net, table), ecn)

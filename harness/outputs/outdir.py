@@ -1,0 +1,512 @@
+"""Where results go, and the one way they are written.
+
+- Default places: under ``$DDNN_HARNESS_RESULTS`` if set, else ``./results``
+  (the current directory's), as ``runs/<name>-<digest>`` and
+  ``sweeps/<name>``, with the scenario's or grid's name reduced to a safe
+  file name (no ``..``, no ``/``).
+- Checks made before any simulation: an output path must be creatable and
+  writable, and an existing directory is replaced only when it is empty or
+  one of our own run directories: nothing a user wrote is ever deleted. A
+  figure directory is written into only when it holds nothing but our own
+  figures, a file replaced only when we wrote it. Names must fit the file
+  system with the writer's temporary name (NAME_MAX), and the file system
+  must have room for a rough estimate of the output.
+- Symbolic links: a link to an existing file or directory is followed, the
+  target is what is checked and written (the link stays, pointing at the
+  new output); a dangling link is refused. Checks and writers resolve the
+  same way (resolve()), so they agree.
+- Writers: a file or a whole directory is written under a temporary name
+  (``.<name>.tmp-<pid>``) in the same directory and renamed into place, so a
+  reader never sees half of it; a replaced directory is first renamed aside
+  (``.<name>.old-<pid>``). remove_leftovers() clears what a killed writer
+  left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from harness.config.errors import ConfigError, shorten
+
+RESULTS_ENV = "DDNN_HARNESS_RESULTS"
+
+# What a run directory holds (harness.engine.simulation.write_run_dir; cell.json in sweeps;
+# plots/ from `harness plot`). Only a directory of these may be replaced.
+RUN_FILES = frozenset({
+    "config.json", "summary.json", "manifest.json", "cell.json", "flows.parquet",
+    "queues.parquet", "utilization.parquet", "iterations.parquet", "transfers.parquet",
+    "compute.parquet", "scheduler.parquet"})
+RUN_FIGURES = frozenset({"training-timeline", "job-phases", "fct-cdf",  # plots/<stem>.<fmt>
+                         "utilization"})
+SWEEP_FIGURES = frozenset({"operating-boundary", "per-ratio", "fct-cdf-cells", "comparison",
+                           "utilization-apps"})
+FIGURE_FORMATS = frozenset({".png", ".pdf", ".svg"})
+#: a rough size of one figure file (measured 15-130 kB: PDFs smallest, a
+#: timeline's SVG largest), for the free-space check
+FIGURE_BYTES = 128 * 1024
+#: digits of the largest pid (pid_max is at most 2**22): the writers' temporary
+#: names .<name>.tmp-<pid> are checked at their longest
+_PID_DIGITS = 7
+
+_LEFTOVER = re.compile(r"\..+\.(?:tmp|old)-(\d+)")
+
+
+class OutputError(ConfigError):
+    """An output path that cannot be used; raised before anything runs."""
+
+
+# --------------------------------------------------------------------------
+# default places
+
+
+def results_root() -> Path:
+    """$DDNN_HARNESS_RESULTS, else ./results."""
+    env = os.environ.get(RESULTS_ENV)
+    return Path(env).expanduser() if env else Path.cwd() / "results"
+
+
+def safe_name(name: str) -> str:
+    """A scenario or grid name as one safe path component: letters, digits,
+    '.', '_' and '-' kept, anything else (/, .., spaces) becomes '-'."""
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "-", str(name)).strip(".-")
+    return cleaned[:80] or "unnamed"
+
+
+def default_run_dir(name: str, digest: str) -> Path:
+    return results_root() / "runs" / f"{safe_name(name)}-{digest}"
+
+
+def default_sweep_dir(name: str) -> Path:
+    return results_root() / "sweeps" / safe_name(name)
+
+
+# --------------------------------------------------------------------------
+# checks, before anything runs
+
+
+def resolve(path: Path, field: str = "-o") -> Path:
+    """The path a writer writes for `path`: absolute, ~ expanded, every
+    symbolic link followed. A link to an existing file or directory stands
+    for its target (checked, written or replaced there; the link stays and
+    points at the new output). A dangling link or a loop, here or in a
+    parent, is refused: what it would create is not clear. Every check and
+    every writer goes through here, so they agree."""
+    path = Path(os.path.abspath(Path(path).expanduser()))
+    for part in (path, *path.parents):
+        if os.path.islink(part) and not os.path.exists(part):
+            try:
+                target = f" to {shorten(os.readlink(part))}"
+            except OSError:
+                target = ""
+            raise OutputError(field, f"{_show(part)} is a symbolic link{target}, which does not "
+                              "exist (or loops); give an existing target or a new name")
+    return Path(os.path.realpath(path))
+
+
+def _show(path: Path | str) -> str:
+    """A path as echoed in a message (a long one shortened)."""
+    text = str(path)
+    return text if len(text) <= 300 else shorten(text, 300)
+
+
+def _existing_ancestor(path: Path) -> Path:
+    existing = Path(path)
+    while not os.path.exists(existing) and existing != existing.parent:
+        existing = existing.parent
+    return existing
+
+
+def _pathconf(path: Path, name: str, default: int) -> int:
+    try:
+        value = os.pathconf(path, name)
+    except (OSError, ValueError):
+        return default
+    return value if value and value > 0 else default
+
+
+def _is_figure(entry: Path) -> bool:
+    """One of our figure files (<stem>.<fmt>), or a killed writer's leftover of one."""
+    name = entry.name
+    if _LEFTOVER.fullmatch(name):
+        name = name[1:].rsplit(".", 1)[0]
+    stem, dot, fmt = name.rpartition(".")
+    return (bool(dot) and stem in RUN_FIGURES | SWEEP_FIGURES and f".{fmt}" in FIGURE_FORMATS
+            and not entry.is_symlink() and entry.is_file())
+
+
+def is_run_dir(path: Path) -> bool:
+    """A directory written by write_run_dir (and perhaps plotted), nothing else."""
+    try:
+        entries = list(Path(path).iterdir())
+    except OSError:
+        return False
+    names = {e.name for e in entries}
+    if not {"config.json", "manifest.json"} <= names:
+        return False
+    for entry in entries:
+        if entry.name == "plots" and entry.is_dir() and not entry.is_symlink():
+            if not is_figure_dir(entry):
+                return False
+        elif entry.name not in RUN_FILES or not entry.is_file():
+            return False
+    return True
+
+
+def is_figure_dir(path: Path) -> bool:
+    """A directory holding nothing but the harness's figures (or nothing):
+    `harness plot` may write into it."""
+    try:
+        return all(_is_figure(entry) for entry in Path(path).iterdir())
+    except OSError:
+        return False
+
+
+def check_names(path: Path, field: str, temporary: bool = True) -> None:
+    """The names `path` will create fit its file system: each new component,
+    and (temporary) the writer's temporary name .<name>.tmp-<pid> beside it,
+    at most NAME_MAX bytes, the whole path less than PATH_MAX."""
+    path = Path(path)
+    existing = _existing_ancestor(path)
+    name_max = _pathconf(existing, "PC_NAME_MAX", 255)
+    path_max = _pathconf(existing, "PC_PATH_MAX", 4096)
+    names = [(name, name) for name in path.relative_to(existing).parts]
+    longest = path
+    if temporary and path.name:
+        tmp = f".{path.name}.tmp-{'0' * _PID_DIGITS}"
+        names.append((tmp, path.name))
+        longest = path.parent / tmp
+    for name, given in names:
+        size = len(os.fsencode(name))
+        if size > name_max:
+            room = name_max - (size - len(os.fsencode(given)))
+            how = (f"it is written under the temporary name .NAME.tmp-PID first, so NAME may "
+                   f"have at most {room} bytes" if name != given else
+                   f"a name there has at most {name_max} bytes")
+            raise OutputError(field, f"the name {shorten(given, 60)} is too long for the file "
+                              f"system of {_show(existing)} ({len(os.fsencode(given))} bytes; "
+                              f"{how}); choose a shorter name")
+    if len(os.fsencode(str(longest))) >= path_max:
+        raise OutputError(field, f"{_show(path)} is too long a path for the file system of "
+                          f"{_show(existing)} (at most {path_max - 1} bytes, with the "
+                          "temporary name the harness writes first); choose a shorter one")
+
+
+def _size(n: float) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n:.0f} B"
+
+
+def check_space(path: Path, size: float, field: str, what: str = "the output") -> None:
+    """The file system that will hold `path` has room for `size` bytes (a
+    rough estimate of what will be written) and a free inode; checked
+    before anything runs, so that a full disk is not found after it."""
+    existing = _existing_ancestor(Path(path))
+    try:
+        st = os.statvfs(existing)
+    except OSError:
+        return  # nothing to measure: the writer reports what goes wrong
+    free = st.f_bavail * st.f_frsize
+    size = max(size, st.f_frsize or 4096)  # any new file takes a block
+    if free < size:
+        raise OutputError(field, f"{_show(path)}: {what} would take about {_size(size)} (a "
+                          f"rough estimate) but the file system of {_show(existing)} has "
+                          f"{_size(free)} free; free some space or choose another place")
+    if st.f_files and not st.f_favail:
+        raise OutputError(field, f"{_show(path)}: the file system of {_show(existing)} has no "
+                          "free inodes (no new file can be made); free some or choose another "
+                          "place")
+
+
+def check_writable(directory: Path, field: str) -> None:
+    """`directory` (created later if missing) can take new files: its nearest
+    existing ancestor is a directory we can create entries in (a read-only
+    file system or mount is refused, for root too)."""
+    existing = _existing_ancestor(Path(os.path.abspath(directory)))
+    if not existing.is_dir():
+        raise OutputError(field, f"{_show(existing)} is a file, not a directory")
+    try:  # os.access misleads for root and for special file systems (/proc)
+        os.rmdir(tempfile.mkdtemp(prefix=".ddnn-harness-probe-", dir=existing))
+    except OSError as e:
+        raise OutputError(field, f"cannot write in {_show(existing)}: {e.strerror or e}") from None
+
+
+def check_run_dir(path: Path, field: str = "-o", size: float = 0) -> Path:
+    """An output run directory, checked before the simulation: its resolved
+    absolute path (resolve()) returned. It may not exist yet, be empty, or be
+    one of our run directories (replaced whole); anything else is refused.
+    size: a rough estimate of the run's files (run.output_bytes), checked
+    against the free space."""
+    path = resolve(path, field)
+    cwd = Path.cwd().resolve()
+    if path == cwd or path in cwd.parents:
+        raise OutputError(field, f"{_show(path)} is the current directory or holds it; a run "
+                          "directory is written whole and renamed into place: give a new "
+                          "name, e.g. -o my-run")
+    check_names(path, field)
+    if os.path.lexists(path):
+        if not path.is_dir():
+            raise OutputError(field, f"{_show(path)} exists and is not a directory")
+        if any(path.iterdir()) and not is_run_dir(path):
+            raise OutputError(field, f"{_show(path)} is not empty and is not a run directory; "
+                              "nothing in it is replaced: choose a new or empty directory")
+    check_writable(path.parent, field)
+    check_space(path, size, field, "the run directory")
+    return path
+
+
+#: What a sweep directory holds before its sweep.json is written: a sweep
+#: stopped there (a full disk, a kill) left it half-made, with no cell run.
+SWEEP_SKELETON = frozenset({"cells", "failed", "logs", "grid.toml", ".lock"})
+
+
+def is_half_made_sweep(path: Path) -> bool:
+    """A sweep directory without sweep.json in which nothing ran: safe to
+    start again (its entries are ours and empty)."""
+    try:
+        entries = list(Path(path).iterdir())
+    except OSError:
+        return False
+    return (bool(entries) and not (Path(path) / "sweep.json").exists()
+            and all(e.name in SWEEP_SKELETON and (not e.is_dir() or not any(e.iterdir()))
+                    for e in entries))
+
+
+def clear_half_made_sweep(path: Path) -> None:
+    for entry in Path(path).iterdir():
+        if entry.name == ".lock":
+            continue  # held by the caller
+        entry.rmdir() if entry.is_dir() else entry.unlink()
+
+
+def check_sweep_dir(path: Path, field: str = "-o") -> Path:
+    """An output sweep directory, checked before anything runs: new, empty,
+    half-made (started again), or holding a sweep (which --resume continues,
+    unless a running sweep holds its lock); its resolved absolute path
+    returned. Its free space is the caller's to check (check_space), with
+    the cells it will run."""
+    path = resolve(path, field)
+    check_names(path, field, temporary=False)
+    if os.path.lexists(path):
+        if not path.is_dir():
+            raise OutputError(field, f"{_show(path)} exists and is not a directory")
+        DirectoryLock.check_free(path, field)
+        if (any(path.iterdir()) and not (path / "sweep.json").is_file()
+                and not is_half_made_sweep(path)):
+            raise OutputError(field, f"{_show(path)} is not empty and is not a sweep directory; "
+                              "choose a new or empty directory")
+        check_writable(path, field)
+    else:
+        check_writable(path.parent, field)
+    return path
+
+
+def check_new_file(path: Path, field: str, ours: Callable[[Path], bool],
+                   size: float = 0) -> Path:
+    """An output file: new, or one of ours (`ours(path)`), which is replaced;
+    its resolved absolute path returned. size: a rough estimate of it."""
+    path = resolve(path, field)
+    check_names(path, field)
+    if os.path.lexists(path) and (not path.is_file() or not ours(path)):
+        raise OutputError(field, f"{_show(path)} exists and was not written by the harness; "
+                          "choose another file")
+    check_writable(path.parent, field)
+    check_space(path, size, field, "the file")
+    return path
+
+
+def check_figure_dir(path: Path, field: str = "-o", formats: tuple[str, ...] = ("png", "pdf"),
+                     figures: int = len(SWEEP_FIGURES)) -> Path:
+    """A directory for `harness plot`'s figures, checked before anything is
+    drawn: new, empty, or holding nothing but the harness's own figures
+    (<stem>.<fmt>, RUN_FIGURES and SWEEP_FIGURES; those of the same name are
+    replaced). A user's file in it, or a link, is refused: nothing of theirs
+    is overwritten. figures: how many may be drawn, for the space estimate."""
+    path = resolve(path, field)
+    longest = max((f"{stem}.{fmt}" for stem in RUN_FIGURES | SWEEP_FIGURES for fmt in formats),
+                  key=len, default="")
+    check_names(path / longest if longest else path, field)
+    if os.path.lexists(path):
+        if not path.is_dir():
+            raise OutputError(field, f"{_show(path)} exists and is not a directory")
+        if not is_figure_dir(path):
+            theirs = sorted(e.name for e in path.iterdir() if not _is_figure(e))
+            named = ", ".join(shorten(n, 40) for n in theirs[:3]) + \
+                (f" and {len(theirs) - 3} more" if len(theirs) > 3 else "")
+            raise OutputError(field, f"{_show(path)} holds files the harness did not write "
+                              f"({named}); figures go only into a new directory or one "
+                              "holding nothing but the harness's figures: choose another")
+        check_writable(path, field)
+    else:
+        check_writable(path.parent, field)
+    check_space(path, figures * len(formats) * FIGURE_BYTES, field, "the figures")
+    return path
+
+
+# --------------------------------------------------------------------------
+# writers
+
+
+def _temporary(path: Path) -> Path:
+    return path.parent / f".{path.name}.tmp-{os.getpid()}"
+
+
+def write_from(path: Path, produce: Callable[[Path], None]) -> Path:
+    """Create a file whole: produce(tmp) writes it under a temporary name in
+    the same directory (a figure, a compiler's output), which is then renamed
+    into place, so a reader (or a racing writer) sees all of it or nothing.
+    A link at `path` is followed (resolve(), as the checks do): its target
+    is replaced, the link stays."""
+    path = resolve(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _temporary(path)
+    try:
+        produce(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def write_file(path: Path, data: bytes | str) -> None:
+    """Write `data` (str: UTF-8) to `path` whole (write_from)."""
+    write_from(path, lambda tmp: tmp.write_bytes(data.encode() if isinstance(data, str) else data))
+
+
+def write_dir(out_dir: Path, fill: Callable[[Path], None], existing: str = "replace") -> Path:
+    """Create a directory whole: fill(tmp) writes the files into a temporary
+    directory beside it, which is then renamed into place.
+    existing: what to do if out_dir is there by then: "replace" it if it is
+    empty or one of our run directories (else OutputError: never deleted),
+    or "keep" it and drop the new one (it holds the same results).
+    A link at out_dir is followed (resolve(), as check_run_dir does): the
+    directory it points at is replaced, the link stays."""
+    out_dir = resolve(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _temporary(out_dir)
+    if tmp.exists():  # this process's own leftover
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    try:
+        fill(tmp)
+        if not out_dir.exists():
+            os.replace(tmp, out_dir)
+        elif existing == "keep":
+            shutil.rmtree(tmp)
+        elif out_dir.is_dir() and not any(out_dir.iterdir()):
+            os.replace(tmp, out_dir)  # over an empty directory: one atomic rename
+        elif out_dir.is_dir() and is_run_dir(out_dir):
+            old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
+            os.replace(out_dir, old)
+            os.replace(tmp, out_dir)
+            shutil.rmtree(old, ignore_errors=True)  # what stays, remove_leftovers clears
+        else:
+            raise OutputError("-o", f"{_show(out_dir)} is not empty and is not a run directory; "
+                              "nothing in it is replaced")
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return out_dir
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False  # ours, and not being written now
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_leftovers(directory: Path) -> list[Path]:
+    """Remove `.<name>.tmp-<pid>` and `.<name>.old-<pid>` entries of writers
+    that are gone (killed mid-write); returns what was removed."""
+    removed = []
+    directory = Path(directory)
+    if not directory.is_dir():
+        return removed
+    for entry in directory.iterdir():
+        m = _LEFTOVER.fullmatch(entry.name)
+        if not m or _alive(int(m.group(1))):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+        removed.append(entry)
+    return removed
+
+
+# --------------------------------------------------------------------------
+# a directory's owner: one sweep at a time
+
+
+LOCK_NAME = ".lock"
+
+
+class DirectoryLock:
+    """Held while a sweep writes its directory: `<dir>/.lock`, locked with
+    flock(2) and holding the owner's pid, host and start time. The kernel
+    drops the lock when its process dies, however it dies, so a stale lock
+    (a killed sweep) is simply taken over; a live one is refused at once
+    with its owner named. The file stays (a lock file that is removed can be
+    held by two processes at once)."""
+
+    def __init__(self, directory: Path, field: str = "-o") -> None:
+        self.directory, self.field = Path(directory), field
+        self._fd: int | None = None
+
+    def acquire(self) -> "DirectoryLock":
+        import fcntl
+        import json
+        import socket
+        import time
+
+        path = self.directory / LOCK_NAME
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            owner = os.read(fd, 4096).decode(errors="replace")
+            os.close(fd)
+            try:
+                who = json.loads(owner)
+                held = (f"pid {who['pid']} on {who['host']}, since "
+                        f"{time.strftime('%H:%M:%S', time.localtime(who['since']))}")
+            except (ValueError, KeyError, TypeError):
+                held = "another process"
+            raise OutputError(self.field, f"{self.directory} is in use by a running sweep "
+                              f"({held}); wait for it to end (or stop it), then --resume")
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                 "since": time.time()}).encode())
+        self._fd = fd
+        return self
+
+    @classmethod
+    def check_free(cls, directory: Path, field: str = "-o") -> None:
+        """OutputError now if a running sweep holds `directory`'s lock (a
+        check before anything is printed or planned; the sweep takes the lock
+        itself when it starts)."""
+        if (Path(directory) / LOCK_NAME).is_file():
+            cls(directory, field).acquire().release()
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing drops the flock
+            self._fd = None
+
+    def __enter__(self) -> "DirectoryLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()

@@ -1,0 +1,23 @@
+"""Figures from tables only (never from ns-3): one run, a directory or a
+Run in memory (run_figures), or one sweep directory (sweep_figures)."""
+
+from harness.outputs.plots.run_figures import (buffer_spans, fct_cdf_frame, iteration_figure,
+                                       load_run, measurement_window, pick_iterations,
+                                       draw_run, plot_run, save_figure, timeline_frames,
+                                       uplink_utilization)
+from harness.outputs.plots.sweep_figures import (BOUNDARY_CLASSES, BOUNDARY_COLORS, BOUNDARY_LEGEND,
+                                         SweepTables, UnknownCellError, background_labels,
+                                         boundary_table, cells_cdf_frame, default_cdf_cells,
+                                         draw_boundary, draw_per_ratio, load_sweep,
+                                         per_ratio_frame, plot_sweep, resolve_cells,
+                                         utilization_frame)
+
+__all__ = [
+    "buffer_spans", "fct_cdf_frame", "iteration_figure", "load_run", "measurement_window",
+    "pick_iterations", "draw_run", "plot_run", "save_figure", "timeline_frames",
+    "uplink_utilization",
+    "BOUNDARY_CLASSES", "BOUNDARY_COLORS", "BOUNDARY_LEGEND", "SweepTables",
+    "UnknownCellError", "background_labels", "boundary_table", "cells_cdf_frame",
+    "default_cdf_cells", "draw_boundary", "draw_per_ratio", "load_sweep", "per_ratio_frame",
+    "plot_sweep", "resolve_cells", "utilization_frame",
+]

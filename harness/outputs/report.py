@@ -1,0 +1,290 @@
+"""`harness report SWEEP_DIR`: one static HTML page of a sweep.
+
+The page needs no server and no network: every figure is embedded as a
+base64 PNG. It holds the operating-boundary map and the sweep's other
+figures (harness.outputs.plots.plot_sweep), the summary table, a drill-down per cell
+(FCT CDFs, iteration-time distribution, host-uplink utilisation: the figures
+`harness plot` draws of a run, harness.outputs.plots.draw_run) and the manifest: versions,
+seeds, digests and cost. The page is a jinja2 template
+(harness/outputs/templates/report.html.j2).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from harness.analysis import stats
+from harness.outputs import outdir
+from harness.sweeps.cells import MEASURED, STALLED, with_status_reasons
+from harness.config.errors import ConfigError
+
+GENERATOR = "ddnn-harness report"   # <meta name="generator">: marks our own pages
+SWEEP_FILES = ("sweep.json", "summary.parquet")
+CELL_DPI = 72                        # small per-cell figures keep the page light
+MAP_STEM = "operating-boundary"
+# shown first, in this order; a grid without R x background axes has a
+# comparison figure instead of the map
+SWEEP_FIGURES = (MAP_STEM, "comparison", "per-ratio", "fct-cdf-cells", "utilization-apps")
+SUMMARY_COLUMNS = {  # summary.parquet column -> (header, scale)
+    "mean_iteration_s": ("iteration mean ms", 1e3),
+    "p99_iteration_s": ("iteration p99 ms", 1e3),
+    "fct_small_mean_s": ("small FCT mean ms", 1e3),
+    "fct_small_p99_s": ("small FCT p99 ms", 1e3),
+    "fct_large_mean_s": ("large FCT mean ms", 1e3),
+    "u_training": ("U training %", 100),
+    "u_background": ("U background %", 100),
+    "completion_ratio": ("completion", 1),
+}
+
+
+def check_sweep_dir(sweep_dir: Path) -> None:
+    missing = [name for name in SWEEP_FILES if not (Path(sweep_dir) / name).is_file()]
+    if missing:
+        raise ConfigError("SWEEP_DIR", f"{sweep_dir} is not a sweep directory: missing "
+                          f"{', '.join(missing)} (run `harness sweep` first)")
+
+
+def estimated_bytes(sweep_dir: Path) -> int:
+    """A rough size of the page, for the free-space check made before it is
+    drawn: the sweep's figures and three small PNGs per cell, in base64."""
+    try:
+        cells = sum(1 for _ in (Path(sweep_dir) / "cells").iterdir())
+    except OSError:
+        cells = 0
+    return 2_000_000 + 150_000 * cells
+
+
+def is_report(path: Path) -> bool:
+    """A page this module wrote (it may be replaced)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    return f'<meta name="generator" content="{GENERATOR}">' in head
+
+
+# --------------------------------------------------------------------------
+# figures
+
+
+def _png(fig, dpi: int = CELL_DPI) -> str:
+    from harness.outputs.plots.style import fit_text
+
+    buf = io.BytesIO()
+    fit_text(fig)
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _sweep_figures(sweep_dir: Path) -> dict[str, str]:
+    """plot_sweep's figures, as base64 PNGs by stem."""
+    from harness.outputs import plots
+
+    with tempfile.TemporaryDirectory(prefix="ddnn-report-") as tmp:
+        written = plots.plot_sweep(sweep_dir, Path(tmp), ("png",))
+        return {p.stem: base64.b64encode(p.read_bytes()).decode("ascii") for p in written}
+
+
+# a cell's figures on the page: those `harness plot` draws of a run
+# (harness.outputs.plots.draw_run) and the iteration-time distribution
+CELL_FIGURES = (("fct-cdf", "FCT CDF per size class"),
+                ("iteration-times", "iteration-time distribution"),
+                ("utilization", "host-uplink utilisation"))
+
+
+def _cell_figures(cell_dir: Path, label: str) -> list[tuple[str, str]]:
+    """(caption, base64 PNG) of one cell: FCT CDFs, iterations, utilisation."""
+    from harness.outputs import plots
+
+    run = plots.load_run(cell_dir)
+    drawn = dict(plots.draw_run(run, label, stems=tuple(stem for stem, _ in CELL_FIGURES)))
+    if run.iterations is not None:
+        drawn["iteration-times"] = plots.iteration_figure(run.iterations,
+                                                          f"{label}: iteration times")
+    return [(caption, _png(drawn[stem])) for stem, caption in CELL_FIGURES
+            if drawn.get(stem) is not None]
+
+
+# --------------------------------------------------------------------------
+# page data
+
+
+@dataclass
+class CellView:
+    id: str
+    label: str
+    status: str
+    reason: str | None                      # why it is not ok
+    metrics: list[tuple[str, str, str]]     # header, value, why n/a ("" with a value)
+    figures: list[tuple[str, str]] = field(default_factory=list)
+    manifest: dict = field(default_factory=dict)
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and pd.isna(value))
+
+
+def _fmt(value, scale: float = 1) -> str:
+    if _missing(value):
+        return "n/a"
+    if isinstance(value, (int, float)):
+        return f"{value * scale:,.3g}"
+    return str(value)
+
+
+def _reason(row: pd.Series) -> str | None:
+    reason = row.get("reason")
+    return None if _missing(reason) else str(reason)
+
+
+def na_reason(row: pd.Series, column: str) -> str:
+    """Why a summary row has no value in `column`: the cell's own reason
+    where it has no tables (failed, not run) or its training stalled (the
+    iteration columns); else what the cell lacked to measure it."""
+    status = row.get("status")
+    if status not in MEASURED:
+        return _reason(row) or str(status)
+    if column.endswith("iteration_s"):
+        if status == STALLED:
+            return _reason(row) or "training stalled"
+        return "no training job in this cell"
+    if column.startswith("fct_"):
+        size = column.split("_")[1]
+        return f"no measured {size} flow completed"
+    if column == "u_training":
+        return "no training job in this cell"
+    if column == "u_background":
+        return "no background traffic in this cell"
+    if column == "completion_ratio":
+        return "no measured background flow"
+    return "not measured"
+
+
+def _cell_html(value, scale: float, row: pd.Series, column: str) -> str:
+    """A summary-table value; n/a with its reason as a tooltip."""
+    if _missing(value):
+        return (f'<span class="na" title="{html.escape(na_reason(row, column))}">'
+                "n/a</span>")
+    return html.escape(_fmt(value, scale))
+
+
+def _status_html(row: pd.Series) -> str:
+    status, reason = str(row["status"]), _reason(row)
+    if status == "ok":
+        return status
+    title = f' title="{html.escape(reason)}"' if reason else ""
+    return f'<span class="{html.escape(status)}"{title}>{html.escape(status)}</span>'
+
+
+def _label(row: pd.Series, fields: list[str]) -> str:
+    parts = [f"{f.split('.')[-1]}={row[f]:g}" if isinstance(row[f], float) else
+             f"{f.split('.')[-1]}={row[f]}" for f in fields if f in row]
+    if row.get("arm") is not None and not pd.isna(row.get("arm")):
+        parts.append(f"arm {row['arm']}")
+    return ", ".join(parts) or str(row["cell"])
+
+
+def _summary_table(summary: pd.DataFrame, fields: list[str]) -> str:
+    """The cells' table (HTML: escaped here, written unescaped); a status
+    other than ok and every n/a carry their reason as a tooltip."""
+    cols = ["cell", "arm", *fields, "status"]
+    table = summary[[c for c in cols if c in summary]].copy()
+    for col in table.columns:   # axis values and arms are the grid's text
+        table[col] = [v if _missing(v) else html.escape(str(v)) for v in table[col]]
+    table["cell"] = [f'<a href="#cell-{c}">{c[:8]}</a>' for c in summary["cell"]]
+    table["status"] = [_status_html(row) for _, row in summary.iterrows()]
+    for col, (header, scale) in SUMMARY_COLUMNS.items():
+        if col in summary:
+            table[header] = [_cell_html(row[col], scale, row, col)
+                             for _, row in summary.iterrows()]
+    return table.to_html(index=False, escape=False, classes="summary", border=0, na_rep="")
+
+
+def _manifest(sweep_dir: Path, summary: pd.DataFrame, cells: list[CellView]) -> dict:
+    manifests = [c.manifest for c in cells if c.manifest]
+    versions: dict[str, set] = {}
+    for m in manifests:
+        for pkg, version in m.get("versions", {}).items():
+            versions.setdefault(pkg, set()).add(version)
+    seeds = sorted({m["seed"] for m in manifests if "seed" in m})
+
+    def total(key: str) -> float:
+        return float(sum(m.get(key) or 0 for m in manifests))
+
+    return {
+        "versions": {pkg: ", ".join(sorted(v)) for pkg, v in sorted(versions.items())},
+        "seeds": ", ".join(map(str, seeds)) or "n/a",
+        "digests": [(c.id, c.label, c.manifest.get("digest", c.id) if c.manifest else c.id,
+                     c.manifest.get("seed", "") if c.manifest else "") for c in cells],
+        "cost": [("cells run", f"{len(manifests)} of {len(cells)}"),
+                 ("events", f"{total('events'):,.0f}"),
+                 ("wall time of the cells", f"{total('run_wall_s'):,.1f} s"),
+                 ("simulation CPU time", f"{total('simulation_cpu_s'):,.1f} s"),
+                 ("largest peak RSS", f"{max((m.get('peak_rss_mib') or 0 for m in manifests), default=0):,.0f} MiB")],
+        "grid_toml": _read(sweep_dir / "grid.toml"),
+    }
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def render(sweep_dir: Path) -> str:
+    """The report page of a sweep directory, as HTML text."""
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    from harness.analysis.tables import load_sweep
+
+    sweep_dir = Path(sweep_dir)
+    check_sweep_dir(sweep_dir)
+    sweep = load_sweep(sweep_dir)
+    grid, summary = sweep.grid, with_status_reasons(sweep.summary)
+    fields = [f for f in grid.get("axes", []) if f in summary]
+    figures = _sweep_figures(sweep_dir)
+    ordered = [(stem, figures[stem]) for stem in SWEEP_FIGURES if stem in figures]
+    ordered += [(stem, png) for stem, png in sorted(figures.items()) if stem not in SWEEP_FIGURES]
+
+    cells = []
+    for _, row in summary.iterrows():
+        label = _label(row, fields)
+        metrics = [(header, _fmt(row.get(col), scale),
+                    na_reason(row, col) if _missing(row.get(col)) else "")
+                   for col, (header, scale) in SUMMARY_COLUMNS.items() if col in row]
+        view = CellView(row["cell"], label, row["status"], _reason(row), metrics)
+        cell_dir = sweep_dir / "cells" / row["cell"]
+        if row["status"] in MEASURED and cell_dir.is_dir():   # a stalled cell has its tables
+            view.figures = _cell_figures(cell_dir, label)
+            view.manifest = json.loads((cell_dir / "manifest.json").read_text())
+        cells.append(view)
+
+    counts = summary["status"].value_counts().to_dict()
+    env = Environment(loader=PackageLoader("harness.outputs", "templates"),
+                      autoescape=select_autoescape(["html", "j2"]),
+                      trim_blocks=True, lstrip_blocks=True)
+    return env.get_template("report.html.j2").render(
+        generator=GENERATOR, name=grid.get("grid", sweep_dir.name), sweep_dir=str(sweep_dir),
+        class_meaning=stats.CLASS_MEANING,
+        grid=grid, counts=counts, n_cells=len(summary), figures=ordered,
+        map_stem=MAP_STEM if MAP_STEM in figures else ("comparison" if "comparison" in figures
+                                                       else None),
+        summary_table=_summary_table(summary, fields), cells=cells,
+        manifest=_manifest(sweep_dir, summary, cells))
+
+
+def write_report(sweep_dir: Path, out: Path | None = None) -> Path:
+    """Write the page (default SWEEP_DIR/report.html) atomically; returns its path."""
+    out = Path(out) if out is not None else Path(sweep_dir) / "report.html"
+    outdir.write_file(out, render(sweep_dir))
+    return out

@@ -1,0 +1,202 @@
+"""A sweep's tables, from its cells' run directories (tables only, no ns-3):
+summary.parquet (one row per cell), deltas.parquet (per seed, each arm vs
+its reference), deltas_mean.parquet (per point: the mean over seeds, and the
+pooled change with its bootstrap interval and verdict, harness.analysis.stats) and,
+for a grid with a scale axis, scale_check.parquet."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from harness.analysis import metrics, stats
+from harness.sweeps.adaptive import DECIDING_METRICS
+from harness.sweeps.cells import (MEASURED, NOT_RUN_REASON, STALLED, UNFINISHED, Cell,
+                           cell_status, none_if_na, point_value, stall_reason)
+from harness.sweeps.grid import Grid
+from harness.sweeps.sweepdir import cell_dir, is_done, write_atomic
+from harness.analysis.tables import POINT_LABEL, SEED_AXIS, Run, optional_table, read_table
+
+TIMING_COLUMNS = ("wall_s", "startup_s", "events_per_s", "sim_s_per_wall_s", "peak_rss_mib")
+
+
+def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, Any]:
+    """One tidy summary row: the cell's labels, status, reason and metrics.
+    status (harness.sweeps.cells): ok (run_dir), stalled (run_dir, but its training
+    completed no iteration in the window: its other metrics stand), failed
+    (error) or unfinished (neither: not run yet, or stopped by Ctrl-C;
+    --resume runs it); reason: why a cell is not ok (failed: its error)."""
+    status = cell_status(run_dir is not None, error)
+    reason = error if error else NOT_RUN_REASON if status == UNFINISHED else None
+    row: dict[str, Any] = {**cell.labels(), "status": status, "error": error, "reason": reason}
+    if run_dir is None or error:
+        return row
+    summary = json.loads((run_dir / "summary.json").read_text())
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    config = json.loads((run_dir / "config.json").read_text())
+    row.update(metrics.flat_summary(summary))
+    row["status"] = cell_status(True, None, row["training_stalled"])
+    if row["status"] == STALLED:
+        row["reason"] = stall_reason(config.get("run", {}))   # the run as simulated
+    row.update(offered_load=config["background"]["offered_load"],
+               compute_ms=config["training"]["compute_ms"],
+               events=manifest["events"], wall_s=manifest.get("run_wall_s"),
+               startup_s=manifest.get("startup_s"), peak_rss_mib=manifest.get("peak_rss_mib"),
+               events_per_s=manifest.get("events_per_s"),
+               sim_s_per_wall_s=manifest.get("sim_s_per_wall_s"))
+    return row
+
+
+def aggregate(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]:
+    """summary.parquet (one row per cell), deltas.parquet (per seed, each arm vs
+    the reference) and deltas_mean.parquet (per point: the mean over seeds
+    with its Student-t interval, and the pooled change with its bootstrap
+    interval and verdict, harness.analysis.stats)."""
+    tables = compare(out, grid, cells)
+    if "deltas_mean" in tables and stats.SCALE_FIELD in grid.axis_fields:
+        # the same cells at several scales
+        point_keys = [k for k in grid.axis_fields if k != SEED_AXIS]
+        tables["scale_check"] = stats.compare_scales(tables["deltas_mean"], point_keys)
+    for name, df in tables.items():
+        write_atomic(out / f"{name}.parquet", df.to_parquet(index=False))
+    return tables
+
+
+def compare(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]:
+    """aggregate's summary, deltas and deltas_mean, written nowhere. Every row
+    of deltas and deltas_mean is computed from its own point's cells alone, in
+    their order: an adaptive sweep judges a point from its cells only
+    (harness.sweeps.sweeping) and gets the rows of the whole grid's tables."""
+    rows = []
+    for cell in cells:
+        failed = out / "failed" / f"{cell.id}.json"
+        if is_done(out, cell):
+            rows.append(cell_row(cell, cell_dir(out, cell), None))
+        elif failed.is_file():
+            rows.append(cell_row(cell, None, json.loads(failed.read_text())["error"]))
+        else:
+            rows.append(cell_row(cell, None, None))
+    summary = pd.DataFrame(rows)
+    tables = {"summary": summary}
+    if grid.reference is not None or grid.per_point_arms:
+        keys = grid.axis_fields
+        ok = summary[summary["status"].isin(MEASURED)]  # a stall is +inf
+        if grid.per_point_arms:
+            deltas = _per_point_deltas(ok, cells, keys)
+        else:
+            deltas = metrics.paired_deltas(ok, keys, "arm", grid.reference,
+                                           metrics.DELTA_METRICS)
+        tables["deltas"] = deltas
+        point_keys = [k for k in keys if k != SEED_AXIS]
+        means = metrics.delta_means(deltas, point_keys, "arm")
+        tables["deltas_mean"] = _with_intervals(
+            means, interval_table(out, grid, cells), point_keys,
+            [k for k in dict(grid.axes) if k != SEED_AXIS])
+    return tables
+
+
+def _per_point_deltas(ok: pd.DataFrame, cells: list[Cell], keys: list[str]) -> pd.DataFrame:
+    """metrics.paired_deltas point by point, each against its own reference
+    arm; within a point only the seed varies (and fields a point does not set
+    are missing, which must not become keys)."""
+    reference = {c.id: c.reference for c in cells}
+    point_keys = [k for k in keys if k != SEED_AXIS]
+    seed_keys = [SEED_AXIS] if SEED_AXIS in keys else []
+    parts = []
+    labelled = ok.assign(_point=[json.dumps([none_if_na(r[k]) for k in point_keys],
+                                            default=str) for _, r in ok.iterrows()])
+    for _, group in labelled.groupby("_point", sort=False):
+        ref = reference[group["cell"].iloc[0]]
+        if ref is None:
+            continue
+        # "_point" keeps the keys a MultiIndex even when the seed is the only axis
+        part = metrics.paired_deltas(group, ["_point", *seed_keys], "arm", ref,
+                                     metrics.DELTA_METRICS).drop(columns="_point")
+        first = group.iloc[0]
+        for k in reversed(point_keys):
+            part.insert(0, k, [first[k]] * len(part))
+        parts.append(part)
+    columns = [*keys, "arm", "metric", "reference", "value", "change"]
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(parts, ignore_index=True)[columns]
+
+
+def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
+    """Per axes point (seeds pooled) and non-reference arm, each change of the
+    map against the reference arm with its bootstrap interval and verdict:
+    columns point fields, arm, metric, change, change_low, change_high,
+    samples, seeds, verdict, decided, seeds_to_decide (training verdicts:
+    stats.seeds_to_decide)."""
+    point_keys = [k for k in grid.axis_fields if k != SEED_AXIS]
+    by_point: dict[tuple, dict[str, dict]] = {}
+    point_reference: dict[tuple, str | None] = {}
+    for cell in cells:
+        if not is_done(out, cell):
+            continue
+        point = dict(cell.point)
+        key = tuple(point_value(point.get(k)) for k in point_keys)
+        by_point.setdefault(key, {}).setdefault(cell.arm, {})[point.get(SEED_AXIS)] = cell
+        point_reference[key] = cell.reference if grid.per_point_arms else grid.reference
+    rows = []
+    for key, arms in by_point.items():
+        if point_reference[key] is None:
+            continue
+        reference = arms.get(point_reference[key], {})
+        for arm, seeds in arms.items():
+            if arm == point_reference[key]:
+                continue
+            shared = sorted(s for s in seeds if s in reference)
+            ref_runs = [_run_tables(out, reference[s]) for s in shared]
+            arm_runs = [_run_tables(out, seeds[s]) for s in shared]
+            label = (*key, arm)
+            changes = {"iteration_time": stats.iteration_change(ref_runs, arm_runs, label),
+                       "end_spread": stats.end_spread_change(ref_runs, arm_runs, label),
+                       **stats.fct_changes(ref_runs, arm_runs, label)}
+            for metric, iv in changes.items():
+                verdict, decided = stats.judge(metric, iv)
+                to_decide = (stats.seeds_to_decide(iv.change, iv.low, iv.high, iv.samples,
+                                                   iv.seeds)
+                             if metric in DECIDING_METRICS else math.nan)
+                rows.append({**dict(zip(point_keys, key)), "arm": arm, "metric": metric,
+                             "change": iv.change, "change_low": iv.low,
+                             "change_high": iv.high, "samples": iv.samples,
+                             "seeds": iv.seeds, "verdict": verdict, "decided": decided,
+                             "seeds_to_decide": to_decide})
+    columns = [*point_keys, "arm", "metric", "change", "change_low", "change_high", "samples",
+               "seeds", "verdict", "decided", "seeds_to_decide"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _run_tables(out: Path, cell: Cell) -> Run:
+    """What the paired statistics read of a cell's run: its flows and iterations."""
+    d = cell_dir(out, cell)
+    return Run(flows=read_table(d / "flows.parquet"), iterations=optional_table(d, "iterations"),
+               dir=d)
+
+
+def _with_intervals(means: pd.DataFrame, intervals: pd.DataFrame,
+                    point_keys: list[str], axis_keys: list[str]) -> pd.DataFrame:
+    """deltas_mean: the mean over seeds (n, mean, ci95_low, ci95_high) and the
+    pooled change with its bootstrap interval, side by side. axis_keys: the
+    grid's axes but the seed (every point has a value of each)."""
+    on = [*point_keys, "arm", "metric"]
+    if POINT_LABEL in point_keys:
+        # a label names a point of `points`, which the axes multiply: label and
+        # axes together are unique; the points' own fields, missing where a
+        # point does not set them, would not match across the tables' dtypes
+        on = [POINT_LABEL, *axis_keys, "arm", "metric"]
+        intervals = intervals.drop(columns=[k for k in point_keys
+                                            if k != POINT_LABEL and k not in axis_keys])
+    if means.empty:
+        return means.reindex(columns=[*means.columns, *(c for c in intervals.columns
+                                                         if c not in on)])
+    if intervals.empty:
+        return means.reindex(columns=[*means.columns, *(c for c in intervals.columns
+                                                         if c not in on)])
+    return means.merge(intervals, on=on, how="left")
+

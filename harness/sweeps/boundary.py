@@ -1,0 +1,138 @@
+"""Where the training slowdown crosses a threshold along one numeric field:
+sequential bisection over probes judged at 95 % (pure logic, no ns-3).
+
+A probe is one value of the searched field (at one point of the other axes);
+its paired iteration-time change (low vs same, harness.analysis.stats) is judged
+against the threshold: `below` when the whole 95 % interval is at or below it
+(the training classes count a slowdown equal to a limit in the lower class),
+`above` when the whole interval is above it, else `undecided` (the runner adds
+seeds until it is decided or the probe's seeds run out). The slowdown is
+taken to grow with the field (more background, more slowdown): the search
+probes the range's low end, then its high end, then halves the bracket
+[a, b] (a: the highest value decided below, b: the lowest decided above)
+until it is at most `tolerance` wide. An undecided probe ends the search:
+the crossing is "undecided between a and b".
+
+next_probe decides from the probes so far alone, so a search is replayed
+exactly from its probes' results (a resumed search makes the same decisions),
+and is tested with fake oracles (tests/test_boundary.py).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+# a probe's side of the threshold (below, above, undecided) is harness.analysis.stats'
+# verdict, in its words
+from harness.analysis.stats import ABOVE, BELOW, UNDECIDED  # noqa: F401
+from harness.analysis.stats import threshold_side as side  # noqa: F401
+
+#: How a search ended (the `status` column of boundary.parquet).
+BRACKETED = "bracketed"        # decided probes bracket it within the tolerance
+UNDECIDED_BETWEEN = "undecided"  # a probe stayed undecided: somewhere in [a, b]
+BELOW_RANGE = "below range"    # the low end is already above the threshold
+ABOVE_RANGE = "above range"    # the high end is still below it
+STATUSES = (BRACKETED, UNDECIDED_BETWEEN, BELOW_RANGE, ABOVE_RANGE)
+
+
+@dataclass(frozen=True)
+class Range:
+    """The searched values: [lo, hi], a bracket this narrow is enough;
+    integral: the field takes integers (probes are whole numbers)."""
+
+    lo: float
+    hi: float
+    tolerance: float
+    integral: bool = False
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A probe's outcome: its value, its side of the threshold, and the
+    slowdown estimate with its interval (for the interpolation and the table)."""
+
+    value: float
+    side: str
+    change: float = math.nan
+    low: float = math.nan
+    high: float = math.nan
+    seeds: int = 0
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """A finished search: its status, the crossing estimate, the bracket
+    [low, high] (NaN where no probe bounds that side) and its probes."""
+
+    status: str
+    estimate: float
+    low: float
+    high: float
+    probes: int
+
+
+def _bracket(history: list[Observation]) -> tuple[float, float]:
+    below = [o.value for o in history if o.side == BELOW]
+    above = [o.value for o in history if o.side == ABOVE]
+    return (max(below) if below else math.nan, min(above) if above else math.nan)
+
+
+def interpolate(a: Observation, b: Observation, threshold: float) -> float:
+    """Where the straight line through (a, its slowdown) and (b, its
+    slowdown) meets the threshold, kept inside [a, b]; the middle when the
+    estimates do not rise from a to b (a stall, noise)."""
+    rise = b.change - a.change
+    if not (math.isfinite(rise) and rise > 0):
+        return (a.value + b.value) / 2
+    x = a.value + (threshold - a.change) / rise * (b.value - a.value)
+    return min(b.value, max(a.value, x))
+
+
+def next_probe(span: Range, threshold: float,
+               history: list[Observation]) -> float | Crossing:
+    """The next value to probe, or the search's end, from the probes so far
+    (in the order probed)."""
+    n = len(history)
+    if history and history[-1].side == UNDECIDED:
+        a, b = _bracket(history)
+        return Crossing(UNDECIDED_BETWEEN, math.nan, a, b, n)
+    seen = {o.value: o for o in history}
+    if span.lo not in seen:
+        return span.lo
+    if seen[span.lo].side == ABOVE:
+        return Crossing(BELOW_RANGE, math.nan, math.nan, span.lo, n)
+    if span.hi not in seen:
+        return span.hi
+    if seen[span.hi].side == BELOW:
+        return Crossing(ABOVE_RANGE, math.nan, span.hi, math.nan, n)
+    a, b = _bracket(history)
+    mid = (a + b) / 2
+    if span.integral:
+        mid = math.floor(mid)
+    if b - a <= span.tolerance or not a < mid < b:   # integral: no whole number between
+        return Crossing(BRACKETED, interpolate(seen[a], seen[b], threshold), a, b, n)
+    return mid
+
+
+def search(span: Range, threshold: float,
+           probe: Callable[[float], Observation]) -> tuple[Crossing, list[Observation]]:
+    """Run one search to its end with `probe` (value -> its outcome, seeds
+    added already): the crossing and the probes in order."""
+    history: list[Observation] = []
+    while True:
+        step = next_probe(span, threshold, history)
+        if isinstance(step, Crossing):
+            return step, history
+        history.append(probe(step))
+
+
+def most_probes(span: Range) -> int:
+    """The probes one search makes at most: both ends, then halvings until
+    the bracket is within the tolerance (for cost estimates)."""
+    width, halvings = span.hi - span.lo, 0
+    while width > span.tolerance and (not span.integral or width > 1):
+        width /= 2
+        halvings += 1
+    return 2 + halvings

@@ -1,0 +1,167 @@
+"""Reference results: a sweep's costly cells kept as compact tables, so that a
+later sweep of the same grid runs only its other cells and is compared
+against them.
+
+The use: `validate` runs each point at scale 1 (10 Gbit/s, CPU-hours) and at
+scale 10 (minutes). `harness reference SWEEP -o DIR` keeps the scale-1 cells
+of a finished sweep in DIR (per cell its summary, config and manifest, the
+iterations and the flow columns the paired intervals need); `harness sweep
+validate --reference DIR` puts them into the new sweep directory as finished
+cells and runs only the scaled ones, so scale_check.parquet compares a new
+scale-down against the same 10 Gbit/s results.
+
+A reference cell is matched by its cell id, the digest of its resolved
+scenario: a reference made for other settings (another window, another
+buffer model, a change of a default) is refused by name, before anything
+runs, instead of being compared with the wrong thing.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+from harness.analysis import stats
+from harness.outputs import outdir
+from harness.sweeps.cells import Cell
+from harness.config.errors import ConfigError
+from harness.sweeps.grid import Grid, expand, load_grid
+from harness.config.paths import REFERENCE_DIR
+from harness.sweeps.sweepdir import cell_dir, check_dir, is_done
+from harness.analysis.tables import read_table
+
+INDEX = "reference.json"
+#: what the sweep's aggregation reads of a cell, whole
+CELL_FILES = ("summary.json", "config.json", "manifest.json", "iterations.parquet")
+#: of flows.parquet, the columns the paired FCT intervals need
+FLOW_COLUMNS = ("id", "size", "size_class", "start_s", "fct_s", "completed", "measured")
+
+
+def builtin() -> list[str]:
+    """The names of the reference results kept in the repository."""
+    return sorted(p.parent.name for p in REFERENCE_DIR.glob(f"*/{INDEX}"))
+
+
+def resolve(name: str | Path) -> Path:
+    """Reference results by path, or by the name of one kept in the
+    repository (e.g. "validate"); a ConfigError naming --reference otherwise."""
+    path = Path(name)
+    if (path / INDEX).is_file():
+        return path
+    if (REFERENCE_DIR / str(name) / INDEX).is_file():
+        return REFERENCE_DIR / str(name)
+    known = ", ".join(builtin()) or "none"
+    raise ConfigError("--reference", f"{name} holds no reference results (no {INDEX}; make "
+                      f"one with harness reference SWEEP -o DIR); built-in: {known}")
+
+
+def reference_scale(grid: Grid) -> int:
+    """The grid's reference fidelity: its smallest scale (stats.compare_scales)."""
+    axes = dict(grid.axes)
+    if stats.SCALE_FIELD not in axes:
+        raise ConfigError("--reference", f"grid {grid.name!r} has no {stats.SCALE_FIELD!r} "
+                          "axis: reference results stand in for the cells of its smallest "
+                          "scale")
+    return min(axes[stats.SCALE_FIELD])
+
+
+def reference_cells(grid: Grid, cells: list[Cell]) -> list[Cell]:
+    """The cells a reference holds: those at the grid's smallest scale."""
+    scale = reference_scale(grid)
+    return [c for c in cells if dict(c.point).get(stats.SCALE_FIELD) == scale]
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).parent, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):  # an installed wheel: no repository
+        return f"ddnn-harness {importlib.metadata.version('ddnn-harness')} (no git checkout)"
+
+
+def export(sweep_dir: Path, out: Path) -> int:
+    """Write the reference-scale cells of a finished sweep to `out` (a new
+    directory); returns the number of cells. Every such cell must be done."""
+    record_path = sweep_dir / "sweep.json"
+    if not record_path.is_file():
+        raise ConfigError("SWEEP", f"{sweep_dir} is not a sweep directory (no sweep.json)")
+    out = outdir.resolve(out, "-o")
+    if out.exists():
+        raise ConfigError("-o", f"{out} exists; give a new directory (a reference is "
+                          "never overwritten)")
+    outdir.check_names(out, "-o")
+    outdir.check_writable(out.parent, "-o")
+    grid = load_grid(sweep_dir / "grid.toml")   # the grid as the sweep ran it
+    base = expand(grid)
+    cells = base + check_dir(sweep_dir, grid, base, resume=True)   # + seeds it added
+    wanted = reference_cells(grid, cells)
+    missing = [c for c in wanted if not is_done(sweep_dir, c)]
+    if missing:
+        raise ConfigError("SWEEP", f"{len(missing)} of its {len(wanted)} reference cells "
+                          f"(scale {reference_scale(grid)}) are not finished, e.g. "
+                          f"{missing[0].id} ({_labels(missing[0])}): finish them "
+                          "(harness sweep --resume) first")
+    # at most the cells' files and flow tables as they are (the copy keeps fewer columns)
+    outdir.check_space(out, sum(f.stat().st_size for c in wanted
+                                for f in cell_dir(sweep_dir, c).iterdir() if f.is_file()),
+                       "-o", "the reference")
+    index = {"grid": grid.name, "scale": reference_scale(grid), "commit": _commit(),
+             "cells": {c.id: c.labels() for c in wanted}}
+
+    def fill(tmp: Path) -> None:
+        for cell in wanted:
+            src, dst = cell_dir(sweep_dir, cell), tmp / "cells" / cell.id
+            dst.mkdir(parents=True)
+            for name in CELL_FILES:
+                if (src / name).is_file():
+                    shutil.copy2(src / name, dst / name)
+            flows = read_table(src / "flows.parquet")
+            flows[[c for c in FLOW_COLUMNS if c in flows]].to_parquet(dst / "flows.parquet",
+                                                                       index=False)
+        (tmp / INDEX).write_text(json.dumps(index, indent=2, default=str) + "\n")
+        shutil.copy2(sweep_dir / "grid.toml", tmp / "grid.toml")
+
+    outdir.write_dir(out, fill)
+    return len(wanted)
+
+
+def _point(labels: dict) -> dict:
+    """A cell's labels without its id and reference arm: its point and arm."""
+    return {k: v for k, v in labels.items() if k not in ("cell", "reference")}
+
+
+def _labels(cell: Cell) -> str:
+    return ", ".join(f"{k}={v}" for k, v in _point(cell.labels()).items())
+
+
+def check(reference: Path, grid: Grid, cells: list[Cell]) -> list[Cell]:
+    """The grid's reference-scale cells, each found in `reference`; a
+    ConfigError naming the first one it lacks (or holds for another
+    scenario), before anything runs."""
+    index = json.loads((resolve(reference) / INDEX).read_text())
+    wanted = reference_cells(grid, cells)
+    for cell in wanted:
+        if cell.id not in index["cells"]:
+            same_labels = [cid for cid, labels in index["cells"].items()
+                           if _point(labels) == _point(cell.labels())]
+            why = (f"it holds that point for another scenario (cell {same_labels[0]}): the "
+                   "grid's settings or a default changed since it was made"
+                   if same_labels else "it does not hold that point")
+            raise ConfigError("--reference", f"{reference} lacks the reference cell "
+                              f"{cell.id} ({_labels(cell)}): {why}")
+    return wanted
+
+
+def install(reference: Path, out: Path, cells: list[Cell]) -> int:
+    """Put the reference cells into sweep directory `out` as finished cells
+    (those not there yet), each written whole; returns how many were put."""
+    todo = [c for c in cells if not is_done(out, c)]
+    for cell in todo:
+        src = resolve(reference) / "cells" / cell.id
+        outdir.write_dir(cell_dir(out, cell),
+                         lambda tmp, src=src: shutil.copytree(src, tmp, dirs_exist_ok=True),
+                         existing="keep")
+    return len(todo)

@@ -1,0 +1,353 @@
+"""Running a boundary search (a grid with [search]): a sweep whose points
+are chosen as it goes.
+
+For each point of the grid's other axes and each threshold, a search
+(harness.sweeps.boundary.next_probe) asks for probes: one value of the searched
+field. A probe's cells are the point with that value, per seed and arm,
+made and named like a sweep's (harness.sweeps.grid.make_cell: the digest of the
+resolved scenario), so searches that probe the same value share its cells,
+and a resumed search finds them done. A probe is judged with its first k
+seeds (the grid's seed axis, then one more at a time) until its slowdown
+interval is on one side of the threshold or it has search.max_seeds: the
+judgement at k seeds uses exactly those seeds, whichever search ran more,
+so the decisions do not depend on the order cells end in (-j) and a re-run
+re-derives them.
+
+The cells run on the sweep's executors through harness.sweeps.sweeping's cell
+runner: as each ends, the searches waiting on it move on and their next
+cells run at once. The sweep directory is a sweep's (harness.sweeps.sweepdir:
+sweep.json lists every cell run, --resume), plus boundary.parquet (one row
+per point and threshold), probes.parquet (every probe in the order each
+search made it) and boundary.png (harness.outputs.plots.boundary_figure).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from harness.analysis import stats
+from harness.sweeps import boundary
+from harness.sweeps.aggregate import _run_tables, aggregate
+from harness.sweeps.boundary import UNDECIDED, Crossing, Observation, Range
+from harness.sweeps.cells import Cell, point_value
+from harness.config.scenario import ConfigError
+from harness.sweeps.grid import Grid, arm_names, make_cell
+from harness.analysis.stats import iteration_change
+from harness.sweeps.sweepdir import (cell_dir, cell_state, is_done, locked, prepare_dir, write_atomic,
+                              write_cells)
+from harness.analysis.tables import SEED_AXIS
+
+BOUNDARY_TABLE, PROBES_TABLE, FIGURE_STEM = "boundary.parquet", "probes.parquet", "boundary"
+
+
+@dataclass
+class _Search:
+    """One point's search for one threshold, and where it stands."""
+
+    point: tuple[tuple[str, Any], ...]   # the other axes' fields and values
+    threshold: float
+    history: list[Observation] = field(default_factory=list)
+    seeds_used: list[int] = field(default_factory=list)   # per probe, as judged
+    waiting: tuple[float, int] | None = None   # the probe (value, seeds) it waits on
+    crossing: Crossing | None = None
+
+
+@dataclass(frozen=True)
+class BoundaryReport:
+    out: Path
+    table: pd.DataFrame        # boundary.parquet
+    probes: pd.DataFrame       # probes.parquet
+    cells: int                 # cells the searches used
+    ran: int                   # cells run now
+    failed: int                # of the cells used, failed (now or before)
+    cpu_s: float               # simulation CPU seconds of every cell used
+    wall_s: float
+
+
+def search_points(grid: Grid) -> list[tuple[tuple[str, Any], ...]]:
+    """The points searched: every combination of the axes but the seed."""
+    import itertools
+
+    axes = [(f, v) for f, v in grid.axes if f != SEED_AXIS]
+    return [tuple(zip([f for f, _ in axes], values))
+            for values in itertools.product(*(v for _, v in axes))]
+
+
+def span(grid: Grid) -> Range:
+    s = grid.search
+    return Range(s.lo, s.hi, s.tolerance, s.integral)
+
+
+def _value(spec, value: float) -> float | int:
+    """A probe's value as the scenario takes it (an integer field: an int)."""
+    return int(value) if spec.integral else value
+
+
+class Searches:
+    """Every search of a grid, moved on as cells end: start() and ended()
+    return the cells to run next (harness.sweeps.sweeping._run_cells' seeding)."""
+
+    def __init__(self, out: Path, grid: Grid, retry_failed: bool, counts: dict) -> None:
+        self.out, self.grid, self.spec = out, grid, grid.search
+        self.retry_failed, self.counts = retry_failed, counts
+        self.span = span(grid)
+        self.first_seeds = list(dict(grid.axes)[SEED_AXIS])
+        self.most_seeds = max(self.spec.max_seeds, len(self.first_seeds))
+        self.arms = arm_names(grid)
+        self.searches = [_Search(p, t) for p in search_points(grid)
+                         for t in self.spec.thresholds]
+        self.cells: dict[tuple, Cell] = {}    # (point, value, seed, arm) -> its cell
+        self.ended_ids: set[str] = set()      # done, failed or invalid
+        self.running: set[str] = set()
+
+    def seeds(self, k: int) -> list[int]:
+        """A probe's first k seeds: the seed axis's, then one more at a time."""
+        extra = [max(self.first_seeds) + i for i in range(1, k - len(self.first_seeds) + 1)]
+        return (self.first_seeds + extra)[:k]
+
+    def _cell(self, point: tuple, value: float, seed: int, arm: str | None) -> Cell:
+        key = (point, value, seed, arm)
+        if key not in self.cells:
+            full = (*point, (self.spec.field, _value(self.spec, value)), (SEED_AXIS, seed))
+            cell = make_cell(self.grid, full, arm)
+            self.cells[key] = cell
+            # done before (--resume), invalid or failed before: it has ended already
+            if cell_state(self.out, cell, self.retry_failed) != "run":
+                self.ended_ids.add(cell.id)
+        return self.cells[key]
+
+    def probe_cells(self, point: tuple, value: float, k: int) -> list[Cell]:
+        return [self._cell(point, value, s, a) for s in self.seeds(k) for a in self.arms]
+
+    def start(self, todo: list[Cell]) -> list[Cell]:
+        more: list[Cell] = []
+        for search in self.searches:
+            more += self._advance(search)
+        return more
+
+    def ended(self, cell: Cell) -> list[Cell]:
+        self.ended_ids.add(cell.id)
+        self.running.discard(cell.id)
+        more: list[Cell] = []
+        for search in self.searches:
+            if search.waiting is not None:
+                value, k = search.waiting
+                if cell.id in {c.id for c in self.probe_cells(search.point, value, k)}:
+                    more += self._advance(search)
+        return more
+
+    def _advance(self, search: _Search) -> list[Cell]:
+        """Move a search on until it waits for cells to run, or ends; the
+        cells to run that are not running yet."""
+        while search.crossing is None:
+            if search.waiting is None:
+                step = boundary.next_probe(self.span, search.threshold, search.history)
+                if isinstance(step, Crossing):
+                    search.crossing = step
+                    self._say(search, f"{self._status(step)}")
+                    return []
+                search.waiting = (step, len(self.first_seeds))
+            value, k = search.waiting
+            cells = self.probe_cells(search.point, value, k)
+            pending = [c for c in cells if c.id not in self.ended_ids]
+            if pending:
+                new = [c for c in pending if c.id not in self.running]
+                self.running |= {c.id for c in new}
+                self.counts["todo"] += len(new)
+                return new
+            seen = self.judge(search.point, value, k, search.threshold)
+            # too few pairs or straddling: one more seed; no measurement at all
+            # (failed cells) would fail again: the probe stays undecided
+            if (seen.side == UNDECIDED and k < self.most_seeds
+                    and math.isfinite(seen.change)):
+                search.waiting = (value, k + 1)
+                continue
+            search.history.append(seen)
+            search.seeds_used.append(k)
+            search.waiting = None
+            self._say(search, f"{self.spec.field}={value:g}: {seen.side} "
+                      f"({_interval_text(seen)}, {k} seed{'s' if k != 1 else ''})")
+        return []
+
+    def judge(self, point: tuple, value: float, k: int, threshold: float) -> Observation:
+        """A probe with its first k seeds: the compared arm's paired
+        iteration-time change against the reference (harness.analysis.stats) and its
+        side of the threshold."""
+        reference, arm = self.grid.reference, self.spec.arm
+        ref_runs, arm_runs = [], []
+        for seed in self.seeds(k):
+            r, a = self._cell(point, value, seed, reference), self._cell(point, value, seed, arm)
+            if is_done(self.out, r) and is_done(self.out, a):
+                ref_runs.append(_run_tables(self.out, r))
+                arm_runs.append(_run_tables(self.out, a))
+        iv = iteration_change(ref_runs, arm_runs, (*point, value, arm))
+        return Observation(value, boundary.side(iv.low, iv.high, threshold), iv.change,
+                           iv.low, iv.high, len(ref_runs))
+
+    def _say(self, search: _Search, what: str) -> None:
+        where = ", ".join(f"{f.rsplit('.', 1)[-1]}={v}" for f, v in search.point)
+        print(f"boundary {self.grid.name}: {where + ', ' if where else ''}"
+              f"{100 * search.threshold:g} %: {what}", file=sys.stderr, flush=True)
+
+    def _status(self, c: Crossing) -> str:
+        if c.status == boundary.BRACKETED:
+            return f"crossing ~{c.estimate:g} in [{c.low:g}, {c.high:g}]"
+        if c.status == boundary.UNDECIDED_BETWEEN:
+            return f"undecided {_between(c.low, c.high)}"
+        if c.status == boundary.BELOW_RANGE:
+            return f"below the range: above the threshold already at {self.spec.lo:g}"
+        return f"above the range: below the threshold still at {self.spec.hi:g}"
+
+    def used(self) -> list[Cell]:
+        """The cells the searches asked for, in a fixed order (point, value,
+        seed, arm), whatever order they ran in: sweep.json and the tables."""
+        order = {p: i for i, p in enumerate(search_points(self.grid))}
+        arm_order = {a: i for i, a in enumerate(self.arms)}
+        keys = sorted(self.cells, key=lambda k: (order[k[0]], k[1], k[2], arm_order[k[3]]))
+        return [self.cells[k] for k in keys]
+
+
+def _between(a: float, b: float) -> str:
+    """Where an undecided crossing lies, from the decided probes around it."""
+    if math.isfinite(a) and math.isfinite(b):
+        return f"between {a:g} and {b:g}"
+    if math.isfinite(a):
+        return f"above {a:g}"
+    if math.isfinite(b):
+        return f"below {b:g}"
+    return "anywhere (no probe decided)"
+
+
+def _interval_text(o: Observation) -> str:
+    if o.change == math.inf:
+        return "stalled"
+    if not math.isfinite(o.change):
+        return "no measurement"
+    if math.isnan(o.low):
+        return f"{100 * o.change:+.1f} %, {stats.TOO_FEW}"
+    return f"{100 * o.change:+.1f} % [{100 * o.low:+.1f}, {100 * o.high:+.1f}]"
+
+
+def _cpu_s(out: Path, cell: Cell) -> float:
+    """A finished cell's simulation CPU seconds (its manifest); 0 otherwise."""
+    try:
+        manifest = json.loads((cell_dir(out, cell) / "manifest.json").read_text())
+        return float(manifest.get("simulation_cpu_s") or 0.0)
+    except (OSError, ValueError, TypeError):
+        return 0.0
+
+
+def tables(searches: Searches) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """boundary.parquet: per point and threshold, how its search ended, the
+    crossing estimate, the bracket, its probes, seeds and the simulation CPU
+    seconds of their cells; probes.parquet: every probe of every search."""
+    spec, out = searches.spec, searches.out
+    rows, probe_rows = [], []
+    for s in searches.searches:
+        labels = {f: point_value(v) for f, v in s.point}
+        c = s.crossing
+        used: set[str] = set()
+        for step, (o, k) in enumerate(zip(s.history, s.seeds_used), 1):
+            used |= {cell.id for cell in searches.probe_cells(s.point, o.value, k)}
+            probe_rows.append({**labels, "threshold": s.threshold, "probe": step,
+                               spec.field: o.value, "seeds": k, "change": o.change,
+                               "change_low": o.low, "change_high": o.high, "side": o.side})
+        cpu = sum(_cpu_s(out, cell) for cell in searches.cells.values() if cell.id in used)
+        rows.append({**labels, "threshold": s.threshold, "field": spec.field,
+                     "status": c.status if c else "unfinished",
+                     "crossing": c.estimate if c else math.nan,
+                     "low": c.low if c else math.nan, "high": c.high if c else math.nan,
+                     "probes": len(s.history), "seeds": sum(s.seeds_used), "cpu_s": cpu})
+    fields = [f for f, _ in searches.grid.axes if f != SEED_AXIS]
+    table = pd.DataFrame(rows, columns=[*fields, "threshold", "field", "status", "crossing",
+                                        "low", "high", "probes", "seeds", "cpu_s"])
+    probes = pd.DataFrame(probe_rows, columns=[*fields, "threshold", "probe", spec.field,
+                                               "seeds", "change", "change_low", "change_high",
+                                               "side"])
+    return table, probes
+
+
+def as_sweep(grid: Grid, cells: list[Cell]) -> Grid:
+    """The grid as the sweep it became: the searched field an axis of the
+    values probed (before the seed), for the sweep's own tables."""
+    values = tuple(sorted({dict(c.point)[grid.search.field] for c in cells}))
+    axes = [(f, v) for f, v in grid.axes if f != SEED_AXIS]
+    seeds = tuple(sorted({dict(c.point)[SEED_AXIS] for c in cells})) or \
+        dict(grid.axes)[SEED_AXIS]
+    return replace(grid, axes=(*axes, *([(grid.search.field, values)] if values else []),
+                               (SEED_AXIS, seeds)))
+
+
+def run_boundary(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
+                 scheduler: str | None = None, resume: bool = False,
+                 retry_failed: bool = False, progress: bool | None = None,
+                 figure: bool = True, map_dir: Path | None = None) -> BoundaryReport:
+    """Run every search of a [search] grid to its end in the sweep directory
+    `out`; write the sweep's tables, boundary.parquet, probes.parquet and
+    (figure) boundary.png, drawn over the map of the sweep in map_dir if
+    given. Ctrl-C (KeyboardInterrupt) stops the running cells (unfinished:
+    --resume runs them), keeps sweep.json and re-raises."""
+    import time
+
+    from harness.sweeps.sweeping import _run_cells
+
+    if grid.search is None:
+        raise ConfigError("grid", f"{grid.name} has no [search] table; `harness sweep` runs it")
+    started = time.monotonic()
+    with locked(out):
+        # --resume: sweep.json's cells must be this grid's (check_dir); the
+        # searches make them again as they ask for them, and find them done
+        prepare_dir(out, grid, [], resume)
+        counts = {"ran": 0, "failed": 0, "todo": 0}
+        searches = Searches(out, grid, retry_failed, counts)
+        try:
+            _run_cells(out, grid, [], jobs, executor, scheduler, progress, counts, searches)
+        finally:
+            cells = searches.used()
+            # the searched field an axis: `harness plot` and `report` read it as a sweep
+            write_cells(out, as_sweep(grid, cells), cells, {c.id for c in cells})
+        aggregate(out, as_sweep(grid, cells), cells)
+        table, probes = tables(searches)
+        write_atomic(out / BOUNDARY_TABLE, table.to_parquet(index=False))
+        write_atomic(out / PROBES_TABLE, probes.to_parquet(index=False))
+        if figure:
+            from harness.outputs.plots.boundary_figure import plot_boundary
+
+            plot_boundary(out, grid, table, map_dir, probes=probes)
+    failed = sum((out / "failed" / f"{c.id}.json").is_file() for c in cells)
+    return BoundaryReport(out, table, probes, len(cells), counts["ran"], failed,
+                          sum(_cpu_s(out, c) for c in cells), time.monotonic() - started)
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    """What a search grid would do, for `harness check`: the cells of the
+    range's ends with their first seeds (every search probes them first), the
+    probes per search at most, and the cost's bounds in bytes sent (harness.sweeps.cost)."""
+
+    end_cells: list[Cell]
+    most_probes: int
+    least_bytes: float      # the ends only, first seeds
+    most_bytes: float       # every search all its probes, max_seeds each, none shared
+
+
+def plan_search(grid: Grid) -> SearchPlan:
+    spec = grid.search
+    first = list(dict(grid.axes)[SEED_AXIS])
+    ends = [make_cell(grid, (*p, (spec.field, _value(spec, v)), (SEED_AXIS, s)), a)
+            for p in search_points(grid) for v in (spec.lo, spec.hi) for s in first
+            for a in arm_names(grid)]
+    least = sum(c.predicted_bytes for c in ends)
+    probes = boundary.most_probes(span(grid))
+    # the ends are shared by the thresholds; the halvings may not be
+    per_seed = least / max(1, len(first)) / 2       # a probe's cells, one seed: the ends' mean
+    most = (2 + len(spec.thresholds) * (probes - 2)) * len(search_points(grid)) * \
+        max(spec.max_seeds, len(first)) * per_seed / max(1, len(search_points(grid)))
+    return SearchPlan(ends, probes, least, most)
