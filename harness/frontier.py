@@ -333,11 +333,12 @@ def table_lines(table: pd.DataFrame, point_keys: list[str]) -> list[str]:
                               if r[f"dominated_by_{c}"] else "-" for c, _ in GAIN_CLASSES)
             star = " *best" if r["best"] else ""
             lines.append(
-                f"  {r['arm']:<{width}}  "
-                f"{interval_text(r['slowdown'], r['slowdown_low'], r['slowdown_high']):<26}"
-                f"{interval_text(r['small_gain'], r['small_gain_low'], r['small_gain_high']):<28}"
-                f"{interval_text(r['large_gain'], r['large_gain_low'], r['large_gain_high']):<28}"
-                f"{marks}{star}")
+                f"  {r['arm']:<{width}}  " + (
+                    f"{'0 (reference)':<26}{'0':<28}{'0':<28}" if r["is_reference"] else
+                    f"{interval_text(r['slowdown'], r['slowdown_low'], r['slowdown_high']):<26}"
+                    f"{interval_text(r['small_gain'], r['small_gain_low'], r['small_gain_high']):<28}"
+                    f"{interval_text(r['large_gain'], r['large_gain_low'], r['large_gain_high']):<28}")
+                + f"{marks}{star}")
         lines.append(f"  {verdicts[name]}")
     lines.append("pareto: P on the set (estimates); d dominated, decided by the intervals; "
                  "e dominated on the estimates only; - no estimate")

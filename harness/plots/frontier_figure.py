@@ -98,7 +98,7 @@ def _panel(ax, rows: pd.DataFrame, cls: str, colors: dict, title: str) -> list[t
     if len(missing):   # a stalled arm, or one without flows of the class: said, not drawn
         title += " (not drawn: " + ", ".join(missing["arm"].astype(str)) + ")"
     ax.set_title(title)
-    ax.set_xlabel("training slowdown: iteration-time change vs the reference (%)")
+    ax.set_xlabel("training slowdown vs the reference (%)")
     ax.set_ylabel(f"{cls}-flow mean FCT gain (%)")
     ax.margins(0.2)
     return [(ax, a, b, str(n)) for a, b, n in zip(fx, fy, front["arm"])]
