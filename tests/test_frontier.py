@@ -212,3 +212,65 @@ def test_the_command_prints_and_writes_the_table_and_the_figure(tmp_path):
     again = CliRunner().invoke(cli.main, ["frontier", str(tmp_path / "s"), "--format", "svg"])
     assert again.exit_code == 0, again.output
     assert (tmp_path / "s" / "plots" / "frontier.svg").is_file()
+
+
+TINY_GRID = """name = "tiny-frontier"
+scenario = "thesis"
+timeout = "20min"
+points = [{ label = "R2-lambda92", "training.ratio" = 2, "background.rate" = 92 }]
+[set]
+scale = 20
+"run.duration" = 0.5
+"run.warmup" = 0.2
+"run.cooldown" = 0.1
+"run.min_iterations" = 5
+[axes]
+seed = [1, 2]
+[arms]
+reference = "same"
+same = { "training.priority" = "same" }
+low = { "training.priority" = "low" }
+first5 = { "training.priority" = "low", "training.layer_classes" = { high = "0-4" } }
+"""
+
+
+@pytest.mark.slow
+def test_a_tiny_real_frontier_sweep_gives_a_consistent_table_and_figure(tmp_path):
+    """The thesis cell R = 2, lambda = 92 at scale 20, 5 iterations a cell, two
+    seeds: same against low and first5 in real ns-3, then `harness frontier`."""
+    from harness import sweeping
+    from harness.grid import load_grid
+
+    grid = tmp_path / "tiny.toml"
+    grid.write_text(TINY_GRID)
+    out = tmp_path / "s"
+    report = sweeping.run_sweep(load_grid(grid), out, jobs=2, progress=False)
+    assert not report.failed
+    result = CliRunner().invoke(cli.main, ["frontier", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / "plots" / "frontier.png").stat().st_size > 10_000
+    t = pd.read_parquet(out / "frontier.parquet")
+    assert list(t["arm"]) == ["same", "low", "first5"] and t["label"].eq("R2-lambda92").all()
+    assert (t["seeds"] == 2).all()
+    means = pd.read_parquet(out / "deltas_mean.parquet")
+    for _, r in t[~t["is_reference"]].iterrows():
+        m = means[means["arm"] == r["arm"]].set_index("metric")
+        assert r["slowdown"] == pytest.approx(m.loc["iteration_time", "change"])
+        assert r["small_gain"] == pytest.approx(-m.loc["fct_small_mean", "change"])
+        assert r["large_gain"] == pytest.approx(-m.loc["fct_large_mean", "change"],
+                                                nan_ok=True)
+    # the Pareto set is the table's: no member dominated by another row on the
+    # estimates, every other row dominated by a member
+    for cls, _ in frontier.GAIN_CLASSES:
+        rows = [r for _, r in t.iterrows() if math.isfinite(r["slowdown"])
+                and math.isfinite(r[f"{cls}_gain"])]
+        front = [r for r in rows if r[f"pareto_{cls}"]]
+        assert front
+        for r in rows:
+            beaten = [o["arm"] for o in rows if o["arm"] != r["arm"]
+                      and frontier.dominates(o, r, cls)]
+            assert bool(r[f"pareto_{cls}"]) == (not beaten)
+            assert sorted(filter(None, r[f"dominated_by_{cls}"].split(", "))) == sorted(beaten)
+    assert t["best"].sum() <= 1
+    assert ("best: " in result.stdout) == bool(t["best"].any())
+    assert "none: " in result.stdout or "best: " in result.stdout

@@ -21,8 +21,9 @@ PANEL_WIDTH, PANEL_HEIGHT = 5.0, 3.8
 REFERENCE_COLOR = "#333333"
 GREEN_LIMIT_COLOR = "#2e8b57"
 #: label offsets tried around a point (points), nearest first
-_OFFSETS = [(dx * r, dy * r) for r in (1, 2, 3, 4)
-            for dx, dy in ((6, 6), (6, -6), (-6, 6), (-6, -6), (0, 9), (0, -9), (9, 0), (-9, 0))]
+_OFFSETS = [(dx * r, dy * r) for r in (1, 2, 3, 4, 5)
+            for dx, dy in ((8, 8), (8, -8), (-8, 8), (-8, -8), (0, 11), (0, -11), (11, 0),
+                           (-11, 0))]
 _SIZE_TEXT = {"small": "small flows (<= 100 KB)", "large": "large flows (> 10 MB)"}
 
 
@@ -101,24 +102,27 @@ def _panel(ax, rows: pd.DataFrame, cls: str, colors: dict, title: str) -> list[t
     ax.set_xlabel("training slowdown vs the reference (%)")
     ax.set_ylabel(f"{cls}-flow mean FCT gain (%)")
     ax.margins(0.2)
-    return [(ax, a, b, str(n)) for a, b, n in zip(fx, fy, front["arm"])]
+    return [(ax, a, b, str(n), colors[str(n)]) for a, b, n in zip(fx, fy, front["arm"])]
 
 
 def _place_labels(fig: Figure, labels: list[tuple]) -> None:
-    """Name each Pareto arm next to its point: the first offset (nearest
-    first) at which its text lies inside its panel and over no label placed
-    before; the nearest one if none is free."""
+    """Name each Pareto arm next to its point, in its colour and joined to it
+    by a thin line: the first offset (nearest first) at which its text lies
+    inside its panel and over no label placed before; the nearest one if
+    none is free."""
     fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()
     placed: dict[int, list] = {}
-    for ax, x, y, name in labels:
+    for ax, x, y, name, color in labels:
         box = ax.get_window_extent(renderer)
         chosen = None
         for dx, dy in _OFFSETS:
             text = ax.annotate(name, (x, y), xytext=(dx, dy), textcoords="offset points",
                                ha="left" if dx > 0 else "right" if dx < 0 else "center",
                                va="bottom" if dy > 0 else "top" if dy < 0 else "center",
-                               fontsize=8, zorder=5)
+                               fontsize=8, zorder=5, color=color, fontweight="bold",
+                               arrowprops={"arrowstyle": "-", "color": color,
+                                           "linewidth": 0.6, "shrinkA": 0, "shrinkB": 4})
             extent = text.get_window_extent(renderer)
             inside = (extent.x0 >= box.x0 and extent.x1 <= box.x1 and extent.y0 >= box.y0
                       and extent.y1 <= box.y1)
@@ -129,7 +133,9 @@ def _place_labels(fig: Figure, labels: list[tuple]) -> None:
             text.remove()
         if chosen is None:
             text = ax.annotate(name, (x, y), xytext=_OFFSETS[0], textcoords="offset points",
-                               fontsize=8, zorder=5)
+                               fontsize=8, zorder=5, color=color, fontweight="bold",
+                               arrowprops={"arrowstyle": "-", "color": color,
+                                           "linewidth": 0.6, "shrinkA": 0, "shrinkB": 4})
             chosen = text.get_window_extent(renderer)
         placed.setdefault(id(ax), []).append(chosen)
 
@@ -192,5 +198,5 @@ def frontier_of_sweep(sweep_dir: Path, out_dir: Path | None = None,
     fig = draw_frontier(table, keys, frontier_title(name, table))
     outdir.write_from(sweep_dir / TABLE_NAME, lambda tmp: table.to_parquet(tmp, index=False))
     figures.mkdir(parents=True, exist_ok=True)
-    written = [sweep_dir / TABLE_NAME, *save_figure(fig, figures, FIGURE_STEM, tuple(formats))]
+    written = [(sweep_dir / TABLE_NAME).resolve(), *save_figure(fig, figures, FIGURE_STEM, tuple(formats))]
     return table, frontier.table_lines(table, keys), written
