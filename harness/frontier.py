@@ -169,13 +169,11 @@ def _interval(metric: pd.DataFrame, name: str, sign: float) -> tuple[float, floa
     if sign < 0:
         est, low, high = -est, -high, -low
     verdict = row.get("verdict")
-    if not isinstance(verdict, str):
-        verdict = stats.judge(name, stats.Interval(_num(row.get("change")),
-                                                   _num(row.get("change_low")),
-                                                   _num(row.get("change_high")),
-                                                   int(_num(row.get("samples")) or 0)
-                                                   if math.isfinite(_num(row.get("samples")))
-                                                   else 0, 0))[0]
+    if not isinstance(verdict, str):   # a table without verdicts: judged here
+        samples = _num(row.get("samples"))
+        verdict = stats.judge(name, stats.Interval(
+            _num(row.get("change")), _num(row.get("change_low")), _num(row.get("change_high")),
+            int(samples) if math.isfinite(samples) else 0, 0))[0]
     return est, low, high, verdict, _num(row.get("seeds"))
 
 

@@ -274,3 +274,21 @@ def test_a_tiny_real_frontier_sweep_gives_a_consistent_table_and_figure(tmp_path
     assert t["best"].sum() <= 1
     assert ("best: " in result.stdout) == bool(t["best"].any())
     assert "none: " in result.stdout or "best: " in result.stdout
+
+
+def test_references_per_point_from_a_sweep_with_per_point_arms():
+    grid = {"reference": None, "cells": [
+        {"id": "a", "arm": "random", "point": {"label": "tictac", "seed": 1},
+         "reference": "random"},
+        {"id": "b", "arm": "fifo", "point": {"label": "p3", "seed": 1}, "reference": "fifo"}]}
+    refs = frontier.references_of(grid, ["label"])
+    assert refs == {frontier.point_key(["tictac"]): "random",
+                    frontier.point_key(["p3"]): "fifo"}
+    assert frontier.references_of({"reference": "same", "cells": [{"id": "a"}]},
+                                  ["label"]) == "same"
+    means = pd.DataFrame([*arm_rows("tictac", *GREEN_GAIN[1:], point={"label": "tictac"}),
+                          *arm_rows("p3", *DOMINATED[1:], point={"label": "p3"})])
+    t = frontier.frontier_table(means, ["label"], refs)
+    assert list(zip(t["label"], t["arm"], t["is_reference"])) == [
+        ("tictac", "random", True), ("tictac", "tictac", False), ("p3", "fifo", True),
+        ("p3", "p3", False)]
