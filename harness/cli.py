@@ -866,6 +866,33 @@ def plot(directory: str, output: str | None, formats: tuple[str, ...],
 @main.command()
 @click.argument("directory", metavar="SWEEP_DIR",
                 type=click.Path(file_okay=False, exists=True))
+@click.option("-o", "--output", metavar="DIR",
+              help="Where the figure goes: a new directory or one holding only the harness's "
+                   "figures (default: SWEEP_DIR/plots).")
+@click.option("--format", "formats", multiple=True, default=("png",), show_default=True,
+              type=click.Choice(["png", "pdf", "svg"]), help="Figure formats (repeatable).")
+def frontier(directory: str, output: str | None, formats: tuple[str, ...]) -> None:
+    """Per point of a sweep, each arm's training slowdown against the
+    background's small- and large-flow FCT gains (95 % intervals), the Pareto
+    set and the best arm with a slowdown decided <= 1 % and a significant gain:
+    printed, written as SWEEP_DIR/frontier.parquet and drawn as frontier.png
+    (docs/user-guide/frontier.md)."""
+    from harness.outputs.plots.frontier_figure import frontier_of_sweep
+
+    try:
+        _, lines, written = frontier_of_sweep(Path(directory), Path(output) if output else None,
+                                              tuple(formats))
+    except ConfigError as e:
+        _fail(str(e))
+    for line in lines:
+        click.echo(line)
+    for path in written:
+        click.echo(str(path))
+
+
+@main.command()
+@click.argument("directory", metavar="SWEEP_DIR",
+                type=click.Path(file_okay=False, exists=True))
 @click.option("-o", "--output", metavar="FILE",
               help="The HTML file (default: SWEEP_DIR/report.html).")
 def report(directory: str, output: str | None) -> None:

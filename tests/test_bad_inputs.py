@@ -43,6 +43,29 @@ tolerance = 0.05
 """
 
 
+def _parquet(columns: dict) -> bytes:
+    import io
+
+    import pandas as pd
+
+    buffer = io.BytesIO()
+    pd.DataFrame(columns).to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+# a finished sweep directory with a reference arm, for `harness frontier`
+SWEEP_FILES = {
+    "s/sweep.json": b'{"grid": "g", "axes": ["seed"], "arms": ["same", "low"], '
+                    b'"reference": "same", "cells": []}',
+    "s/summary.parquet": _parquet({"cell": ["a", "b"], "arm": ["same", "low"],
+                                   "status": ["ok", "ok"]}),
+    "s/deltas_mean.parquet": _parquet({
+        "arm": ["low"] * 3, "metric": ["iteration_time", "fct_small_mean", "fct_large_mean"],
+        "change": [0.0, -0.2, -0.1], "change_low": [-0.01, -0.3, -0.2],
+        "change_high": [0.01, -0.1, 0.0]}),
+}
+
+
 def S(*sets: str, cmd: str = "run") -> list[str]:
     """`harness run --set A --set B ...`"""
     return [cmd, *[a for s in sets for a in ("--set", s)]]
@@ -546,6 +569,19 @@ FILE_CASES = [
     ("dask-scheduler-malformed", {"g.toml": GRID},
      ["sweep", "g.toml", "-o", "s", "--executor", "dask", "--scheduler", "nonsense:::"],
      ["--scheduler", "not a Dask scheduler address"]),
+    # harness frontier: a sweep with changes against a reference, figures only where ours are
+    ("frontier-not-sweep", {"d/x": b""}, ["frontier", "d"],
+     ["SWEEP_DIR", "not a sweep directory", "sweep.json"]),
+    ("frontier-missing-dir", {}, ["frontier", "nope"], ["SWEEP_DIR", "does not exist"]),
+    ("frontier-no-reference", {"s/sweep.json": b'{"cells": []}', "s/summary.parquet": b""},
+     ["frontier", "s"], ["SWEEP_DIR", "deltas_mean.parquet", "reference"]),
+    ("frontier-no-slowdown", {**SWEEP_FILES, "s/deltas_mean.parquet": _parquet(
+        {"arm": ["low"], "metric": ["fct_small_mean"], "change": [-0.1]})},
+     ["frontier", "s"], ["SWEEP_DIR", "no arm has an iteration-time change"]),
+    ("frontier-format", {"d/x": b""}, ["frontier", "d", "--format", "gif"],
+     ["'--format'", "'png', 'pdf', 'svg'"]),
+    ("frontier-o-user-dir", {**SWEEP_FILES, "figs/notes.tex": b"mine"},
+     ["frontier", "s", "-o", "figs"], ["-o", "did not write", "notes.tex"]),
 ]
 
 

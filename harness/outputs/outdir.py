@@ -44,6 +44,7 @@ RUN_FILES = frozenset({
 RUN_FIGURES = frozenset({"training-timeline", "job-phases", "fct-cdf",  # plots/<stem>.<fmt>
                          "utilization"})
 SWEEP_FIGURES = frozenset({"operating-boundary", "per-ratio", "fct-cdf-cells", "comparison",
+                           "frontier",  # harness frontier (outputs/plots/frontier_figure.py)
                            "utilization-apps"})
 FIGURE_FORMATS = frozenset({".png", ".pdf", ".svg"})
 #: a rough size of one figure file (measured 15-130 kB: PDFs smallest, a
