@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from harness import cli, frontier
+from harness import cli
+from harness.analysis import frontier
 from harness.analysis import stats
 from harness.outputs.plots import frontier_figure
 from tests.test_figure_layout import check_layout, saved
