@@ -1,10 +1,11 @@
 """`python -m bench [--quick] [--only SECTION]... [-o PATH]`: measure the
 harness (overhead vs a native ns-3 program, start-up, memory, sweep scaling,
-speed), write a JSON report and print a short table."""
+speed, cost as the fabric grows), write a JSON report and print a short table."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import json
 import os
@@ -38,6 +39,10 @@ TARGETS = (
      "thesis cell: same tables with and without"),
     ("sweep", ("efficiency_local_j2",), ">=", 0.9, "sweep efficiency -j 2 local"),
     ("sweep", ("efficiency_dask_j2",), ">=", 0.9, "sweep efficiency dask -j 2"),
+    # checked only where the 512-host size ran (not in --quick)
+    ("scaling", ("sizes", "512", "events_per_cpu_s_ratio"), ">=", 0.8,
+     "512 hosts: events/CPU-s vs the smallest, x"),
+    ("scaling", ("sizes", "512", "network_build_s"), "<=", 10.0, "512 hosts: network build, s"),
 )
 
 
@@ -151,12 +156,36 @@ def table(report: dict) -> str:
             if "cpu_s" in run:
                 lines.append(f"{'sweep ' + name + ', CPU s per cell':<44} "
                              f"{_fmt(run['cpu_s'] / run['cells']):>14}")
+    if "scaling" in res:
+        lines += scaling_table(res["scaling"]["sizes"])
     if report["bench"]["quick"]:
         lines.append("note: --quick runs tiny scenarios: its timings say nothing about the targets")
     load = report["bench"]["other_busy_cores_max"]
     if load is not None and load > 0.25:
         lines.append(f"note: other processes used up to {load:.2f} cores during the runs")
     return "\n".join(lines)
+
+
+def scaling_table(sizes: dict[str, dict]) -> list[str]:
+    """The scaling section's rows, one per fabric size."""
+    lines = [f"  {'hosts':>6} {'nodes':>6} {'links':>6} {'events':>11} {'sim CPU s':>9} "
+             f"{'events/CPU-s':>12} {'ratio':>6} {'build s':>7} {'RSS MiB':>7}"]
+    for row in sizes.values():
+        if "error" in row:
+            lines.append(f"  {row['args']}: {row['error'].splitlines()[0][:100]}")
+            continue
+        lines.append(f"  {row['hosts']:>6} {row['nodes']:>6} {row['links']:>6} "
+                     f"{row['events']:>11,} {row['simulation_cpu_s']:>9.1f} "
+                     f"{row['events_per_cpu_s']:>12,.0f} {row['events_per_cpu_s_ratio']:>6.2f} "
+                     f"{row['network_build_s']:>7.2f} {row['peak_rss_mib']:>7.0f}")
+    return lines
+
+
+def _scaling_hosts(value: str) -> tuple[int, ...]:
+    try:
+        return config.check_scaling_hosts(value)
+    except ValueError as e:   # argparse prints it as one line, before anything runs
+        raise argparse.ArgumentTypeError(str(e).removeprefix("--scaling-hosts: ")) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,9 +200,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wait-quiet", type=float, default=None, metavar="SECONDS",
                         help="before each section, wait up to this long for other processes "
                              "to use < 0.5 cores (default 30, --quick 0)")
+    parser.add_argument("--scaling-hosts", type=_scaling_hosts, default=None, metavar="N,N,...",
+                        help="scaling: the fabric sizes in hosts, multiples of 16 >= 32 "
+                             f"(default {','.join(map(str, config.SCALING_HOSTS))}; "
+                             f"--quick {','.join(map(str, config.SCALING_HOSTS[:2]))})")
     args = parser.parse_args(argv)
 
     cfg = config.quick() if args.quick else config.full()
+    if args.scaling_hosts:
+        cfg = dataclasses.replace(cfg, scaling_hosts=args.scaling_hosts)
     wait = args.wait_quiet if args.wait_quiet is not None else (0.0 if args.quick else 30.0)
     wanted = [s for s in config.SECTIONS if not args.only or s in args.only]
     started = time.time()

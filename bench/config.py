@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SECTIONS = ("overhead", "startup", "memory", "sweep", "speed")
+SECTIONS = ("overhead", "startup", "memory", "sweep", "speed", "scaling")
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,7 @@ class BenchConfig:
     speed_reps: int                    # repetitions of the default and jumbo runs
     thesis_cell: ScenarioRun           # the reference cell, run with and without the TCP fast path
     memory: ScenarioRun                # the run whose peak RSS is reported
+    scaling_hosts: tuple[int, ...]     # leaf-spine fabric sizes, in hosts (scaling_run)
 
 
 def _window(duration: float, margin: float) -> tuple[str, ...]:
@@ -46,6 +47,37 @@ def _window(duration: float, margin: float) -> tuple[str, ...]:
 TRAINING = ("training.enabled=true", "training.workers=4",
             "training.profile=resnet50-like-2MB", "training.ratio=1")
 THESIS_CELL = ("training.ratio=4", "background.rate=92")
+
+
+# scaling: one scenario on leaf-spine fabrics of growing size (issue 27): 4
+# spines at 40 Gbit/s, 16 hosts per leaf at 10 Gbit/s, web-search background
+# at 20 % load; only the number of leaves changes
+SCALING_HOSTS = (32, 128, 512, 1024)
+SCALING_HOSTS_PER_LEAF = 16
+SCALING_FABRIC = ("topology.file=leaf-spine", "topology.spines=4",
+                  f"topology.hosts_per_leaf={SCALING_HOSTS_PER_LEAF}",
+                  "topology.fabric_link_rate=40Gbps", "background.load=0.2")
+
+
+def scaling_run(hosts: int) -> ScenarioRun:
+    """The scaling scenario with `hosts` hosts (a multiple of 16, >= 32)."""
+    leaves = hosts // SCALING_HOSTS_PER_LEAF
+    return ScenarioRun(f"leaf-spine-{hosts}-hosts", None,
+                       SCALING_FABRIC + (f"topology.leaves={leaves}",) + _window(0.06, 0.01))
+
+
+def check_scaling_hosts(value: str) -> tuple[int, ...]:
+    """--scaling-hosts: comma-separated host counts, each a multiple of 16 >= 32."""
+    try:
+        sizes = tuple(int(v) for v in value.split(","))
+    except ValueError:
+        sizes = ()
+    if not sizes or any(h < 2 * SCALING_HOSTS_PER_LEAF or h % SCALING_HOSTS_PER_LEAF
+                        for h in sizes):
+        raise ValueError(f"--scaling-hosts: expected comma-separated host counts, each a "
+                         f"multiple of {SCALING_HOSTS_PER_LEAF} and >= "
+                         f"{2 * SCALING_HOSTS_PER_LEAF} (e.g. 32,128); got {value!r}")
+    return sizes
 
 
 def full() -> BenchConfig:
@@ -65,6 +97,7 @@ def full() -> BenchConfig:
         speed_reps=2,
         thesis_cell=ScenarioRun("thesis-cell-0.5s", "thesis", _window(0.5, 0.1) + THESIS_CELL),
         memory=default,
+        scaling_hosts=SCALING_HOSTS,
     )
 
 
@@ -80,6 +113,7 @@ def quick() -> BenchConfig:
         speed_reps=1,
         thesis_cell=ScenarioRun("thesis-0.005s", "thesis", _window(0.005, 0.001) + THESIS_CELL),
         memory=tiny,
+        scaling_hosts=SCALING_HOSTS[:2],
     )
 
 

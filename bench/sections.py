@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from bench import compare, native, procs
-from bench.config import BenchConfig, ScenarioRun, sweep_grid
+from bench.config import BenchConfig, ScenarioRun, scaling_run, sweep_grid
 
 REPO_DIR = Path(__file__).resolve().parent.parent
 
@@ -491,6 +491,51 @@ def speed(r: Runner, cfg: BenchConfig) -> dict:
                    "falls as TCP windows grow, so use the rate of a similar workload",
         },
     }
+
+
+# --------------------------------------------------------------------------
+# 6. scaling with the fabric
+
+
+def scaling_row(h: HarnessRun) -> dict:
+    """One fabric size: its size, cost, and build time, from the run's files."""
+    topo = json.loads((h.run_dir / "config.json").read_text())["topology"]
+    m = h.manifest
+    return {"hosts": topo["hosts"], "nodes": topo["hosts"] + topo["switches"],
+            "links": topo["links"], "events": m["events"],
+            "simulation_cpu_s": m["simulation_cpu_s"],
+            "events_per_cpu_s": m["events"] / m["simulation_cpu_s"],
+            "network_build_s": m["network_build_s"], "startup_s": m["startup_s"],
+            "peak_rss_mib": m["peak_rss_mib"], "process_wall_s": h.cost.wall_s,
+            "other_busy_cores": h.cost.other_busy_cores}
+
+
+def scaling_ratios(sizes: dict[str, dict]) -> None:
+    """Each size's events/CPU-s over the smallest size's (that ran), in place."""
+    ran = [row for row in sizes.values() if "error" not in row]
+    if not ran:
+        return
+    smallest = min(ran, key=lambda row: row["hosts"])
+    for row in ran:
+        row["events_per_cpu_s_ratio"] = row["events_per_cpu_s"] / smallest["events_per_cpu_s"]
+
+
+def scaling(r: Runner, cfg: BenchConfig) -> dict:
+    """The same scenario on leaf-spine fabrics of growing size: does the cost
+    per event stay flat, and how long does building the network take? A size
+    that fails is reported as such; the larger ones still run."""
+    sizes: dict[str, dict] = {}
+    for hosts in sorted(cfg.scaling_hosts):
+        run = scaling_run(hosts)
+        try:
+            sizes[str(hosts)] = {"args": run.args(), **scaling_row(r.harness(run))}
+        except Exception as e:  # e.g. out of memory at a size: the rest still say something
+            sizes[str(hosts)] = {"args": run.args(), "error": f"{type(e).__name__}: {e}"}
+    scaling_ratios(sizes)
+    return {"sizes": sizes,
+            "note": "leaf-spine, 4 spines at 40 Gbit/s, 16 hosts per leaf at 10 Gbit/s, "
+                    "web-search background at 20 % load, 0.06 s simulated; "
+                    "events_per_cpu_s_ratio is over the smallest size"}
 
 
 def remove_work(work: Path) -> None:

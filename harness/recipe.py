@@ -20,7 +20,7 @@ from pathlib import Path
 
 from harness import background, qdisc, routing, tcp, topology, training
 
-FORMAT = "ddnn-recipe 3"   # ScenarioRecipe::FORMAT
+FORMAT = "ddnn-recipe 4"   # ScenarioRecipe::FORMAT
 
 # Application classes of the utilisation tracker's ports.
 APP_OTHER, APP_BACKGROUND, APP_TRAINING = 0, 1, 2

@@ -401,7 +401,11 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
 
     started = time.time()
     ns = ns3.load(quiet=quiet)
+    built = time.perf_counter()
     net = _Network(ns, p)
+    # the network alone (recipe text, routes, ns-3 nodes): what grows with
+    # the fabric, apart from Python and ns-3 start-up
+    network_build_s = time.perf_counter() - built
     startup_s = time.time() - _process_start()
     with on_phase or contextlib.nullcontext():
         timing = _run_with_progress(ns, p.run, progress,
@@ -419,7 +423,8 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
     del net
 
     result = collect(p, raw_flows, raw_queues, raw_util, timing, job_tables)
-    result.manifest.update(startup_s=startup_s, run_wall_s=time.time() - started,
+    result.manifest.update(startup_s=startup_s, network_build_s=network_build_s,
+                           run_wall_s=time.time() - started,
                            simulation_cpu_s=timing["cpu_s"], peak_rss_mib=_peak_rss_mib(),
                            tcp_fastpath=ns3.tcp_fastpath().report())
     return result

@@ -11,13 +11,15 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SECTIONS = ("overhead", "startup", "memory", "sweep", "speed")
+SECTIONS = ("overhead", "startup", "memory", "sweep", "speed", "scaling")
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("bench") / "report.json"
-    proc = subprocess.run([sys.executable, "-m", "bench", "--quick", "-o", str(out)],
+    # scaling: the smallest fabric only (--quick's 128 hosts take a minute more)
+    proc = subprocess.run([sys.executable, "-m", "bench", "--quick", "--scaling-hosts", "32",
+                           "-o", str(out)],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "simulation phase vs native" in proc.stdout   # the printed table
@@ -75,6 +77,55 @@ def test_costs_are_positive(report):
     assert _positive(tcp["speedup"])
     assert _positive(s["speed"]["jumbo"]["wall_speedup"])
     assert _positive(s["speed"]["jumbo"]["events_ratio"])
+    row = s["scaling"]["sizes"]["32"]
+    assert (row["hosts"], row["nodes"], row["links"]) == (32, 38, 40)
+    for key in ("events", "simulation_cpu_s", "events_per_cpu_s", "network_build_s",
+                "peak_rss_mib"):
+        assert _positive(row[key]), key
+    assert row["events_per_cpu_s_ratio"] == 1.0
+    assert 0 < row["network_build_s"] < row["startup_s"]
+
+
+def test_scaling_ratios_are_over_the_smallest_size_that_ran():
+    from bench.sections import scaling_ratios
+
+    sizes = {"32": {"hosts": 32, "events_per_cpu_s": 400.0},
+             "128": {"hosts": 128, "events_per_cpu_s": 300.0},
+             "512": {"hosts": 512, "error": "RuntimeError: out of memory"}}
+    scaling_ratios(sizes)
+    assert sizes["32"]["events_per_cpu_s_ratio"] == 1.0
+    assert sizes["128"]["events_per_cpu_s_ratio"] == 0.75
+    assert "events_per_cpu_s_ratio" not in sizes["512"]
+
+
+def test_scaling_targets_are_checked_only_where_512_hosts_ran():
+    from bench.__main__ import targets
+
+    ran = {"scaling": {"sizes": {"512": {"events_per_cpu_s_ratio": 0.7,
+                                         "network_build_s": 4.0}}}}
+    met = {t["metric"]: t["met"] for t in targets(ran)}
+    assert met == {"sizes.512.events_per_cpu_s_ratio": False, "sizes.512.network_build_s": True}
+    assert targets({"scaling": {"sizes": {"32": {"events_per_cpu_s_ratio": 1.0}}}}) == []
+
+
+def test_scaling_scenario_is_the_issues_fabric():
+    from bench.config import scaling_run
+
+    args = scaling_run(512).args()
+    for value in ("topology.file=leaf-spine", "topology.leaves=32", "topology.spines=4",
+                  "topology.hosts_per_leaf=16", "topology.fabric_link_rate=40Gbps",
+                  "background.load=0.2", "run.duration=0.06", "run.warmup=0.01",
+                  "run.cooldown=0.01"):
+        assert value in args, value
+
+
+@pytest.mark.parametrize("value", ["20,32", "x", "", "32,48,100", "-32"])
+def test_bad_scaling_hosts_is_one_line_naming_the_option(value):
+    proc = subprocess.run([sys.executable, "-m", "bench", "--only", "scaling",
+                           "--scaling-hosts", value], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stdout == ""
+    last = proc.stderr.splitlines()[-1]
+    assert "--scaling-hosts" in last and "multiple of 16 and >= 32" in last, proc.stderr
 
 
 def test_recipe_lists_the_plan_in_order():

@@ -148,3 +148,20 @@ def test_the_run_ends_once_the_measured_flows_are_done(run_plan, flows, ends):
         assert simulated == pytest.approx(0.1, abs=1e-9) and not f["measured"].any()
     else:
         assert simulated == pytest.approx(0.3, abs=1e-9) and not f.iloc[0].completed
+
+
+def test_a_fabric_of_more_than_1024_nodes_builds_and_carries_flows(run_plan, tmp_path):
+    """1,106 nodes (past the old cap of 1,024), yet few routes: 4 hosts on two
+    switches, 1,100 more switches hanging off the first. ns-3 builds it (a
+    /30 per link, node ids, MACs) and a flow crosses it."""
+    links = [["h0", "s0"], ["h1", "s0"], ["h2", "s1"], ["h3", "s1"], ["s0", "s1"]]
+    links += [["s0", f"s{i}"] for i in range(2, 1102)]
+    path = tmp_path / "wide.toml"
+    path.write_text('kind = "custom"\nhosts = 4\nswitches = 1102\nlink_rate = "1Gbps"\n'
+                    f'link_delay = "10us"\nlinks = {links!r}\n'.replace("'", '"'))
+    p = with_flows(small_plan(f"topology.file={str(path)!r}", "run.duration=0.02",
+                              "run.warmup=0", "run.cooldown=0.001"),
+                   [dict(start_ns=1_000_000, src=0, dst=3, size=100_000)])
+    assert p.topology.n_nodes == 1106
+    flows = run_plan(p).flows
+    assert flows["completed"].all() and flows["received_bytes"].sum() == 100_000

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from harness import qdisc, routing, tcp
@@ -42,6 +44,23 @@ def test_leaf_spine_next_hops_are_all_spines():
     assert len(routing.path_links(topo, 0, remote_host)) == 4
     assert len(routing.path_links(topo, 0, 1)) == 2
     assert topo.params["oversubscription"] == pytest.approx(1.0)
+
+
+def test_a_fabric_beyond_1024_nodes_is_checked_without_ns3(monkeypatch, tmp_path):
+    """1,024 hosts on 64 leaves and 4 spines (1,092 nodes, over the old cap of
+    1,024): `harness check` plans it; ns-3 never starts."""
+    from click.testing import CliRunner
+
+    from harness import cli, ns3
+
+    monkeypatch.setattr(ns3, "load", lambda *a, **k: pytest.fail("ns-3 was started"))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli.main, [
+        "check", "--json", "--set", "topology.file=leaf-spine", "--set", "topology.leaves=64",
+        "--set", "topology.spines=4", "--set", "topology.hosts_per_leaf=16"], prog_name="harness")
+    assert result.exit_code == 0, result.output
+    topo = json.loads(result.stdout)["topology"]
+    assert (topo["hosts"], topo["switches"], topo["links"]) == (1024, 68, 1024 + 64 * 4)
 
 
 def test_ideal_fct_computes_the_ecmp_table_once(monkeypatch):

@@ -32,6 +32,7 @@ def test_on_phase_brackets_the_simulation_and_the_manifest_times_it():
     assert 0 < m["simulation_wall_s"] <= m["run_wall_s"]
     assert m["simulation_cpu_s"] > 0
     assert 0 < m["startup_s"] < time.time() - _process_start() + 1e-6
+    assert 0 < m["network_build_s"] < m["startup_s"]   # a part of start-up
 
 
 def test_process_start_agrees_with_psutil():

@@ -50,6 +50,7 @@ EcmpRouting::DoDispose()
 {
     m_ipv4 = nullptr;
     m_routes.clear();
+    m_default.clear();
     Ipv4RoutingProtocol::DoDispose();
 }
 
@@ -59,22 +60,33 @@ EcmpRouting::AddRoute(Ipv4Address dest, uint32_t interface, Ipv4Address gateway)
     m_routes[dest.Get()].push_back(NextHop{interface, gateway});
 }
 
+void
+EcmpRouting::SetDefaultRoute(uint32_t interface, Ipv4Address gateway)
+{
+    m_default.assign(1, NextHop{interface, gateway});
+}
+
+const std::vector<EcmpRouting::NextHop>&
+EcmpRouting::HopsTo(Ipv4Address dest) const
+{
+    auto it = m_routes.find(dest.Get());
+    return it == m_routes.end() ? m_default : it->second;
+}
+
 uint32_t
 EcmpRouting::GetNRoutes(Ipv4Address dest) const
 {
-    auto it = m_routes.find(dest.Get());
-    return it == m_routes.end() ? 0 : it->second.size();
+    return HopsTo(dest).size();
 }
 
 Ptr<Ipv4Route>
 EcmpRouting::Lookup(const Ipv4Header& header, uint16_t srcPort, uint16_t dstPort) const
 {
-    auto it = m_routes.find(header.GetDestination().Get());
-    if (it == m_routes.end() || it->second.empty())
+    const auto& hops = HopsTo(header.GetDestination());
+    if (hops.empty())
     {
         return nullptr;
     }
-    const auto& hops = it->second;
     size_t choice = 0;
     if (hops.size() > 1)
     {

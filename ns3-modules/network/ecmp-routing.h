@@ -33,7 +33,12 @@ class EcmpRouting : public Ipv4RoutingProtocol
     /// \brief Add one next hop for host address `dest`; several calls for the same
     /// destination form its equal-cost set (kept in call order).
     void AddRoute(Ipv4Address dest, uint32_t interface, Ipv4Address gateway);
-    /// \brief Number of equal-cost next hops towards `dest` (0 if unknown).
+    /// \brief The next hop for every destination without a route of its own: a
+    /// single-homed host's one link, instead of one route per other host (a
+    /// table of hosts x hosts entries over the fabric).
+    void SetDefaultRoute(uint32_t interface, Ipv4Address gateway);
+    /// \brief Number of equal-cost next hops towards `dest` (0 if unknown; the
+    /// default route counts for every destination without its own).
     uint32_t GetNRoutes(Ipv4Address dest) const;
 
     /// \brief Route a locally sent packet (Ipv4RoutingProtocol).
@@ -73,12 +78,15 @@ class EcmpRouting : public Ipv4RoutingProtocol
         Ipv4Address gateway;
     };
 
+    /// The equal-cost next hops towards `dest`: its own, else the default (or none).
+    const std::vector<NextHop>& HopsTo(Ipv4Address dest) const;
     /// Pick the next hop for a flow; nullptr if there is no route.
     Ptr<Ipv4Route> Lookup(const Ipv4Header& header, uint16_t srcPort, uint16_t dstPort) const;
 
     Ptr<Ipv4> m_ipv4;
     uint64_t m_salt; //!< per-node hash salt, so that switches do not all pick alike
     std::unordered_map<uint32_t, std::vector<NextHop>> m_routes;
+    std::vector<NextHop> m_default; //!< empty, or the one default next hop
 };
 
 } // namespace ns3

@@ -185,6 +185,8 @@ ScenarioRecipe::ApplyHost(RecipeArgs& args)
     const auto link = args.Next<uint32_t>();
     m_hostAddresses.resize(std::max<size_t>(m_hostAddresses.size(), host + 1));
     m_hostAddresses[host] = m_topology->GetLinkAddress(link, 0);
+    // a host is single-homed: everything it sends leaves over its one link
+    m_topology->AddDefaultRoute(m_topology->GetLinkNode(link, 0), link);
 }
 
 void

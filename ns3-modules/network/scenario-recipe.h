@@ -14,8 +14,9 @@
 //                                      150000B; BUFFER per_band|shared|dynamic; POOL port|switch;
 //                                      ALPHAS a LIST) + QueueTracker::TrackPrio
 //   assign                             TopologyBuilder::AssignAddresses
-//   host H LINK                        host H's address is side 0 of LINK
-//   route NODE HOST LINK               TopologyBuilder::AddRoute
+//   host H LINK                        host H's address is side 0 of LINK, and H's
+//                                      default route is LINK (AddDefaultRoute)
+//   route NODE HOST LINK               TopologyBuilder::AddRoute (switches only)
 //   link-rate LINK AT_NS RATE_BPS      TopologyBuilder::ScheduleLinkRate
 //   utilization INTERVAL_NS            a LinkUtilizationTracker with that Interval
 //   app-ports LO HI APP                LinkUtilizationTracker::AddApplicationPorts
@@ -75,7 +76,7 @@ class ScenarioRecipe : public Object
     static TypeId GetTypeId();
 
     /// The first line of every recipe.
-    static constexpr const char* FORMAT = "ddnn-recipe 3";
+    static constexpr const char* FORMAT = "ddnn-recipe 4";
 
     /// \brief Apply every line of `text` (the FORMAT line first; `#` lines are comments).
     void Apply(const std::string& text);

@@ -94,16 +94,33 @@ TopologyBuilder::AssignAddresses()
     m_addressed = true;
 }
 
-void
-TopologyBuilder::AddRoute(uint32_t node, Ipv4Address dest, uint32_t link)
+Ptr<EcmpRouting>
+TopologyBuilder::HopOver(uint32_t node, uint32_t link, uint32_t& iface, Ipv4Address& gateway) const
 {
-    NS_ABORT_MSG_IF(!m_addressed, "AddRoute() before AssignAddresses()");
+    NS_ABORT_MSG_IF(!m_addressed, "a route before AssignAddresses()");
     const Link& l = m_links.at(link);
     uint32_t side = l.nodes[0] == node ? 0 : 1;
     NS_ABORT_MSG_IF(l.nodes[side] != node, "node " << node << " is not on link " << link);
     Ptr<Node> n = m_nodes.Get(node);
-    int32_t iface = n->GetObject<Ipv4>()->GetInterfaceForDevice(l.devices.Get(side));
-    EcmpRoutingHelper::GetRouting(n)->AddRoute(dest, iface, l.addresses[1 - side]);
+    iface = n->GetObject<Ipv4>()->GetInterfaceForDevice(l.devices.Get(side));
+    gateway = l.addresses[1 - side];
+    return EcmpRoutingHelper::GetRouting(n);
+}
+
+void
+TopologyBuilder::AddRoute(uint32_t node, Ipv4Address dest, uint32_t link)
+{
+    uint32_t iface;
+    Ipv4Address gateway;
+    HopOver(node, link, iface, gateway)->AddRoute(dest, iface, gateway);
+}
+
+void
+TopologyBuilder::AddDefaultRoute(uint32_t node, uint32_t link)
+{
+    uint32_t iface;
+    Ipv4Address gateway;
+    HopOver(node, link, iface, gateway)->SetDefaultRoute(iface, gateway);
 }
 
 void

@@ -16,6 +16,8 @@
 namespace ns3
 {
 
+class EcmpRouting;
+
 /**
  * \ingroup ddnn
  * \brief Builds the wired network: nodes, point-to-point links, addresses and routes.
@@ -40,6 +42,8 @@ class TopologyBuilder : public Object
     void AssignAddresses();
     /// \brief Route packets for `dest` at `node` over `link` (one ECMP member).
     void AddRoute(uint32_t node, Ipv4Address dest, uint32_t link);
+    /// \brief Route every destination without a route of its own at `node` over `link`.
+    void AddDefaultRoute(uint32_t node, uint32_t link);
     /// \brief At `atNs`, both directions of `link` change to `rateBps` (a packet
     /// being sent then finishes at the old rate; the delay is unchanged).
     void ScheduleLinkRate(uint32_t link, int64_t atNs, uint64_t rateBps);
@@ -62,6 +66,11 @@ class TopologyBuilder : public Object
 
   private:
     void SetLinkRate(uint32_t link, uint64_t rateBps);
+    /// `node`'s routing, interface on `link` and the next hop's address over it.
+    Ptr<EcmpRouting> HopOver(uint32_t node,
+                             uint32_t link,
+                             uint32_t& iface,
+                             Ipv4Address& gateway) const;
 
     struct Link
     {
