@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import load_scenario
+from harness.config import ARCHITECTURES, load_scenario
 from harness.paths import PACKAGE_DIR, SCENARIOS_DIR, builtin_names
 
 REPO = PACKAGE_DIR.parent
@@ -111,7 +111,7 @@ def toy_root(tmp_path_factory) -> Path:
 def test_a_new_architecture_is_one_new_module(toy_root):
     out = _probe(toy_root)
     assert Path(out["package"]).resolve().is_relative_to(toy_root.resolve())
-    assert out["architectures"] == ["ring", "ps", "toy"]   # the default first, then by name
+    assert out["architectures"] == [*ARCHITECTURES, "toy"]   # the default first, then by name
     assert out["own_key"] == "ok"
     assert out["ring_key"] == "ok"    # it is a ring underneath
     assert out["bad_value"].startswith("training.toy_knob:")
