@@ -24,6 +24,8 @@ plot_sweep(sweep_dir) writes:
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import numpy as np
@@ -798,6 +800,20 @@ def _seeds_title(deltas_mean: pd.DataFrame | None, seeds: int) -> str:
         f" (pooled over {low}-{high} seeds per point)"
 
 
+def _scale_title(sweep_dir: Path, summary: pd.DataFrame) -> str:
+    """', scale 1/k' when the sweep's cells are one scale-down k > 1 (their
+    config.json): the map then stands for the full-rate network it scales, at
+    the fidelity docs/findings/validate.md measures for that k."""
+    if "scale" in summary or "cell" not in summary:
+        return ""   # an axis: each facet says its own
+    for cell in summary["cell"]:
+        config = sweep_dir / "cells" / str(cell) / "config.json"
+        if config.is_file():
+            k = json.loads(config.read_text()).get("scale", 1)
+            return f", scale 1/{k:g}" if k > 1 else ""
+    return ""
+
+
 def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,
                formats: tuple[str, ...] = ("png", "pdf"),
                cells: list[str] | None = None) -> list[Path]:
@@ -820,7 +836,7 @@ def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,
                                       tuple(formats), len(outdir.SWEEP_FIGURES))
     name = grid.get("grid", sweep.dir.name)
     seeds = int(summary[SEED_FIELD].nunique()) if SEED_FIELD in summary else 1
-    over = _seeds_title(sweep.deltas_mean, seeds)
+    over = _seeds_title(sweep.deltas_mean, seeds) + _scale_title(sweep.dir, summary)
     x_labels = background_labels(summary, grid)
     figures: list[tuple[str, Figure | None]] = []
 
