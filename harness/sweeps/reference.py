@@ -119,8 +119,11 @@ def export(sweep_dir: Path, out: Path) -> int:
                 if (src / name).is_file():
                     shutil.copy2(src / name, dst / name)
             flows = read_table(src / "flows.parquet")
-            flows[[c for c in FLOW_COLUMNS if c in flows]].to_parquet(dst / "flows.parquet",
-                                                                       index=False)
+            # the intervals pair measured flows only (harness.analysis.stats): the
+            # others (warm-up, cool-down) are most of a long cell's table
+            kept = flows[flows["measured"]] if "measured" in flows else flows
+            kept[[c for c in FLOW_COLUMNS if c in flows]].to_parquet(
+                dst / "flows.parquet", index=False, compression="zstd")
         (tmp / INDEX).write_text(json.dumps(index, indent=2, default=str) + "\n")
         shutil.copy2(sweep_dir / "grid.toml", tmp / "grid.toml")
 
