@@ -21,7 +21,8 @@ FlowLog::GetTypeId()
                             .SetGroupName("Ddnn")
                             .AddConstructor<FlowLog>()
                             .AddTraceSource("Completed",
-                                            "A flow's last byte arrived: (flow id, FCT).",
+                                            "A flow's last byte arrived: (flow id, size in bytes, start, "
+                                            "FCT); one call per completed row of ToCsv().",
                                             MakeTraceSourceAccessor(&FlowLog::m_completedTrace),
                                             "ns3::FlowLog::CompletedCallback");
     return tid;
@@ -35,6 +36,7 @@ FlowLog::AddFlow(uint32_t srcNode,
                  uint8_t tos,
                  Time start)
 {
+    NS_LOG_FUNCTION(this << srcNode << dstNode << dst << size << static_cast<uint32_t>(tos) << start);
     NS_ABORT_MSG_IF(size == 0, "a flow needs at least one byte");
     Flow f;
     f.srcNode = srcNode;
@@ -50,54 +52,63 @@ FlowLog::AddFlow(uint32_t srcNode,
 uint64_t
 FlowLog::GetNFlows() const
 {
+    NS_LOG_FUNCTION(this);
     return m_flows.size();
 }
 
 uint64_t
 FlowLog::GetNCompleted() const
 {
+    NS_LOG_FUNCTION(this);
     return m_completed;
 }
 
 uint64_t
 FlowLog::GetNErrors() const
 {
+    NS_LOG_FUNCTION(this);
     return m_errors;
 }
 
 uint64_t
 FlowLog::GetSize(uint64_t id) const
 {
+    NS_LOG_FUNCTION(this << id);
     return m_flows.at(id).size;
 }
 
 uint8_t
 FlowLog::GetTos(uint64_t id) const
 {
+    NS_LOG_FUNCTION(this << id);
     return m_flows.at(id).tos;
 }
 
 Ipv4Address
 FlowLog::GetDestination(uint64_t id) const
 {
+    NS_LOG_FUNCTION(this << id);
     return m_flows.at(id).dst;
 }
 
 Time
 FlowLog::GetPlannedStart(uint64_t id) const
 {
+    NS_LOG_FUNCTION(this << id);
     return m_flows.at(id).start;
 }
 
 uint64_t
 FlowLog::Key(Ipv4Address src, uint16_t port)
 {
+    NS_LOG_FUNCTION(src << port);
     return (uint64_t(src.Get()) << 16) | port;
 }
 
 void
 FlowLog::NotifyStarted(uint64_t id, Ipv4Address src, uint16_t port)
 {
+    NS_LOG_FUNCTION(this << id << src << port);
     Flow& f = m_flows.at(id);
     f.started = true;
     f.start = Simulator::Now();
@@ -107,6 +118,7 @@ FlowLog::NotifyStarted(uint64_t id, Ipv4Address src, uint16_t port)
 bool
 FlowLog::ClaimConnection(Ipv4Address src, uint16_t port, uint64_t& id)
 {
+    NS_LOG_FUNCTION(this << src << port);
     auto it = m_connections.find(Key(src, port));
     if (it == m_connections.end())
     {
@@ -121,6 +133,7 @@ FlowLog::ClaimConnection(Ipv4Address src, uint16_t port, uint64_t& id)
 void
 FlowLog::NotifyReceived(uint64_t id, uint64_t bytes)
 {
+    NS_LOG_FUNCTION(this << id << bytes);
     Flow& f = m_flows[id];
     f.received += bytes;
     if (!f.completed && f.received >= f.size)
@@ -128,7 +141,7 @@ FlowLog::NotifyReceived(uint64_t id, uint64_t bytes)
         f.completed = true;
         f.end = Simulator::Now();
         m_completed++;
-        m_completedTrace(id, f.end - f.start);
+        m_completedTrace(id, f.size, f.start, f.end - f.start);
         if (f.error.empty()) // else it ended at its error
         {
             FlowEnded(f);
@@ -139,6 +152,7 @@ FlowLog::NotifyReceived(uint64_t id, uint64_t bytes)
 void
 FlowLog::NotifyError(uint64_t id, const std::string& what)
 {
+    NS_LOG_FUNCTION(this << id << what);
     Flow& f = m_flows.at(id);
     // A reset while closing, after the sink had every byte (e.g. a
     // retransmitted FIN reaching a socket the sink already closed; ns-3 calls
@@ -158,6 +172,7 @@ FlowLog::NotifyError(uint64_t id, const std::string& what)
 void
 FlowLog::StopOnceDone(Time from, Time to)
 {
+    NS_LOG_FUNCTION(this << from << to);
     NS_ABORT_MSG_IF(Simulator::Now() < to, "StopOnceDone before its window's end");
     m_stopArmed = true;
     m_stopFrom = from;
@@ -178,12 +193,14 @@ FlowLog::StopOnceDone(Time from, Time to)
 bool
 FlowLog::HasStoppedOnceDone() const
 {
+    NS_LOG_FUNCTION(this);
     return m_stoppedOnceDone;
 }
 
 void
 FlowLog::FlowEnded(const Flow& f)
 {
+    NS_LOG_FUNCTION(this);
     if (m_stopArmed && f.start >= m_stopFrom && f.start <= m_stopTo &&
         m_stopPending > 0 && --m_stopPending == 0)
     {
@@ -195,6 +212,7 @@ FlowLog::FlowEnded(const Flow& f)
 std::string
 FlowLog::ToCsv() const
 {
+    NS_LOG_FUNCTION(this);
     std::ostringstream os;
     os << "id,src_node,dst_node,size,tos,start_ns,end_ns,received_bytes,error\n";
     for (uint64_t i = 0; i < m_flows.size(); ++i)

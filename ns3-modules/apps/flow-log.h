@@ -78,6 +78,15 @@ class FlowLog : public Object
     /// (end_ns = -1 for a flow that did not complete)
     std::string ToCsv() const;
 
+    /**
+     * \brief Signature of the Completed trace source: a flow's last byte arrived.
+     * \param id the flow's id (its row in ToCsv())
+     * \param size the flow's size in bytes
+     * \param start when its sender opened the connection (start_ns)
+     * \param fct its flow completion time (end_ns - start_ns)
+     */
+    typedef void (*CompletedCallback)(uint64_t id, uint64_t size, Time start, Time fct);
+
   private:
     struct Flow
     {
@@ -108,7 +117,8 @@ class FlowLog : public Object
     Time m_stopTo;
     uint64_t m_stopPending = 0; //!< flows of the window not yet done
     bool m_stoppedOnceDone = false;
-    TracedCallback<uint64_t, Time> m_completedTrace;
+    /// A flow's last byte arrived: (id, size, start, FCT); see CompletedCallback.
+    TracedCallback<uint64_t, uint64_t, Time, Time> m_completedTrace;
 };
 
 } // namespace ns3

@@ -46,11 +46,13 @@ FlowSendApplication::FlowSendApplication()
     : m_remotePort(9000),
       m_next(0)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 FlowSendApplication::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_active.clear();
     m_log = nullptr;
     Application::DoDispose();
@@ -59,12 +61,14 @@ FlowSendApplication::DoDispose()
 void
 FlowSendApplication::SetFlowLog(Ptr<FlowLog> log)
 {
+    NS_LOG_FUNCTION(this << log);
     m_log = log;
 }
 
 void
 FlowSendApplication::AddFlow(uint64_t id)
 {
+    NS_LOG_FUNCTION(this << id);
     NS_ABORT_MSG_IF(!m_log, "SetFlowLog() before AddFlow()");
     NS_ABORT_MSG_IF(!m_flows.empty() &&
                         m_log->GetPlannedStart(id) < m_log->GetPlannedStart(m_flows.back()),
@@ -75,6 +79,7 @@ FlowSendApplication::AddFlow(uint64_t id)
 void
 FlowSendApplication::StartApplication()
 {
+    NS_LOG_FUNCTION(this);
     m_next = 0;
     if (!m_flows.empty())
     {
@@ -86,6 +91,7 @@ FlowSendApplication::StartApplication()
 void
 FlowSendApplication::StopApplication()
 {
+    NS_LOG_FUNCTION(this);
     m_nextEvent.Cancel();
     // Flows in progress are left alone: the run ends at the stop time and
     // their partial state is what the log reports.
@@ -94,6 +100,7 @@ FlowSendApplication::StopApplication()
 void
 FlowSendApplication::StartNextFlow()
 {
+    NS_LOG_FUNCTION(this);
     uint64_t id = m_flows[m_next++];
     Ptr<Socket> socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
     // ToS before Connect(), so the SYN travels in the flow's class too.
@@ -126,6 +133,7 @@ FlowSendApplication::StartNextFlow()
 void
 FlowSendApplication::ConnectionSucceeded(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     socket->SetSendCallback(MakeCallback(&FlowSendApplication::SendMore, this));
     SendMore(socket, socket->GetTxAvailable());
 }
@@ -133,6 +141,7 @@ FlowSendApplication::ConnectionSucceeded(Ptr<Socket> socket)
 void
 FlowSendApplication::ConnectionFailed(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     auto it = m_active.find(PeekPointer(socket));
     if (it != m_active.end())
     {
@@ -144,6 +153,7 @@ FlowSendApplication::ConnectionFailed(Ptr<Socket> socket)
 void
 FlowSendApplication::SendMore(Ptr<Socket> socket, uint32_t)
 {
+    NS_LOG_FUNCTION(this << socket);
     auto it = m_active.find(PeekPointer(socket));
     if (it == m_active.end())
     {
@@ -174,12 +184,14 @@ FlowSendApplication::SendMore(Ptr<Socket> socket, uint32_t)
 void
 FlowSendApplication::SocketClosed(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     m_active.erase(PeekPointer(socket));
 }
 
 void
 FlowSendApplication::SocketFailed(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     auto it = m_active.find(PeekPointer(socket));
     if (it != m_active.end())
     {

@@ -53,11 +53,13 @@ FlowSinkApplication::FlowSinkApplication()
       m_ackTos(-1),
       m_listenTos(0)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 FlowSinkApplication::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_connections.clear();
     m_listener = nullptr;
     m_log = nullptr;
@@ -67,12 +69,14 @@ FlowSinkApplication::DoDispose()
 void
 FlowSinkApplication::SetFlowLog(Ptr<FlowLog> log)
 {
+    NS_LOG_FUNCTION(this << log);
     m_log = log;
 }
 
 void
 FlowSinkApplication::StartApplication()
 {
+    NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(!m_log, "FlowSinkApplication needs a FlowLog");
     m_listener = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
     m_listener->SetIpTos(m_listenTos);
@@ -85,6 +89,7 @@ FlowSinkApplication::StartApplication()
 void
 FlowSinkApplication::StopApplication()
 {
+    NS_LOG_FUNCTION(this);
     if (m_listener)
     {
         m_listener->Close();
@@ -94,12 +99,14 @@ FlowSinkApplication::StopApplication()
 bool
 FlowSinkApplication::AcceptRequest(Ptr<Socket>, const Address&)
 {
+    NS_LOG_FUNCTION(this);
     return true;
 }
 
 void
 FlowSinkApplication::Accepted(Ptr<Socket> socket, const Address& from)
 {
+    NS_LOG_FUNCTION(this << socket << from);
     InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
     uint64_t id;
     if (!m_log->ClaimConnection(peer.GetIpv4(), peer.GetPort(), id))
@@ -118,6 +125,7 @@ FlowSinkApplication::Accepted(Ptr<Socket> socket, const Address& from)
 void
 FlowSinkApplication::Receive(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     auto it = m_connections.find(PeekPointer(socket));
     if (it == m_connections.end())
     {
@@ -142,6 +150,7 @@ FlowSinkApplication::Receive(Ptr<Socket> socket)
 void
 FlowSinkApplication::PeerClosed(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     // The sender closed after its last byte: close our half too, so the
     // connection ends cleanly (ns-3 then frees it).
     socket->ShutdownSend();
@@ -151,6 +160,7 @@ FlowSinkApplication::PeerClosed(Ptr<Socket> socket)
 void
 FlowSinkApplication::Failed(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     auto it = m_connections.find(PeekPointer(socket));
     if (it != m_connections.end())
     {

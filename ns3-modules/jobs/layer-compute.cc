@@ -19,6 +19,7 @@ LayerCompute::LayerCompute()
       m_busy(false),
       m_layer(0)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
@@ -29,6 +30,7 @@ LayerCompute::Setup(const std::vector<Time>& forward,
                     ComputeDoneCallback computeDone,
                     GradientsReadyCallback gradientsReady)
 {
+    NS_LOG_FUNCTION(this << barrier);
     m_forward = forward;
     m_backward = backward;
     m_barrier = barrier;
@@ -41,6 +43,7 @@ LayerCompute::Setup(const std::vector<Time>& forward,
 void
 LayerCompute::SetSlowdowns(const std::vector<Slowdown>& slowdowns)
 {
+    NS_LOG_FUNCTION(this);
     m_slowdowns = slowdowns;
     std::sort(m_slowdowns.begin(), m_slowdowns.end(),
               [](const Slowdown& a, const Slowdown& b) { return a.start < b.start; });
@@ -57,6 +60,7 @@ LayerCompute::SetSlowdowns(const std::vector<Slowdown>& slowdowns)
 void
 LayerCompute::SetIterationFactors(const std::vector<double>& factors)
 {
+    NS_LOG_FUNCTION(this << factors);
     for (double f : factors)
     {
         NS_ABORT_MSG_IF(!(f > 0), "LayerCompute: an iteration factor must be > 0");
@@ -67,12 +71,14 @@ LayerCompute::SetIterationFactors(const std::vector<double>& factors)
 double
 LayerCompute::GetIterationFactor(uint64_t iteration) const
 {
+    NS_LOG_FUNCTION(this << iteration);
     return iteration < m_iterationFactors.size() ? m_iterationFactors[iteration] : 1.0;
 }
 
 Time
 LayerCompute::Duration(Time work) const
 {
+    NS_LOG_FUNCTION(this << work);
     const double f = GetIterationFactor(m_iteration);
     if (f != 1.0) // the table is empty for a job without stragglers: times exactly as before
     {
@@ -84,6 +90,7 @@ LayerCompute::Duration(Time work) const
 Time
 LayerCompute::Stretch(Time work) const
 {
+    NS_LOG_FUNCTION(this << work);
     // walk the periods from now, spending `work` at speed 1 outside them and
     // at speed 1/factor inside
     const Time now = Simulator::Now();
@@ -119,6 +126,7 @@ LayerCompute::Stretch(Time work) const
 void
 LayerCompute::Start()
 {
+    NS_LOG_FUNCTION(this);
     m_running = true;
     m_iteration = 0;
     m_layer = 0;
@@ -130,6 +138,7 @@ LayerCompute::Start()
 void
 LayerCompute::Stop()
 {
+    NS_LOG_FUNCTION(this);
     m_running = false;
     m_event.Cancel();
     m_busy = false;
@@ -138,24 +147,28 @@ LayerCompute::Stop()
 uint64_t
 LayerCompute::GetIteration() const
 {
+    NS_LOG_FUNCTION(this);
     return m_iteration;
 }
 
 void
 LayerCompute::SetSynced(uint32_t layer, uint64_t iteration)
 {
+    NS_LOG_FUNCTION(this << layer << iteration);
     m_syncedIteration.at(layer) = int64_t(iteration);
 }
 
 bool
 LayerCompute::LayerSynced(uint32_t layer) const
 {
+    NS_LOG_FUNCTION(this << layer);
     return m_syncedIteration[layer] >= int64_t(m_iteration) - 1;
 }
 
 void
 LayerCompute::TryForward()
 {
+    NS_LOG_FUNCTION(this);
     if (!m_running || m_busy || m_inBackward)
     {
         return;
@@ -190,6 +203,7 @@ LayerCompute::TryForward()
 void
 LayerCompute::ForwardDone()
 {
+    NS_LOG_FUNCTION(this);
     m_busy = false;
     m_computeDone(m_iteration, m_layer, false, m_computeStart);
     m_layer++;
@@ -210,6 +224,7 @@ LayerCompute::ForwardDone()
 void
 LayerCompute::BackwardDone()
 {
+    NS_LOG_FUNCTION(this);
     m_busy = false;
     const uint32_t i = m_layer;
     m_computeDone(m_iteration, i, true, m_computeStart);

@@ -34,6 +34,7 @@ PsChannel::PsChannel()
       m_peer(nullptr),
       m_inflight(0)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
@@ -44,6 +45,7 @@ PsChannel::Setup(PsJob* job,
                  bool push,
                  Ptr<CommScheduler> scheduler)
 {
+    NS_LOG_FUNCTION(this << job << node << worker << shard << push << scheduler);
     m_job = job;
     m_node = node;
     m_worker = worker;
@@ -56,18 +58,21 @@ PsChannel::Setup(PsJob* job,
 void
 PsChannel::SetPeer(PsChannel* peer)
 {
+    NS_LOG_FUNCTION(this << peer);
     m_peer = peer;
 }
 
 void
 PsChannel::SetLocal(bool local)
 {
+    NS_LOG_FUNCTION(this << local);
     m_local = local;
 }
 
 void
 PsChannel::SetCallbacks(ChunkCallback chunk, ProgressCallback progress, ErrorCallback error)
 {
+    NS_LOG_FUNCTION(this);
     m_chunkCallback = chunk;
     m_progressCallback = progress;
     m_errorCallback = error;
@@ -76,12 +81,14 @@ PsChannel::SetCallbacks(ChunkCallback chunk, ProgressCallback progress, ErrorCal
 bool
 PsChannel::IsLocal() const
 {
+    NS_LOG_FUNCTION(this);
     return m_local;
 }
 
 bool
 PsChannel::IsConnected() const
 {
+    NS_LOG_FUNCTION(this);
     if (m_local)
     {
         return true;
@@ -99,18 +106,21 @@ PsChannel::IsConnected() const
 bool
 PsChannel::HasConnection(uint32_t cls) const
 {
+    NS_LOG_FUNCTION(this << cls);
     return cls < m_conns.size() && m_conns[cls].socket;
 }
 
 Ptr<CommScheduler>
 PsChannel::GetScheduler() const
 {
+    NS_LOG_FUNCTION(this);
     return m_scheduler;
 }
 
 void
 PsChannel::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     for (auto& c : m_conns)
     {
         if (c.socket)
@@ -141,6 +151,7 @@ PsChannel::DoDispose()
 void
 PsChannel::Watch(uint32_t cls, Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << cls << socket);
     socket->SetRecvCallback(MakeCallback(&PsChannel::Receive, this, cls));
     socket->SetSendCallback(MakeCallback(&PsChannel::SendReady, this, cls));
     socket->SetCloseCallbacks(MakeCallback(&PsChannel::Closed, this, cls),
@@ -150,6 +161,7 @@ PsChannel::Watch(uint32_t cls, Ptr<Socket> socket)
 void
 PsChannel::Connect(Ipv4Address server)
 {
+    NS_LOG_FUNCTION(this << server);
     NS_ABORT_MSG_IF(m_local, "PsChannel: a local channel has no connections");
     const auto& classes = m_job->GetClasses();
     for (uint32_t cls = 0; cls < classes.size(); ++cls)
@@ -167,6 +179,7 @@ PsChannel::Connect(Ipv4Address server)
 void
 PsChannel::Connected(uint32_t cls, Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << cls << socket);
     m_conns[cls].up = true;
     Watch(cls, socket);
     Flush(cls);
@@ -175,6 +188,7 @@ PsChannel::Connected(uint32_t cls, Ptr<Socket> socket)
 void
 PsChannel::ConnectFailed(uint32_t cls, Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << cls << socket);
     Error("connection of class " + std::to_string(cls) + " failed (errno " +
           std::to_string(int(socket->GetErrno())) + ")");
 }
@@ -182,6 +196,7 @@ PsChannel::ConnectFailed(uint32_t cls, Ptr<Socket> socket)
 void
 PsChannel::Attach(uint32_t cls, Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << cls << socket);
     NS_ABORT_MSG_IF(cls >= m_conns.size(), "PsChannel: no class " << cls);
     if (m_conns[cls].socket)
     {
@@ -198,6 +213,7 @@ PsChannel::Attach(uint32_t cls, Ptr<Socket> socket)
 void
 PsChannel::Closed(uint32_t cls, Ptr<Socket>)
 {
+    NS_LOG_FUNCTION(this << cls);
     m_conns[cls].up = false;
     Error("connection of class " + std::to_string(cls) + " closed by the other end");
 }
@@ -205,6 +221,7 @@ PsChannel::Closed(uint32_t cls, Ptr<Socket>)
 void
 PsChannel::Failed(uint32_t cls, Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << cls << socket);
     // (ns-3 leaves errno at 0 when the retransmissions run out)
     m_conns[cls].up = false;
     Error("connection of class " + std::to_string(cls) + " failed (errno " +
@@ -214,6 +231,7 @@ PsChannel::Failed(uint32_t cls, Ptr<Socket> socket)
 void
 PsChannel::Error(const std::string& what)
 {
+    NS_LOG_FUNCTION(this << what);
     if (!m_errorCallback.IsNull())
     {
         m_errorCallback(what);
@@ -225,6 +243,7 @@ PsChannel::Error(const std::string& what)
 void
 PsChannel::Send(PsChunk item, Time raiseAt)
 {
+    NS_LOG_FUNCTION(this << raiseAt);
     const int32_t deadlineTos = m_job->GetDeadlineTos();
     if (deadlineTos >= 0 && item.deadlineNs >= 0 && item.tos != uint8_t(deadlineTos))
     {
@@ -248,6 +267,7 @@ PsChannel::Send(PsChunk item, Time raiseAt)
 void
 PsChannel::RaiseNow(uint64_t iteration, uint32_t tensor)
 {
+    NS_LOG_FUNCTION(this << iteration << tensor);
     if (m_scheduler)
     {
         m_scheduler->Raise(iteration, tensor, uint8_t(m_job->GetDeadlineTos()));
@@ -257,6 +277,7 @@ PsChannel::RaiseNow(uint64_t iteration, uint32_t tensor)
 void
 PsChannel::Pump()
 {
+    NS_LOG_FUNCTION(this);
     PsChunk chunk;
     const Time overhead = m_job ? m_job->GetChunkOverhead() : Time(0);
     while (m_scheduler)
@@ -292,12 +313,14 @@ PsChannel::Pump()
 void
 PsChannel::SendReady(uint32_t cls, Ptr<Socket>, uint32_t)
 {
+    NS_LOG_FUNCTION(this << cls);
     Flush(cls);
 }
 
 void
 PsChannel::Flush(uint32_t cls)
 {
+    NS_LOG_FUNCTION(this << cls);
     Connection& c = m_conns[cls];
     if (!c.up)
     {
@@ -330,6 +353,7 @@ PsChannel::Flush(uint32_t cls)
 void
 PsChannel::Receive(uint32_t cls, Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << cls << socket);
     while (Ptr<Packet> packet = socket->Recv())
     {
         if (packet->GetSize() == 0)
@@ -343,6 +367,7 @@ PsChannel::Receive(uint32_t cls, Ptr<Socket> socket)
 void
 PsChannel::Consume(uint32_t cls, uint64_t bytes)
 {
+    NS_LOG_FUNCTION(this << cls << bytes);
     Connection& c = m_conns[cls];
     while (bytes > 0)
     {
@@ -373,6 +398,7 @@ PsChannel::Consume(uint32_t cls, uint64_t bytes)
 void
 PsChannel::LocalArrive(PsChunk chunk, Time sent)
 {
+    NS_LOG_FUNCTION(this << sent);
     if (m_job)
     {
         Arrived(chunk, sent, 0, chunk.bytes, true);
@@ -382,6 +408,7 @@ PsChannel::LocalArrive(PsChunk chunk, Time sent)
 void
 PsChannel::Arrived(const PsChunk& chunk, Time sent, uint64_t from, uint64_t to, bool complete)
 {
+    NS_LOG_FUNCTION(this << sent << from << to << complete);
     if (!m_progressCallback.IsNull())
     {
         m_progressCallback(chunk, from, to);
@@ -401,6 +428,7 @@ PsChannel::Arrived(const PsChunk& chunk, Time sent, uint64_t from, uint64_t to, 
 void
 PsChannel::Delivered(const PsChunk& chunk, Time sent)
 {
+    NS_LOG_FUNCTION(this << sent);
     m_inflight -= chunk.bytes;
     m_scheduler->NotifyDelivered(chunk, sent);
     Pump();

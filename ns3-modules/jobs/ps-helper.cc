@@ -13,16 +13,19 @@ DDNN_JOB_HELPER(PsJob, PsHelper);
 PsHelper::PsHelper()
     : PsHelper(PsJob::GetTypeId())
 {
+    NS_LOG_FUNCTION(this);
 }
 
 PsHelper::PsHelper(TypeId jobType)
     : TrainingJobHelper(jobType)
 {
+    NS_LOG_FUNCTION(this << jobType);
 }
 
 bool
 PsHelper::ApplyDirective(const std::string& directive, RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this << directive);
     if (directive == "job-shards")
     {
         SetTensorShards(args.NextList<uint32_t>());
@@ -40,6 +43,7 @@ PsHelper::ApplyDirective(const std::string& directive, RecipeArgs& args)
 Ptr<TrainingJob>
 PsHelper::Install(const std::vector<Hosts>& hosts) const
 {
+    NS_LOG_FUNCTION(this);
     CheckHostLists(hosts, 2, "PsHelper");
     return Install(hosts[0].nodeIds, hosts[0].addresses, hosts[1].nodeIds, hosts[1].addresses);
 }
@@ -47,12 +51,14 @@ PsHelper::Install(const std::vector<Hosts>& hosts) const
 void
 PsHelper::SetTensorShards(const std::vector<uint32_t>& shards)
 {
+    NS_LOG_FUNCTION(this << shards);
     m_shards = shards;
 }
 
 void
 PsHelper::SetScheduler(bool push, const std::string& typeId, const std::vector<std::string>& attributes)
 {
+    NS_LOG_FUNCTION(this << push << typeId << attributes);
     m_schedulers[push] = {typeId, attributes};
 }
 
@@ -62,6 +68,7 @@ PsHelper::Install(const std::vector<uint32_t>& workerNodeIds,
                   const std::vector<uint32_t>& shardNodeIds,
                   const std::vector<uint32_t>& shardAddresses) const
 {
+    NS_LOG_FUNCTION(this << workerNodeIds << workerAddresses << shardNodeIds << shardAddresses);
     NS_ABORT_MSG_IF(m_bytes.empty(), "PsHelper: SetLayers() before Install()");
     NS_ABORT_MSG_IF(workerNodeIds.empty() || workerNodeIds.size() != workerAddresses.size(),
                     "PsHelper: " << workerNodeIds.size() << " worker nodes, "

@@ -64,7 +64,13 @@ PsJob::GetTypeId()
                           "Link rate for the deadline-aware class's transfer-time estimates.",
                           UintegerValue(10000000000ULL),
                           MakeUintegerAccessor(&PsJob::m_linkBps),
-                          MakeUintegerChecker<uint64_t>(1));
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddTraceSource("TransferCompleted",
+                            "A chunk committed to a channel was received by the other end: "
+                            "(worker, shard, push, chunk, local, start, end); one call per "
+                            "row of TransfersCsv() with an end.",
+                            MakeTraceSourceAccessor(&PsJob::m_transferTrace),
+                            "ns3::PsJob::TransferCallback");
     return tid;
 }
 
@@ -77,6 +83,7 @@ PsJob::PsJob()
       m_aggregationBytes(0),
       m_wired(false)
 {
+    NS_LOG_FUNCTION(this);
     m_pushFactory.SetTypeId("ns3::FifoScheduler");
     m_pullFactory.SetTypeId("ns3::FifoScheduler");
 }
@@ -84,6 +91,7 @@ PsJob::PsJob()
 void
 PsJob::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_workers.clear();
     m_servers.clear();
     m_schedulers.clear();
@@ -95,12 +103,14 @@ PsJob::DoDispose()
 void
 PsJob::CheckDescribable(const char* what) const
 {
+    NS_LOG_FUNCTION(this << what);
     NS_ABORT_MSG_IF(m_wired, "PsJob::" << what << ": the job is wired; describe it before");
 }
 
 void
 PsJob::SetTensorShards(const std::vector<uint32_t>& shards)
 {
+    NS_LOG_FUNCTION(this << shards);
     CheckDescribable("SetTensorShards");
     NS_ABORT_MSG_IF(shards.size() != m_bytes.size(),
                     "PsJob::SetTensorShards: " << shards.size() << " shards for "
@@ -112,6 +122,7 @@ PsJob::SetTensorShards(const std::vector<uint32_t>& shards)
 void
 PsJob::SetScheduler(bool push, const std::string& typeId, const std::vector<std::string>& attributes)
 {
+    NS_LOG_FUNCTION(this << push << typeId << attributes);
     CheckDescribable("SetScheduler");
     (push ? m_pushFactory : m_pullFactory) =
         SchedulerFactory(typeId, attributes, "PsJob::SetScheduler");
@@ -120,18 +131,21 @@ PsJob::SetScheduler(bool push, const std::string& typeId, const std::vector<std:
 uint32_t
 PsJob::GetShard(uint32_t tensor) const
 {
+    NS_LOG_FUNCTION(this << tensor);
     return m_shard.at(tensor);
 }
 
 uint32_t
 PsJob::GetNShards() const
 {
+    NS_LOG_FUNCTION(this);
     return m_nShards;
 }
 
 std::vector<uint32_t>
 PsJob::GetShardTensors(uint32_t shard) const
 {
+    NS_LOG_FUNCTION(this << shard);
     std::vector<uint32_t> out;
     for (uint32_t t = 0; t < m_shard.size(); ++t)
     {
@@ -146,42 +160,49 @@ PsJob::GetShardTensors(uint32_t shard) const
 bool
 PsJob::GetPullBarrier() const
 {
+    NS_LOG_FUNCTION(this);
     return m_pullBarrier;
 }
 
 Time
 PsJob::GetChunkOverhead() const
 {
+    NS_LOG_FUNCTION(this);
     return m_chunkOverhead;
 }
 
 uint64_t
 PsJob::GetAggregationBytes() const
 {
+    NS_LOG_FUNCTION(this);
     return m_aggregationBytes;
 }
 
 int32_t
 PsJob::GetDeadlineTos() const
 {
+    NS_LOG_FUNCTION(this);
     return m_deadlineTos;
 }
 
 uint64_t
 PsJob::GetLinkBps() const
 {
+    NS_LOG_FUNCTION(this);
     return m_linkBps;
 }
 
 const std::vector<uint8_t>&
 PsJob::GetClasses() const
 {
+    NS_LOG_FUNCTION(this);
     return m_classes;
 }
 
 uint32_t
 PsJob::GetClassIndex(uint8_t tos) const
 {
+    NS_LOG_FUNCTION(this << static_cast<uint32_t>(tos));
     auto it = std::find(m_classes.begin(), m_classes.end(), tos);
     NS_ABORT_MSG_IF(it == m_classes.end(), "PsJob: ToS " << unsigned(tos) << " is not a class of the job");
     return it - m_classes.begin();
@@ -192,6 +213,7 @@ PsJob::GetClassIndex(uint8_t tos) const
 uint32_t
 PsJob::AddWorker(Ptr<PsWorker> worker, Ipv4Address address)
 {
+    NS_LOG_FUNCTION(this << worker << address);
     CheckDescribable("AddWorker");
     m_workers.push_back(worker);
     m_workerAddresses.push_back(address);
@@ -202,6 +224,7 @@ PsJob::AddWorker(Ptr<PsWorker> worker, Ipv4Address address)
 uint32_t
 PsJob::AddServer(Ptr<PsServer> server, Ipv4Address address)
 {
+    NS_LOG_FUNCTION(this << server << address);
     CheckDescribable("AddServer");
     m_servers.push_back(server);
     m_serverAddresses.push_back(address);
@@ -211,6 +234,7 @@ PsJob::AddServer(Ptr<PsServer> server, Ipv4Address address)
 Ptr<CommScheduler>
 PsJob::CreateScheduler(bool push, uint32_t shard)
 {
+    NS_LOG_FUNCTION(this << push << shard);
     Ptr<CommScheduler> s = (push ? m_pushFactory : m_pullFactory).Create<CommScheduler>();
     s->Attach(this, shard, push);
     s->Validate();
@@ -221,6 +245,7 @@ PsJob::CreateScheduler(bool push, uint32_t shard)
 void
 PsJob::Wire()
 {
+    NS_LOG_FUNCTION(this);
     CheckDescribable("Wire");
     NS_ABORT_MSG_IF(m_bytes.empty(), "PsJob: no layers (call SetLayers)");
     if (m_shard.size() != m_bytes.size())
@@ -265,18 +290,21 @@ PsJob::Wire()
 uint32_t
 PsJob::GetNWorkers() const
 {
+    NS_LOG_FUNCTION(this);
     return m_workers.size();
 }
 
 Ipv4Address
 PsJob::GetServerAddress(uint32_t shard) const
 {
+    NS_LOG_FUNCTION(this << shard);
     return m_serverAddresses.at(shard);
 }
 
 int32_t
 PsJob::GetWorkerRank(Ipv4Address address) const
 {
+    NS_LOG_FUNCTION(this << address);
     auto it = std::find(m_workerAddresses.begin(), m_workerAddresses.end(), address);
     return it == m_workerAddresses.end() ? -1 : int32_t(it - m_workerAddresses.begin());
 }
@@ -284,12 +312,14 @@ PsJob::GetWorkerRank(Ipv4Address address) const
 Ptr<PsWorker>
 PsJob::GetWorker(uint32_t rank) const
 {
+    NS_LOG_FUNCTION(this << rank);
     return m_workers.at(rank);
 }
 
 Ptr<PsServer>
 PsJob::GetServer(uint32_t shard) const
 {
+    NS_LOG_FUNCTION(this << shard);
     return m_servers.at(shard);
 }
 
@@ -300,6 +330,7 @@ PsJob::DoIterationStart(uint32_t worker,
                         uint64_t iteration,
                         const TrainingRecords::IterationRow* row)
 {
+    NS_LOG_FUNCTION(this << worker << iteration << row);
     if (row)
     {
         const Time duration = NanoSeconds(row->endNs - row->startNs);
@@ -328,6 +359,7 @@ uint64_t
 PsJob::NotifyChunkSent(uint32_t worker, uint32_t shard, bool push, const PsChunk& chunk,
                        bool local)
 {
+    NS_LOG_FUNCTION(this << worker << shard << push << local);
     m_transfers.push_back(
         {worker, shard, push, local, chunk, Simulator::Now().GetNanoSeconds(), -1});
     return m_transfers.size() - 1;
@@ -336,12 +368,22 @@ PsJob::NotifyChunkSent(uint32_t worker, uint32_t shard, bool push, const PsChunk
 void
 PsJob::NotifyChunkDelivered(uint64_t row)
 {
-    m_transfers.at(row).endNs = Simulator::Now().GetNanoSeconds();
+    NS_LOG_FUNCTION(this << row);
+    TransferRow& r = m_transfers.at(row);
+    r.endNs = Simulator::Now().GetNanoSeconds();
+    m_transferTrace(r.worker,
+                    r.shard,
+                    r.push,
+                    r.chunk,
+                    r.local,
+                    NanoSeconds(r.startNs),
+                    NanoSeconds(r.endNs));
 }
 
 void
 PsJob::NotifyTensorAggregated(uint64_t iteration, uint32_t)
 {
+    NS_LOG_FUNCTION(this << iteration);
     if (!m_pullBarrier || ++m_aggregatedTensors[iteration] < m_bytes.size())
     {
         return;
@@ -358,6 +400,7 @@ PsJob::NotifyTensorAggregated(uint64_t iteration, uint32_t)
 uint32_t
 PsJob::GetNConnectedWorkers() const
 {
+    NS_LOG_FUNCTION(this);
     uint32_t n = 0;
     for (const auto& w : m_workers)
     {
@@ -369,6 +412,7 @@ PsJob::GetNConnectedWorkers() const
 std::string
 PsJob::TransfersCsv() const
 {
+    NS_LOG_FUNCTION(this);
     std::ostringstream os;
     os << "job,worker,shard,direction,iteration,buffer,layers,offset,bytes,tos,local,start_ns,"
           "end_ns\n";
@@ -385,6 +429,7 @@ PsJob::TransfersCsv() const
 std::string
 PsJob::TensorsCsv() const
 {
+    NS_LOG_FUNCTION(this);
     std::ostringstream os;
     os << "tensor,bytes,shard,tos\n";
     for (uint32_t t = 0; t < m_bytes.size(); ++t)
@@ -398,6 +443,7 @@ PsJob::TensorsCsv() const
 std::string
 PsJob::SchedulerCsv() const
 {
+    NS_LOG_FUNCTION(this);
     std::ostringstream os;
     os << "iteration,state\n";
     for (const auto& [iteration, state] : m_schedulerStates)

@@ -115,6 +115,26 @@ class PsJob : public TrainingJob
     /// shard 0) whenever it changed, "" rows omitted
     std::string SchedulerCsv() const;
 
+    /**
+     * \brief Signature of the TransferCompleted trace source: a chunk committed
+     * to a channel has been received by the other end (a row of
+     * TransfersCsv() gets its end_ns).
+     * \param worker the worker's rank
+     * \param shard the shard
+     * \param push true: a push (worker to shard), false: a pull (shard to worker)
+     * \param chunk the chunk (iteration, tensor, offset, bytes, tos)
+     * \param local whether worker and shard share a node (no network transfer)
+     * \param start when it was committed
+     * \param end when the other end had all of it
+     */
+    typedef void (*TransferCallback)(uint32_t worker,
+                                     uint32_t shard,
+                                     bool push,
+                                     const PsChunk& chunk,
+                                     bool local,
+                                     Time start,
+                                     Time end);
+
   protected:
     void DoDispose() override;
     void CheckDescribable(const char* what) const override;
@@ -158,6 +178,8 @@ class PsJob : public TrainingJob
 
     // results
     std::vector<TransferRow> m_transfers;
+    /// A chunk was delivered: see TransferCallback.
+    TracedCallback<uint32_t, uint32_t, bool, const PsChunk&, bool, Time, Time> m_transferTrace;
     std::vector<std::pair<uint64_t, std::string>> m_schedulerStates;
     std::map<uint64_t, uint32_t> m_aggregatedTensors; //!< pull barrier: iteration -> tensors done
 };

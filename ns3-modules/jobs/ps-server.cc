@@ -30,11 +30,13 @@ PsServer::PsServer()
     : m_shard(0),
       m_nAggregated(0)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 PsServer::Setup(Ptr<PsJob> job, uint32_t shard)
 {
+    NS_LOG_FUNCTION(this << job << shard);
     m_job = job;
     m_shard = shard;
 }
@@ -42,6 +44,7 @@ PsServer::Setup(Ptr<PsJob> job, uint32_t shard)
 void
 PsServer::AddChannel(uint32_t worker, Ptr<PsChannel> channel)
 {
+    NS_LOG_FUNCTION(this << worker << channel);
     if (m_channels.size() <= worker)
     {
         m_channels.resize(worker + 1);
@@ -55,18 +58,21 @@ PsServer::AddChannel(uint32_t worker, Ptr<PsChannel> channel)
 uint32_t
 PsServer::GetShard() const
 {
+    NS_LOG_FUNCTION(this);
     return m_shard;
 }
 
 uint64_t
 PsServer::GetNAggregated() const
 {
+    NS_LOG_FUNCTION(this);
     return m_nAggregated;
 }
 
 void
 PsServer::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     for (auto& l : m_listeners)
     {
         l->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
@@ -81,6 +87,7 @@ PsServer::DoDispose()
 void
 PsServer::StartApplication()
 {
+    NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(!m_job, "PsServer: Setup() before the application starts");
     const auto& classes = m_job->GetClasses();
     for (uint32_t cls = 0; cls < classes.size(); ++cls)
@@ -102,12 +109,14 @@ PsServer::StartApplication()
 void
 PsServer::StopApplication()
 {
+    NS_LOG_FUNCTION(this);
     // Connections stay open: a close would look like a failure to the workers.
 }
 
 bool
 PsServer::AcceptRequest(Ptr<Socket>, const Address& from)
 {
+    NS_LOG_FUNCTION(this << from);
     const Ipv4Address peer = InetSocketAddress::ConvertFrom(from).GetIpv4();
     if (m_job->GetWorkerRank(peer) < 0)
     {
@@ -122,6 +131,7 @@ PsServer::AcceptRequest(Ptr<Socket>, const Address& from)
 void
 PsServer::Accepted(Ptr<Socket> socket, const Address& from)
 {
+    NS_LOG_FUNCTION(this << socket << from);
     const int32_t rank = m_job->GetWorkerRank(InetSocketAddress::ConvertFrom(from).GetIpv4());
     Address local;
     socket->GetSockName(local);
@@ -132,6 +142,7 @@ PsServer::Accepted(Ptr<Socket> socket, const Address& from)
 uint64_t
 PsServer::UnitBytes(uint32_t tensor) const
 {
+    NS_LOG_FUNCTION(this << tensor);
     const uint64_t unit = m_job->GetAggregationBytes();
     const uint64_t size = m_job->GetLayerBytes(tensor);
     return unit == 0 ? size : std::min(unit, size);
@@ -140,6 +151,7 @@ PsServer::UnitBytes(uint32_t tensor) const
 void
 PsServer::PushProgress(uint32_t worker, const PsChunk& chunk, uint64_t from, uint64_t to)
 {
+    NS_LOG_FUNCTION(this << worker << from << to);
     const uint32_t W = m_channels.size();
     const uint64_t size = m_job->GetLayerBytes(chunk.tensor);
     const uint64_t unit = UnitBytes(chunk.tensor);
@@ -202,6 +214,7 @@ PsServer::PushProgress(uint32_t worker, const PsChunk& chunk, uint64_t from, uin
 void
 PsServer::Pull(const PsChunk& unit)
 {
+    NS_LOG_FUNCTION(this);
     m_nAggregated++;
     if (m_job->GetPullBarrier())
     {
@@ -214,6 +227,7 @@ PsServer::Pull(const PsChunk& unit)
 void
 PsServer::ReleasePulls(uint64_t iteration)
 {
+    NS_LOG_FUNCTION(this << iteration);
     auto it = m_held.find(iteration);
     if (it == m_held.end())
     {
@@ -230,6 +244,7 @@ PsServer::ReleasePulls(uint64_t iteration)
 void
 PsServer::SendPull(const PsChunk& unit)
 {
+    NS_LOG_FUNCTION(this);
     // raise when what is left before the forward pass needs it is its pull
     const Time raiseAt = unit.deadlineNs < 0
                              ? Time(-1)
@@ -244,6 +259,7 @@ PsServer::SendPull(const PsChunk& unit)
 void
 PsServer::ChannelError(uint32_t worker, const std::string& what)
 {
+    NS_LOG_FUNCTION(this << worker << what);
     if (m_job)
     {
         m_job->NotifyError("shard " + std::to_string(m_shard) + " (worker " +

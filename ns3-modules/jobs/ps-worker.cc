@@ -23,11 +23,13 @@ PsWorker::GetTypeId()
 
 PsWorker::PsWorker()
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 PsWorker::Setup(Ptr<PsJob> job, uint32_t rank)
 {
+    NS_LOG_FUNCTION(this << job << rank);
     SetupWorker(job, rank);
     m_job = job;
 }
@@ -35,6 +37,7 @@ PsWorker::Setup(Ptr<PsJob> job, uint32_t rank)
 void
 PsWorker::AddChannel(uint32_t shard, Ptr<PsChannel> channel)
 {
+    NS_LOG_FUNCTION(this << shard << channel);
     if (m_channels.size() <= shard)
     {
         m_channels.resize(shard + 1);
@@ -48,6 +51,7 @@ PsWorker::AddChannel(uint32_t shard, Ptr<PsChannel> channel)
 bool
 PsWorker::IsConnected() const
 {
+    NS_LOG_FUNCTION(this);
     for (const auto& c : m_channels)
     {
         if (!c || !c->IsConnected())
@@ -61,6 +65,7 @@ PsWorker::IsConnected() const
 void
 PsWorker::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_channels.clear();
     m_job = nullptr;
     TrainingWorker::DoDispose();
@@ -69,6 +74,7 @@ PsWorker::DoDispose()
 void
 PsWorker::StartCommunication()
 {
+    NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(m_channels.size() != m_job->GetNShards(),
                     "PsWorker: not wired (PsJob::Wire() after installing every application)");
     const uint32_t L = m_job->GetNLayers();
@@ -92,6 +98,7 @@ PsWorker::StartCommunication()
 void
 PsWorker::GradientsReady(uint64_t iteration, uint32_t layer)
 {
+    NS_LOG_FUNCTION(this << iteration << layer);
     if (!m_running)
     {
         return;
@@ -108,6 +115,7 @@ PsWorker::GradientsReady(uint64_t iteration, uint32_t layer)
 void
 PsWorker::PullReceived(const PsChunk& chunk)
 {
+    NS_LOG_FUNCTION(this);
     const auto key = std::make_pair(chunk.iteration, chunk.tensor);
     const uint64_t got = (m_pulled[key] += chunk.bytes);
     const uint64_t size = m_job->GetLayerBytes(chunk.tensor);

@@ -13,17 +13,20 @@ DDNN_JOB_HELPER(RingAllreduceJob, RingAllreduceHelper);
 RingAllreduceHelper::RingAllreduceHelper()
     : RingAllreduceHelper(RingAllreduceJob::GetTypeId())
 {
+    NS_LOG_FUNCTION(this);
 }
 
 RingAllreduceHelper::RingAllreduceHelper(TypeId jobType)
     : TrainingJobHelper(jobType),
       m_scheduler("ns3::FifoScheduler", {})
 {
+    NS_LOG_FUNCTION(this << jobType);
 }
 
 bool
 RingAllreduceHelper::ApplyDirective(const std::string& directive, RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this << directive);
     if (directive == "job-buffers")
     {
         const auto first = args.NextList<uint32_t>();
@@ -47,6 +50,7 @@ RingAllreduceHelper::ApplyDirective(const std::string& directive, RecipeArgs& ar
 Ptr<TrainingJob>
 RingAllreduceHelper::Install(const std::vector<Hosts>& hosts) const
 {
+    NS_LOG_FUNCTION(this);
     CheckHostLists(hosts, 1, "RingAllreduceHelper");
     return Install(hosts[0].nodeIds, hosts[0].addresses);
 }
@@ -56,6 +60,7 @@ RingAllreduceHelper::SetBuffers(const std::vector<uint32_t>& first,
                                 const std::vector<uint32_t>& last,
                                 const std::vector<uint64_t>& bytes)
 {
+    NS_LOG_FUNCTION(this << first << last << bytes);
     m_first = first;
     m_last = last;
     m_bufferBytes = bytes;
@@ -65,6 +70,7 @@ void
 RingAllreduceHelper::SetScheduler(const std::string& typeId,
                                   const std::vector<std::string>& attributes)
 {
+    NS_LOG_FUNCTION(this << typeId << attributes);
     m_scheduler = {typeId, attributes};
 }
 
@@ -72,6 +78,7 @@ Ptr<RingAllreduceJob>
 RingAllreduceHelper::Install(const NodeContainer& nodes,
                              const std::vector<uint32_t>& addresses) const
 {
+    NS_LOG_FUNCTION(this << addresses);
     NS_ABORT_MSG_IF(m_bytes.empty(), "RingAllreduceHelper: SetLayers() before Install()");
     Ptr<RingAllreduceJob> job = m_jobFactory.Create<RingAllreduceJob>();
     DescribeLayers(job);
@@ -84,6 +91,7 @@ Ptr<RingAllreduceJob>
 RingAllreduceHelper::Install(const std::vector<uint32_t>& nodeIds,
                              const std::vector<uint32_t>& addresses) const
 {
+    NS_LOG_FUNCTION(this << nodeIds << addresses);
     NodeContainer nodes;
     for (uint32_t id : nodeIds)
     {
@@ -97,6 +105,7 @@ RingAllreduceHelper::InstallJob(Ptr<RingAllreduceJob> job,
                                 const NodeContainer& nodes,
                                 const std::vector<uint32_t>& addresses) const
 {
+    NS_LOG_FUNCTION(this << job << addresses);
     const uint32_t n = nodes.GetN();
     NS_ABORT_MSG_IF(n < 2, "RingAllreduceHelper: a ring needs at least 2 nodes (got " << n << ")");
     NS_ABORT_MSG_IF(addresses.size() != n,

@@ -35,7 +35,13 @@ RingAllreduceJob::GetTypeId()
                             "An allreduce finished on every worker: (iteration, buffer, "
                             "start, end).",
                             MakeTraceSourceAccessor(&RingAllreduceJob::m_allreduceTrace),
-                            "ns3::RingAllreduceJob::AllreduceCallback");
+                            "ns3::RingAllreduceJob::AllreduceCallback")
+            .AddTraceSource("TransferCompleted",
+                            "A partition a worker sent was wholly received by its right "
+                            "neighbour: (worker, iteration, buffer, step, partition, bytes, "
+                            "start, end); one call per row of TransfersCsv() with an end.",
+                            MakeTraceSourceAccessor(&RingAllreduceJob::m_transferTrace),
+                            "ns3::RingAllreduceJob::TransferCallback");
     return tid;
 }
 
@@ -46,11 +52,13 @@ RingAllreduceJob::RingAllreduceJob()
       m_finishedWorkers(0),
       m_nAllreduces(0)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 RingAllreduceJob::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_tryStartEvent.Cancel();
     m_workers.clear();
     m_scheduler = nullptr;
@@ -62,6 +70,7 @@ RingAllreduceJob::DoDispose()
 void
 RingAllreduceJob::CheckDescribable(const char* what) const
 {
+    NS_LOG_FUNCTION(this << what);
     NS_ABORT_MSG_IF(!m_workers.empty(),
                     "RingAllreduceJob::" << what
                                          << ": the job has workers; describe it before");
@@ -72,6 +81,7 @@ RingAllreduceJob::SetBuffers(const std::vector<uint32_t>& first,
                              const std::vector<uint32_t>& last,
                              const std::vector<uint64_t>& bytes)
 {
+    NS_LOG_FUNCTION(this << first << last << bytes);
     CheckDescribable("SetBuffers");
     const uint32_t L = m_bytes.size();
     NS_ABORT_MSG_IF(L == 0, "RingAllreduceJob::SetBuffers: no layers (call SetLayers first)");
@@ -116,6 +126,7 @@ RingAllreduceJob::SetBuffers(const std::vector<uint32_t>& first,
 void
 RingAllreduceJob::SetScheduler(const std::string& typeId, const std::vector<std::string>& attributes)
 {
+    NS_LOG_FUNCTION(this << typeId << attributes);
     CheckDescribable("SetScheduler");
     m_scheduler = SchedulerFactory(typeId, attributes, "RingAllreduceJob::SetScheduler")
                       .Create<CommScheduler>();
@@ -125,12 +136,14 @@ RingAllreduceJob::SetScheduler(const std::string& typeId, const std::vector<std:
 uint32_t
 RingAllreduceJob::GetNWorkers() const
 {
+    NS_LOG_FUNCTION(this);
     return m_workers.size();
 }
 
 int32_t
 RingAllreduceJob::GetAckTos() const
 {
+    NS_LOG_FUNCTION(this);
     return m_ackTos;
 }
 
@@ -139,12 +152,14 @@ RingAllreduceJob::GetAckTos() const
 uint32_t
 RingAllreduceJob::GetNBuffers() const
 {
+    NS_LOG_FUNCTION(this);
     return m_buffers.size();
 }
 
 const RingAllreduceJob::Buffer&
 RingAllreduceJob::GetBuffer(uint32_t buffer) const
 {
+    NS_LOG_FUNCTION(this << buffer);
     NS_ABORT_MSG_IF(buffer >= m_buffers.size(), "no buffer " << buffer);
     return m_buffers[buffer];
 }
@@ -152,42 +167,49 @@ RingAllreduceJob::GetBuffer(uint32_t buffer) const
 uint64_t
 RingAllreduceJob::GetBufferBytes(uint32_t buffer) const
 {
+    NS_LOG_FUNCTION(this << buffer);
     return GetBuffer(buffer).bytes;
 }
 
 uint32_t
 RingAllreduceJob::GetBufferPriority(uint32_t buffer) const
 {
+    NS_LOG_FUNCTION(this << buffer);
     return GetBuffer(buffer).priority;
 }
 
 uint8_t
 RingAllreduceJob::GetBufferTos(uint32_t buffer) const
 {
+    NS_LOG_FUNCTION(this << buffer);
     return GetLayerTos(GetBuffer(buffer).priority);
 }
 
 std::string
 RingAllreduceJob::GetBufferLabel(uint32_t buffer) const
 {
+    NS_LOG_FUNCTION(this << buffer);
     return GetBuffer(buffer).label;
 }
 
 const std::vector<uint32_t>&
 RingAllreduceJob::GetBuffersClosingAfter(uint32_t layer) const
 {
+    NS_LOG_FUNCTION(this << layer);
     return m_closing.at(layer);
 }
 
 uint32_t
 RingAllreduceJob::GetNBuffersOfLayer(uint32_t layer) const
 {
+    NS_LOG_FUNCTION(this << layer);
     return m_layerParts.at(layer);
 }
 
 uint64_t
 RingAllreduceJob::GetPartitionBytes(uint32_t buffer, uint32_t partition) const
 {
+    NS_LOG_FUNCTION(this << buffer << partition);
     const uint64_t n = m_workers.size();
     NS_ABORT_MSG_IF(n == 0, "GetPartitionBytes: the job has no workers");
     NS_ABORT_MSG_IF(partition >= n, "no partition " << partition);
@@ -198,6 +220,7 @@ RingAllreduceJob::GetPartitionBytes(uint32_t buffer, uint32_t partition) const
 std::string
 RingAllreduceJob::BuffersCsv() const
 {
+    NS_LOG_FUNCTION(this);
     std::ostringstream os;
     os << "buffer,layers,bytes,priority,tos\n";
     for (uint32_t b = 0; b < GetNBuffers(); ++b)
@@ -214,12 +237,14 @@ RingAllreduceJob::BuffersCsv() const
 void
 RingAllreduceJob::CheckRank(uint32_t rank) const
 {
+    NS_LOG_FUNCTION(this << rank);
     NS_ABORT_MSG_IF(rank >= m_workers.size(), "RingAllreduceJob: no worker " << rank);
 }
 
 uint32_t
 RingAllreduceJob::AddWorker(Ptr<RingAllreduceWorker> worker)
 {
+    NS_LOG_FUNCTION(this << worker);
     NS_ABORT_MSG_IF(Simulator::Now() > Time(0) || m_nAllreduces > 0 || m_active,
                     "RingAllreduceJob: workers must be added before the job runs");
     NS_ABORT_MSG_IF(m_buffers.empty(), "RingAllreduceJob: SetBuffers() before adding workers");
@@ -238,6 +263,7 @@ RingAllreduceJob::AddWorker(Ptr<RingAllreduceWorker> worker)
 void
 RingAllreduceJob::Validate() const
 {
+    NS_LOG_FUNCTION(this);
     const uint64_t n = m_workers.size();
     NS_ABORT_MSG_IF(n < 2, "RingAllreduceJob: a ring needs at least 2 workers (got " << n << ")");
     for (uint32_t b = 0; b < GetNBuffers(); ++b)
@@ -255,6 +281,7 @@ RingAllreduceJob::Validate() const
 void
 RingAllreduceJob::NotifyBufferReady(uint32_t rank, uint64_t iteration, uint32_t buffer)
 {
+    NS_LOG_FUNCTION(this << rank << iteration << buffer);
     CheckRank(rank);
     NS_LOG_FUNCTION(this << rank << iteration << buffer);
     Key key(iteration, buffer);
@@ -274,6 +301,7 @@ RingAllreduceJob::NotifyBufferReady(uint32_t rank, uint64_t iteration, uint32_t 
 void
 RingAllreduceJob::NotifyAllreduceFinished(uint32_t rank)
 {
+    NS_LOG_FUNCTION(this << rank);
     CheckRank(rank);
     if (!m_active || m_workerFinished[rank])
     {
@@ -296,6 +324,7 @@ RingAllreduceJob::NotifyAllreduceFinished(uint32_t rank)
 void
 RingAllreduceJob::ScheduleTryStart()
 {
+    NS_LOG_FUNCTION(this);
     // Decide after every other event of this instant: a buffer that becomes
     // ready at the very instant the ring frees is already in the queue
     // (as in the analytic model).
@@ -308,6 +337,7 @@ RingAllreduceJob::ScheduleTryStart()
 void
 RingAllreduceJob::TryStart()
 {
+    NS_LOG_FUNCTION(this);
     PsChunk next;
     // one allreduce at a time: the scheduler is asked with nothing in flight
     if (m_active || !m_scheduler->Next(0, next))
@@ -336,6 +366,7 @@ RingAllreduceJob::NotifyPartitionSent(uint32_t rank,
                                       uint32_t partition,
                                       uint64_t bytes)
 {
+    NS_LOG_FUNCTION(this << rank << step << partition << bytes);
     CheckRank(rank);
     m_openTransfers[rank].push_back(m_transfers.size());
     m_transfers.push_back(TransferRow{rank,
@@ -351,6 +382,7 @@ RingAllreduceJob::NotifyPartitionSent(uint32_t rank,
 void
 RingAllreduceJob::NotifyPartitionReceived(uint32_t rank, uint32_t step)
 {
+    NS_LOG_FUNCTION(this << rank << step);
     CheckRank(rank);
     const uint32_t sender = (rank + m_workers.size() - 1) % m_workers.size();
     auto& open = m_openTransfers[sender];
@@ -368,11 +400,20 @@ RingAllreduceJob::NotifyPartitionReceived(uint32_t rank, uint32_t step)
                         ", expected " + std::to_string(row.step) + ")");
     }
     row.endNs = Simulator::Now().GetNanoSeconds();
+    m_transferTrace(row.worker,
+                    row.iteration,
+                    row.buffer,
+                    row.step,
+                    row.partition,
+                    row.bytes,
+                    NanoSeconds(row.startNs),
+                    NanoSeconds(row.endNs));
 }
 
 void
 RingAllreduceJob::NotifyBytesSent(uint32_t rank, uint64_t bytes)
 {
+    NS_LOG_FUNCTION(this << rank << bytes);
     CheckRank(rank);
     m_bytesSent[rank] += bytes;
 }
@@ -380,6 +421,7 @@ RingAllreduceJob::NotifyBytesSent(uint32_t rank, uint64_t bytes)
 void
 RingAllreduceJob::NotifyError(uint32_t rank, const std::string& what)
 {
+    NS_LOG_FUNCTION(this << rank << what);
     NotifyError("worker " + std::to_string(rank), what);
 }
 
@@ -388,6 +430,7 @@ RingAllreduceJob::NotifyError(uint32_t rank, const std::string& what)
 uint64_t
 RingAllreduceJob::GetBytesSent(uint32_t worker) const
 {
+    NS_LOG_FUNCTION(this << worker);
     CheckRank(worker);
     return m_bytesSent[worker];
 }
@@ -395,18 +438,21 @@ RingAllreduceJob::GetBytesSent(uint32_t worker) const
 uint64_t
 RingAllreduceJob::GetNAllreduces() const
 {
+    NS_LOG_FUNCTION(this);
     return m_nAllreduces;
 }
 
 uint64_t
 RingAllreduceJob::GetNAllreducesStarted() const
 {
+    NS_LOG_FUNCTION(this);
     return m_allreduces.size();
 }
 
 uint32_t
 RingAllreduceJob::GetNConnectedWorkers() const
 {
+    NS_LOG_FUNCTION(this);
     uint32_t n = 0;
     for (const auto& worker : m_workers)
     {
@@ -418,6 +464,7 @@ RingAllreduceJob::GetNConnectedWorkers() const
 Ptr<RingAllreduceWorker>
 RingAllreduceJob::GetWorker(uint32_t rank) const
 {
+    NS_LOG_FUNCTION(this << rank);
     CheckRank(rank);
     return m_workers[rank];
 }
@@ -433,6 +480,7 @@ RingAllreduceJob::GetWorker(uint32_t rank) const
 std::string
 RingAllreduceJob::TransfersCsv() const
 {
+    NS_LOG_FUNCTION(this);
     std::ostringstream os;
     os << "job,worker,iteration,buffer,layers,step,partition,bytes,start_ns,end_ns\n";
     for (const auto& r : m_transfers)
@@ -447,6 +495,7 @@ RingAllreduceJob::TransfersCsv() const
 std::string
 RingAllreduceJob::AllreducesCsv() const
 {
+    NS_LOG_FUNCTION(this);
     std::ostringstream os;
     os << "job,iteration,buffer,layers,bytes,start_ns,end_ns\n";
     for (const auto& r : m_allreduces)

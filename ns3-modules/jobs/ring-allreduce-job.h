@@ -142,6 +142,27 @@ class RingAllreduceJob : public TrainingJob
 
     /// \brief Signature of the AllreduceCompleted trace source.
     typedef void (*AllreduceCallback)(uint64_t iteration, uint32_t buffer, Time start, Time end);
+    /**
+     * \brief Signature of the TransferCompleted trace source: one partition
+     * sent by a worker has been wholly received by its right neighbour (a row
+     * of TransfersCsv() gets its end_ns).
+     * \param worker the sending worker's rank
+     * \param iteration the iteration of the allreduce
+     * \param buffer the buffer allreduced
+     * \param step the ring step (0 .. 2(N-1)-1: reduce-scatter, then all-gather)
+     * \param partition the partition of the buffer sent
+     * \param bytes its payload bytes
+     * \param start when the sender handed it to its socket
+     * \param end when the receiver had all of it
+     */
+    typedef void (*TransferCallback)(uint32_t worker,
+                                     uint64_t iteration,
+                                     uint32_t buffer,
+                                     uint32_t step,
+                                     uint32_t partition,
+                                     uint64_t bytes,
+                                     Time start,
+                                     Time end);
 
   protected:
     void DoDispose() override;
@@ -200,6 +221,9 @@ class RingAllreduceJob : public TrainingJob
     uint64_t m_nAllreduces;
 
     TracedCallback<uint64_t, uint32_t, Time, Time> m_allreduceTrace;
+    /// A partition was received: see TransferCallback.
+    TracedCallback<uint32_t, uint64_t, uint32_t, uint32_t, uint32_t, uint64_t, Time, Time>
+        m_transferTrace;
 };
 
 } // namespace ns3

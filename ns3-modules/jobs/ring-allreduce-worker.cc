@@ -40,6 +40,7 @@ RingAllreduceWorker::RingAllreduceWorker()
       m_leftUp(false),
       m_ackTos(-1)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
@@ -48,6 +49,7 @@ RingAllreduceWorker::Setup(Ptr<RingAllreduceJob> job,
                            Ipv4Address left,
                            Ipv4Address right)
 {
+    NS_LOG_FUNCTION(this << job << rank << left << right);
     SetupWorker(job, rank);
     m_job = job;
     m_left = left;
@@ -57,24 +59,28 @@ RingAllreduceWorker::Setup(Ptr<RingAllreduceJob> job,
 bool
 RingAllreduceWorker::IsConnected() const
 {
+    NS_LOG_FUNCTION(this);
     return m_connected;
 }
 
 bool
 RingAllreduceWorker::HasLeftConnection() const
 {
+    NS_LOG_FUNCTION(this);
     return m_leftUp;
 }
 
 uint64_t
 RingAllreduceWorker::GetBytesReceived() const
 {
+    NS_LOG_FUNCTION(this);
     return m_rxTotal;
 }
 
 void
 RingAllreduceWorker::ClearCallbacks(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     if (!socket)
     {
         return;
@@ -92,6 +98,7 @@ RingAllreduceWorker::ClearCallbacks(Ptr<Socket> socket)
 void
 RingAllreduceWorker::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     // The run may end with an allreduce in flight: detach from the sockets
     // so nothing calls back into a disposed worker while ns-3 tears down.
     ClearCallbacks(m_sendSocket);
@@ -109,6 +116,7 @@ RingAllreduceWorker::DoDispose()
 void
 RingAllreduceWorker::StartCommunication()
 {
+    NS_LOG_FUNCTION(this);
     m_n = m_job->GetNWorkers();
     m_ackTos = m_job->GetAckTos();
     m_partsSynced.assign(m_job->GetNLayers(), 0);
@@ -144,6 +152,7 @@ RingAllreduceWorker::StartCommunication()
 void
 RingAllreduceWorker::GradientsReady(uint64_t iteration, uint32_t layer)
 {
+    NS_LOG_FUNCTION(this << iteration << layer);
     for (uint32_t buffer : m_job->GetBuffersClosingAfter(layer))
     {
         m_job->NotifyBufferReady(m_rank, iteration, buffer);
@@ -155,12 +164,14 @@ RingAllreduceWorker::GradientsReady(uint64_t iteration, uint32_t layer)
 uint32_t
 RingAllreduceWorker::SendPartition(uint32_t step) const
 {
+    NS_LOG_FUNCTION(this << step);
     return (m_rank + m_n - step % m_n) % m_n;
 }
 
 uint32_t
 RingAllreduceWorker::ReceivePartition(uint32_t step) const
 {
+    NS_LOG_FUNCTION(this << step);
     // what the left neighbour (rank - 1) sends at this step
     return (m_rank + 2 * m_n - 1 - step % m_n) % m_n;
 }
@@ -168,6 +179,7 @@ RingAllreduceWorker::ReceivePartition(uint32_t step) const
 void
 RingAllreduceWorker::SetTos(uint8_t tos)
 {
+    NS_LOG_FUNCTION(this << static_cast<uint32_t>(tos));
     // Segments (and retransmissions) take the socket's ToS when they are
     // sent, so the class switches for all data not yet transmitted. The
     // previous buffer is completely received (hence sent) by now.
@@ -181,6 +193,7 @@ RingAllreduceWorker::SetTos(uint8_t tos)
 void
 RingAllreduceWorker::StartAllreduce(uint64_t iteration, uint32_t buffer)
 {
+    NS_LOG_FUNCTION(this << iteration << buffer);
     if (!m_running)
     {
         return;
@@ -203,6 +216,7 @@ RingAllreduceWorker::StartAllreduce(uint64_t iteration, uint32_t buffer)
 void
 RingAllreduceWorker::SendStep(uint32_t step)
 {
+    NS_LOG_FUNCTION(this << step);
     const uint32_t partition = SendPartition(step);
     const uint64_t bytes = m_job->GetPartitionBytes(m_arBuffer, partition);
     m_job->NotifyPartitionSent(m_rank, step, partition, bytes);
@@ -213,6 +227,7 @@ RingAllreduceWorker::SendStep(uint32_t step)
 void
 RingAllreduceWorker::Flush(Ptr<Socket>, uint32_t)
 {
+    NS_LOG_FUNCTION(this);
     if (!m_connected || !m_running)
     {
         return; // sent once the connection is up
@@ -243,6 +258,7 @@ RingAllreduceWorker::Flush(Ptr<Socket>, uint32_t)
 void
 RingAllreduceWorker::Receive(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     while (Ptr<Packet> packet = socket->Recv())
     {
         const uint32_t size = packet->GetSize();
@@ -259,6 +275,7 @@ RingAllreduceWorker::Receive(Ptr<Socket> socket)
 void
 RingAllreduceWorker::ProcessReceived()
 {
+    NS_LOG_FUNCTION(this);
     const uint32_t steps = 2 * (m_n - 1);
     while (m_arActive && m_running)
     {
@@ -307,6 +324,7 @@ RingAllreduceWorker::ProcessReceived()
 void
 RingAllreduceWorker::ConnectionSucceeded(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     m_connected = true;
     socket->SetSendCallback(MakeCallback(&RingAllreduceWorker::Flush, this));
     Flush(socket, socket->GetTxAvailable());
@@ -315,6 +333,7 @@ RingAllreduceWorker::ConnectionSucceeded(Ptr<Socket> socket)
 void
 RingAllreduceWorker::ConnectionFailed(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     Error("connection to the right neighbour " + [this] {
         std::ostringstream os;
         os << m_right;
@@ -325,6 +344,7 @@ RingAllreduceWorker::ConnectionFailed(Ptr<Socket> socket)
 bool
 RingAllreduceWorker::AcceptRequest(Ptr<Socket>, const Address& from)
 {
+    NS_LOG_FUNCTION(this << from);
     const Ipv4Address peer = InetSocketAddress::ConvertFrom(from).GetIpv4();
     if (peer != m_left || m_recvSocket)
     {
@@ -340,6 +360,7 @@ RingAllreduceWorker::AcceptRequest(Ptr<Socket>, const Address& from)
 void
 RingAllreduceWorker::Accepted(Ptr<Socket> socket, const Address&)
 {
+    NS_LOG_FUNCTION(this << socket);
     m_recvSocket = socket;
     m_leftUp = true;
     if (m_arActive)
@@ -355,6 +376,7 @@ RingAllreduceWorker::Accepted(Ptr<Socket> socket, const Address&)
 void
 RingAllreduceWorker::SendSocketClosed(Ptr<Socket>)
 {
+    NS_LOG_FUNCTION(this);
     m_connected = false;
     Error("the connection to the right neighbour was closed");
 }
@@ -362,6 +384,7 @@ RingAllreduceWorker::SendSocketClosed(Ptr<Socket>)
 void
 RingAllreduceWorker::SendSocketError(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     // (ns-3 leaves errno at 0 when the retransmissions run out)
     m_connected = false;
     Error("the connection to the right neighbour failed (errno " +
@@ -371,6 +394,7 @@ RingAllreduceWorker::SendSocketError(Ptr<Socket> socket)
 void
 RingAllreduceWorker::RecvSocketClosed(Ptr<Socket>)
 {
+    NS_LOG_FUNCTION(this);
     m_leftUp = false;
     Error("the left neighbour closed its connection");
 }
@@ -378,6 +402,7 @@ RingAllreduceWorker::RecvSocketClosed(Ptr<Socket>)
 void
 RingAllreduceWorker::RecvSocketError(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     m_leftUp = false;
     Error("the connection from the left neighbour failed (errno " +
           std::to_string(int(socket->GetErrno())) + ")");

@@ -13,16 +13,19 @@ DDNN_JOB_HELPER(ShardedJob, ShardedHelper);
 ShardedHelper::ShardedHelper()
     : ShardedHelper(ShardedJob::GetTypeId())
 {
+    NS_LOG_FUNCTION(this);
 }
 
 ShardedHelper::ShardedHelper(TypeId jobType)
     : TrainingJobHelper(jobType)
 {
+    NS_LOG_FUNCTION(this << jobType);
 }
 
 bool
 ShardedHelper::ApplyDirective(const std::string& directive, RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this << directive);
     if (directive == "job-groups")
     {
         const auto first = args.NextList<uint32_t>();
@@ -39,6 +42,7 @@ ShardedHelper::ApplyDirective(const std::string& directive, RecipeArgs& args)
 Ptr<TrainingJob>
 ShardedHelper::Install(const std::vector<Hosts>& hosts) const
 {
+    NS_LOG_FUNCTION(this);
     CheckHostLists(hosts, 1, "ShardedHelper");
     return Install(hosts[0].nodeIds, hosts[0].addresses);
 }
@@ -46,6 +50,7 @@ ShardedHelper::Install(const std::vector<Hosts>& hosts) const
 void
 ShardedHelper::SetGroups(const std::vector<uint32_t>& first, const std::vector<uint32_t>& last)
 {
+    NS_LOG_FUNCTION(this << first << last);
     m_first = first;
     m_last = last;
 }
@@ -54,6 +59,7 @@ Ptr<ShardedJob>
 ShardedHelper::Install(const std::vector<uint32_t>& nodeIds,
                        const std::vector<uint32_t>& addresses) const
 {
+    NS_LOG_FUNCTION(this << nodeIds << addresses);
     NodeContainer nodes;
     for (uint32_t id : nodeIds)
     {
@@ -65,6 +71,7 @@ ShardedHelper::Install(const std::vector<uint32_t>& nodeIds,
 Ptr<ShardedJob>
 ShardedHelper::Install(const NodeContainer& nodes, const std::vector<uint32_t>& addresses) const
 {
+    NS_LOG_FUNCTION(this << addresses);
     NS_ABORT_MSG_IF(m_bytes.empty(), "ShardedHelper: SetLayers() before Install()");
     const uint32_t n = nodes.GetN();
     NS_ABORT_MSG_IF(n < 2, "ShardedHelper: a ring needs at least 2 nodes (got " << n << ")");

@@ -50,7 +50,13 @@ ShardedJob::GetTypeId()
                             "A collective finished on every worker: (iteration, slot, "
                             "start, end).",
                             MakeTraceSourceAccessor(&ShardedJob::m_collectiveTrace),
-                            "ns3::ShardedJob::CollectiveCallback");
+                            "ns3::ShardedJob::CollectiveCallback")
+            .AddTraceSource("TransferCompleted",
+                            "A partition a worker sent was wholly received by its right "
+                            "neighbour: (worker, iteration, slot, step, partition, bytes, "
+                            "start, end); one call per row of TransfersCsv() with an end.",
+                            MakeTraceSourceAccessor(&ShardedJob::m_transferTrace),
+                            "ns3::ShardedJob::TransferCallback");
     return tid;
 }
 
@@ -63,11 +69,13 @@ ShardedJob::ShardedJob()
       m_finishedWorkers(0),
       m_nCollectives(0)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 ShardedJob::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_tryStartEvent.Cancel();
     m_workers.clear();
     TrainingJob::DoDispose();
@@ -78,6 +86,7 @@ ShardedJob::DoDispose()
 void
 ShardedJob::CheckDescribable(const char* what) const
 {
+    NS_LOG_FUNCTION(this << what);
     NS_ABORT_MSG_IF(!m_workers.empty(),
                     "ShardedJob::" << what << ": the job has workers; describe it before");
 }
@@ -85,6 +94,7 @@ ShardedJob::CheckDescribable(const char* what) const
 void
 ShardedJob::SetGroups(const std::vector<uint32_t>& first, const std::vector<uint32_t>& last)
 {
+    NS_LOG_FUNCTION(this << first << last);
     CheckDescribable("SetGroups");
     const uint32_t L = m_bytes.size();
     NS_ABORT_MSG_IF(L == 0, "ShardedJob::SetGroups: no layers (call SetLayers first)");
@@ -119,24 +129,28 @@ ShardedJob::SetGroups(const std::vector<uint32_t>& first, const std::vector<uint
 uint32_t
 ShardedJob::GetNWorkers() const
 {
+    NS_LOG_FUNCTION(this);
     return m_workers.size();
 }
 
 int32_t
 ShardedJob::GetAckTos() const
 {
+    NS_LOG_FUNCTION(this);
     return m_ackTos;
 }
 
 uint32_t
 ShardedJob::GetPrefetchDepth() const
 {
+    NS_LOG_FUNCTION(this);
     return m_prefetchDepth;
 }
 
 bool
 ShardedJob::GetReshard() const
 {
+    NS_LOG_FUNCTION(this);
     return m_reshard;
 }
 
@@ -145,48 +159,56 @@ ShardedJob::GetReshard() const
 uint32_t
 ShardedJob::GetNGroups() const
 {
+    NS_LOG_FUNCTION(this);
     return m_groups.size();
 }
 
 uint32_t
 ShardedJob::GetGroupFirst(uint32_t group) const
 {
+    NS_LOG_FUNCTION(this << group);
     return m_groups.at(group).first;
 }
 
 uint32_t
 ShardedJob::GetGroupLast(uint32_t group) const
 {
+    NS_LOG_FUNCTION(this << group);
     return m_groups.at(group).last;
 }
 
 uint64_t
 ShardedJob::GetGroupBytes(uint32_t group) const
 {
+    NS_LOG_FUNCTION(this << group);
     return m_groups.at(group).bytes;
 }
 
 uint8_t
 ShardedJob::GetGroupTos(uint32_t group) const
 {
+    NS_LOG_FUNCTION(this << group);
     return GetLayerTos(m_groups.at(group).first);
 }
 
 std::string
 ShardedJob::GetGroupLabel(uint32_t group) const
 {
+    NS_LOG_FUNCTION(this << group);
     return m_groups.at(group).label;
 }
 
 uint32_t
 ShardedJob::GetNPhases() const
 {
+    NS_LOG_FUNCTION(this);
     return 2 * m_groups.size();
 }
 
 uint32_t
 ShardedJob::GetPhaseGroup(uint32_t phase) const
 {
+    NS_LOG_FUNCTION(this << phase);
     const uint32_t G = m_groups.size();
     NS_ABORT_MSG_IF(phase >= 2 * G, "ShardedJob: phase " << phase << " does not exist");
     return phase < G ? phase : 2 * G - 1 - phase;
@@ -195,24 +217,28 @@ ShardedJob::GetPhaseGroup(uint32_t phase) const
 bool
 ShardedJob::IsBackwardPhase(uint32_t phase) const
 {
+    NS_LOG_FUNCTION(this << phase);
     return phase >= m_groups.size();
 }
 
 bool
 ShardedJob::PhaseGathers(uint32_t phase) const
 {
+    NS_LOG_FUNCTION(this << phase);
     return !IsBackwardPhase(phase) || m_reshard;
 }
 
 uint32_t
 ShardedJob::GetNSlots() const
 {
+    NS_LOG_FUNCTION(this);
     return 3 * m_groups.size();
 }
 
 uint32_t
 ShardedJob::GetReduceScatterSlot(uint32_t group) const
 {
+    NS_LOG_FUNCTION(this << group);
     const uint32_t G = m_groups.size();
     NS_ABORT_MSG_IF(group >= G, "ShardedJob: group " << group << " does not exist");
     return 2 * G + (G - 1 - group);
@@ -221,6 +247,7 @@ ShardedJob::GetReduceScatterSlot(uint32_t group) const
 ShardedJob::Kind
 ShardedJob::GetSlotKind(uint32_t slot) const
 {
+    NS_LOG_FUNCTION(this << slot);
     CheckSlot(slot);
     return slot < 2 * m_groups.size() ? ALL_GATHER : REDUCE_SCATTER;
 }
@@ -228,6 +255,7 @@ ShardedJob::GetSlotKind(uint32_t slot) const
 uint32_t
 ShardedJob::GetSlotGroup(uint32_t slot) const
 {
+    NS_LOG_FUNCTION(this << slot);
     CheckSlot(slot);
     const uint32_t G = m_groups.size();
     return slot < 2 * G ? GetPhaseGroup(slot) : G - 1 - (slot - 2 * G);
@@ -236,6 +264,7 @@ ShardedJob::GetSlotGroup(uint32_t slot) const
 uint64_t
 ShardedJob::GetPartitionBytes(uint32_t group, uint32_t partition) const
 {
+    NS_LOG_FUNCTION(this << group << partition);
     const uint64_t n = m_workers.size();
     const uint64_t bytes = m_groups.at(group).bytes;
     return bytes / n + (partition < bytes % n ? 1 : 0);
@@ -244,6 +273,7 @@ ShardedJob::GetPartitionBytes(uint32_t group, uint32_t partition) const
 void
 ShardedJob::CheckSlot(uint32_t slot) const
 {
+    NS_LOG_FUNCTION(this << slot);
     NS_ABORT_MSG_IF(slot >= GetNSlots(), "ShardedJob: collective slot " << slot
                                                                         << " does not exist");
 }
@@ -251,12 +281,14 @@ ShardedJob::CheckSlot(uint32_t slot) const
 std::string
 ShardedJob::KindName(uint32_t slot) const
 {
+    NS_LOG_FUNCTION(this << slot);
     return GetSlotKind(slot) == ALL_GATHER ? "allgather" : "reducescatter";
 }
 
 std::string
 ShardedJob::GroupsCsv() const
 {
+    NS_LOG_FUNCTION(this);
     std::ostringstream os;
     os << "group,layers,bytes,tos\n";
     for (uint32_t g = 0; g < m_groups.size(); ++g)
@@ -272,6 +304,7 @@ ShardedJob::GroupsCsv() const
 void
 ShardedJob::CheckRank(uint32_t rank) const
 {
+    NS_LOG_FUNCTION(this << rank);
     NS_ABORT_MSG_IF(rank >= m_workers.size(), "ShardedJob: worker " << rank
                                                                     << " does not exist");
 }
@@ -279,6 +312,7 @@ ShardedJob::CheckRank(uint32_t rank) const
 uint32_t
 ShardedJob::AddWorker(Ptr<ShardedWorker> worker)
 {
+    NS_LOG_FUNCTION(this << worker);
     NS_ABORT_MSG_IF(Simulator::Now() > Time(0) || m_nCollectives > 0 || m_active,
                     "ShardedJob: workers must be added before the job runs");
     NS_ABORT_MSG_IF(m_groups.empty(), "ShardedJob: SetGroups() before adding workers");
@@ -293,6 +327,7 @@ ShardedJob::AddWorker(Ptr<ShardedWorker> worker)
 void
 ShardedJob::Validate() const
 {
+    NS_LOG_FUNCTION(this);
     const uint64_t n = m_workers.size();
     NS_ABORT_MSG_IF(n < 2, "ShardedJob: a ring needs at least 2 workers (got " << n << ")");
     for (uint32_t g = 0; g < m_groups.size(); ++g)
@@ -309,6 +344,7 @@ ShardedJob::Validate() const
 void
 ShardedJob::NotifyCollectiveReady(uint32_t rank, uint64_t iteration, uint32_t slot)
 {
+    NS_LOG_FUNCTION(this << rank << iteration << slot);
     CheckRank(rank);
     CheckSlot(slot);
     NS_LOG_FUNCTION(this << rank << iteration << slot);
@@ -328,6 +364,7 @@ ShardedJob::NotifyCollectiveReady(uint32_t rank, uint64_t iteration, uint32_t sl
 void
 ShardedJob::NotifyCollectiveFinished(uint32_t rank)
 {
+    NS_LOG_FUNCTION(this << rank);
     CheckRank(rank);
     if (!m_active || m_workerFinished[rank])
     {
@@ -350,6 +387,7 @@ ShardedJob::NotifyCollectiveFinished(uint32_t rank)
 void
 ShardedJob::ScheduleTryStart()
 {
+    NS_LOG_FUNCTION(this);
     // Decide after every other event of this instant: a collective issued
     // at the very instant the ring frees is already in the queue (as in the
     // analytic model).
@@ -362,6 +400,7 @@ ShardedJob::ScheduleTryStart()
 void
 ShardedJob::TryStart()
 {
+    NS_LOG_FUNCTION(this);
     if (m_active || m_queue.empty())
     {
         return;
@@ -391,6 +430,7 @@ ShardedJob::TryStart()
 void
 ShardedJob::NotifyPartitionSent(uint32_t rank, uint32_t step, uint32_t partition, uint64_t bytes)
 {
+    NS_LOG_FUNCTION(this << rank << step << partition << bytes);
     CheckRank(rank);
     m_openTransfers[rank].push_back(m_transfers.size());
     m_transfers.push_back(TransferRow{rank,
@@ -406,6 +446,7 @@ ShardedJob::NotifyPartitionSent(uint32_t rank, uint32_t step, uint32_t partition
 void
 ShardedJob::NotifyPartitionReceived(uint32_t rank, uint32_t step)
 {
+    NS_LOG_FUNCTION(this << rank << step);
     CheckRank(rank);
     const uint32_t sender = (rank + m_workers.size() - 1) % m_workers.size();
     auto& open = m_openTransfers[sender];
@@ -423,11 +464,20 @@ ShardedJob::NotifyPartitionReceived(uint32_t rank, uint32_t step)
                         ", expected " + std::to_string(row.step) + ")");
     }
     row.endNs = Simulator::Now().GetNanoSeconds();
+    m_transferTrace(row.worker,
+                    row.iteration,
+                    row.slot,
+                    row.step,
+                    row.partition,
+                    row.bytes,
+                    NanoSeconds(row.startNs),
+                    NanoSeconds(row.endNs));
 }
 
 void
 ShardedJob::NotifyBytesSent(uint32_t rank, uint64_t bytes)
 {
+    NS_LOG_FUNCTION(this << rank << bytes);
     CheckRank(rank);
     m_bytesSent[rank] += bytes;
 }
@@ -435,6 +485,7 @@ ShardedJob::NotifyBytesSent(uint32_t rank, uint64_t bytes)
 void
 ShardedJob::NotifyError(uint32_t rank, const std::string& what)
 {
+    NS_LOG_FUNCTION(this << rank << what);
     NotifyError("worker " + std::to_string(rank), what);
 }
 
@@ -443,6 +494,7 @@ ShardedJob::NotifyError(uint32_t rank, const std::string& what)
 uint64_t
 ShardedJob::GetBytesSent(uint32_t worker) const
 {
+    NS_LOG_FUNCTION(this << worker);
     CheckRank(worker);
     return m_bytesSent[worker];
 }
@@ -450,18 +502,21 @@ ShardedJob::GetBytesSent(uint32_t worker) const
 uint64_t
 ShardedJob::GetNCollectives() const
 {
+    NS_LOG_FUNCTION(this);
     return m_nCollectives;
 }
 
 uint64_t
 ShardedJob::GetNCollectivesStarted() const
 {
+    NS_LOG_FUNCTION(this);
     return m_collectives.size();
 }
 
 uint32_t
 ShardedJob::GetNConnectedWorkers() const
 {
+    NS_LOG_FUNCTION(this);
     uint32_t n = 0;
     for (const auto& worker : m_workers)
     {
@@ -473,6 +528,7 @@ ShardedJob::GetNConnectedWorkers() const
 Ptr<ShardedWorker>
 ShardedJob::GetWorker(uint32_t rank) const
 {
+    NS_LOG_FUNCTION(this << rank);
     CheckRank(rank);
     return m_workers[rank];
 }
@@ -480,6 +536,7 @@ ShardedJob::GetWorker(uint32_t rank) const
 std::string
 ShardedJob::TransfersCsv() const
 {
+    NS_LOG_FUNCTION(this);
     std::ostringstream os;
     os << "job,worker,iteration,buffer,kind,group,layers,tos,step,partition,bytes,start_ns,"
           "end_ns\n";
@@ -497,6 +554,7 @@ ShardedJob::TransfersCsv() const
 std::string
 ShardedJob::CollectivesCsv() const
 {
+    NS_LOG_FUNCTION(this);
     std::ostringstream os;
     os << "job,iteration,buffer,kind,group,layers,bytes,ready_ns,start_ns,end_ns\n";
     for (const auto& r : m_collectives)

@@ -164,6 +164,27 @@ class ShardedJob : public TrainingJob
 
     /// \brief Signature of the CollectiveCompleted trace source.
     typedef void (*CollectiveCallback)(uint64_t iteration, uint32_t slot, Time start, Time end);
+    /**
+     * \brief Signature of the TransferCompleted trace source: one partition
+     * sent by a worker has been wholly received by its right neighbour (a row
+     * of TransfersCsv() gets its end_ns).
+     * \param worker the sending worker's rank
+     * \param iteration the iteration of the collective
+     * \param slot the collective's slot
+     * \param step the ring step of the collective
+     * \param partition the partition sent
+     * \param bytes its payload bytes
+     * \param start when the sender handed it to its socket
+     * \param end when the receiver had all of it
+     */
+    typedef void (*TransferCallback)(uint32_t worker,
+                                     uint64_t iteration,
+                                     uint32_t slot,
+                                     uint32_t step,
+                                     uint32_t partition,
+                                     uint64_t bytes,
+                                     Time start,
+                                     Time end);
 
   protected:
     void DoDispose() override;
@@ -233,6 +254,9 @@ class ShardedJob : public TrainingJob
     uint64_t m_nCollectives;
 
     TracedCallback<uint64_t, uint32_t, Time, Time> m_collectiveTrace;
+    /// A partition was received: see TransferCallback.
+    TracedCallback<uint32_t, uint64_t, uint32_t, uint32_t, uint32_t, uint64_t, Time, Time>
+        m_transferTrace;
 };
 
 } // namespace ns3

@@ -49,11 +49,13 @@ ShardedWorker::ShardedWorker()
       m_leftUp(false),
       m_ackTos(-1)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 ShardedWorker::Setup(Ptr<ShardedJob> job, uint32_t rank, Ipv4Address left, Ipv4Address right)
 {
+    NS_LOG_FUNCTION(this << job << rank << left << right);
     SetupWorker(job, rank);
     m_job = job;
     m_left = left;
@@ -63,36 +65,42 @@ ShardedWorker::Setup(Ptr<ShardedJob> job, uint32_t rank, Ipv4Address left, Ipv4A
 bool
 ShardedWorker::IsConnected() const
 {
+    NS_LOG_FUNCTION(this);
     return m_connected;
 }
 
 bool
 ShardedWorker::HasLeftConnection() const
 {
+    NS_LOG_FUNCTION(this);
     return m_leftUp;
 }
 
 uint64_t
 ShardedWorker::GetBytesReceived() const
 {
+    NS_LOG_FUNCTION(this);
     return m_rxTotal;
 }
 
 uint64_t
 ShardedWorker::GetCurrentIteration() const
 {
+    NS_LOG_FUNCTION(this);
     return m_iteration;
 }
 
 uint32_t
 ShardedWorker::GetPhase() const
 {
+    NS_LOG_FUNCTION(this);
     return m_phase;
 }
 
 void
 ShardedWorker::ClearCallbacks(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     if (!socket)
     {
         return;
@@ -110,6 +118,7 @@ ShardedWorker::ClearCallbacks(Ptr<Socket> socket)
 void
 ShardedWorker::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     // The run may end with a collective in flight: detach from the sockets
     // so nothing calls back into a disposed worker while ns-3 tears down.
     m_event.Cancel();
@@ -128,6 +137,7 @@ ShardedWorker::DoDispose()
 void
 ShardedWorker::StartApplication()
 {
+    NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(!m_job, "ShardedWorker: Setup() before the application starts");
     m_running = true;
     StartCommunication();
@@ -138,6 +148,7 @@ ShardedWorker::StartApplication()
 void
 ShardedWorker::StopApplication()
 {
+    NS_LOG_FUNCTION(this);
     // Compute stops; the connections are left as they are (a close would
     // look like a failure to the peers that are still running).
     m_running = false;
@@ -148,6 +159,7 @@ ShardedWorker::StopApplication()
 void
 ShardedWorker::StartCommunication()
 {
+    NS_LOG_FUNCTION(this);
     m_n = m_job->GetNWorkers();
     m_ackTos = m_job->GetAckTos();
 
@@ -179,6 +191,7 @@ ShardedWorker::StartCommunication()
 void
 ShardedWorker::GradientsReady(uint64_t, uint32_t)
 {
+    NS_LOG_FUNCTION(this);
     // LayerCompute's callback: its timeline is not run by this worker.
 }
 
@@ -187,6 +200,7 @@ ShardedWorker::GradientsReady(uint64_t, uint32_t)
 void
 ShardedWorker::BeginIteration()
 {
+    NS_LOG_FUNCTION(this);
     m_job->NotifyIterationStart(m_rank, m_iteration);
     m_phase = 0;
     m_layerInPhase = 0;
@@ -201,6 +215,7 @@ ShardedWorker::BeginIteration()
 void
 ShardedWorker::PhaseDue()
 {
+    NS_LOG_FUNCTION(this);
     // phase m_phase is due: issue the all-gathers up to PrefetchDepth phases ahead
     const uint64_t last =
         std::min<uint64_t>(uint64_t(m_phase) + m_job->GetPrefetchDepth(), m_job->GetNPhases() - 1);
@@ -217,6 +232,7 @@ ShardedWorker::PhaseDue()
 void
 ShardedWorker::TryStartPhase()
 {
+    NS_LOG_FUNCTION(this);
     if (!m_running || m_busy || m_phasesDone)
     {
         return;
@@ -233,6 +249,7 @@ ShardedWorker::TryStartPhase()
 uint32_t
 ShardedWorker::CurrentLayer() const
 {
+    NS_LOG_FUNCTION(this);
     const uint32_t group = m_job->GetPhaseGroup(m_phase);
     return m_job->IsBackwardPhase(m_phase) ? m_job->GetGroupLast(group) - m_layerInPhase
                                            : m_job->GetGroupFirst(group) + m_layerInPhase;
@@ -241,6 +258,7 @@ ShardedWorker::CurrentLayer() const
 Time
 ShardedWorker::Duration(Time work) const
 {
+    NS_LOG_FUNCTION(this << work);
     // as LayerCompute: the iteration's factor, then the slowdown periods
     const double f = m_compute.GetIterationFactor(m_iteration);
     if (f != 1.0)
@@ -253,6 +271,7 @@ ShardedWorker::Duration(Time work) const
 void
 ShardedWorker::ComputeLayer()
 {
+    NS_LOG_FUNCTION(this);
     const uint32_t layer = CurrentLayer();
     const Time work = m_job->IsBackwardPhase(m_phase) ? m_job->GetBackwardTime(layer)
                                                       : m_job->GetForwardTime(layer);
@@ -263,6 +282,7 @@ ShardedWorker::ComputeLayer()
 void
 ShardedWorker::LayerDone()
 {
+    NS_LOG_FUNCTION(this);
     const uint32_t layer = CurrentLayer();
     const bool backward = m_job->IsBackwardPhase(m_phase);
     m_job->NotifyComputeDone(m_rank, m_iteration, layer, backward, m_computeStart);
@@ -283,6 +303,7 @@ ShardedWorker::LayerDone()
 void
 ShardedWorker::PhaseDone()
 {
+    NS_LOG_FUNCTION(this);
     m_busy = false;
     if (m_job->IsBackwardPhase(m_phase))
     {
@@ -301,6 +322,7 @@ ShardedWorker::PhaseDone()
 void
 ShardedWorker::CollectiveDone(uint32_t slot)
 {
+    NS_LOG_FUNCTION(this << slot);
     if (m_job->GetSlotKind(slot) == ShardedJob::ALL_GATHER)
     {
         m_gathered.at(slot) = true;
@@ -314,6 +336,7 @@ ShardedWorker::CollectiveDone(uint32_t slot)
 void
 ShardedWorker::CheckIterationEnd()
 {
+    NS_LOG_FUNCTION(this);
     if (!m_running || !m_phasesDone || m_reduceScattered < m_job->GetNGroups())
     {
         return;
@@ -328,12 +351,14 @@ ShardedWorker::CheckIterationEnd()
 uint32_t
 ShardedWorker::SendPartition(uint32_t step) const
 {
+    NS_LOG_FUNCTION(this << step);
     return (m_rank + m_n - step % m_n) % m_n;
 }
 
 uint32_t
 ShardedWorker::ReceivePartition(uint32_t step) const
 {
+    NS_LOG_FUNCTION(this << step);
     // what the left neighbour (rank - 1) sends at this step
     return (m_rank + 2 * m_n - 1 - step % m_n) % m_n;
 }
@@ -341,6 +366,7 @@ ShardedWorker::ReceivePartition(uint32_t step) const
 void
 ShardedWorker::SetTos(uint8_t tos)
 {
+    NS_LOG_FUNCTION(this << static_cast<uint32_t>(tos));
     // Segments (and retransmissions) take the socket's ToS when they are
     // sent, so the class switches for all data not yet transmitted. The
     // previous collective is completely received (hence sent) by now.
@@ -354,6 +380,7 @@ ShardedWorker::SetTos(uint8_t tos)
 void
 ShardedWorker::StartCollective(uint64_t iteration, uint32_t slot)
 {
+    NS_LOG_FUNCTION(this << iteration << slot);
     if (!m_running)
     {
         return;
@@ -382,6 +409,7 @@ ShardedWorker::StartCollective(uint64_t iteration, uint32_t slot)
 void
 ShardedWorker::SendStep(uint32_t step)
 {
+    NS_LOG_FUNCTION(this << step);
     const uint32_t partition = SendPartition(step);
     const uint64_t bytes = m_job->GetPartitionBytes(m_collGroup, partition);
     m_job->NotifyPartitionSent(m_rank, step, partition, bytes);
@@ -392,6 +420,7 @@ ShardedWorker::SendStep(uint32_t step)
 void
 ShardedWorker::Flush(Ptr<Socket>, uint32_t)
 {
+    NS_LOG_FUNCTION(this);
     if (!m_connected || !m_running)
     {
         return; // sent once the connection is up
@@ -422,6 +451,7 @@ ShardedWorker::Flush(Ptr<Socket>, uint32_t)
 void
 ShardedWorker::Receive(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     while (Ptr<Packet> packet = socket->Recv())
     {
         const uint32_t size = packet->GetSize();
@@ -438,6 +468,7 @@ ShardedWorker::Receive(Ptr<Socket> socket)
 void
 ShardedWorker::ProcessReceived()
 {
+    NS_LOG_FUNCTION(this);
     const uint32_t steps = m_n - 1;
     while (m_collActive && m_running)
     {
@@ -475,6 +506,7 @@ ShardedWorker::ProcessReceived()
 void
 ShardedWorker::ConnectionSucceeded(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     m_connected = true;
     socket->SetSendCallback(MakeCallback(&ShardedWorker::Flush, this));
     Flush(socket, socket->GetTxAvailable());
@@ -483,6 +515,7 @@ ShardedWorker::ConnectionSucceeded(Ptr<Socket> socket)
 void
 ShardedWorker::ConnectionFailed(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     Error("connection to the right neighbour " + [this] {
         std::ostringstream os;
         os << m_right;
@@ -493,6 +526,7 @@ ShardedWorker::ConnectionFailed(Ptr<Socket> socket)
 bool
 ShardedWorker::AcceptRequest(Ptr<Socket>, const Address& from)
 {
+    NS_LOG_FUNCTION(this << from);
     const Ipv4Address peer = InetSocketAddress::ConvertFrom(from).GetIpv4();
     if (peer != m_left || m_recvSocket)
     {
@@ -508,6 +542,7 @@ ShardedWorker::AcceptRequest(Ptr<Socket>, const Address& from)
 void
 ShardedWorker::Accepted(Ptr<Socket> socket, const Address&)
 {
+    NS_LOG_FUNCTION(this << socket);
     m_recvSocket = socket;
     m_leftUp = true;
     if (m_collActive)
@@ -523,6 +558,7 @@ ShardedWorker::Accepted(Ptr<Socket> socket, const Address&)
 void
 ShardedWorker::SendSocketClosed(Ptr<Socket>)
 {
+    NS_LOG_FUNCTION(this);
     m_connected = false;
     Error("the connection to the right neighbour was closed");
 }
@@ -530,6 +566,7 @@ ShardedWorker::SendSocketClosed(Ptr<Socket>)
 void
 ShardedWorker::SendSocketError(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     // (ns-3 leaves errno at 0 when the retransmissions run out)
     m_connected = false;
     Error("the connection to the right neighbour failed (errno " +
@@ -539,6 +576,7 @@ ShardedWorker::SendSocketError(Ptr<Socket> socket)
 void
 ShardedWorker::RecvSocketClosed(Ptr<Socket>)
 {
+    NS_LOG_FUNCTION(this);
     m_leftUp = false;
     Error("the left neighbour closed its connection");
 }
@@ -546,6 +584,7 @@ ShardedWorker::RecvSocketClosed(Ptr<Socket>)
 void
 ShardedWorker::RecvSocketError(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     m_leftUp = false;
     Error("the connection from the left neighbour failed (errno " +
           std::to_string(int(socket->GetErrno())) + ")");

@@ -27,6 +27,7 @@ Factories()
 bool
 TrainingJobHelper::Register(TypeId jobType, Factory factory)
 {
+    NS_LOG_FUNCTION(jobType);
     NS_ABORT_MSG_IF(!jobType.IsChildOf(TrainingJob::GetTypeId()),
                     "TrainingJobHelper::Register: " << jobType.GetName()
                                                     << " is not a TrainingJob");
@@ -37,6 +38,7 @@ TrainingJobHelper::Register(TypeId jobType, Factory factory)
 std::unique_ptr<TrainingJobHelper>
 TrainingJobHelper::Create(TypeId jobType)
 {
+    NS_LOG_FUNCTION(jobType);
     for (TypeId type = jobType; type.IsChildOf(TrainingJob::GetTypeId()); type = type.GetParent())
     {
         const auto factory = Factories().find(type);
@@ -51,6 +53,7 @@ TrainingJobHelper::Create(TypeId jobType)
 bool
 TrainingJobHelper::ApplyDirective(const std::string& directive, RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this << directive);
     if (directive == "job-attribute")
     {
         const auto name = args.Next<std::string>();
@@ -94,6 +97,7 @@ TrainingJobHelper::ApplyDirective(const std::string& directive, RecipeArgs& args
 TrainingJobHelper::SchedulerLine
 TrainingJobHelper::ReadScheduler(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION_NOARGS();
     const auto side = args.Next<std::string>();
     if (side != "push" && side != "pull")
     {
@@ -108,6 +112,7 @@ TrainingJobHelper::CheckHostLists(const std::vector<Hosts>& hosts,
                                   size_t n,
                                   const std::string& who)
 {
+    NS_LOG_FUNCTION(n << who);
     NS_ABORT_MSG_IF(hosts.size() != n,
                     who << ": " << n << " host list(s) to install on, got " << hosts.size());
 }
@@ -115,12 +120,14 @@ TrainingJobHelper::CheckHostLists(const std::vector<Hosts>& hosts,
 TrainingJobHelper::TrainingJobHelper(TypeId jobType)
     : m_start(Seconds(0))
 {
+    NS_LOG_FUNCTION(this << jobType);
     m_jobFactory.SetTypeId(jobType);
 }
 
 void
 TrainingJobHelper::SetJobAttribute(const std::string& name, const AttributeValue& value)
 {
+    NS_LOG_FUNCTION(this << name);
     m_jobFactory.Set(name, value);
 }
 
@@ -129,6 +136,7 @@ TrainingJobHelper::SetLayers(const std::vector<uint64_t>& bytes,
                              const std::vector<int64_t>& fpNs,
                              const std::vector<int64_t>& bpNs)
 {
+    NS_LOG_FUNCTION(this << bytes << fpNs << bpNs);
     m_bytes = bytes;
     m_fpNs = fpNs;
     m_bpNs = bpNs;
@@ -137,12 +145,14 @@ TrainingJobHelper::SetLayers(const std::vector<uint64_t>& bytes,
 void
 TrainingJobHelper::SetLayerClasses(const std::vector<uint32_t>& tos)
 {
+    NS_LOG_FUNCTION(this << tos);
     m_layerClasses = tos;
 }
 
 void
 TrainingJobHelper::DescribeLayers(Ptr<TrainingJob> job) const
 {
+    NS_LOG_FUNCTION(this << job);
     job->SetLayers(m_bytes, m_fpNs, m_bpNs);
     if (!m_layerClasses.empty())
     {
@@ -153,12 +163,14 @@ TrainingJobHelper::DescribeLayers(Ptr<TrainingJob> job) const
 void
 TrainingJobHelper::SetStartTime(Time start)
 {
+    NS_LOG_FUNCTION(this << start);
     m_start = start;
 }
 
 void
 TrainingJobHelper::AddSlowdown(uint32_t rank, int64_t startNs, int64_t endNs, double factor)
 {
+    NS_LOG_FUNCTION(this << rank << startNs << endNs << factor);
     NS_ABORT_MSG_IF(startNs < 0 || endNs <= startNs || !(factor > 0),
                     "TrainingJobHelper::AddSlowdown: needs 0 <= start < end and factor > 0");
     m_slowdowns[rank].push_back({NanoSeconds(startNs), NanoSeconds(endNs), factor});
@@ -167,12 +179,14 @@ TrainingJobHelper::AddSlowdown(uint32_t rank, int64_t startNs, int64_t endNs, do
 void
 TrainingJobHelper::SetComputeFactors(uint32_t rank, const std::vector<double>& factors)
 {
+    NS_LOG_FUNCTION(this << rank << factors);
     m_computeFactors[rank] = factors;
 }
 
 std::vector<double>
 TrainingJobHelper::GetComputeFactors(uint32_t rank) const
 {
+    NS_LOG_FUNCTION(this << rank);
     auto it = m_computeFactors.find(rank);
     return it == m_computeFactors.end() ? std::vector<double>() : it->second;
 }
@@ -180,6 +194,7 @@ TrainingJobHelper::GetComputeFactors(uint32_t rank) const
 std::vector<LayerCompute::Slowdown>
 TrainingJobHelper::GetSlowdowns(uint32_t rank) const
 {
+    NS_LOG_FUNCTION(this << rank);
     auto it = m_slowdowns.find(rank);
     return it == m_slowdowns.end() ? std::vector<LayerCompute::Slowdown>() : it->second;
 }
@@ -187,6 +202,7 @@ TrainingJobHelper::GetSlowdowns(uint32_t rank) const
 Ptr<Node>
 TrainingJobHelper::GetNodeById(uint32_t id, const std::string& who)
 {
+    NS_LOG_FUNCTION(id << who);
     NS_ABORT_MSG_IF(id >= NodeList::GetNNodes(), who << ": no node " << id);
     return NodeList::GetNode(id);
 }

@@ -51,11 +51,13 @@ TrainingJob::TrainingJob()
       m_port(5000),
       m_barrier(false)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 TrainingJob::CheckDescribable(const char*) const
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
@@ -63,6 +65,7 @@ TrainingJob::SetLayers(const std::vector<uint64_t>& bytes,
                        const std::vector<int64_t>& fpNs,
                        const std::vector<int64_t>& bpNs)
 {
+    NS_LOG_FUNCTION(this << bytes << fpNs << bpNs);
     CheckDescribable("SetLayers");
     NS_ABORT_MSG_IF(bytes.empty(), "TrainingJob::SetLayers: no layers");
     NS_ABORT_MSG_IF(bytes.size() != fpNs.size() || bytes.size() != bpNs.size(),
@@ -83,6 +86,7 @@ TrainingJob::SetLayers(const std::vector<uint64_t>& bytes,
 void
 TrainingJob::SetLayerClasses(const std::vector<uint32_t>& tos)
 {
+    NS_LOG_FUNCTION(this << tos);
     CheckDescribable("SetLayerClasses");
     NS_ABORT_MSG_IF(tos.size() != m_bytes.size(),
                     "TrainingJob::SetLayerClasses: " << tos.size() << " classes for "
@@ -98,42 +102,49 @@ TrainingJob::SetLayerClasses(const std::vector<uint32_t>& tos)
 uint32_t
 TrainingJob::GetNLayers() const
 {
+    NS_LOG_FUNCTION(this);
     return m_bytes.size();
 }
 
 uint64_t
 TrainingJob::GetLayerBytes(uint32_t layer) const
 {
+    NS_LOG_FUNCTION(this << layer);
     return m_bytes.at(layer);
 }
 
 Time
 TrainingJob::GetForwardTime(uint32_t layer) const
 {
+    NS_LOG_FUNCTION(this << layer);
     return NanoSeconds(m_fpNs.at(layer));
 }
 
 Time
 TrainingJob::GetBackwardTime(uint32_t layer) const
 {
+    NS_LOG_FUNCTION(this << layer);
     return NanoSeconds(m_bpNs.at(layer));
 }
 
 uint8_t
 TrainingJob::GetLayerTos(uint32_t layer) const
 {
+    NS_LOG_FUNCTION(this << layer);
     return m_tos.at(layer);
 }
 
 uint16_t
 TrainingJob::GetPort() const
 {
+    NS_LOG_FUNCTION(this);
     return m_port;
 }
 
 bool
 TrainingJob::GetBarrier() const
 {
+    NS_LOG_FUNCTION(this);
     return m_barrier;
 }
 
@@ -142,6 +153,7 @@ TrainingJob::SchedulerFactory(const std::string& typeId,
                               const std::vector<std::string>& attributes,
                               const std::string& who)
 {
+    NS_LOG_FUNCTION(typeId << attributes << who);
     TypeId tid;
     NS_ABORT_MSG_IF(!TypeId::LookupByNameFailSafe(typeId, &tid) ||
                         !tid.IsChildOf(CommScheduler::GetTypeId()),
@@ -165,6 +177,7 @@ TrainingJob::SchedulerFactory(const std::string& typeId,
 void
 TrainingJob::NotifyIterationStart(uint32_t worker, uint64_t iteration)
 {
+    NS_LOG_FUNCTION(this << worker << iteration);
     NS_ABORT_MSG_IF(worker >= GetNWorkers(), "TrainingJob: no worker " << worker);
     const auto* row = m_records.IterationStart(worker, iteration);
     if (row)
@@ -177,6 +190,7 @@ TrainingJob::NotifyIterationStart(uint32_t worker, uint64_t iteration)
 void
 TrainingJob::DoIterationStart(uint32_t, uint64_t, const TrainingRecords::IterationRow*)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
@@ -186,6 +200,7 @@ TrainingJob::NotifyComputeDone(uint32_t worker,
                                bool backward,
                                Time start)
 {
+    NS_LOG_FUNCTION(this << worker << iteration << layer << backward << start);
     NS_ABORT_MSG_IF(worker >= GetNWorkers(), "TrainingJob: no worker " << worker);
     m_records.ComputeDone(worker, iteration, layer, backward, start);
 }
@@ -193,6 +208,7 @@ TrainingJob::NotifyComputeDone(uint32_t worker,
 void
 TrainingJob::NotifyError(const std::string& who, const std::string& what)
 {
+    NS_LOG_FUNCTION(this << who << what);
     m_records.Error(who, what);
     NS_LOG_WARN("job " << m_jobId << " " << who << ": " << what);
 }
@@ -202,6 +218,7 @@ TrainingJob::NotifyError(const std::string& who, const std::string& what)
 uint64_t
 TrainingJob::GetNIterations() const
 {
+    NS_LOG_FUNCTION(this);
     return m_records.GetNIterations();
 }
 
@@ -211,42 +228,49 @@ TrainingJob::SetMeasurementTarget(uint64_t count,
                                   Time stopDelay,
                                   Callback<void> reached)
 {
+    NS_LOG_FUNCTION(this << count << since << stopDelay);
     m_records.SetTarget(count, since, stopDelay, reached);
 }
 
 int64_t
 TrainingJob::GetTargetReachedNs() const
 {
+    NS_LOG_FUNCTION(this);
     return m_records.GetTargetReachedNs();
 }
 
 bool
 TrainingJob::HasStoppedAtTarget() const
 {
+    NS_LOG_FUNCTION(this);
     return m_records.HasStopped();
 }
 
 uint64_t
 TrainingJob::GetNErrors() const
 {
+    NS_LOG_FUNCTION(this);
     return m_records.GetNErrors();
 }
 
 std::string
 TrainingJob::GetErrors() const
 {
+    NS_LOG_FUNCTION(this);
     return m_records.GetErrors();
 }
 
 std::string
 TrainingJob::IterationsCsv() const
 {
+    NS_LOG_FUNCTION(this);
     return m_records.IterationsCsv(m_jobId);
 }
 
 std::string
 TrainingJob::ComputeCsv() const
 {
+    NS_LOG_FUNCTION(this);
     return m_records.ComputeCsv(m_jobId);
 }
 

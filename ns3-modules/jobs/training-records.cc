@@ -14,6 +14,7 @@ NS_LOG_COMPONENT_DEFINE("TrainingRecords");
 void
 TrainingRecords::AddWorker(uint32_t worker)
 {
+    NS_LOG_FUNCTION(this << worker);
     if (m_openStartNs.size() <= worker)
     {
         m_openStartNs.resize(worker + 1, 0);
@@ -24,6 +25,7 @@ TrainingRecords::AddWorker(uint32_t worker)
 const TrainingRecords::IterationRow*
 TrainingRecords::IterationStart(uint32_t worker, uint64_t iteration)
 {
+    NS_LOG_FUNCTION(this << worker << iteration);
     const int64_t now = Simulator::Now().GetNanoSeconds();
     const IterationRow* done = nullptr;
     if (m_openIteration.at(worker) >= 0)
@@ -54,6 +56,7 @@ TrainingRecords::IterationStart(uint32_t worker, uint64_t iteration)
 void
 TrainingRecords::SetTarget(uint64_t count, Time since, Time stopDelay, Callback<void> reached)
 {
+    NS_LOG_FUNCTION(this << count << since << stopDelay);
     m_targetReached = reached;
     m_targetCount = count;
     m_targetSinceNs = since.GetNanoSeconds();
@@ -65,18 +68,21 @@ TrainingRecords::SetTarget(uint64_t count, Time since, Time stopDelay, Callback<
 int64_t
 TrainingRecords::GetTargetReachedNs() const
 {
+    NS_LOG_FUNCTION(this);
     return m_targetReachedNs;
 }
 
 bool
 TrainingRecords::HasStopped() const
 {
+    NS_LOG_FUNCTION(this);
     return m_stopped;
 }
 
 void
 TrainingRecords::StopNow()
 {
+    NS_LOG_FUNCTION(this);
     m_stopped = true;
     Simulator::Stop();
 }
@@ -88,6 +94,7 @@ TrainingRecords::ComputeDone(uint32_t worker,
                              bool backward,
                              Time start)
 {
+    NS_LOG_FUNCTION(this << worker << iteration << layer << backward << start);
     m_compute.push_back(ComputeRow{worker,
                                    iteration,
                                    layer,
@@ -99,6 +106,7 @@ TrainingRecords::ComputeDone(uint32_t worker,
 void
 TrainingRecords::Error(const std::string& who, const std::string& what)
 {
+    NS_LOG_FUNCTION(this << who << what);
     m_nErrors++;
     std::ostringstream os;
     os << Simulator::Now().GetNanoSeconds() << " ns " << who << ": " << what << '\n';
@@ -108,24 +116,28 @@ TrainingRecords::Error(const std::string& who, const std::string& what)
 uint64_t
 TrainingRecords::GetNIterations() const
 {
+    NS_LOG_FUNCTION(this);
     return m_iterations.size();
 }
 
 uint64_t
 TrainingRecords::GetNErrors() const
 {
+    NS_LOG_FUNCTION(this);
     return m_nErrors;
 }
 
 std::string
 TrainingRecords::GetErrors() const
 {
+    NS_LOG_FUNCTION(this);
     return m_errors;
 }
 
 std::string
 TrainingRecords::IterationsCsv(uint32_t jobId) const
 {
+    NS_LOG_FUNCTION(this << jobId);
     std::ostringstream os;
     os << "job,worker,iteration,start_ns,end_ns\n";
     for (const auto& r : m_iterations)
@@ -139,6 +151,7 @@ TrainingRecords::IterationsCsv(uint32_t jobId) const
 std::string
 TrainingRecords::ComputeCsv(uint32_t jobId) const
 {
+    NS_LOG_FUNCTION(this << jobId);
     std::ostringstream os;
     os << "job,worker,iteration,layer,phase,start_ns,end_ns\n";
     for (const auto& r : m_compute)

@@ -22,11 +22,13 @@ TrainingWorker::TrainingWorker()
     : m_rank(0),
       m_running(false)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 TrainingWorker::SetupWorker(Ptr<TrainingJob> job, uint32_t rank)
 {
+    NS_LOG_FUNCTION(this << job << rank);
     m_trainingJob = job;
     m_rank = rank;
 }
@@ -34,30 +36,35 @@ TrainingWorker::SetupWorker(Ptr<TrainingJob> job, uint32_t rank)
 void
 TrainingWorker::SetSlowdowns(const std::vector<LayerCompute::Slowdown>& slowdowns)
 {
+    NS_LOG_FUNCTION(this);
     m_compute.SetSlowdowns(slowdowns);
 }
 
 void
 TrainingWorker::SetComputeFactors(const std::vector<double>& factors)
 {
+    NS_LOG_FUNCTION(this << factors);
     m_compute.SetIterationFactors(factors);
 }
 
 uint32_t
 TrainingWorker::GetRank() const
 {
+    NS_LOG_FUNCTION(this);
     return m_rank;
 }
 
 uint64_t
 TrainingWorker::GetIteration() const
 {
+    NS_LOG_FUNCTION(this);
     return m_compute.GetIteration();
 }
 
 void
 TrainingWorker::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_running = false;
     m_compute.Stop();
     m_trainingJob = nullptr;
@@ -67,6 +74,7 @@ TrainingWorker::DoDispose()
 void
 TrainingWorker::StartApplication()
 {
+    NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(!m_trainingJob,
                     GetInstanceTypeId().GetName() << ": Setup() before the application starts");
     std::vector<Time> forward;
@@ -90,6 +98,7 @@ TrainingWorker::StartApplication()
 void
 TrainingWorker::StopApplication()
 {
+    NS_LOG_FUNCTION(this);
     // Compute stops; the connections are left as they are (a close would
     // look like a failure to the peers that are still running).
     m_running = false;
@@ -99,18 +108,21 @@ TrainingWorker::StopApplication()
 void
 TrainingWorker::IterationStarted(uint64_t iteration)
 {
+    NS_LOG_FUNCTION(this << iteration);
     m_trainingJob->NotifyIterationStart(m_rank, iteration);
 }
 
 void
 TrainingWorker::ComputeDone(uint64_t iteration, uint32_t layer, bool backward, Time start)
 {
+    NS_LOG_FUNCTION(this << iteration << layer << backward << start);
     m_trainingJob->NotifyComputeDone(m_rank, iteration, layer, backward, start);
 }
 
 void
 TrainingWorker::Error(const std::string& what)
 {
+    NS_LOG_FUNCTION(this << what);
     if (m_trainingJob)
     {
         m_trainingJob->NotifyError("worker " + std::to_string(m_rank), what);

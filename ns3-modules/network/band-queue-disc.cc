@@ -62,6 +62,7 @@ BandQueueDisc::BandQueueDisc()
       m_threshold(0),
       m_setEct(false)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 BandQueueDisc::~BandQueueDisc() = default;
@@ -69,6 +70,7 @@ BandQueueDisc::~BandQueueDisc() = default;
 void
 BandQueueDisc::SetEctOnData(Ptr<QueueDiscItem> item) const
 {
+    NS_LOG_FUNCTION(this << item);
     auto ip = DynamicCast<Ipv4QueueDiscItem>(item);
     if (!ip || ip->GetHeader().GetProtocol() != 6 ||
         ip->GetHeader().GetEcn() != Ipv4Header::ECN_NotECT)
@@ -92,6 +94,7 @@ BandQueueDisc::SetEctOnData(Ptr<QueueDiscItem> item) const
 bool
 BandQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
+    NS_LOG_FUNCTION(this << item);
     if (m_setEct)
     {
         SetEctOnData(item);
@@ -128,6 +131,7 @@ BandQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 Ptr<QueueDiscItem>
 BandQueueDisc::DoDequeue()
 {
+    NS_LOG_FUNCTION(this);
     Ptr<QueueDiscItem> item = GetInternalQueue(0)->Dequeue();
     if (item && m_buffer)
     {
@@ -139,12 +143,14 @@ BandQueueDisc::DoDequeue()
 Ptr<const QueueDiscItem>
 BandQueueDisc::DoPeek()
 {
+    NS_LOG_FUNCTION(this);
     return GetInternalQueue(0)->Peek();
 }
 
 bool
 BandQueueDisc::CheckConfig()
 {
+    NS_LOG_FUNCTION(this);
     if (GetNQueueDiscClasses() > 0 || GetNPacketFilters() > 0)
     {
         NS_LOG_ERROR("BandQueueDisc has no classes and no packet filters");
@@ -167,11 +173,13 @@ BandQueueDisc::CheckConfig()
 void
 BandQueueDisc::InitializeParams()
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 BandQueueDisc::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_buffer = nullptr;
     QueueDisc::DoDispose();
 }

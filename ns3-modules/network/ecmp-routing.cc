@@ -43,11 +43,13 @@ EcmpRouting::GetTypeId()
 EcmpRouting::EcmpRouting()
     : m_salt(0)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 EcmpRouting::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_ipv4 = nullptr;
     m_routes.clear();
     m_default.clear();
@@ -57,18 +59,21 @@ EcmpRouting::DoDispose()
 void
 EcmpRouting::AddRoute(Ipv4Address dest, uint32_t interface, Ipv4Address gateway)
 {
+    NS_LOG_FUNCTION(this << dest << interface << gateway);
     m_routes[dest.Get()].push_back(NextHop{interface, gateway});
 }
 
 void
 EcmpRouting::SetDefaultRoute(uint32_t interface, Ipv4Address gateway)
 {
+    NS_LOG_FUNCTION(this << interface << gateway);
     m_default.assign(1, NextHop{interface, gateway});
 }
 
 const std::vector<EcmpRouting::NextHop>&
 EcmpRouting::HopsTo(Ipv4Address dest) const
 {
+    NS_LOG_FUNCTION(this << dest);
     auto it = m_routes.find(dest.Get());
     return it == m_routes.end() ? m_default : it->second;
 }
@@ -76,12 +81,14 @@ EcmpRouting::HopsTo(Ipv4Address dest) const
 uint32_t
 EcmpRouting::GetNRoutes(Ipv4Address dest) const
 {
+    NS_LOG_FUNCTION(this << dest);
     return HopsTo(dest).size();
 }
 
 Ptr<Ipv4Route>
 EcmpRouting::Lookup(const Ipv4Header& header, uint16_t srcPort, uint16_t dstPort) const
 {
+    NS_LOG_FUNCTION(this << header << srcPort << dstPort);
     const auto& hops = HopsTo(header.GetDestination());
     if (hops.empty())
     {
@@ -109,6 +116,7 @@ EcmpRouting::RouteOutput(Ptr<Packet> p,
                          Ptr<NetDevice> oif,
                          Socket::SocketErrno& sockerr)
 {
+    NS_LOG_FUNCTION(this << p << header << oif);
     // Locally originated traffic comes from single-homed hosts, whose table
     // has one next hop per destination, so the ports are not needed here
     // (the packet handed in does not reliably carry its L4 header yet).
@@ -126,6 +134,7 @@ EcmpRouting::RouteInput(Ptr<const Packet> p,
                         const LocalDeliverCallback& lcb,
                         const ErrorCallback& ecb)
 {
+    NS_LOG_FUNCTION(this << p << header << idev);
     uint32_t iif = m_ipv4->GetInterfaceForDevice(idev);
     if (m_ipv4->IsDestinationAddress(header.GetDestination(), iif))
     {
@@ -159,32 +168,38 @@ EcmpRouting::RouteInput(Ptr<const Packet> p,
 void
 EcmpRouting::NotifyInterfaceUp(uint32_t)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 EcmpRouting::NotifyInterfaceDown(uint32_t)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 EcmpRouting::NotifyAddAddress(uint32_t, Ipv4InterfaceAddress)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 EcmpRouting::NotifyRemoveAddress(uint32_t, Ipv4InterfaceAddress)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 EcmpRouting::SetIpv4(Ptr<Ipv4> ipv4)
 {
+    NS_LOG_FUNCTION(this << ipv4);
     m_ipv4 = ipv4;
 }
 
 void
 EcmpRouting::PrintRoutingTable(Ptr<OutputStreamWrapper> stream, Time::Unit) const
 {
+    NS_LOG_FUNCTION(this << stream);
     std::ostream& os = *stream->GetStream();
     os << "EcmpRouting node " << m_ipv4->GetObject<Node>()->GetId() << "\n";
     for (const auto& [dest, hops] : m_routes)

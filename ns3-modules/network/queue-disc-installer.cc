@@ -40,17 +40,20 @@ QueueDiscInstaller::QueueDiscInstaller(const std::string& rootType,
       m_nBands(nBands),
       m_priomap(priomap)
 {
+    NS_LOG_FUNCTION(this << rootType << nBands << priomap);
 }
 
 void
 QueueDiscInstaller::SetQuanta(const std::string& quanta)
 {
+    NS_LOG_FUNCTION(this << quanta);
     m_quanta = quanta;
 }
 
 void
 QueueDiscInstaller::SetEcnThresholds(const std::string& thresholds, bool setEct)
 {
+    NS_LOG_FUNCTION(this << thresholds << setEct);
     m_ecnThresholds = SpacedList<uint32_t>(thresholds);
     m_setEct = setEct;
 }
@@ -61,6 +64,7 @@ QueueDiscInstaller::SetBuffer(BufferModel model,
                               bool switchPool,
                               const std::string& alphas)
 {
+    NS_LOG_FUNCTION(this << limit << switchPool << alphas);
     m_model = model;
     m_limit = limit;
     m_switchPool = switchPool;
@@ -70,6 +74,7 @@ QueueDiscInstaller::SetBuffer(BufferModel model,
 QueueDiscInstaller::BufferModel
 QueueDiscInstaller::ParseBufferModel(const std::string& name)
 {
+    NS_LOG_FUNCTION(name);
     if (name == "per_band")
     {
         return PER_BAND;
@@ -85,6 +90,7 @@ QueueDiscInstaller::ParseBufferModel(const std::string& name)
 Ptr<SharedBuffer>
 QueueDiscInstaller::PoolFor(Ptr<NetDevice> device) const
 {
+    NS_LOG_FUNCTION(this << device);
     if (m_model == PER_BAND)
     {
         return nullptr;
@@ -115,6 +121,7 @@ QueueDiscInstaller::PoolFor(Ptr<NetDevice> device) const
 Ptr<QueueDisc>
 QueueDiscInstaller::Install(Ptr<NetDevice> device) const
 {
+    NS_LOG_FUNCTION(this << device);
     TrafficControlHelper tch;
     uint16_t handle = m_rootType == "ns3::WeightedDrrQueueDisc"
                           ? tch.SetRootQueueDisc(m_rootType,

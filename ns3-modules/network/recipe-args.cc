@@ -1,16 +1,20 @@
 #include "recipe-args.h"
 
 #include "ns3/abort.h"
+#include "ns3/log.h"
 
 #include <algorithm>
 
 namespace ns3
 {
 
+NS_LOG_COMPONENT_DEFINE("RecipeArgs");
+
 RecipeArgs::RecipeArgs(const std::string& line, uint32_t lineNo)
     : m_line(line),
       m_lineNo(lineNo)
 {
+    NS_LOG_FUNCTION(this << line << lineNo);
     std::istringstream in(line);
     in >> m_directive;
     std::string token;
@@ -23,18 +27,21 @@ RecipeArgs::RecipeArgs(const std::string& line, uint32_t lineNo)
 const std::string&
 RecipeArgs::GetDirective() const
 {
+    NS_LOG_FUNCTION(this);
     return m_directive;
 }
 
 bool
 RecipeArgs::AtEnd() const
 {
+    NS_LOG_FUNCTION(this);
     return m_next == m_args.size();
 }
 
 const std::string&
 RecipeArgs::NextToken()
 {
+    NS_LOG_FUNCTION(this);
     if (AtEnd())
     {
         FailArguments();
@@ -45,6 +52,7 @@ RecipeArgs::NextToken()
 double
 RecipeArgs::ParseDouble(const std::string& token) const
 {
+    NS_LOG_FUNCTION(this << token);
     size_t used = 0;
     double value = 0;
     try
@@ -65,6 +73,7 @@ RecipeArgs::ParseDouble(const std::string& token) const
 std::string
 RecipeArgs::NextSpaced()
 {
+    NS_LOG_FUNCTION(this);
     std::string list = NextToken();
     if (list == "-")
     {
@@ -77,6 +86,7 @@ RecipeArgs::NextSpaced()
 std::vector<std::string>
 RecipeArgs::Rest()
 {
+    NS_LOG_FUNCTION(this);
     std::vector<std::string> rest(m_args.begin() + m_next, m_args.end());
     m_next = m_args.size();
     return rest;
@@ -85,12 +95,14 @@ RecipeArgs::Rest()
 void
 RecipeArgs::Fail(const std::string& what) const
 {
+    NS_LOG_FUNCTION(this << what);
     NS_FATAL_ERROR("recipe line " << m_lineNo << ": " << what);
 }
 
 void
 RecipeArgs::FailArguments() const
 {
+    NS_LOG_FUNCTION(this);
     Fail("bad arguments: " + m_line);
 }
 

@@ -32,6 +32,7 @@ ScenarioRecipe::GetTypeId()
 void
 ScenarioRecipe::Apply(const std::string& text)
 {
+    NS_LOG_FUNCTION(this << text);
     std::istringstream lines(text);
     std::string line;
     std::getline(lines, line);
@@ -50,6 +51,7 @@ ScenarioRecipe::Apply(const std::string& text)
 const std::map<std::string, ScenarioRecipe::Handler>&
 ScenarioRecipe::GetHandlers()
 {
+    NS_LOG_FUNCTION_NOARGS();
     static const std::map<std::string, Handler> handlers{
         {"default", &ScenarioRecipe::ApplyDefault},
         {"seed", &ScenarioRecipe::ApplySeed},
@@ -106,6 +108,7 @@ ScenarioRecipe::ApplyLine(const std::string& line, uint32_t lineNo)
 void
 ScenarioRecipe::ApplyDefault(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     const auto name = args.Next<std::string>();
     const auto value = args.Next<std::string>();
     Config::SetDefault(name, StringValue(value));
@@ -114,12 +117,14 @@ ScenarioRecipe::ApplyDefault(RecipeArgs& args)
 void
 ScenarioRecipe::ApplySeed(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     RngSeedManager::SetSeed(args.Next<uint32_t>());
 }
 
 void
 ScenarioRecipe::ApplyRun(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     RngSeedManager::SetRun(args.Next<uint64_t>());
     RngSeedManager::ResetNextStreamIndex();
 }
@@ -127,6 +132,7 @@ ScenarioRecipe::ApplyRun(RecipeArgs& args)
 void
 ScenarioRecipe::ApplyNodes(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     const auto n = args.Next<uint32_t>();
     m_topology = CreateObject<TopologyBuilder>();
     m_topology->CreateNodes(n);
@@ -136,6 +142,7 @@ ScenarioRecipe::ApplyNodes(RecipeArgs& args)
 void
 ScenarioRecipe::ApplyLink(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     const auto a = args.Next<uint32_t>();
     const auto b = args.Next<uint32_t>();
     const auto rateBps = args.Next<uint64_t>();
@@ -147,6 +154,7 @@ ScenarioRecipe::ApplyLink(RecipeArgs& args)
 void
 ScenarioRecipe::ApplyQueueDisc(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     const auto link = args.Next<uint32_t>();
     const auto side = args.Next<uint32_t>();
     const auto from = args.Next<uint32_t>();
@@ -175,12 +183,14 @@ ScenarioRecipe::ApplyQueueDisc(RecipeArgs& args)
 void
 ScenarioRecipe::ApplyAssign(RecipeArgs&)
 {
+    NS_LOG_FUNCTION(this);
     m_topology->AssignAddresses();
 }
 
 void
 ScenarioRecipe::ApplyHost(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     const auto host = args.Next<uint32_t>();
     const auto link = args.Next<uint32_t>();
     m_hostAddresses.resize(std::max<size_t>(m_hostAddresses.size(), host + 1));
@@ -192,6 +202,7 @@ ScenarioRecipe::ApplyHost(RecipeArgs& args)
 void
 ScenarioRecipe::ApplyRoute(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     const auto node = args.Next<uint32_t>();
     const auto host = args.Next<uint32_t>();
     const auto link = args.Next<uint32_t>();
@@ -201,6 +212,7 @@ ScenarioRecipe::ApplyRoute(RecipeArgs& args)
 void
 ScenarioRecipe::ApplyLinkRate(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     const auto link = args.Next<uint32_t>();
     const auto atNs = args.Next<int64_t>();
     const auto rateBps = args.Next<uint64_t>();
@@ -212,6 +224,7 @@ ScenarioRecipe::ApplyLinkRate(RecipeArgs& args)
 void
 ScenarioRecipe::ApplyUtilization(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     const auto intervalNs = args.Next<int64_t>();
     m_utilization = CreateObject<LinkUtilizationTracker>();
     m_utilization->SetAttribute("Interval", TimeValue(NanoSeconds(intervalNs)));
@@ -220,6 +233,7 @@ ScenarioRecipe::ApplyUtilization(RecipeArgs& args)
 void
 ScenarioRecipe::ApplyAppPorts(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     const auto lo = args.Next<uint16_t>();
     const auto hi = args.Next<uint16_t>();
     const auto app = args.Next<uint32_t>();
@@ -229,6 +243,7 @@ ScenarioRecipe::ApplyAppPorts(RecipeArgs& args)
 void
 ScenarioRecipe::ApplyTrack(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     const auto link = args.Next<uint32_t>();
     const auto side = args.Next<uint32_t>();
     const auto from = args.Next<uint32_t>();
@@ -241,6 +256,7 @@ ScenarioRecipe::ApplyTrack(RecipeArgs& args)
 TrainingJobHelper&
 ScenarioRecipe::JobHelper(const RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     if (!m_job)
     {
         args.Fail("a job directive before `job`");
@@ -251,6 +267,7 @@ ScenarioRecipe::JobHelper(const RecipeArgs& args)
 void
 ScenarioRecipe::ApplyJob(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     const auto name = args.Next<std::string>();
     const auto typeName = args.Next<std::string>();
     if (m_job)
@@ -275,6 +292,7 @@ ScenarioRecipe::ApplyJob(RecipeArgs& args)
 void
 ScenarioRecipe::ApplyJobDirective(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     if (!JobHelper(args).ApplyDirective(args.GetDirective(), args))
     {
         args.Fail("a " + m_jobName + " job has no directive '" + args.GetDirective() + "'");
@@ -284,6 +302,7 @@ ScenarioRecipe::ApplyJobDirective(RecipeArgs& args)
 TrainingJobHelper::Hosts
 ScenarioRecipe::HostsOf(const std::vector<uint32_t>& hosts) const
 {
+    NS_LOG_FUNCTION(this << hosts);
     TrainingJobHelper::Hosts out;
     for (uint32_t host : hosts)
     {
@@ -296,6 +315,7 @@ ScenarioRecipe::HostsOf(const std::vector<uint32_t>& hosts) const
 void
 ScenarioRecipe::ApplyJobInstall(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     std::vector<TrainingJobHelper::Hosts> lists;
     while (!args.AtEnd())
     {
@@ -308,6 +328,7 @@ ScenarioRecipe::ApplyJobInstall(RecipeArgs& args)
 void
 ScenarioRecipe::ApplyTarget(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     const auto count = args.Next<uint64_t>();
     const auto sinceNs = args.Next<int64_t>();
     const auto stopDelayNs = args.Next<int64_t>();
@@ -327,6 +348,7 @@ ScenarioRecipe::ApplyTarget(RecipeArgs& args)
 void
 ScenarioRecipe::ApplyFlowApps(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     const auto port = args.Next<uint16_t>();
     m_flowLog = CreateObject<FlowLog>();
     m_flowHelper.emplace(m_flowLog, port);
@@ -335,6 +357,7 @@ ScenarioRecipe::ApplyFlowApps(RecipeArgs& args)
 void
 ScenarioRecipe::ApplyFlowHost(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     const auto host = args.Next<uint32_t>();
     const auto ackTos = args.Next<int32_t>();
     const auto listenTos = args.Next<uint32_t>();
@@ -346,6 +369,7 @@ ScenarioRecipe::ApplyFlowHost(RecipeArgs& args)
 void
 ScenarioRecipe::ApplyFlow(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     const auto id = args.Next<uint64_t>();
     const auto src = args.Next<uint32_t>();
     const auto dst = args.Next<uint32_t>();
@@ -368,6 +392,7 @@ ScenarioRecipe::ApplyFlow(RecipeArgs& args)
 void
 ScenarioRecipe::ApplyWindow(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     const auto fromNs = args.Next<int64_t>();
     const auto toNs = args.Next<int64_t>();
     m_hasWindow = true;
@@ -383,42 +408,49 @@ ScenarioRecipe::ApplyWindow(RecipeArgs& args)
 void
 ScenarioRecipe::ApplyStop(RecipeArgs& args)
 {
+    NS_LOG_FUNCTION(this);
     m_stop = NanoSeconds(args.Next<int64_t>());
 }
 
 Ptr<TopologyBuilder>
 ScenarioRecipe::GetTopology() const
 {
+    NS_LOG_FUNCTION(this);
     return m_topology;
 }
 
 Ptr<QueueTracker>
 ScenarioRecipe::GetQueueTracker() const
 {
+    NS_LOG_FUNCTION(this);
     return m_queues;
 }
 
 Ptr<LinkUtilizationTracker>
 ScenarioRecipe::GetUtilizationTracker() const
 {
+    NS_LOG_FUNCTION(this);
     return m_utilization;
 }
 
 Ptr<FlowLog>
 ScenarioRecipe::GetFlowLog() const
 {
+    NS_LOG_FUNCTION(this);
     return m_flowLog;
 }
 
 uint32_t
 ScenarioRecipe::GetNJobs() const
 {
+    NS_LOG_FUNCTION(this);
     return m_jobs.size();
 }
 
 Ptr<TrainingJob>
 ScenarioRecipe::GetJob(uint32_t i) const
 {
+    NS_LOG_FUNCTION(this << i);
     NS_ABORT_MSG_IF(i >= m_jobs.size(), "no job " << i << " (" << m_jobs.size() << " installed)");
     return m_jobs[i];
 }
@@ -426,6 +458,7 @@ ScenarioRecipe::GetJob(uint32_t i) const
 Ipv4Address
 ScenarioRecipe::GetHostAddress(uint32_t h) const
 {
+    NS_LOG_FUNCTION(this << h);
     NS_ABORT_MSG_IF(h >= m_hostAddresses.size(), "no address for host " << h);
     return m_hostAddresses[h];
 }
@@ -433,24 +466,28 @@ ScenarioRecipe::GetHostAddress(uint32_t h) const
 Time
 ScenarioRecipe::GetStopTime() const
 {
+    NS_LOG_FUNCTION(this);
     return m_stop;
 }
 
 bool
 ScenarioRecipe::HasEndedEarly() const
 {
+    NS_LOG_FUNCTION(this);
     return m_endedEarly || (m_flowLog && m_flowLog->HasStoppedOnceDone());
 }
 
 uint32_t
 ScenarioRecipe::GetOwnEvents() const
 {
+    NS_LOG_FUNCTION(this);
     return m_ownEvents;
 }
 
 void
 ScenarioRecipe::WindowEndEvent()
 {
+    NS_LOG_FUNCTION(this);
     m_ownEvents++;
     WindowEnded();
 }
@@ -458,6 +495,7 @@ ScenarioRecipe::WindowEndEvent()
 void
 ScenarioRecipe::WindowEnded()
 {
+    NS_LOG_FUNCTION(this);
     if (!m_hasWindow)
     {
         return;
@@ -476,6 +514,7 @@ ScenarioRecipe::WindowEnded()
 void
 ScenarioRecipe::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_job.reset();
     m_jobs.clear();
     m_senders.clear();

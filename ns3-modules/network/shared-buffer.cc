@@ -41,6 +41,7 @@ SharedBuffer::SharedBuffer()
       m_dynamic(false),
       m_used(0)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 SharedBuffer::~SharedBuffer() = default;
@@ -48,6 +49,7 @@ SharedBuffer::~SharedBuffer() = default;
 uint32_t
 SharedBuffer::Units(Ptr<const QueueDiscItem> item) const
 {
+    NS_LOG_FUNCTION(this << item);
     return m_size.GetUnit() == QueueSizeUnit::PACKETS ? 1 : item->GetSize();
 }
 
@@ -57,6 +59,7 @@ SharedBuffer::Admit(Ptr<const QueueDiscItem> item,
                     uint32_t bandBytes,
                     double alpha) const
 {
+    NS_LOG_FUNCTION(this << item << bandPackets << bandBytes << alpha);
     uint64_t size = m_size.GetValue();
     uint64_t need = Units(item);
     if (m_used + need > size)
@@ -79,12 +82,14 @@ SharedBuffer::Admit(Ptr<const QueueDiscItem> item,
 void
 SharedBuffer::Add(Ptr<const QueueDiscItem> item)
 {
+    NS_LOG_FUNCTION(this << item);
     m_used += Units(item);
 }
 
 void
 SharedBuffer::Remove(Ptr<const QueueDiscItem> item)
 {
+    NS_LOG_FUNCTION(this << item);
     uint32_t units = Units(item);
     NS_ASSERT_MSG(m_used >= units, "a shared buffer released more than it held");
     m_used -= units;
@@ -93,12 +98,14 @@ SharedBuffer::Remove(Ptr<const QueueDiscItem> item)
 uint32_t
 SharedBuffer::GetOccupancy() const
 {
+    NS_LOG_FUNCTION(this);
     return m_used;
 }
 
 QueueSize
 SharedBuffer::GetSize() const
 {
+    NS_LOG_FUNCTION(this);
     return m_size;
 }
 

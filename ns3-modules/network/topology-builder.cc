@@ -34,11 +34,13 @@ TopologyBuilder::GetTypeId()
 TopologyBuilder::TopologyBuilder()
     : m_addressed(false)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 TopologyBuilder::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_links.clear();
     m_nodes = NodeContainer();
     Object::DoDispose();
@@ -47,6 +49,7 @@ TopologyBuilder::DoDispose()
 uint32_t
 TopologyBuilder::CreateNodes(uint32_t n)
 {
+    NS_LOG_FUNCTION(this << n);
     uint32_t first = m_nodes.GetN();
     NodeContainer fresh;
     fresh.Create(n);
@@ -61,6 +64,7 @@ TopologyBuilder::CreateNodes(uint32_t n)
 uint32_t
 TopologyBuilder::AddLink(uint32_t a, uint32_t b, uint64_t rateBps, uint64_t delayNs, uint32_t mtu)
 {
+    NS_LOG_FUNCTION(this << a << b << rateBps << delayNs << mtu);
     NS_ABORT_MSG_IF(a >= m_nodes.GetN() || b >= m_nodes.GetN() || a == b,
                     "bad link " << a << "-" << b);
     NS_ABORT_MSG_IF(m_addressed, "links must be added before AssignAddresses()");
@@ -80,6 +84,7 @@ TopologyBuilder::AddLink(uint32_t a, uint32_t b, uint64_t rateBps, uint64_t dela
 void
 TopologyBuilder::AssignAddresses()
 {
+    NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(m_addressed, "AssignAddresses() called twice");
     NS_ABORT_MSG_IF(m_links.size() >= (1u << 22), "too many links for 10.0.0.0/8");
     Ipv4AddressHelper addresses;
@@ -97,6 +102,7 @@ TopologyBuilder::AssignAddresses()
 Ptr<EcmpRouting>
 TopologyBuilder::HopOver(uint32_t node, uint32_t link, uint32_t& iface, Ipv4Address& gateway) const
 {
+    NS_LOG_FUNCTION(this << node << link);
     NS_ABORT_MSG_IF(!m_addressed, "a route before AssignAddresses()");
     const Link& l = m_links.at(link);
     uint32_t side = l.nodes[0] == node ? 0 : 1;
@@ -110,6 +116,7 @@ TopologyBuilder::HopOver(uint32_t node, uint32_t link, uint32_t& iface, Ipv4Addr
 void
 TopologyBuilder::AddRoute(uint32_t node, Ipv4Address dest, uint32_t link)
 {
+    NS_LOG_FUNCTION(this << node << dest << link);
     uint32_t iface;
     Ipv4Address gateway;
     HopOver(node, link, iface, gateway)->AddRoute(dest, iface, gateway);
@@ -118,6 +125,7 @@ TopologyBuilder::AddRoute(uint32_t node, Ipv4Address dest, uint32_t link)
 void
 TopologyBuilder::AddDefaultRoute(uint32_t node, uint32_t link)
 {
+    NS_LOG_FUNCTION(this << node << link);
     uint32_t iface;
     Ipv4Address gateway;
     HopOver(node, link, iface, gateway)->SetDefaultRoute(iface, gateway);
@@ -126,6 +134,7 @@ TopologyBuilder::AddDefaultRoute(uint32_t node, uint32_t link)
 void
 TopologyBuilder::ScheduleLinkRate(uint32_t link, int64_t atNs, uint64_t rateBps)
 {
+    NS_LOG_FUNCTION(this << link << atNs << rateBps);
     NS_ABORT_MSG_IF(link >= m_links.size(), "TopologyBuilder: no link " << link);
     NS_ABORT_MSG_IF(atNs < 0 || rateBps == 0,
                     "TopologyBuilder::ScheduleLinkRate: needs a time >= 0 and a rate > 0");
@@ -135,6 +144,7 @@ TopologyBuilder::ScheduleLinkRate(uint32_t link, int64_t atNs, uint64_t rateBps)
 void
 TopologyBuilder::SetLinkRate(uint32_t link, uint64_t rateBps)
 {
+    NS_LOG_FUNCTION(this << link << rateBps);
     NS_LOG_INFO("link " << link << " now at " << rateBps << " bit/s");
     for (uint32_t side = 0; side < 2; ++side)
     {
@@ -146,36 +156,42 @@ TopologyBuilder::SetLinkRate(uint32_t link, uint64_t rateBps)
 Ptr<Node>
 TopologyBuilder::GetNode(uint32_t i) const
 {
+    NS_LOG_FUNCTION(this << i);
     return m_nodes.Get(i);
 }
 
 uint32_t
 TopologyBuilder::GetNNodes() const
 {
+    NS_LOG_FUNCTION(this);
     return m_nodes.GetN();
 }
 
 uint32_t
 TopologyBuilder::GetNLinks() const
 {
+    NS_LOG_FUNCTION(this);
     return m_links.size();
 }
 
 Ptr<NetDevice>
 TopologyBuilder::GetLinkDevice(uint32_t link, uint32_t side) const
 {
+    NS_LOG_FUNCTION(this << link << side);
     return m_links.at(link).devices.Get(side);
 }
 
 uint32_t
 TopologyBuilder::GetLinkNode(uint32_t link, uint32_t side) const
 {
+    NS_LOG_FUNCTION(this << link << side);
     return m_links.at(link).nodes[side];
 }
 
 Ipv4Address
 TopologyBuilder::GetLinkAddress(uint32_t link, uint32_t side) const
 {
+    NS_LOG_FUNCTION(this << link << side);
     NS_ABORT_MSG_IF(!m_addressed, "GetLinkAddress() before AssignAddresses()");
     return m_links.at(link).addresses[side];
 }

@@ -51,6 +51,7 @@ WeightedDrrQueueDisc::WeightedDrrQueueDisc()
     : QueueDisc(QueueDiscSizePolicy::NO_LIMITS),
       m_quantum(1500)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 WeightedDrrQueueDisc::~WeightedDrrQueueDisc() = default;
@@ -58,18 +59,21 @@ WeightedDrrQueueDisc::~WeightedDrrQueueDisc() = default;
 uint32_t
 WeightedDrrQueueDisc::GetQuantum(uint32_t band) const
 {
+    NS_LOG_FUNCTION(this << band);
     return band < m_quanta.size() ? m_quanta[band] : 0;
 }
 
 uint16_t
 WeightedDrrQueueDisc::GetBandForPriority(uint8_t prio) const
 {
+    NS_LOG_FUNCTION(this << static_cast<uint32_t>(prio));
     return m_prio2band.at(prio & 0x0f);
 }
 
 uint32_t
 WeightedDrrQueueDisc::BandOf(Ptr<QueueDiscItem> item)
 {
+    NS_LOG_FUNCTION(this << item);
     uint32_t band = m_prio2band[0];
     int32_t ret = QueueDisc::Classify(item);
     if (ret == PacketFilter::PF_NO_MATCH)
@@ -91,6 +95,7 @@ WeightedDrrQueueDisc::BandOf(Ptr<QueueDiscItem> item)
 bool
 WeightedDrrQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
+    NS_LOG_FUNCTION(this << item);
     uint32_t band = BandOf(item);
     bool queued = GetQueueDiscClass(band)->GetQueueDisc()->Enqueue(item);
     if (queued && !m_active[band])
@@ -107,6 +112,7 @@ WeightedDrrQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 void
 WeightedDrrQueueDisc::Deactivate(uint32_t band)
 {
+    NS_LOG_FUNCTION(this << band);
     m_activeList.pop_front();
     m_active[band] = false;
     m_deficit[band] = 0;
@@ -115,6 +121,7 @@ WeightedDrrQueueDisc::Deactivate(uint32_t band)
 Ptr<QueueDiscItem>
 WeightedDrrQueueDisc::DoDequeue()
 {
+    NS_LOG_FUNCTION(this);
     while (!m_activeList.empty())
     {
         uint32_t band = m_activeList.front();
@@ -154,6 +161,7 @@ WeightedDrrQueueDisc::DoDequeue()
 bool
 WeightedDrrQueueDisc::CheckConfig()
 {
+    NS_LOG_FUNCTION(this);
     if (GetNInternalQueues() > 0)
     {
         NS_LOG_ERROR("WeightedDrrQueueDisc cannot have internal queues");
@@ -206,6 +214,7 @@ WeightedDrrQueueDisc::CheckConfig()
 void
 WeightedDrrQueueDisc::InitializeParams()
 {
+    NS_LOG_FUNCTION(this);
     uint32_t n = GetNQueueDiscClasses();
     m_deficit.assign(n, 0);
     m_active.assign(n, false);

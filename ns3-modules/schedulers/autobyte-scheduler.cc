@@ -62,12 +62,14 @@ AutoByteScheduler::AutoByteScheduler()
       m_minGain(0.05),
       m_retune(0.2)
 {
+    NS_LOG_FUNCTION(this);
     SetCandidates("160000:160000");
 }
 
 void
 AutoByteScheduler::SetCandidates(std::string text)
 {
+    NS_LOG_FUNCTION(this << text);
     m_candidates.clear();
     std::istringstream in(text);
     std::string item;
@@ -88,18 +90,21 @@ AutoByteScheduler::SetCandidates(std::string text)
 uint64_t
 AutoByteScheduler::GetChunkBytes() const
 {
+    NS_LOG_FUNCTION(this);
     return m_candidates[m_current].first;
 }
 
 uint64_t
 AutoByteScheduler::GetCreditBytes() const
 {
+    NS_LOG_FUNCTION(this);
     return m_candidates[m_current].second;
 }
 
 std::string
 AutoByteScheduler::GetCandidatesText() const
 {
+    NS_LOG_FUNCTION(this);
     std::ostringstream os;
     for (size_t i = 0; i < m_candidates.size(); ++i)
     {
@@ -111,6 +116,7 @@ AutoByteScheduler::GetCandidatesText() const
 void
 AutoByteScheduler::Validate() const
 {
+    NS_LOG_FUNCTION(this);
     for (const auto& [partition, credit] : m_candidates)
     {
         NS_ABORT_MSG_IF(partition == 0, "AutoByteScheduler: a candidate partition is 0");
@@ -125,6 +131,7 @@ AutoByteScheduler::Validate() const
 void
 AutoByteScheduler::Use(size_t candidate, uint64_t iteration)
 {
+    NS_LOG_FUNCTION(this << candidate << iteration);
     if (candidate == m_current)
     {
         return;
@@ -138,6 +145,7 @@ AutoByteScheduler::Use(size_t candidate, uint64_t iteration)
 void
 AutoByteScheduler::NotifyIterationDone(uint64_t iteration, Time duration)
 {
+    NS_LOG_FUNCTION(this << iteration << duration);
     m_window.push_back(duration.GetSeconds() * 1e3);
     if (m_window.size() < m_interval)
     {
@@ -185,6 +193,7 @@ AutoByteScheduler::NotifyIterationDone(uint64_t iteration, Time duration)
 std::string
 AutoByteScheduler::GetState() const
 {
+    NS_LOG_FUNCTION(this);
     return "partition=" + std::to_string(GetChunkBytes()) +
            ";credit=" + std::to_string(GetCreditBytes());
 }

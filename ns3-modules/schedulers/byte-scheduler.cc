@@ -36,11 +36,13 @@ ByteScheduler::ByteScheduler()
     : m_partition(160000),
       m_credit(160000)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 ByteScheduler::Validate() const
 {
+    NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(m_partition == 0, "ByteScheduler: PartitionBytes must be > 0");
     NS_ABORT_MSG_IF(m_credit < m_partition,
                     "ByteScheduler: CreditBytes (" << m_credit
@@ -51,30 +53,35 @@ ByteScheduler::Validate() const
 uint64_t
 ByteScheduler::GetPartitionBytes() const
 {
+    NS_LOG_FUNCTION(this);
     return m_partition;
 }
 
 uint64_t
 ByteScheduler::GetCredit() const
 {
+    NS_LOG_FUNCTION(this);
     return m_credit;
 }
 
 uint64_t
 ByteScheduler::GetChunkBytes() const
 {
+    NS_LOG_FUNCTION(this);
     return m_partition;
 }
 
 uint64_t
 ByteScheduler::GetCreditBytes() const
 {
+    NS_LOG_FUNCTION(this);
     return m_credit;
 }
 
 CommScheduler::Key
 ByteScheduler::MakeKey(const PsChunk& chunk, uint64_t seq) const
 {
+    NS_LOG_FUNCTION(this << seq);
     return PriorityKey(chunk, seq);
 }
 

@@ -47,11 +47,13 @@ MercuryScheduler::MercuryScheduler()
       m_curIteration(0),
       m_curTensor(0)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 MercuryScheduler::Validate() const
 {
+    NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(m_chunk == 0, "MercuryScheduler: ChunkBytes must be > 0");
     NS_ABORT_MSG_IF(m_credit < m_chunk,
                     "MercuryScheduler: CreditBytes (" << m_credit
@@ -62,24 +64,28 @@ MercuryScheduler::Validate() const
 uint64_t
 MercuryScheduler::GetChunkBytes() const
 {
+    NS_LOG_FUNCTION(this);
     return m_chunk;
 }
 
 uint64_t
 MercuryScheduler::GetCreditBytes() const
 {
+    NS_LOG_FUNCTION(this);
     return m_credit;
 }
 
 CommScheduler::Key
 MercuryScheduler::MakeKey(const PsChunk& chunk, uint64_t seq) const
 {
+    NS_LOG_FUNCTION(this << seq);
     return PriorityKey(chunk, seq);
 }
 
 bool
 MercuryScheduler::Pick(uint64_t inflight, PsChunk& out)
 {
+    NS_LOG_FUNCTION(this << inflight);
     if (m_pending.empty())
     {
         return false;

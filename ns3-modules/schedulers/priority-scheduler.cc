@@ -30,17 +30,20 @@ PriorityScheduler::GetTypeId()
 PriorityScheduler::PriorityScheduler()
     : m_credit(0)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 uint64_t
 PriorityScheduler::GetCreditBytes() const
 {
+    NS_LOG_FUNCTION(this);
     return m_credit;
 }
 
 CommScheduler::Key
 PriorityScheduler::MakeKey(const PsChunk& chunk, uint64_t seq) const
 {
+    NS_LOG_FUNCTION(this << seq);
     return PriorityKey(chunk, seq);
 }
 

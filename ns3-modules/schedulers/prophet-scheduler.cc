@@ -40,23 +40,27 @@ ProphetScheduler::ProphetScheduler()
       m_blockBytes(0),
       m_blockDelivered(0)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 ProphetScheduler::Validate() const
 {
+    NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(!(m_bandwidthBps > 0), "ProphetScheduler: BandwidthBps must be > 0");
 }
 
 CommScheduler::Key
 ProphetScheduler::MakeKey(const PsChunk& chunk, uint64_t seq) const
 {
+    NS_LOG_FUNCTION(this << seq);
     return PriorityKey(chunk, seq);
 }
 
 void
 ProphetScheduler::NotifyEnqueued(const PsChunk& item)
 {
+    NS_LOG_FUNCTION(this);
     m_lastTensor = item.tensor;
     m_lastReady = Simulator::Now();
     m_any = true;
@@ -65,6 +69,7 @@ ProphetScheduler::NotifyEnqueued(const PsChunk& item)
 void
 ProphetScheduler::FormBlock()
 {
+    NS_LOG_FUNCTION(this);
     // Bytes the link carries until the profile says the next gradient is
     // ready; after gradient 0 no more come this iteration: take everything.
     uint64_t budget = CommScheduler::UNLIMITED;
@@ -92,6 +97,7 @@ ProphetScheduler::FormBlock()
 bool
 ProphetScheduler::Pick(uint64_t inflight, PsChunk& out)
 {
+    NS_LOG_FUNCTION(this << inflight);
     auto first = m_pending.begin();
     if (first == m_pending.end())
     {
@@ -121,6 +127,7 @@ ProphetScheduler::Pick(uint64_t inflight, PsChunk& out)
 void
 ProphetScheduler::NotifyDelivered(const PsChunk& chunk, Time)
 {
+    NS_LOG_FUNCTION(this);
     m_blockDelivered += chunk.bytes;
     if (m_blockBytes > 0 && m_blockDelivered >= m_blockBytes && m_blockChunks == 0)
     {
@@ -136,6 +143,7 @@ ProphetScheduler::NotifyDelivered(const PsChunk& chunk, Time)
 std::string
 ProphetScheduler::GetState() const
 {
+    NS_LOG_FUNCTION(this);
     std::ostringstream os;
     os << "bandwidth_bps=" << uint64_t(m_bandwidthBps);
     return os.str();

@@ -24,11 +24,13 @@ RandomOrderScheduler::GetTypeId()
 RandomOrderScheduler::RandomOrderScheduler()
     : m_random(CreateObject<UniformRandomVariable>())
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 RandomOrderScheduler::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_random = nullptr;
     TicTacScheduler::DoDispose();
 }
@@ -36,6 +38,7 @@ RandomOrderScheduler::DoDispose()
 std::vector<uint32_t>
 RandomOrderScheduler::MakeOrder(uint64_t)
 {
+    NS_LOG_FUNCTION(this);
     // Fisher-Yates over the run's seeded stream (the schedulers are created
     // in the same order in every run: same seed, same orders)
     std::vector<uint32_t> order = GetTensors();

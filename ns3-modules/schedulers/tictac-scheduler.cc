@@ -36,11 +36,13 @@ TicTacScheduler::TicTacScheduler()
       m_position(0),
       m_committed(0)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 TicTacScheduler::Attach(const TrainingJob* job, uint32_t shard, bool push)
 {
+    NS_LOG_FUNCTION(this << job << shard << push);
     CommScheduler::Attach(job, shard, push);
     // the shard's tensors: a parameter-server policy
     const auto* ps = dynamic_cast<const PsJob*>(job);
@@ -51,18 +53,21 @@ TicTacScheduler::Attach(const TrainingJob* job, uint32_t shard, bool push)
 const std::vector<uint32_t>&
 TicTacScheduler::GetTensors() const
 {
+    NS_LOG_FUNCTION(this);
     return m_tensors;
 }
 
 std::vector<uint32_t>
 TicTacScheduler::MakeOrder(uint64_t)
 {
+    NS_LOG_FUNCTION(this);
     return m_tensors;
 }
 
 void
 TicTacScheduler::NotifyEnqueued(const PsChunk& item)
 {
+    NS_LOG_FUNCTION(this);
     if (m_positions.count(item.iteration))
     {
         return;
@@ -79,18 +84,21 @@ TicTacScheduler::NotifyEnqueued(const PsChunk& item)
 uint64_t
 TicTacScheduler::GetCreditBytes() const
 {
+    NS_LOG_FUNCTION(this);
     return m_oneAtATime ? 0 : UNLIMITED; // 0: only when nothing is in flight
 }
 
 CommScheduler::Key
 TicTacScheduler::MakeKey(const PsChunk& chunk, uint64_t seq) const
 {
+    NS_LOG_FUNCTION(this << seq);
     return {chunk.iteration, m_positions.at(chunk.iteration).at(chunk.tensor), chunk.offset, seq};
 }
 
 bool
 TicTacScheduler::Pick(uint64_t inflight, PsChunk& out)
 {
+    NS_LOG_FUNCTION(this << inflight);
     auto first = m_pending.begin();
     if (first == m_pending.end() || m_tensors.empty())
     {

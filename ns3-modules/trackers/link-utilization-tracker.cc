@@ -39,11 +39,13 @@ LinkUtilizationTracker::GetTypeId()
 LinkUtilizationTracker::LinkUtilizationTracker()
     : m_interval(MilliSeconds(100))
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 LinkUtilizationTracker::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_directions.clear();
     Object::DoDispose();
 }
@@ -51,12 +53,14 @@ LinkUtilizationTracker::DoDispose()
 void
 LinkUtilizationTracker::AddApplicationPorts(uint16_t lo, uint16_t hi, uint32_t app)
 {
+    NS_LOG_FUNCTION(this << lo << hi << app);
     m_ports.push_back(PortRange{lo, hi, app});
 }
 
 void
 LinkUtilizationTracker::Track(Ptr<NetDevice> device, uint32_t link, uint32_t fromNode, uint32_t toNode)
 {
+    NS_LOG_FUNCTION(this << device << link << fromNode << toNode);
     Direction& d = m_directions.emplace_back();
     d.tracker = this;
     d.link = link;
@@ -68,6 +72,7 @@ LinkUtilizationTracker::Track(Ptr<NetDevice> device, uint32_t link, uint32_t fro
 uint32_t
 LinkUtilizationTracker::Classify(uint16_t srcPort, uint16_t dstPort) const
 {
+    NS_LOG_FUNCTION(this << srcPort << dstPort);
     for (const PortRange& r : m_ports)
     {
         if ((dstPort >= r.lo && dstPort <= r.hi) || (srcPort >= r.lo && srcPort <= r.hi))
@@ -81,6 +86,7 @@ LinkUtilizationTracker::Classify(uint16_t srcPort, uint16_t dstPort) const
 void
 LinkUtilizationTracker::OnTransmit(Direction* d, Ptr<const Packet> packet)
 {
+    NS_LOG_FUNCTION(d << packet);
     uint8_t head[kPppHeader + kIpv4Header + 4] = {};
     uint32_t n = packet->CopyData(head, sizeof(head));
     uint8_t tos = 0;
@@ -104,6 +110,7 @@ LinkUtilizationTracker::OnTransmit(Direction* d, Ptr<const Packet> packet)
 std::string
 LinkUtilizationTracker::ToCsv() const
 {
+    NS_LOG_FUNCTION(this);
     std::ostringstream os;
     os << "link,from_node,to_node,interval,tos,app,bytes\n";
     for (const Direction& d : m_directions)

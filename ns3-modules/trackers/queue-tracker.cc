@@ -23,13 +23,19 @@ QueueTracker::GetTypeId()
     static TypeId tid = TypeId("ns3::QueueTracker")
                             .SetParent<Object>()
                             .SetGroupName("Ddnn")
-                            .AddConstructor<QueueTracker>();
+                            .AddConstructor<QueueTracker>()
+                            .AddTraceSource("Drop",
+                                            "A tracked band dropped a packet: (link, from "
+                                            "node, to node, band, packet).",
+                                            MakeTraceSourceAccessor(&QueueTracker::m_dropTrace),
+                                            "ns3::QueueTracker::DropCallback");
     return tid;
 }
 
 void
 QueueTracker::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_bands.clear();
     m_pending.clear();
     Object::DoDispose();
@@ -38,7 +44,9 @@ QueueTracker::DoDispose()
 QueueTracker::Band*
 QueueTracker::AddBand(uint32_t link, uint32_t fromNode, uint32_t toNode, uint32_t band)
 {
+    NS_LOG_FUNCTION(this << link << fromNode << toNode << band);
     Band b;
+    b.tracker = this;
     b.link = link;
     b.fromNode = fromNode;
     b.toNode = toNode;
@@ -50,6 +58,7 @@ QueueTracker::AddBand(uint32_t link, uint32_t fromNode, uint32_t toNode, uint32_
 void
 QueueTracker::ConnectBand(ObjectBase* bandQueue, Band* band)
 {
+    NS_LOG_FUNCTION(this << bandQueue << band);
     bandQueue->TraceConnectWithoutContext("Enqueue", MakeBoundCallback(&OnEnqueue, band));
     bandQueue->TraceConnectWithoutContext("Dequeue", MakeBoundCallback(&OnDequeue, band));
     bandQueue->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&OnBacklog, band));
@@ -62,12 +71,14 @@ QueueTracker::ConnectBand(ObjectBase* bandQueue, Band* band)
 void
 QueueTracker::TrackPrio(Ptr<QueueDisc> qdisc, uint32_t link, uint32_t fromNode, uint32_t toNode)
 {
+    NS_LOG_FUNCTION(this << qdisc << link << fromNode << toNode);
     Track(Pending{qdisc, link, fromNode, toNode});
 }
 
 void
 QueueTracker::Track(const Pending& pending)
 {
+    NS_LOG_FUNCTION(this);
     if (m_pending.empty())
     {
         // Runs after the nodes' own initialisation events, also at time 0.
@@ -79,6 +90,7 @@ QueueTracker::Track(const Pending& pending)
 void
 QueueTracker::ConnectPending()
 {
+    NS_LOG_FUNCTION(this);
     for (const Pending& p : m_pending)
     {
         ConnectPrio(p.qdisc, p.link, p.fromNode, p.toNode);
@@ -89,6 +101,7 @@ QueueTracker::ConnectPending()
 void
 QueueTracker::ConnectPrio(Ptr<QueueDisc> qdisc, uint32_t link, uint32_t fromNode, uint32_t toNode)
 {
+    NS_LOG_FUNCTION(this << qdisc << link << fromNode << toNode);
     for (uint32_t i = 0; i < qdisc->GetNQueueDiscClasses(); ++i)
     {
         Band* band = AddBand(link, fromNode, toNode, i);
@@ -99,6 +112,7 @@ QueueTracker::ConnectPrio(Ptr<QueueDisc> qdisc, uint32_t link, uint32_t fromNode
 void
 QueueTracker::OnEnqueue(Band* band, Ptr<const QueueDiscItem> item)
 {
+    NS_LOG_FUNCTION(band << item);
     band->enqueuedPackets++;
     band->enqueuedBytes += item->GetSize();
     // PacketsInQueue has already counted this packet
@@ -108,6 +122,7 @@ QueueTracker::OnEnqueue(Band* band, Ptr<const QueueDiscItem> item)
 void
 QueueTracker::OnDequeue(Band* band, Ptr<const QueueDiscItem> item)
 {
+    NS_LOG_FUNCTION(band << item);
     band->dequeuedPackets++;
     band->dequeuedBytes += item->GetSize();
 }
@@ -115,13 +130,16 @@ QueueTracker::OnDequeue(Band* band, Ptr<const QueueDiscItem> item)
 void
 QueueTracker::OnDrop(Band* band, Ptr<const QueueDiscItem> item)
 {
+    NS_LOG_FUNCTION(band << item);
     band->droppedPackets++;
     band->droppedBytes += item->GetSize();
+    band->tracker->m_dropTrace(band->link, band->fromNode, band->toNode, band->band, item);
 }
 
 void
 QueueTracker::OnDropBeforeEnqueue(Band* band, Ptr<const QueueDiscItem>, const char* reason)
 {
+    NS_LOG_FUNCTION(band << reason);
     if (std::strcmp(reason, SharedBuffer::POOL_FULL_DROP) == 0 ||
         std::strcmp(reason, SharedBuffer::THRESHOLD_DROP) == 0)
     {
@@ -132,6 +150,7 @@ QueueTracker::OnDropBeforeEnqueue(Band* band, Ptr<const QueueDiscItem>, const ch
 void
 QueueTracker::OnBacklog(Band* band, uint32_t, uint32_t newValue)
 {
+    NS_LOG_FUNCTION(band << newValue);
     band->backlog = newValue;
     band->maxBacklog = std::max(band->maxBacklog, newValue);
 }
@@ -139,12 +158,14 @@ QueueTracker::OnBacklog(Band* band, uint32_t, uint32_t newValue)
 void
 QueueTracker::OnMark(Band* band, Ptr<const QueueDiscItem>, const char*)
 {
+    NS_LOG_FUNCTION(band);
     band->markedPackets++;
 }
 
 std::string
 QueueTracker::ToCsv() const
 {
+    NS_LOG_FUNCTION(this);
     std::ostringstream os;
     os << "link,from_node,to_node,band,enqueued_packets,enqueued_bytes,dequeued_packets,"
           "dequeued_bytes,dropped_packets,dropped_bytes,max_backlog_packets,marked_packets,"

@@ -9,6 +9,7 @@
 
 #include "ns3/object.h"
 #include "ns3/queue-disc.h"
+#include "ns3/traced-callback.h"
 
 #include <deque>
 #include <string>
@@ -41,12 +42,28 @@ class QueueTracker : public Object
     /// shared buffer refused: pool full or the band at its dynamic threshold)
     std::string ToCsv() const;
 
+    /**
+     * \brief Signature of the Drop trace source: a tracked band dropped a packet
+     * (one call per packet counted in dropped_packets of ToCsv()).
+     * \param link the link's index
+     * \param fromNode the node the egress belongs to
+     * \param toNode the node at the link's other end
+     * \param band the band (child queue disc) that dropped it
+     * \param item the dropped packet
+     */
+    typedef void (*DropCallback)(uint32_t link,
+                                 uint32_t fromNode,
+                                 uint32_t toNode,
+                                 uint32_t band,
+                                 Ptr<const QueueDiscItem> item);
+
   protected:
     void DoDispose() override;
 
   private:
     struct Band
     {
+        QueueTracker* tracker; //!< the owner, whose Drop trace fires
         uint32_t link;
         uint32_t fromNode;
         uint32_t toNode;
@@ -88,6 +105,8 @@ class QueueTracker : public Object
     // deques: the pointers handed to trace sinks stay valid as they grow
     std::deque<Band> m_bands;
     std::vector<Pending> m_pending; //!< queue discs to hook once they are initialised
+    /// A band dropped a packet: see DropCallback.
+    TracedCallback<uint32_t, uint32_t, uint32_t, uint32_t, Ptr<const QueueDiscItem>> m_dropTrace;
 };
 
 } // namespace ns3
