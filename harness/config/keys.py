@@ -87,8 +87,8 @@ _INTROS = {
     "background.steps[]": "Each entry of `background.steps`, in increasing `at`: "
                           "`{ at = 1.0, load = 0.3 }` or `{ at = 1.0, rate = 50 }`.",
     "training": "One training job (`[training]`), or one table per job in a list "
-                "(`[[training]]`). Keys marked ring: or ps: belong to that `architecture` "
-                "only; another architecture's key is an error unless it has its default.",
+                "(`[[training]]`). Keys marked with an architecture's name (e.g. ring:) belong to "
+                "that `architecture` only; another architecture's key is an error unless it has its default.",
     "training.slowdowns[]": "Each entry of `training.slowdowns`, e.g. `{ worker = 1, "
                             "start = 1.0, end = 1.5, factor = 3.0 }`; every key is "
                             "required, and periods of one worker may not overlap.",

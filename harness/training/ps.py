@@ -40,7 +40,7 @@ class PsSettings(TrainingConfig):
     ring's fusion_buffer is refused: an unknown key here)."""
 
     architecture: Literal["ps"] = Field(description=(
-        "`ring` (ring allreduce) or `ps` (parameter servers)"))
+        "the job's architecture, one of `harness list`'s (this one: parameter servers)"))
     servers: Int(1, MAX_NODES) = Field(1, description="ps: number of shards K")
     server_placement: Literal[SERVER_PLACEMENTS] = Field("dedicated", description=(
         "ps: `dedicated` (the first hosts without a worker) or `colocated` (on workers "

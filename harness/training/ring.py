@@ -29,7 +29,7 @@ class RingSettings(TrainingConfig):
     parameter server's are refused: an unknown key here)."""
 
     architecture: Literal["ring"] = Field("ring", description=(
-        "`ring` (ring allreduce) or `ps` (parameter servers)"))
+        "the job's architecture, one of `harness list`'s (this one: ring allreduce)"))
     fusion_buffer: Annotated[Optional[Int(1, INT64_MAX)], Toml(default="largest layer + 1")] = \
         Field(None, description="ring: tensor-fusion buffer, bytes")
 

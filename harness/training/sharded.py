@@ -39,7 +39,8 @@ class ShardedSettings(TrainingConfig):
     unknown key here)."""
 
     architecture: Literal["sharded"] = Field(description=(
-        "`ring` (ring allreduce), `ps` (parameter servers) or `sharded` (FSDP / ZeRO-3)"))
+        "the job's architecture, one of `harness list`'s (this one: sharded data "
+        "parallel, FSDP / ZeRO-3)"))
     group_bytes: Annotated[Optional[Int(1, INT64_MAX)], Toml(default="largest layer + 1")] = \
         Field(None, description=(
             "sharded: size of a layer group (FSDP unit), bytes: consecutive layers up to it "
