@@ -486,18 +486,27 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
         click.echo(prof.to_frame().to_csv(index=False), nl=False)
 
 
+def _cell_runner_options(command):
+    """-j, --executor and --scheduler: how the cells of a sweep or a search run."""
+    for option in reversed((
+            click.option("-j", "--jobs", type=click.IntRange(1), default=None,
+                         help="Cells run at once (default: CPU count)."),
+            click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
+                         show_default=True, help="Forked local processes, or a Dask cluster."),
+            click.option("--scheduler", metavar="ADDRESS",
+                         help="Dask scheduler address (default with --executor dask: a "
+                              "LocalCluster)."))):
+        command = option(command)
+    return command
+
+
 # --------------------------------------------------------------------------
 # sweep
 
 
 @main.command()
 @click.argument("grid_file", metavar="GRID", shell_complete=_completions("sweep"))
-@click.option("-j", "--jobs", type=click.IntRange(1), default=None,
-              help="Cells run at once (default: CPU count).")
-@click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
-              show_default=True, help="Forked local processes, or a Dask cluster.")
-@click.option("--scheduler", metavar="ADDRESS",
-              help="Dask scheduler address (default with --executor dask: a LocalCluster).")
+@_cell_runner_options
 @click.option("--resume", is_flag=True, help="Continue a sweep directory: run unfinished cells.")
 @click.option("--retry-failed", is_flag=True, help="With --resume: run failed cells again.")
 @click.option("-o", "--output", metavar="DIR",
@@ -604,12 +613,7 @@ the tables of the finished ones and prints the --resume command."""
 
 @main.command()
 @click.argument("grid_file", metavar="GRID", shell_complete=_completions("sweep"))
-@click.option("-j", "--jobs", type=click.IntRange(1), default=None,
-              help="Cells run at once (default: CPU count).")
-@click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
-              show_default=True, help="Forked local processes, or a Dask cluster.")
-@click.option("--scheduler", metavar="ADDRESS",
-              help="Dask scheduler address (default with --executor dask: a LocalCluster).")
+@_cell_runner_options
 @click.option("--resume", is_flag=True,
               help="Continue a search directory: finished cells are kept, the searches "
                    "replayed from them.")
