@@ -207,7 +207,7 @@ def overhead(r: Runner, cfg: BenchConfig) -> dict:
 # What any Python program driving ns-3 through cppyy pays before its first
 # event, whatever it does next: the interpreter, pandas (the harness's tables)
 # and cppyy with ns-3 and our library loaded (PCH included).
-FLOOR_PROGRAM = "import pandas\nfrom harness import ns3\nns3.load(quiet=True)\n"
+FLOOR_PROGRAM = "import pandas\nfrom harness.engine import ns3\nns3.load(quiet=True)\n"
 
 
 def bindings_floor(r: Runner, reps: int, native_user_s: float) -> dict:

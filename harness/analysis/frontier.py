@@ -1,7 +1,7 @@
 """The knob frontier (docs/user-guide/frontier.md): per point of a sweep,
 each arm's training slowdown against the background's gains, the Pareto set
 of the arms, and the best arm that costs training nothing. Pure: from a
-sweep's deltas_mean table only (harness.aggregate), no ns-3, no files.
+sweep's deltas_mean table only (harness.sweeps.aggregate), no ns-3, no files.
 
 - slowdown: the iteration-time change against the point's reference arm
   (`change`, `change_low`, `change_high` of deltas_mean's `iteration_time`);
