@@ -33,6 +33,8 @@ CASES=(
   "two-jobs|two-jobs|run.duration=0.6"
   "link-changes-steps|thesis|scale=10 run.duration=1.2 network.link_changes=[{at=0.5,rate=\"500Mbps\"}] background.steps=[{at=0.6,load=0.4}]"
   "min-iterations|thesis|scale=10 run.duration=0.5 run.min_iterations=2"
+  "sharded|sharded|run.duration=0.8"
+  "sharded-low-noreshard|sharded|run.duration=0.8 training.priority=low training.reshard_after_forward=false training.prefetch_depth=0"
 )
 
 run_set() {

@@ -253,9 +253,8 @@ RingAllreduceJob::AddWorker(Ptr<RingAllreduceWorker> worker)
         SetScheduler("ns3::FifoScheduler", {});
     }
     m_workers.push_back(worker);
-    m_bytesSent.push_back(0);
     m_records.AddWorker(m_workers.size() - 1);
-    m_openTransfers.emplace_back();
+    m_transfers.AddWorker();
     m_workerFinished.push_back(false);
     return m_workers.size() - 1;
 }
@@ -368,15 +367,7 @@ RingAllreduceJob::NotifyPartitionSent(uint32_t rank,
 {
     NS_LOG_FUNCTION(this << rank << step << partition << bytes);
     CheckRank(rank);
-    m_openTransfers[rank].push_back(m_transfers.size());
-    m_transfers.push_back(TransferRow{rank,
-                                      m_current.first,
-                                      m_current.second,
-                                      step,
-                                      partition,
-                                      bytes,
-                                      Simulator::Now().GetNanoSeconds(),
-                                      -1});
+    m_transfers.Sent(rank, m_current.first, m_current.second, step, partition, bytes);
 }
 
 void
@@ -384,30 +375,24 @@ RingAllreduceJob::NotifyPartitionReceived(uint32_t rank, uint32_t step)
 {
     NS_LOG_FUNCTION(this << rank << step);
     CheckRank(rank);
-    const uint32_t sender = (rank + m_workers.size() - 1) % m_workers.size();
-    auto& open = m_openTransfers[sender];
-    if (open.empty())
+    std::string error;
+    const RingTransfers::Row* row =
+        m_transfers.Received(rank, step, m_current.first, m_current.second, error);
+    if (!error.empty())
     {
-        NotifyError(rank, "received a partition its left neighbour never sent");
-        return;
+        NotifyError(rank, error);
     }
-    TransferRow& row = m_transfers[open.front()];
-    open.pop_front();
-    if (row.step != step || row.iteration != m_current.first || row.buffer != m_current.second)
+    if (row)
     {
-        NotifyError(rank,
-                    "partition received out of order (step " + std::to_string(step) +
-                        ", expected " + std::to_string(row.step) + ")");
+        m_transferTrace(row->worker,
+                        row->iteration,
+                        row->unit,
+                        row->step,
+                        row->partition,
+                        row->bytes,
+                        NanoSeconds(row->startNs),
+                        NanoSeconds(row->endNs));
     }
-    row.endNs = Simulator::Now().GetNanoSeconds();
-    m_transferTrace(row.worker,
-                    row.iteration,
-                    row.buffer,
-                    row.step,
-                    row.partition,
-                    row.bytes,
-                    NanoSeconds(row.startNs),
-                    NanoSeconds(row.endNs));
 }
 
 void
@@ -415,7 +400,7 @@ RingAllreduceJob::NotifyBytesSent(uint32_t rank, uint64_t bytes)
 {
     NS_LOG_FUNCTION(this << rank << bytes);
     CheckRank(rank);
-    m_bytesSent[rank] += bytes;
+    m_transfers.AddBytesSent(rank, bytes);
 }
 
 void
@@ -432,7 +417,7 @@ RingAllreduceJob::GetBytesSent(uint32_t worker) const
 {
     NS_LOG_FUNCTION(this << worker);
     CheckRank(worker);
-    return m_bytesSent[worker];
+    return m_transfers.GetBytesSent(worker);
 }
 
 uint64_t
@@ -483,10 +468,10 @@ RingAllreduceJob::TransfersCsv() const
     NS_LOG_FUNCTION(this);
     std::ostringstream os;
     os << "job,worker,iteration,buffer,layers,step,partition,bytes,start_ns,end_ns\n";
-    for (const auto& r : m_transfers)
+    for (const auto& r : m_transfers.GetRows())
     {
-        os << m_jobId << ',' << r.worker << ',' << r.iteration << ',' << r.buffer << ','
-           << m_buffers[r.buffer].label << ',' << r.step << ',' << r.partition << ','
+        os << m_jobId << ',' << r.worker << ',' << r.iteration << ',' << r.unit << ','
+           << m_buffers[r.unit].label << ',' << r.step << ',' << r.partition << ','
            << r.bytes << ',' << r.startNs << ',' << r.endNs << '\n';
     }
     return os.str();

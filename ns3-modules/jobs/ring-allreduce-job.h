@@ -15,6 +15,7 @@
 #define DDNN_RING_ALLREDUCE_JOB_H
 
 #include "comm-scheduler.h"
+#include "ring-transfers.h"
 #include "training-job.h"
 
 #include "ns3/event-id.h"
@@ -23,7 +24,6 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -169,19 +169,6 @@ class RingAllreduceJob : public TrainingJob
     void CheckDescribable(const char* what) const override;
 
   private:
-    struct TransferRow
-    {
-        uint32_t worker;
-        uint64_t iteration;
-        uint32_t buffer;
-        uint32_t step;
-        uint32_t partition;
-        uint64_t bytes;
-        int64_t startNs;
-        int64_t endNs;
-    };
-
-
     struct AllreduceRow
     {
         uint64_t iteration;
@@ -214,9 +201,7 @@ class RingAllreduceJob : public TrainingJob
     EventId m_tryStartEvent;
 
     // results
-    std::vector<uint64_t> m_bytesSent;
-    std::vector<TransferRow> m_transfers;
-    std::vector<std::deque<size_t>> m_openTransfers; //!< per sender, rows in send order
+    RingTransfers m_transfers; //!< partitions sent and received, bytes written
     std::vector<AllreduceRow> m_allreduces;
     uint64_t m_nAllreduces;
 

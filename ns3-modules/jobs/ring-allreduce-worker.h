@@ -3,13 +3,10 @@
 // backward of a layer that closes a fused buffer, the job's syncer is told
 // the buffer is ready; the syncer starts its allreduce on every worker.
 //
-// The ring runs over ONE persistent TCP connection to the right neighbour
-// (opened at application start) and the one accepted from the left
-// neighbour. A buffer is split into N partitions; at step s (of 2(N-1)) this
-// worker sends partition (rank - s) mod N, and sends step s+1 only once the
-// whole step-s partition from the left has arrived. Bytes are not tagged:
-// both ends know the partition sizes in order, so received-byte accounting
-// on the stream tells when a partition is complete. The allreduce is
+// The ring (RingChannel) runs over ONE persistent TCP connection to the
+// right neighbour (opened at application start) and the one accepted from
+// the left neighbour. A buffer is split into N partitions and allreduced in
+// 2(N-1) steps (a reduce-scatter, then an all-gather); the allreduce is
 // finished here when the last partition has arrived.
 //
 // Forward of layer i in iteration k > 0 starts when layer i's gradients of
@@ -19,10 +16,10 @@
 #define DDNN_RING_ALLREDUCE_WORKER_H
 
 #include "ring-allreduce-job.h"
+#include "ring-channel.h"
 #include "training-worker.h"
 
 #include "ns3/ipv4-address.h"
-#include "ns3/socket.h"
 
 #include <vector>
 
@@ -67,50 +64,27 @@ class RingAllreduceWorker : public TrainingWorker
     /// Tell the job's syncer about the buffers that close after `layer`.
     void GradientsReady(uint64_t iteration, uint32_t layer) override;
 
-    // ring
-    void SendStep(uint32_t step);
-    void Flush(Ptr<Socket> socket, uint32_t available);
-    void ProcessReceived();
-    uint32_t SendPartition(uint32_t step) const;
-    uint32_t ReceivePartition(uint32_t step) const;
-    void SetTos(uint8_t tos);
+    /// Stop the ring with the compute (the connections stay up).
+    void StopCommunication() override;
 
-    // sockets
-    void ConnectionSucceeded(Ptr<Socket> socket);
-    void ConnectionFailed(Ptr<Socket> socket);
-    bool AcceptRequest(Ptr<Socket> socket, const Address& from);
-    void Accepted(Ptr<Socket> socket, const Address& from);
-    void Receive(Ptr<Socket> socket);
-    void SendSocketClosed(Ptr<Socket> socket);
-    void SendSocketError(Ptr<Socket> socket);
-    void RecvSocketClosed(Ptr<Socket> socket);
-    void RecvSocketError(Ptr<Socket> socket);
-    void ClearCallbacks(Ptr<Socket> socket);
+    // the channel's callbacks
+    uint64_t PartitionBytes(uint32_t partition) const;
+    void PartitionSent(uint32_t step, uint32_t partition, uint64_t bytes);
+    void BytesSent(uint64_t bytes);
+    void PartitionReceived(uint32_t step);
+    void AllreduceDone();
 
     Ptr<RingAllreduceJob> m_job; //!< the job (TrainingWorker's, typed)
-    uint32_t m_n;
     Ipv4Address m_left;
     Ipv4Address m_right;
 
     std::vector<uint32_t> m_partsSynced; //!< per layer: its buffers allreduced this iteration
 
-    // allreduce state
-    bool m_arActive;
+    // the allreduce in flight
     uint64_t m_arIteration;
     uint32_t m_arBuffer;
-    uint32_t m_rxStep;      //!< step whose partition is being received
-    uint64_t m_rxInStep;    //!< bytes of it received so far
-    uint64_t m_rxUnclaimed; //!< received bytes not yet assigned to a partition
-    uint64_t m_rxTotal;
-    uint64_t m_txBacklog;   //!< bytes of sent partitions not yet in the socket
 
-    // sockets
-    Ptr<Socket> m_sendSocket;
-    Ptr<Socket> m_listener;
-    Ptr<Socket> m_recvSocket;
-    bool m_connected; //!< connection to the right neighbour is up
-    bool m_leftUp;    //!< connection from the left neighbour is up
-    int32_t m_ackTos; //!< from the job: ToS of the receiving socket; -1 = buffer's
+    Ptr<RingChannel> m_ring; //!< the two ring connections and the steps over them
 };
 
 } // namespace ns3

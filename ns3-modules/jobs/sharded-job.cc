@@ -317,9 +317,8 @@ ShardedJob::AddWorker(Ptr<ShardedWorker> worker)
                     "ShardedJob: workers must be added before the job runs");
     NS_ABORT_MSG_IF(m_groups.empty(), "ShardedJob: SetGroups() before adding workers");
     m_workers.push_back(worker);
-    m_bytesSent.push_back(0);
     m_records.AddWorker(m_workers.size() - 1);
-    m_openTransfers.emplace_back();
+    m_transfers.AddWorker();
     m_workerFinished.push_back(false);
     return m_workers.size() - 1;
 }
@@ -432,15 +431,7 @@ ShardedJob::NotifyPartitionSent(uint32_t rank, uint32_t step, uint32_t partition
 {
     NS_LOG_FUNCTION(this << rank << step << partition << bytes);
     CheckRank(rank);
-    m_openTransfers[rank].push_back(m_transfers.size());
-    m_transfers.push_back(TransferRow{rank,
-                                      m_current.first,
-                                      m_current.second,
-                                      step,
-                                      partition,
-                                      bytes,
-                                      Simulator::Now().GetNanoSeconds(),
-                                      -1});
+    m_transfers.Sent(rank, m_current.first, m_current.second, step, partition, bytes);
 }
 
 void
@@ -448,30 +439,24 @@ ShardedJob::NotifyPartitionReceived(uint32_t rank, uint32_t step)
 {
     NS_LOG_FUNCTION(this << rank << step);
     CheckRank(rank);
-    const uint32_t sender = (rank + m_workers.size() - 1) % m_workers.size();
-    auto& open = m_openTransfers[sender];
-    if (open.empty())
+    std::string error;
+    const RingTransfers::Row* row =
+        m_transfers.Received(rank, step, m_current.first, m_current.second, error);
+    if (!error.empty())
     {
-        NotifyError(rank, "received a partition its left neighbour never sent");
-        return;
+        NotifyError(rank, error);
     }
-    TransferRow& row = m_transfers[open.front()];
-    open.pop_front();
-    if (row.step != step || row.iteration != m_current.first || row.slot != m_current.second)
+    if (row)
     {
-        NotifyError(rank,
-                    "partition received out of order (step " + std::to_string(step) +
-                        ", expected " + std::to_string(row.step) + ")");
+        m_transferTrace(row->worker,
+                        row->iteration,
+                        row->unit,
+                        row->step,
+                        row->partition,
+                        row->bytes,
+                        NanoSeconds(row->startNs),
+                        NanoSeconds(row->endNs));
     }
-    row.endNs = Simulator::Now().GetNanoSeconds();
-    m_transferTrace(row.worker,
-                    row.iteration,
-                    row.slot,
-                    row.step,
-                    row.partition,
-                    row.bytes,
-                    NanoSeconds(row.startNs),
-                    NanoSeconds(row.endNs));
 }
 
 void
@@ -479,7 +464,7 @@ ShardedJob::NotifyBytesSent(uint32_t rank, uint64_t bytes)
 {
     NS_LOG_FUNCTION(this << rank << bytes);
     CheckRank(rank);
-    m_bytesSent[rank] += bytes;
+    m_transfers.AddBytesSent(rank, bytes);
 }
 
 void
@@ -496,7 +481,7 @@ ShardedJob::GetBytesSent(uint32_t worker) const
 {
     NS_LOG_FUNCTION(this << worker);
     CheckRank(worker);
-    return m_bytesSent[worker];
+    return m_transfers.GetBytesSent(worker);
 }
 
 uint64_t
@@ -540,11 +525,11 @@ ShardedJob::TransfersCsv() const
     std::ostringstream os;
     os << "job,worker,iteration,buffer,kind,group,layers,tos,step,partition,bytes,start_ns,"
           "end_ns\n";
-    for (const auto& r : m_transfers)
+    for (const auto& r : m_transfers.GetRows())
     {
-        const uint32_t g = GetSlotGroup(r.slot);
-        os << m_jobId << ',' << r.worker << ',' << r.iteration << ',' << r.slot << ','
-           << KindName(r.slot) << ',' << g << ',' << m_groups[g].label << ','
+        const uint32_t g = GetSlotGroup(r.unit);
+        os << m_jobId << ',' << r.worker << ',' << r.iteration << ',' << r.unit << ','
+           << KindName(r.unit) << ',' << g << ',' << m_groups[g].label << ','
            << unsigned(GetGroupTos(g)) << ',' << r.step << ',' << r.partition << ',' << r.bytes
            << ',' << r.startNs << ',' << r.endNs << '\n';
     }

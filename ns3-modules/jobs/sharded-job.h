@@ -27,6 +27,7 @@
 #ifndef DDNN_SHARDED_JOB_H
 #define DDNN_SHARDED_JOB_H
 
+#include "ring-transfers.h"
 #include "training-job.h"
 
 #include "ns3/event-id.h"
@@ -35,7 +36,6 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <set>
 #include <string>
@@ -199,18 +199,6 @@ class ShardedJob : public TrainingJob
         std::string label;
     };
 
-    struct TransferRow
-    {
-        uint32_t worker;
-        uint64_t iteration;
-        uint32_t slot;
-        uint32_t step;
-        uint32_t partition;
-        uint64_t bytes;
-        int64_t startNs;
-        int64_t endNs;
-    };
-
     struct CollectiveRow
     {
         uint64_t iteration;
@@ -247,9 +235,7 @@ class ShardedJob : public TrainingJob
     EventId m_tryStartEvent;
 
     // results
-    std::vector<uint64_t> m_bytesSent;
-    std::vector<TransferRow> m_transfers;
-    std::vector<std::deque<size_t>> m_openTransfers; //!< per sender, rows in send order
+    RingTransfers m_transfers; //!< partitions sent and received, bytes written
     std::vector<CollectiveRow> m_collectives;
     uint64_t m_nCollectives;
 

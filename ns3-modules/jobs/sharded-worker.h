@@ -15,22 +15,20 @@
 // training worker (TrainingWorker's LayerCompute does the arithmetic; its
 // data-parallel timeline, whose backward never waits, is not run here).
 //
-// Ring: ONE persistent TCP connection to the right neighbour (opened at
-// start) and the one accepted from the left neighbour, as a ring-allreduce
-// worker's. A collective of a group of S bytes runs N-1 steps; at step s this
-// worker sends partition (rank - s) mod N (S//N bytes, the first S%N one byte
-// larger), and step s+1 only once the whole step-s partition from the left
-// has arrived. Bytes are not tagged: both ends know the partition sizes in
-// order. The collective is finished here when the last partition arrived.
+// Ring: a RingChannel, as a ring-allreduce worker's (ONE persistent TCP
+// connection to the right neighbour, opened at start, and the one accepted
+// from the left neighbour). A collective of a group of S bytes runs N-1
+// steps over it, in partitions of S//N bytes (the first S%N one byte
+// larger); it is finished here when the last partition arrived.
 #ifndef DDNN_SHARDED_WORKER_H
 #define DDNN_SHARDED_WORKER_H
 
+#include "ring-channel.h"
 #include "sharded-job.h"
 #include "training-worker.h"
 
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
-#include "ns3/socket.h"
 
 #include <vector>
 
@@ -96,28 +94,14 @@ class ShardedWorker : public TrainingWorker
     uint32_t CurrentLayer() const;
     Time Duration(Time work) const;
 
-    // ring
-    void SendStep(uint32_t step);
-    void Flush(Ptr<Socket> socket, uint32_t available);
-    void ProcessReceived();
-    uint32_t SendPartition(uint32_t step) const;
-    uint32_t ReceivePartition(uint32_t step) const;
-    void SetTos(uint8_t tos);
-
-    // sockets
-    void ConnectionSucceeded(Ptr<Socket> socket);
-    void ConnectionFailed(Ptr<Socket> socket);
-    bool AcceptRequest(Ptr<Socket> socket, const Address& from);
-    void Accepted(Ptr<Socket> socket, const Address& from);
-    void Receive(Ptr<Socket> socket);
-    void SendSocketClosed(Ptr<Socket> socket);
-    void SendSocketError(Ptr<Socket> socket);
-    void RecvSocketClosed(Ptr<Socket> socket);
-    void RecvSocketError(Ptr<Socket> socket);
-    void ClearCallbacks(Ptr<Socket> socket);
+    // the channel's callbacks
+    uint64_t PartitionBytes(uint32_t partition) const;
+    void PartitionSent(uint32_t step, uint32_t partition, uint64_t bytes);
+    void BytesSent(uint64_t bytes);
+    void PartitionReceived(uint32_t step);
+    void RingDone();
 
     Ptr<ShardedJob> m_job; //!< the job (TrainingWorker's, typed)
-    uint32_t m_n;
     Ipv4Address m_left;
     Ipv4Address m_right;
 
@@ -133,24 +117,12 @@ class ShardedWorker : public TrainingWorker
     EventId m_event;
     Time m_computeStart;
 
-    // collective state
-    bool m_collActive;
+    // the collective in flight
     uint64_t m_collIteration;
     uint32_t m_collSlot;
     uint32_t m_collGroup;
-    uint32_t m_rxStep;      //!< step whose partition is being received
-    uint64_t m_rxInStep;    //!< bytes of it received so far
-    uint64_t m_rxUnclaimed; //!< received bytes not yet assigned to a partition
-    uint64_t m_rxTotal;
-    uint64_t m_txBacklog;   //!< bytes of sent partitions not yet in the socket
 
-    // sockets
-    Ptr<Socket> m_sendSocket;
-    Ptr<Socket> m_listener;
-    Ptr<Socket> m_recvSocket;
-    bool m_connected; //!< connection to the right neighbour is up
-    bool m_leftUp;    //!< connection from the left neighbour is up
-    int32_t m_ackTos; //!< from the job: ToS of the receiving socket; -1 = collective's
+    Ptr<RingChannel> m_ring; //!< the two ring connections and the steps over them
 };
 
 } // namespace ns3

@@ -103,6 +103,13 @@ TrainingWorker::StopApplication()
     // look like a failure to the peers that are still running).
     m_running = false;
     m_compute.Stop();
+    StopCommunication();
+}
+
+void
+TrainingWorker::StopCommunication()
+{
+    NS_LOG_FUNCTION(this);
 }
 
 void

@@ -5,8 +5,9 @@
 // (TrainingJob). The application starts by setting up the compute from the
 // job's per-layer table, lets the architecture open its connections
 // (StartCommunication) and starts computing; it stops by stopping the
-// compute, leaving the connections as they are (a close would look like a
-// failure to the peers still running). RingAllreduceWorker and PsWorker
+// compute and letting the architecture stop sending (StopCommunication),
+// leaving the connections as they are (a close would look like a failure to
+// the peers still running). RingAllreduceWorker, ShardedWorker and PsWorker
 // derive from it and say what happens to a layer's gradients once its
 // backward is done (GradientsReady) and when the network delivered them
 // (LayerCompute::SetSynced).
@@ -62,6 +63,9 @@ class TrainingWorker : public Application
     /// called once the compute is set up and m_running is true, before the
     /// compute starts.
     virtual void StartCommunication() = 0;
+    /// The architecture's part of StopApplication, once m_running is false:
+    /// stop sending (the connections stay up; by default, nothing to do).
+    virtual void StopCommunication();
     /// Backward of `layer` in `iteration` finished: its gradients are ready
     /// (the LayerCompute callback).
     virtual void GradientsReady(uint64_t iteration, uint32_t layer) = 0;
