@@ -41,6 +41,7 @@ class JobPlan:
     ports: tuple[int, int]          # first and last port the job listens on
     network_ms: float               # one iteration's communication at line rate (for R)
     layer_tos: tuple[int, ...] = ()  # IP ToS of each layer's gradients
+    deadline_tos: int = -1          # class raised to when slack runs out; -1 none
     ideal_iteration_s: float = 0.0  # the analytic no-contention iteration
     # stragglers: per worker, the compute factor of iterations 0..n-1 (harness.training.stragglers)
     compute_factors: tuple[tuple[float, ...], ...] = ()
@@ -53,7 +54,7 @@ class JobPlan:
         from harness.training import UNUSED_PLAN_KEYS   # the registry (it imports this module)
 
         return {"hosts": list(self.hosts), "tos": self.tos, "layer_tos": list(self.layer_tos),
-                **UNUSED_PLAN_KEYS, "profile": self.profile.name,
+                **UNUSED_PLAN_KEYS, "deadline_tos": self.deadline_tos, "profile": self.profile.name,
                 "compute_ms": self.profile.compute_ms,
                 "ideal_iteration_s": self.ideal_iteration_s}
 
@@ -64,7 +65,8 @@ class JobPlan:
 
     def tos_used(self) -> set[int]:
         """Every class the job's traffic may travel in."""
-        return {self.tos, *self.layer_tos}
+        return {self.tos, *self.layer_tos} | ({self.deadline_tos} if self.deadline_tos >= 0
+                                              else set())
 
 
 @dataclass
@@ -246,6 +248,22 @@ def layer_tos(cfg: Any, profile: profiles.Profile, classes,
                               f"{profile.name!r} has layers 0-{profile.n_layers - 1}")
         tos[first:last + 1] = [classes.tos(cls, where)] * (last - first + 1)
     return tuple(tos)
+
+
+def deadline_tos(cfg: Any, classes) -> int:
+    """The deadline-aware class's ToS (training.deadline_class), -1 if off."""
+    if cfg.deadline_class is None:
+        return -1
+    return classes.tos(cfg.deadline_class, "training.deadline_class")
+
+
+def deadline_lines(job: JobPlan) -> list[str]:
+    """The job attributes of the deadline-aware class (TrainingJob's
+    DeadlineTos and the link rate its slack is estimated at); none when off."""
+    if job.deadline_tos < 0:
+        return []
+    return [recipe_attribute("DeadlineTos", str(job.deadline_tos)),
+            recipe_attribute("LinkBps", str(int(job.link_bps)))]
 
 
 def recipe_attribute(name: str, value: str) -> str:

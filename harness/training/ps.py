@@ -17,9 +17,9 @@ from harness.engine.recipe_tokens import token_list
 from harness.config.schema.base import Bool, Bytes, Hosts, Int, Str, Time, Toml
 from harness.config.schema.topology import MAX_NODES
 from harness.config.schema.training import TrainingConfig
-from harness.training.common import (Architecture, JobPlan, JobTables, layer_lines, load,
-                                     recipe_attribute, recipe_scheduler,
-                                     read_csv, scaled_bytes)
+from harness.training.common import (Architecture, JobPlan, JobTables, deadline_lines,
+                                     deadline_tos, layer_lines, load, recipe_attribute,
+                                     recipe_scheduler, read_csv, scaled_bytes)
 
 
 #: Aggregation unit for aggregation = "chunk" with a policy that sends whole tensors.
@@ -52,8 +52,6 @@ class PsSettings(TrainingConfig):
     aggregation_chunk: Annotated[Optional[Bytes()],
                                  Toml(default="the policy's chunk, else 64 KiB")] = Field(
         None, description="ps, chunk aggregation: the unit")
-    deadline_class: Annotated[Optional[Str], Toml(default="off")] = Field(None, description=(
-        "ps: raise a transfer not yet in TCP to this class when its slack runs out"))
     # pulls of an iteration wait until every tensor of it is aggregated on every
     # shard (TensorFlow's synchronous PS, TicTac's setting): pulls do not overlap pushes
     pull_barrier: Bool = Field(False, description=(
@@ -134,18 +132,14 @@ def aggregation_bytes(cfg: Any) -> int:
 class PsPlan(JobPlan):
     server_hosts: tuple[int, ...] = ()   # host of each shard
     tensor_shards: tuple[int, ...] = ()  # shard of each tensor
-    deadline_tos: int = -1               # class raised to when slack runs out; -1 none
 
     def resolved(self) -> dict[str, Any]:
         return {**super().resolved(), "server_hosts": list(self.server_hosts),
-                "tensor_shards": list(self.tensor_shards), "deadline_tos": self.deadline_tos}
+                "tensor_shards": list(self.tensor_shards)}
 
     @property
     def all_hosts(self) -> tuple[int, ...]:
         return (*self.hosts, *self.server_hosts)
-
-    def tos_used(self) -> set[int]:
-        return super().tos_used() | ({self.deadline_tos} if self.deadline_tos >= 0 else set())
 
 
 class ParameterServer(Architecture):
@@ -153,7 +147,7 @@ class ParameterServer(Architecture):
     summary = "parameter-server"
     job_type = "ns3::PsJob"
     settings = PsSettings
-    plan_keys = {"server_hosts": [], "tensor_shards": [], "deadline_tos": -1}
+    plan_keys = {"server_hosts": [], "tensor_shards": []}
     choices = (("training.aggregation", AGGREGATIONS),)
 
     def given_hosts(self, cfg) -> tuple[int, ...]:
@@ -189,8 +183,6 @@ class ParameterServer(Architecture):
         if len(shards) > profile.n_layers:
             raise ConfigError("training.servers", f"{len(shards)} shards for "
                               f"{profile.n_layers} tensors: a shard would hold none")
-        deadline = (classes.tos(cfg.deadline_class, "training.deadline_class")
-                    if cfg.deadline_class is not None else -1)
         ports = (cfg.port, cfg.port + classes.bands - 1)  # one per class at most
         if ports[1] > 65535:
             raise ConfigError("training.port", f"a parameter-server job listens on port + "
@@ -199,7 +191,7 @@ class ParameterServer(Architecture):
         return PsPlan(cfg, hosts, tos, profile, link_bps, ports,
                       network_ms(profile.model_bytes), server_hosts=shards,
                       tensor_shards=assign_shards(profile.layer_bytes, len(shards)),
-                      deadline_tos=deadline)
+                      deadline_tos=deadline_tos(cfg, classes))
 
     def predict(self, job: PsPlan) -> float:
         cfg = job.config
@@ -225,9 +217,8 @@ class ParameterServer(Architecture):
             ("PullBarrier", "true" if cfg.pull_barrier else "false"),
             ("ChunkOverhead", f"{round(cfg.chunk_overhead * 1e9)}ns"),
             ("Port", str(cfg.port)),
-            ("AggregationBytes", str(aggregation_bytes(cfg))),
-            ("DeadlineTos", str(job.deadline_tos)),
-            ("LinkBps", str(int(job.link_bps))))]
+            ("AggregationBytes", str(aggregation_bytes(cfg))))]
+        lines += deadline_lines(job)
         lines.append(f"job-install {token_list(job.hosts)} {token_list(job.server_hosts)}")
         return lines
 

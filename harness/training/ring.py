@@ -18,9 +18,9 @@ from harness.config.errors import ConfigError
 from harness.engine.recipe_tokens import token_list
 from harness.config.schema.base import Int, Toml
 from harness.config.schema.training import TrainingConfig
-from harness.training.common import (Architecture, JobPlan, JobTables, layer_lines, load,
-                                     recipe_attribute, recipe_scheduler,
-                                     read_csv, scaled_bytes)
+from harness.training.common import (Architecture, JobPlan, JobTables, deadline_lines,
+                                     deadline_tos, layer_lines, load, recipe_attribute,
+                                     recipe_scheduler, read_csv, scaled_bytes)
 from harness.config.units import INT64_MAX
 
 
@@ -84,8 +84,8 @@ class Ring(Architecture):
                               f"fewer than the {len(hosts)} workers: the ring would send "
                               "empty partitions")
         return RingPlan(cfg, hosts, tos, profile, link_bps, (cfg.port, cfg.port),
-                        network_ms(profile.model_bytes), fusion_buffer=fusion,
-                        partition=partition, buffers=buffers)
+                        network_ms(profile.model_bytes), deadline_tos=deadline_tos(cfg, classes),
+                        fusion_buffer=fusion, partition=partition, buffers=buffers)
 
     def predict(self, job: RingPlan) -> float:
         cfg = job.config
@@ -109,16 +109,15 @@ class Ring(Architecture):
                 recipe_attribute("Barrier", "true" if cfg.barrier else "false"),
                 recipe_attribute("Port", str(cfg.port)),
                 recipe_attribute("AckTos", str(ack_tos)),
+                *deadline_lines(job),
                 f"job-install {token_list(job.hosts)}"]
 
     def collect(self, ns_job, job: RingPlan, tos_class: dict[int, str]) -> JobTables:
-        # each partition row carries the class of its fusion buffer
-        buffers = read_csv(ns_job.BuffersCsv())
-        buffer_class = buffers.set_index("buffer")["tos"].map(tos_class)
+        # each partition row carries the class it was sent in (its buffer's,
+        # or the deadline class once raised)
         transfers = read_csv(ns_job.TransfersCsv())
         return JobTables(iterations=read_csv(ns_job.IterationsCsv()),
-                         transfers=transfers.assign(
-                             traffic_class=transfers["buffer"].map(buffer_class)),
+                         transfers=transfers.assign(traffic_class=transfers["tos"].map(tos_class)),
                          compute=read_csv(ns_job.ComputeCsv()),
                          errors=str(ns_job.GetErrors()))
 

@@ -296,6 +296,9 @@ class Sharded(Architecture):
         if cfg.barrier:
             raise ConfigError("training.barrier", "a sharded iteration ends when its last "
                               "reduce-scatter is done: there is no barrier to add; leave it out")
+        if cfg.deadline_class is not None:
+            raise ConfigError("training.deadline_class", "applies to architecture = 'ring' or "
+                              "'ps' only, not 'sharded'; leave it out")
         return values
 
     def scaled(self, cfg, k: int) -> dict[str, Any]:

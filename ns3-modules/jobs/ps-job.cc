@@ -53,18 +53,6 @@ PsJob::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&PsJob::m_aggregationBytes),
                           MakeUintegerChecker<uint64_t>())
-            .AddAttribute("DeadlineTos",
-                          "Class (IP ToS) a transfer not yet sent is raised to when its slack "
-                          "(time until the forward pass needs it minus its transfer time at "
-                          "LinkBps) runs out; -1 = off.",
-                          IntegerValue(-1),
-                          MakeIntegerAccessor(&PsJob::m_deadlineTos),
-                          MakeIntegerChecker<int32_t>(-1, 255))
-            .AddAttribute("LinkBps",
-                          "Link rate for the deadline-aware class's transfer-time estimates.",
-                          UintegerValue(10000000000ULL),
-                          MakeUintegerAccessor(&PsJob::m_linkBps),
-                          MakeUintegerChecker<uint64_t>(1))
             .AddTraceSource("TransferCompleted",
                             "A chunk committed to a channel was received by the other end: "
                             "(worker, shard, push, chunk, local, start, end); one call per "
@@ -78,8 +66,6 @@ PsJob::PsJob()
     : m_nShards(0),
       m_pullBarrier(false),
       m_chunkOverhead(Seconds(0)),
-      m_deadlineTos(-1),
-      m_linkBps(10000000000ULL),
       m_aggregationBytes(0),
       m_wired(false)
 {
@@ -178,20 +164,6 @@ PsJob::GetAggregationBytes() const
     return m_aggregationBytes;
 }
 
-int32_t
-PsJob::GetDeadlineTos() const
-{
-    NS_LOG_FUNCTION(this);
-    return m_deadlineTos;
-}
-
-uint64_t
-PsJob::GetLinkBps() const
-{
-    NS_LOG_FUNCTION(this);
-    return m_linkBps;
-}
-
 const std::vector<uint8_t>&
 PsJob::GetClasses() const
 {
@@ -261,9 +233,9 @@ PsJob::Wire()
     {
         m_classes.push_back(GetLayerTos(l));
     }
-    if (m_deadlineTos >= 0)
+    if (GetDeadlineTos() >= 0)
     {
-        m_classes.push_back(uint8_t(m_deadlineTos));
+        m_classes.push_back(uint8_t(GetDeadlineTos()));
     }
     std::sort(m_classes.begin(), m_classes.end());
     m_classes.erase(std::unique(m_classes.begin(), m_classes.end()), m_classes.end());

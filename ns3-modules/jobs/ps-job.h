@@ -64,10 +64,6 @@ class PsJob : public TrainingJob
     Time GetChunkOverhead() const;
     /// \brief Aggregation unit at the shards in bytes (0: whole tensors).
     uint64_t GetAggregationBytes() const;
-    /// \brief Class a transfer is raised to when its slack runs out; -1: none.
-    int32_t GetDeadlineTos() const;
-    /// \brief Rate used to estimate transfer times for the deadline-aware class.
-    uint64_t GetLinkBps() const;
     /// \brief Every ToS the job sends in (one TCP connection per worker, shard and class).
     const std::vector<uint8_t>& GetClasses() const;
     /// \brief Index of `tos` in GetClasses() (connection i uses port Port + i).
@@ -163,8 +159,6 @@ class PsJob : public TrainingJob
     ObjectFactory m_pullFactory;
     bool m_pullBarrier;
     Time m_chunkOverhead;
-    int32_t m_deadlineTos;
-    uint64_t m_linkBps;
     uint64_t m_aggregationBytes;
     std::vector<uint8_t> m_classes;
 

@@ -77,14 +77,10 @@ PsWorker::StartCommunication()
     NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(m_channels.size() != m_job->GetNShards(),
                     "PsWorker: not wired (PsJob::Wire() after installing every application)");
-    const uint32_t L = m_job->GetNLayers();
-    m_untilNeeded.assign(L, Time(0));
-    Time sum(0);
-    for (uint32_t i = 0; i < L; ++i)
+    m_untilNeeded.clear();
+    for (uint32_t i = 0; i < m_job->GetNLayers(); ++i)
     {
-        // after backward of layer i: backward of i-1..0, then forward of 0..i-1
-        m_untilNeeded[i] = sum;
-        sum += m_job->GetForwardTime(i) + m_job->GetBackwardTime(i);
+        m_untilNeeded.push_back(m_job->GetTimeUntilNeeded(i));
     }
     for (uint32_t s = 0; s < m_channels.size(); ++s)
     {

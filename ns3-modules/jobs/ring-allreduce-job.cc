@@ -282,7 +282,6 @@ RingAllreduceJob::NotifyBufferReady(uint32_t rank, uint64_t iteration, uint32_t 
 {
     NS_LOG_FUNCTION(this << rank << iteration << buffer);
     CheckRank(rank);
-    NS_LOG_FUNCTION(this << rank << iteration << buffer);
     Key key(iteration, buffer);
     uint32_t& count = m_readyCount[key];
     if (++count == m_workers.size())
@@ -292,9 +291,77 @@ RingAllreduceJob::NotifyBufferReady(uint32_t rank, uint64_t iteration, uint32_t 
         // the scheduler orders units by (layer, iteration, offset) or by arrival
         PsChunk unit{iteration, buf.priority, buf.offset, buf.bytes, GetLayerTos(buf.priority), -1, 0};
         unit.unit = buffer;
+        WatchDeadline(unit);
+        m_waiting.insert(key);
         m_scheduler->Enqueue(unit);
         ScheduleTryStart();
     }
+}
+
+Time
+RingAllreduceJob::GetAllreduceTime(uint64_t bytes) const
+{
+    NS_LOG_FUNCTION(this << bytes);
+    const double n = double(m_workers.size());
+    return Seconds(2.0 * (n - 1) / n * double(bytes) * 8 / double(GetLinkBps()));
+}
+
+void
+RingAllreduceJob::WatchDeadline(PsChunk& unit)
+{
+    NS_LOG_FUNCTION(this << unit.iteration << unit.unit);
+    const int32_t deadlineTos = GetDeadlineTos();
+    if (deadlineTos < 0 || unit.tos == uint8_t(deadlineTos))
+    {
+        return;
+    }
+    // Ready on every worker now; the forward pass needs the buffer's lowest
+    // layer after the compute below it (if nothing waits). Its slack runs
+    // out when what is left is its allreduce at line rate.
+    const Time needed = Simulator::Now() + GetTimeUntilNeeded(unit.tensor);
+    const Time raiseAt = needed - GetAllreduceTime(unit.bytes);
+    unit.deadlineNs = needed.GetNanoSeconds();
+    if (raiseAt <= Simulator::Now())
+    {
+        unit.tos = uint8_t(deadlineTos); // no slack left already
+        m_raised[Key(unit.iteration, unit.unit)] = Simulator::Now().GetNanoSeconds();
+        return;
+    }
+    Simulator::Schedule(raiseAt - Simulator::Now(),
+                        &RingAllreduceJob::RaiseNow,
+                        this,
+                        unit.iteration,
+                        unit.unit);
+}
+
+void
+RingAllreduceJob::RaiseNow(uint64_t iteration, uint32_t buffer)
+{
+    NS_LOG_FUNCTION(this << iteration << buffer);
+    const Key key(iteration, buffer);
+    const uint8_t tos = uint8_t(GetDeadlineTos());
+    if (m_active && m_current == key)
+    {
+        // being allreduced: what the workers have not transmitted yet moves up
+        AllreduceRow& row = m_allreduces.back();
+        if (row.tos != tos)
+        {
+            row.tos = tos;
+            row.raisedNs = Simulator::Now().GetNanoSeconds();
+            for (auto& worker : m_workers)
+            {
+                worker->RaiseAllreduce(tos);
+            }
+        }
+        return;
+    }
+    if (m_waiting.count(key) && !m_raised.count(key))
+    {
+        // waiting for the ring: it starts in the deadline class
+        m_scheduler->Raise(iteration, m_buffers.at(buffer).priority, tos);
+        m_raised[key] = Simulator::Now().GetNanoSeconds();
+    }
+    // else: allreduced already, in time
 }
 
 void
@@ -347,13 +414,24 @@ RingAllreduceJob::TryStart()
     m_active = true;
     m_finishedWorkers = 0;
     std::fill(m_workerFinished.begin(), m_workerFinished.end(), false);
-    m_allreduces.push_back(
-        AllreduceRow{m_current.first, m_current.second, Simulator::Now().GetNanoSeconds(), -1});
+    m_waiting.erase(m_current);
+    int64_t raisedNs = -1;
+    if (auto it = m_raised.find(m_current); it != m_raised.end())
+    {
+        raisedNs = it->second;
+        m_raised.erase(it);
+    }
+    m_allreduces.push_back(AllreduceRow{m_current.first,
+                                        m_current.second,
+                                        next.tos,
+                                        raisedNs,
+                                        Simulator::Now().GetNanoSeconds(),
+                                        -1});
     NS_LOG_INFO("job " << m_jobId << " starts allreduce of iteration " << m_current.first
                        << " buffer " << m_current.second);
     for (auto& worker : m_workers)
     {
-        worker->StartAllreduce(m_current.first, m_current.second);
+        worker->StartAllreduce(m_current.first, m_current.second, next.tos);
     }
 }
 
@@ -367,7 +445,13 @@ RingAllreduceJob::NotifyPartitionSent(uint32_t rank,
 {
     NS_LOG_FUNCTION(this << rank << step << partition << bytes);
     CheckRank(rank);
-    m_transfers.Sent(rank, m_current.first, m_current.second, step, partition, bytes);
+    m_transfers.Sent(rank,
+                     m_current.first,
+                     m_current.second,
+                     m_allreduces.back().tos,
+                     step,
+                     partition,
+                     bytes);
 }
 
 void
@@ -467,12 +551,12 @@ RingAllreduceJob::TransfersCsv() const
 {
     NS_LOG_FUNCTION(this);
     std::ostringstream os;
-    os << "job,worker,iteration,buffer,layers,step,partition,bytes,start_ns,end_ns\n";
+    os << "job,worker,iteration,buffer,layers,tos,step,partition,bytes,start_ns,end_ns\n";
     for (const auto& r : m_transfers.GetRows())
     {
         os << m_jobId << ',' << r.worker << ',' << r.iteration << ',' << r.unit << ','
-           << m_buffers[r.unit].label << ',' << r.step << ',' << r.partition << ','
-           << r.bytes << ',' << r.startNs << ',' << r.endNs << '\n';
+           << m_buffers[r.unit].label << ',' << unsigned(r.tos) << ',' << r.step << ','
+           << r.partition << ',' << r.bytes << ',' << r.startNs << ',' << r.endNs << '\n';
     }
     return os.str();
 }
@@ -482,12 +566,13 @@ RingAllreduceJob::AllreducesCsv() const
 {
     NS_LOG_FUNCTION(this);
     std::ostringstream os;
-    os << "job,iteration,buffer,layers,bytes,start_ns,end_ns\n";
+    os << "job,iteration,buffer,layers,bytes,tos,raised_ns,start_ns,end_ns\n";
     for (const auto& r : m_allreduces)
     {
         os << m_jobId << ',' << r.iteration << ',' << r.buffer << ','
-           << m_buffers[r.buffer].label << ',' << m_buffers[r.buffer].bytes << ',' << r.startNs
-           << ',' << r.endNs << '\n';
+           << m_buffers[r.buffer].label << ',' << m_buffers[r.buffer].bytes << ','
+           << unsigned(r.tos) << ',' << r.raisedNs << ',' << r.startNs << ',' << r.endNs
+           << '\n';
     }
     return os.str();
 }

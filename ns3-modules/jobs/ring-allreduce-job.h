@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -110,11 +111,13 @@ class RingAllreduceJob : public TrainingJob
     uint32_t GetNConnectedWorkers() const;
     /// \brief The worker of rank `rank`.
     Ptr<RingAllreduceWorker> GetWorker(uint32_t rank) const;
-    /// \brief job,worker,iteration,buffer,layers,step,partition,bytes,start_ns,end_ns
-    /// (one row per partition sent; end_ns = -1 if not yet fully received)
+    /// \brief job,worker,iteration,buffer,layers,tos,step,partition,bytes,start_ns,end_ns
+    /// (one row per partition sent, in the class of its allreduce when it was
+    /// handed to the socket; end_ns = -1 if not yet fully received)
     std::string TransfersCsv() const;
-    /// \brief job,iteration,buffer,layers,bytes,start_ns,end_ns: one row per allreduce
-    /// started (end = finished on every worker; -1 if in flight)
+    /// \brief job,iteration,buffer,layers,bytes,tos,raised_ns,start_ns,end_ns: one row
+    /// per allreduce started (tos: its class, the deadline class once raised;
+    /// raised_ns: when, -1 never; end = finished on every worker; -1 if in flight)
     std::string AllreducesCsv() const;
 
     // ---- used by RingAllreduceHelper and RingAllreduceWorker
@@ -173,6 +176,8 @@ class RingAllreduceJob : public TrainingJob
     {
         uint64_t iteration;
         uint32_t buffer;
+        uint8_t tos;      //!< its class (the deadline class once raised)
+        int64_t raisedNs; //!< raised to the deadline class at; -1 never
         int64_t startNs;
         int64_t endNs;
     };
@@ -181,6 +186,13 @@ class RingAllreduceJob : public TrainingJob
 
     void ScheduleTryStart();
     void TryStart();
+    /// An allreduce of `bytes` at LinkBps (2(N-1)/N of them leave each worker).
+    Time GetAllreduceTime(uint64_t bytes) const;
+    /// With a deadline class: raise `unit` now if its slack is gone, else
+    /// schedule RaiseNow for when it runs out.
+    void WatchDeadline(PsChunk& unit);
+    /// The slack of (iteration, buffer) ran out: raise it if it waits or runs.
+    void RaiseNow(uint64_t iteration, uint32_t buffer);
     void CheckRank(uint32_t rank) const;
 
     int32_t m_ackTos;
@@ -196,6 +208,8 @@ class RingAllreduceJob : public TrainingJob
     Ptr<CommScheduler> m_scheduler;       //!< ready on every worker, not started
     bool m_active;                        //!< an allreduce is in flight
     Key m_current;
+    std::set<Key> m_waiting;           //!< ready on every worker, not started
+    std::map<Key, int64_t> m_raised;   //!< waiting ones raised to the deadline class, at (ns)
     uint32_t m_finishedWorkers;
     std::vector<bool> m_workerFinished;
     EventId m_tryStartEvent;

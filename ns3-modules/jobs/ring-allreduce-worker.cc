@@ -122,9 +122,9 @@ RingAllreduceWorker::GradientsReady(uint64_t iteration, uint32_t layer)
 // ------------------------------------------------------------------ ring
 
 void
-RingAllreduceWorker::StartAllreduce(uint64_t iteration, uint32_t buffer)
+RingAllreduceWorker::StartAllreduce(uint64_t iteration, uint32_t buffer, uint8_t tos)
 {
-    NS_LOG_FUNCTION(this << iteration << buffer);
+    NS_LOG_FUNCTION(this << iteration << buffer << unsigned(tos));
     if (!m_running)
     {
         return;
@@ -136,7 +136,17 @@ RingAllreduceWorker::StartAllreduce(uint64_t iteration, uint32_t buffer)
     }
     m_arIteration = iteration;
     m_arBuffer = buffer;
-    m_ring->Start(2 * (m_job->GetNWorkers() - 1), m_job->GetBufferTos(buffer));
+    m_ring->Start(2 * (m_job->GetNWorkers() - 1), tos);
+}
+
+void
+RingAllreduceWorker::RaiseAllreduce(uint8_t tos)
+{
+    NS_LOG_FUNCTION(this << unsigned(tos));
+    if (m_running)
+    {
+        m_ring->Raise(tos);
+    }
 }
 
 uint64_t

@@ -52,8 +52,12 @@ class RingAllreduceWorker : public TrainingWorker
     /// \brief Bytes received from the left neighbour (payload).
     uint64_t GetBytesReceived() const;
 
-    /// \brief Called by the job's syncer: start the allreduce of `buffer` of `iteration`.
-    void StartAllreduce(uint64_t iteration, uint32_t buffer);
+    /// \brief Called by the job's syncer: start the allreduce of `buffer` of
+    /// `iteration`, its data in class `tos`.
+    void StartAllreduce(uint64_t iteration, uint32_t buffer, uint8_t tos);
+    /// \brief Called by the job: the allreduce in flight moves to class `tos`
+    /// (its slack ran out) for all this worker has not transmitted yet.
+    void RaiseAllreduce(uint8_t tos);
 
   protected:
     void DoDispose() override;

@@ -264,6 +264,16 @@ RingChannel::Start(uint32_t steps, uint8_t tos)
 }
 
 void
+RingChannel::Raise(uint8_t tos)
+{
+    NS_LOG_FUNCTION(this << static_cast<uint32_t>(tos));
+    if (m_active && m_open && tos != m_tos)
+    {
+        SetTos(tos);
+    }
+}
+
+void
 RingChannel::SendStep(uint32_t step)
 {
     NS_LOG_FUNCTION(this << step);

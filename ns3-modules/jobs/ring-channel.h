@@ -81,6 +81,9 @@ class RingChannel : public Object
     void Halt();
     /// \brief Start a collective of `steps` steps whose data travels with ToS `tos`.
     void Start(uint32_t steps, uint8_t tos);
+    /// \brief Move the collective in flight (if any) to ToS `tos`: every segment
+    /// not yet transmitted, retransmissions included.
+    void Raise(uint8_t tos);
 
     /// \brief True while a collective is in flight here.
     bool IsActive() const;

@@ -20,15 +20,17 @@ void
 RingTransfers::Sent(uint32_t rank,
                     uint64_t iteration,
                     uint32_t unit,
+                    uint8_t tos,
                     uint32_t step,
                     uint32_t partition,
                     uint64_t bytes)
 {
-    NS_LOG_FUNCTION(this << rank << iteration << unit << step << partition << bytes);
+    NS_LOG_FUNCTION(this << rank << iteration << unit << unsigned(tos) << step << partition << bytes);
     m_open.at(rank).push_back(m_rows.size());
     m_rows.push_back(Row{rank,
                          iteration,
                          unit,
+                         tos,
                          step,
                          partition,
                          bytes,

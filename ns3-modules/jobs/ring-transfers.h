@@ -31,6 +31,8 @@ class RingTransfers
         uint64_t iteration;
         /// \brief What the collective moves: a buffer (allreduce) or a slot (sharded).
         uint32_t unit;
+        /// \brief The class (IP ToS) it was handed to the socket in.
+        uint8_t tos;
         /// \brief The ring step.
         uint32_t step;
         /// \brief The partition sent.
@@ -49,6 +51,7 @@ class RingTransfers
     void Sent(uint32_t rank,
               uint64_t iteration,
               uint32_t unit,
+              uint8_t tos,
               uint32_t step,
               uint32_t partition,
               uint64_t bytes);

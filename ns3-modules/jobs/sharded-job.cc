@@ -431,7 +431,13 @@ ShardedJob::NotifyPartitionSent(uint32_t rank, uint32_t step, uint32_t partition
 {
     NS_LOG_FUNCTION(this << rank << step << partition << bytes);
     CheckRank(rank);
-    m_transfers.Sent(rank, m_current.first, m_current.second, step, partition, bytes);
+    m_transfers.Sent(rank,
+                     m_current.first,
+                     m_current.second,
+                     GetGroupTos(GetSlotGroup(m_current.second)),
+                     step,
+                     partition,
+                     bytes);
 }
 
 void
@@ -530,7 +536,7 @@ ShardedJob::TransfersCsv() const
         const uint32_t g = GetSlotGroup(r.unit);
         os << m_jobId << ',' << r.worker << ',' << r.iteration << ',' << r.unit << ','
            << KindName(r.unit) << ',' << g << ',' << m_groups[g].label << ','
-           << unsigned(GetGroupTos(g)) << ',' << r.step << ',' << r.partition << ',' << r.bytes
+           << unsigned(r.tos) << ',' << r.step << ',' << r.partition << ',' << r.bytes
            << ',' << r.startNs << ',' << r.endNs << '\n';
     }
     return os.str();

@@ -4,6 +4,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/integer.h"
 #include "ns3/log.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -39,6 +40,20 @@ TrainingJob::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&TrainingJob::m_barrier),
                           MakeBooleanChecker())
+            .AddAttribute("DeadlineTos",
+                          "Class (IP ToS) a transfer is raised to when its slack (time "
+                          "until the forward pass needs it minus its transfer time at "
+                          "LinkBps) runs out; -1 = off. A ring raises a fused buffer "
+                          "waiting for the ring or being allreduced; a parameter-server "
+                          "job a transfer not yet sent.",
+                          IntegerValue(-1),
+                          MakeIntegerAccessor(&TrainingJob::m_deadlineTos),
+                          MakeIntegerChecker<int32_t>(-1, 255))
+            .AddAttribute("LinkBps",
+                          "Link rate for the deadline-aware class's transfer-time estimates.",
+                          UintegerValue(10000000000ULL),
+                          MakeUintegerAccessor(&TrainingJob::m_linkBps),
+                          MakeUintegerChecker<uint64_t>(1))
             .AddTraceSource("IterationCompleted",
                             "A worker completed an iteration: (worker, iteration, duration).",
                             MakeTraceSourceAccessor(&TrainingJob::m_iterationTrace),
@@ -49,7 +64,9 @@ TrainingJob::GetTypeId()
 TrainingJob::TrainingJob()
     : m_jobId(0),
       m_port(5000),
-      m_barrier(false)
+      m_barrier(false),
+      m_deadlineTos(-1),
+      m_linkBps(10000000000ULL)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -146,6 +163,34 @@ TrainingJob::GetBarrier() const
 {
     NS_LOG_FUNCTION(this);
     return m_barrier;
+}
+
+int32_t
+TrainingJob::GetDeadlineTos() const
+{
+    NS_LOG_FUNCTION(this);
+    return m_deadlineTos;
+}
+
+uint64_t
+TrainingJob::GetLinkBps() const
+{
+    NS_LOG_FUNCTION(this);
+    return m_linkBps;
+}
+
+Time
+TrainingJob::GetTimeUntilNeeded(uint32_t layer) const
+{
+    NS_LOG_FUNCTION(this << layer);
+    NS_ABORT_MSG_IF(layer >= GetNLayers(), "TrainingJob: no layer " << layer);
+    // after backward of `layer`: backward of layer-1..0, then forward of 0..layer-1
+    Time sum(0);
+    for (uint32_t i = 0; i < layer; ++i)
+    {
+        sum += GetForwardTime(i) + GetBackwardTime(i);
+    }
+    return sum;
 }
 
 ObjectFactory

@@ -59,6 +59,14 @@ class TrainingJob : public Object
     uint16_t GetPort() const;
     /// \brief Forward of layer 0 waits until every layer of the previous iteration is synchronised.
     bool GetBarrier() const;
+    /// \brief Class a transfer is raised to when its slack runs out; -1: none.
+    int32_t GetDeadlineTos() const;
+    /// \brief Rate used to estimate transfer times for the deadline-aware class.
+    uint64_t GetLinkBps() const;
+    /// \brief From the end of backward of `layer` until forward needs that layer
+    /// again, with no waiting: backward of the layers below it, then forward of
+    /// them (the deadline-aware class's slack before transfer time).
+    Time GetTimeUntilNeeded(uint32_t layer) const;
     /// \brief Number of workers installed.
     virtual uint32_t GetNWorkers() const = 0;
 
@@ -120,6 +128,8 @@ class TrainingJob : public Object
     uint32_t m_jobId;
     uint16_t m_port;
     bool m_barrier;
+    int32_t m_deadlineTos; //!< -1: no deadline-aware class
+    uint64_t m_linkBps;
     TrainingRecords m_records; //!< iterations, compute, errors
 
   private:

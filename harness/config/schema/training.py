@@ -195,6 +195,11 @@ class TrainingConfig(Section):
             Int(0), Annotated[str, Field(pattern=r"^\s*\d+(\s*-\s*\d+)?\s*$")]]]),
         Toml("table")] = Field((), description=(
             'class -> layer range, e.g. { high = "0-9" }; other layers in `priority`'))
+    # the deadline-aware class: slack = time until the forward pass needs the
+    # gradients (no waiting) minus their transfer at line rate
+    deadline_class: Annotated[Optional[Str], Toml(default="off")] = Field(None, description=(
+        "raise what runs out of slack to this class (ring: a fused buffer waiting for or "
+        "in its allreduce; ps: a transfer not yet in TCP)"))
     port: Int(1, 65535) = Field(5000, description=(  # ps: port + class index
         "first port of the job (ps: one port per traffic class it uses)"))
     slowdowns: Annotated[tuple[Slowdown, ...], AfterValidator(_apart),
