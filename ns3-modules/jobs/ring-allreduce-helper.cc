@@ -106,28 +106,7 @@ RingAllreduceHelper::InstallJob(Ptr<RingAllreduceJob> job,
                                 const std::vector<uint32_t>& addresses) const
 {
     NS_LOG_FUNCTION(this << job << addresses);
-    const uint32_t n = nodes.GetN();
-    NS_ABORT_MSG_IF(n < 2, "RingAllreduceHelper: a ring needs at least 2 nodes (got " << n << ")");
-    NS_ABORT_MSG_IF(addresses.size() != n,
-                    "RingAllreduceHelper: " << n << " nodes but " << addresses.size()
-                                            << " addresses");
-    NS_ABORT_MSG_IF(job->GetNWorkers() != 0, "RingAllreduceHelper: the job already has workers");
-    std::vector<Ptr<RingAllreduceWorker>> workers;
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        auto worker = CreateObject<RingAllreduceWorker>();
-        const uint32_t rank = job->AddWorker(worker);
-        worker->Setup(job,
-                      rank,
-                      Ipv4Address(addresses[(r + n - 1) % n]),
-                      Ipv4Address(addresses[(r + 1) % n]));
-        worker->SetSlowdowns(GetSlowdowns(r));
-        worker->SetComputeFactors(GetComputeFactors(r));
-        worker->SetStartTime(m_start);
-        nodes.Get(r)->AddApplication(worker);
-    }
-    job->Validate();
-    return job;
+    return InstallRing<RingAllreduceWorker>(job, nodes, addresses, "RingAllreduceHelper");
 }
 
 } // namespace ns3

@@ -3,7 +3,6 @@
 #include "ring-allreduce-worker.h"
 
 #include "ns3/abort.h"
-#include "ns3/integer.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -22,32 +21,19 @@ RingAllreduceJob::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::RingAllreduceJob")
-            .SetParent<TrainingJob>()
+            .SetParent<RingJob>()
             .SetGroupName("Ddnn")
             .AddConstructor<RingAllreduceJob>()
-            .AddAttribute("AckTos",
-                          "IP ToS of the receiving side of each ring connection (its ACKs); "
-                          "-1 = the class of the buffer being allreduced.",
-                          IntegerValue(-1),
-                          MakeIntegerAccessor(&RingAllreduceJob::m_ackTos),
-                          MakeIntegerChecker<int32_t>(-1, 255))
             .AddTraceSource("AllreduceCompleted",
                             "An allreduce finished on every worker: (iteration, buffer, "
                             "start, end).",
                             MakeTraceSourceAccessor(&RingAllreduceJob::m_allreduceTrace),
-                            "ns3::RingAllreduceJob::AllreduceCallback")
-            .AddTraceSource("TransferCompleted",
-                            "A partition a worker sent was wholly received by its right "
-                            "neighbour: (worker, iteration, buffer, step, partition, bytes, "
-                            "start, end); one call per row of TransfersCsv() with an end.",
-                            MakeTraceSourceAccessor(&RingAllreduceJob::m_transferTrace),
-                            "ns3::RingAllreduceJob::TransferCallback");
+                            "ns3::RingAllreduceJob::AllreduceCallback");
     return tid;
 }
 
 RingAllreduceJob::RingAllreduceJob()
-    : m_ackTos(-1),
-      m_active(false),
+    : m_active(false),
       m_current(0, 0),
       m_finishedWorkers(0),
       m_nAllreduces(0)
@@ -62,7 +48,7 @@ RingAllreduceJob::DoDispose()
     m_tryStartEvent.Cancel();
     m_workers.clear();
     m_scheduler = nullptr;
-    TrainingJob::DoDispose();
+    RingJob::DoDispose();
 }
 
 // ------------------------------------------------------------------ the plan
@@ -131,20 +117,6 @@ RingAllreduceJob::SetScheduler(const std::string& typeId, const std::vector<std:
     m_scheduler = SchedulerFactory(typeId, attributes, "RingAllreduceJob::SetScheduler")
                       .Create<CommScheduler>();
     m_scheduler->Attach(this, 0, true);
-}
-
-uint32_t
-RingAllreduceJob::GetNWorkers() const
-{
-    NS_LOG_FUNCTION(this);
-    return m_workers.size();
-}
-
-int32_t
-RingAllreduceJob::GetAckTos() const
-{
-    NS_LOG_FUNCTION(this);
-    return m_ackTos;
 }
 
 // ------------------------------------------------------------------ buffers
@@ -234,13 +206,6 @@ RingAllreduceJob::BuffersCsv() const
 
 // ------------------------------------------------------------------ workers
 
-void
-RingAllreduceJob::CheckRank(uint32_t rank) const
-{
-    NS_LOG_FUNCTION(this << rank);
-    NS_ABORT_MSG_IF(rank >= m_workers.size(), "RingAllreduceJob: no worker " << rank);
-}
-
 uint32_t
 RingAllreduceJob::AddWorker(Ptr<RingAllreduceWorker> worker)
 {
@@ -253,10 +218,8 @@ RingAllreduceJob::AddWorker(Ptr<RingAllreduceWorker> worker)
         SetScheduler("ns3::FifoScheduler", {});
     }
     m_workers.push_back(worker);
-    m_records.AddWorker(m_workers.size() - 1);
-    m_transfers.AddWorker();
     m_workerFinished.push_back(false);
-    return m_workers.size() - 1;
+    return AddRingWorker(worker);
 }
 
 void
@@ -348,6 +311,7 @@ RingAllreduceJob::RaiseNow(uint64_t iteration, uint32_t buffer)
         {
             row.tos = tos;
             row.raisedNs = Simulator::Now().GetNanoSeconds();
+            SetCollective(iteration, buffer, tos);
             for (auto& worker : m_workers)
             {
                 worker->RaiseAllreduce(tos);
@@ -427,6 +391,7 @@ RingAllreduceJob::TryStart()
                                         raisedNs,
                                         Simulator::Now().GetNanoSeconds(),
                                         -1});
+    SetCollective(m_current.first, m_current.second, next.tos);
     NS_LOG_INFO("job " << m_jobId << " starts allreduce of iteration " << m_current.first
                        << " buffer " << m_current.second);
     for (auto& worker : m_workers)
@@ -437,72 +402,7 @@ RingAllreduceJob::TryStart()
 
 // ------------------------------------------------------------------ records
 
-void
-RingAllreduceJob::NotifyPartitionSent(uint32_t rank,
-                                      uint32_t step,
-                                      uint32_t partition,
-                                      uint64_t bytes)
-{
-    NS_LOG_FUNCTION(this << rank << step << partition << bytes);
-    CheckRank(rank);
-    m_transfers.Sent(rank,
-                     m_current.first,
-                     m_current.second,
-                     m_allreduces.back().tos,
-                     step,
-                     partition,
-                     bytes);
-}
-
-void
-RingAllreduceJob::NotifyPartitionReceived(uint32_t rank, uint32_t step)
-{
-    NS_LOG_FUNCTION(this << rank << step);
-    CheckRank(rank);
-    std::string error;
-    const RingTransfers::Row* row =
-        m_transfers.Received(rank, step, m_current.first, m_current.second, error);
-    if (!error.empty())
-    {
-        NotifyError(rank, error);
-    }
-    if (row)
-    {
-        m_transferTrace(row->worker,
-                        row->iteration,
-                        row->unit,
-                        row->step,
-                        row->partition,
-                        row->bytes,
-                        NanoSeconds(row->startNs),
-                        NanoSeconds(row->endNs));
-    }
-}
-
-void
-RingAllreduceJob::NotifyBytesSent(uint32_t rank, uint64_t bytes)
-{
-    NS_LOG_FUNCTION(this << rank << bytes);
-    CheckRank(rank);
-    m_transfers.AddBytesSent(rank, bytes);
-}
-
-void
-RingAllreduceJob::NotifyError(uint32_t rank, const std::string& what)
-{
-    NS_LOG_FUNCTION(this << rank << what);
-    NotifyError("worker " + std::to_string(rank), what);
-}
-
 // ------------------------------------------------------------------ results
-
-uint64_t
-RingAllreduceJob::GetBytesSent(uint32_t worker) const
-{
-    NS_LOG_FUNCTION(this << worker);
-    CheckRank(worker);
-    return m_transfers.GetBytesSent(worker);
-}
 
 uint64_t
 RingAllreduceJob::GetNAllreduces() const
@@ -516,18 +416,6 @@ RingAllreduceJob::GetNAllreducesStarted() const
 {
     NS_LOG_FUNCTION(this);
     return m_allreduces.size();
-}
-
-uint32_t
-RingAllreduceJob::GetNConnectedWorkers() const
-{
-    NS_LOG_FUNCTION(this);
-    uint32_t n = 0;
-    for (const auto& worker : m_workers)
-    {
-        n += worker->IsConnected() && worker->HasLeftConnection();
-    }
-    return n;
 }
 
 Ptr<RingAllreduceWorker>

@@ -15,8 +15,7 @@
 #define DDNN_RING_ALLREDUCE_JOB_H
 
 #include "comm-scheduler.h"
-#include "ring-transfers.h"
-#include "training-job.h"
+#include "ring-job.h"
 
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
@@ -38,7 +37,7 @@ class RingAllreduceWorker;
  * \ingroup ddnn
  * \brief A ring-allreduce training job: replays the planned buffers through a CommScheduler.
  */
-class RingAllreduceJob : public TrainingJob
+class RingAllreduceJob : public RingJob
 {
   public:
     /// \brief One unit the ring allreduces: a fused gradient buffer (layers
@@ -70,11 +69,6 @@ class RingAllreduceJob : public TrainingJob
     /// ns3::FifoScheduler). The ring asks it with nothing in flight.
     void SetScheduler(const std::string& typeId, const std::vector<std::string>& attributes);
 
-    /// \brief Number of workers added.
-    uint32_t GetNWorkers() const override;
-    /// \brief ToS of what a worker sends back on the connection from its left
-    /// neighbour (ACKs); -1 = the class of the buffer being allreduced.
-    int32_t GetAckTos() const;
 
     // ---- buffers
     /// \brief Number of buffers.
@@ -100,15 +94,10 @@ class RingAllreduceJob : public TrainingJob
     std::string BuffersCsv() const;
 
     // ---- results (read once, at the end of the run)
-    /// \brief Payload bytes handed to the socket by worker `worker` (all partitions).
-    uint64_t GetBytesSent(uint32_t worker) const;
     /// \brief Allreduces finished on every worker.
     uint64_t GetNAllreduces() const;
     /// \brief Allreduces started (finished ones plus the one in flight, if any).
     uint64_t GetNAllreducesStarted() const;
-    /// \brief Workers whose ring connections are both up (to the right neighbour
-    /// established, from the left neighbour accepted). Read before Destroy().
-    uint32_t GetNConnectedWorkers() const;
     /// \brief The worker of rank `rank`.
     Ptr<RingAllreduceWorker> GetWorker(uint32_t rank) const;
     /// \brief job,worker,iteration,buffer,layers,tos,step,partition,bytes,start_ns,end_ns
@@ -127,46 +116,12 @@ class RingAllreduceJob : public TrainingJob
     void NotifyBufferReady(uint32_t rank, uint64_t iteration, uint32_t buffer);
     /// \brief Worker `rank` received its last partition of the current allreduce.
     void NotifyAllreduceFinished(uint32_t rank);
-    /// \brief Worker `rank` handed partition `partition` (step `step`) of the current
-    /// allreduce to its socket: open a transfer row.
-    void NotifyPartitionSent(uint32_t rank, uint32_t step, uint32_t partition, uint64_t bytes);
-    /// \brief Worker `rank` has received, from its left neighbour, the whole
-    /// partition of step `step`: close the left neighbour's oldest open row.
-    void NotifyPartitionReceived(uint32_t rank, uint32_t step);
-    /// \brief Worker `rank` wrote `bytes` payload bytes into its socket.
-    void NotifyBytesSent(uint32_t rank, uint64_t bytes);
-    /// \brief Record an error of worker `rank` (socket error, unexpected close, protocol violation).
-    void NotifyError(uint32_t rank, const std::string& what);
-    /// \brief TrainingJob::NotifyError, for errors not of one worker.
-    using TrainingJob::NotifyError;
     /// \brief Check the job can run (buffers set, >= 2 workers, every partition >= 1 byte);
     /// aborts with a message naming the problem otherwise.
     void Validate() const;
 
     /// \brief Signature of the AllreduceCompleted trace source.
     typedef void (*AllreduceCallback)(uint64_t iteration, uint32_t buffer, Time start, Time end);
-    /**
-     * \brief Signature of the TransferCompleted trace source: one partition
-     * sent by a worker has been wholly received by its right neighbour (a row
-     * of TransfersCsv() gets its end_ns).
-     * \param worker the sending worker's rank
-     * \param iteration the iteration of the allreduce
-     * \param buffer the buffer allreduced
-     * \param step the ring step (0 .. 2(N-1)-1: reduce-scatter, then all-gather)
-     * \param partition the partition of the buffer sent
-     * \param bytes its payload bytes
-     * \param start when the sender handed it to its socket
-     * \param end when the receiver had all of it
-     */
-    typedef void (*TransferCallback)(uint32_t worker,
-                                     uint64_t iteration,
-                                     uint32_t buffer,
-                                     uint32_t step,
-                                     uint32_t partition,
-                                     uint64_t bytes,
-                                     Time start,
-                                     Time end);
-
   protected:
     void DoDispose() override;
     void CheckDescribable(const char* what) const override;
@@ -193,9 +148,7 @@ class RingAllreduceJob : public TrainingJob
     void WatchDeadline(PsChunk& unit);
     /// The slack of (iteration, buffer) ran out: raise it if it waits or runs.
     void RaiseNow(uint64_t iteration, uint32_t buffer);
-    void CheckRank(uint32_t rank) const;
 
-    int32_t m_ackTos;
 
     // the plan
     std::vector<Buffer> m_buffers;
@@ -215,14 +168,10 @@ class RingAllreduceJob : public TrainingJob
     EventId m_tryStartEvent;
 
     // results
-    RingTransfers m_transfers; //!< partitions sent and received, bytes written
     std::vector<AllreduceRow> m_allreduces;
     uint64_t m_nAllreduces;
 
     TracedCallback<uint64_t, uint32_t, Time, Time> m_allreduceTrace;
-    /// A partition was received: see TransferCallback.
-    TracedCallback<uint32_t, uint64_t, uint32_t, uint32_t, uint32_t, uint64_t, Time, Time>
-        m_transferTrace;
 };
 
 } // namespace ns3

@@ -13,7 +13,7 @@ TypeId
 RingAllreduceWorker::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::RingAllreduceWorker")
-                            .SetParent<TrainingWorker>()
+                            .SetParent<RingWorker>()
                             .SetGroupName("Ddnn")
                             .AddConstructor<RingAllreduceWorker>();
     return tid;
@@ -21,8 +21,7 @@ RingAllreduceWorker::GetTypeId()
 
 RingAllreduceWorker::RingAllreduceWorker()
     : m_arIteration(0),
-      m_arBuffer(0),
-      m_ring(CreateObject<RingChannel>())
+      m_arBuffer(0)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -34,77 +33,28 @@ RingAllreduceWorker::Setup(Ptr<RingAllreduceJob> job,
                            Ipv4Address right)
 {
     NS_LOG_FUNCTION(this << job << rank << left << right);
-    SetupWorker(job, rank);
+    SetupRing(job, rank, left, right);
     m_job = job;
-    m_left = left;
-    m_right = right;
-}
-
-bool
-RingAllreduceWorker::IsConnected() const
-{
-    NS_LOG_FUNCTION(this);
-    return m_ring->IsConnected();
-}
-
-bool
-RingAllreduceWorker::HasLeftConnection() const
-{
-    NS_LOG_FUNCTION(this);
-    return m_ring->HasLeftConnection();
-}
-
-uint64_t
-RingAllreduceWorker::GetBytesReceived() const
-{
-    NS_LOG_FUNCTION(this);
-    return m_ring->GetBytesReceived();
 }
 
 void
 RingAllreduceWorker::DoDispose()
 {
     NS_LOG_FUNCTION(this);
-    // The run may end with an allreduce in flight: the channel detaches
-    // from its sockets so nothing calls back while ns-3 tears down.
-    m_ring->Dispose();
-    m_ring = nullptr;
     m_job = nullptr;
-    TrainingWorker::DoDispose();
+    RingWorker::DoDispose();
 }
 
-// ------------------------------------------------------------------ start and stop
+// ------------------------------------------------------------------ start
 
 void
 RingAllreduceWorker::StartCommunication()
 {
     NS_LOG_FUNCTION(this);
     m_partsSynced.assign(m_job->GetNLayers(), 0);
-    m_ring->Setup(GetNode(),
-                  m_rank,
-                  m_job->GetNWorkers(),
-                  m_left,
-                  m_right,
-                  m_job->GetPort(),
-                  m_job->GetAckTos(),
-                  "allreduce");
-    m_ring->SetPartitionBytesCallback(MakeCallback(&RingAllreduceWorker::PartitionBytes, this));
-    m_ring->SetPartitionSentCallback(MakeCallback(&RingAllreduceWorker::PartitionSent, this));
-    m_ring->SetBytesSentCallback(MakeCallback(&RingAllreduceWorker::BytesSent, this));
-    m_ring->SetPartitionReceivedCallback(
-        MakeCallback(&RingAllreduceWorker::PartitionReceived, this));
-    m_ring->SetFinishedCallback(MakeCallback(&RingAllreduceWorker::AllreduceDone, this));
-    m_ring->SetErrorCallback(MakeCallback(&RingAllreduceWorker::Error, this));
     // The first data on the connection is buffer 0 (the first to close):
     // its class is the connection's class until the first allreduce.
-    m_ring->Open(m_job->GetBufferTos(0));
-}
-
-void
-RingAllreduceWorker::StopCommunication()
-{
-    NS_LOG_FUNCTION(this);
-    m_ring->Halt();
+    OpenRing("allreduce", m_job->GetBufferTos(0));
 }
 
 // ------------------------------------------------------------------ compute
@@ -157,28 +107,7 @@ RingAllreduceWorker::PartitionBytes(uint32_t partition) const
 }
 
 void
-RingAllreduceWorker::PartitionSent(uint32_t step, uint32_t partition, uint64_t bytes)
-{
-    NS_LOG_FUNCTION(this << step << partition << bytes);
-    m_job->NotifyPartitionSent(m_rank, step, partition, bytes);
-}
-
-void
-RingAllreduceWorker::BytesSent(uint64_t bytes)
-{
-    NS_LOG_FUNCTION(this << bytes);
-    m_job->NotifyBytesSent(m_rank, bytes);
-}
-
-void
-RingAllreduceWorker::PartitionReceived(uint32_t step)
-{
-    NS_LOG_FUNCTION(this << step);
-    m_job->NotifyPartitionReceived(m_rank, step);
-}
-
-void
-RingAllreduceWorker::AllreduceDone()
+RingAllreduceWorker::CollectiveFinished()
 {
     NS_LOG_FUNCTION(this);
     // Last partition in: this worker holds the whole reduced buffer.

@@ -16,8 +16,7 @@
 #define DDNN_RING_ALLREDUCE_WORKER_H
 
 #include "ring-allreduce-job.h"
-#include "ring-channel.h"
-#include "training-worker.h"
+#include "ring-worker.h"
 
 #include "ns3/ipv4-address.h"
 
@@ -30,7 +29,7 @@ namespace ns3
  * \ingroup ddnn
  * \brief One worker of a ring-allreduce job: computes and runs the ring's steps with its neighbours.
  */
-class RingAllreduceWorker : public TrainingWorker
+class RingAllreduceWorker : public RingWorker
 {
   public:
     /**
@@ -44,13 +43,6 @@ class RingAllreduceWorker : public TrainingWorker
     /// \brief Join `job` as rank `rank`: the left neighbour connects from `left`,
     /// this worker connects to `right` (on the job's port).
     void Setup(Ptr<RingAllreduceJob> job, uint32_t rank, Ipv4Address left, Ipv4Address right);
-
-    /// \brief True while the connection to the right neighbour is established.
-    bool IsConnected() const override;
-    /// \brief True while the left neighbour's connection is accepted and not failed.
-    bool HasLeftConnection() const;
-    /// \brief Bytes received from the left neighbour (payload).
-    uint64_t GetBytesReceived() const;
 
     /// \brief Called by the job's syncer: start the allreduce of `buffer` of
     /// `iteration`, its data in class `tos`.
@@ -68,27 +60,17 @@ class RingAllreduceWorker : public TrainingWorker
     /// Tell the job's syncer about the buffers that close after `layer`.
     void GradientsReady(uint64_t iteration, uint32_t layer) override;
 
-    /// Stop the ring with the compute (the connections stay up).
-    void StopCommunication() override;
-
-    // the channel's callbacks
-    uint64_t PartitionBytes(uint32_t partition) const;
-    void PartitionSent(uint32_t step, uint32_t partition, uint64_t bytes);
-    void BytesSent(uint64_t bytes);
-    void PartitionReceived(uint32_t step);
-    void AllreduceDone();
+    uint64_t PartitionBytes(uint32_t partition) const override;
+    /// Last partition in: this worker holds the whole reduced buffer.
+    void CollectiveFinished() override;
 
     Ptr<RingAllreduceJob> m_job; //!< the job (TrainingWorker's, typed)
-    Ipv4Address m_left;
-    Ipv4Address m_right;
 
     std::vector<uint32_t> m_partsSynced; //!< per layer: its buffers allreduced this iteration
 
     // the allreduce in flight
     uint64_t m_arIteration;
     uint32_t m_arBuffer;
-
-    Ptr<RingChannel> m_ring; //!< the two ring connections and the steps over them
 };
 
 } // namespace ns3

@@ -73,28 +73,10 @@ ShardedHelper::Install(const NodeContainer& nodes, const std::vector<uint32_t>& 
 {
     NS_LOG_FUNCTION(this << addresses);
     NS_ABORT_MSG_IF(m_bytes.empty(), "ShardedHelper: SetLayers() before Install()");
-    const uint32_t n = nodes.GetN();
-    NS_ABORT_MSG_IF(n < 2, "ShardedHelper: a ring needs at least 2 nodes (got " << n << ")");
-    NS_ABORT_MSG_IF(addresses.size() != n,
-                    "ShardedHelper: " << n << " nodes but " << addresses.size() << " addresses");
     Ptr<ShardedJob> job = m_jobFactory.Create<ShardedJob>();
     DescribeLayers(job);
     job->SetGroups(m_first, m_last);
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        auto worker = CreateObject<ShardedWorker>();
-        const uint32_t rank = job->AddWorker(worker);
-        worker->Setup(job,
-                      rank,
-                      Ipv4Address(addresses[(r + n - 1) % n]),
-                      Ipv4Address(addresses[(r + 1) % n]));
-        worker->SetSlowdowns(GetSlowdowns(r));
-        worker->SetComputeFactors(GetComputeFactors(r));
-        worker->SetStartTime(m_start);
-        nodes.Get(r)->AddApplication(worker);
-    }
-    job->Validate();
-    return job;
+    return InstallRing<ShardedWorker>(job, nodes, addresses, "ShardedHelper");
 }
 
 } // namespace ns3

@@ -4,7 +4,6 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
-#include "ns3/integer.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -24,15 +23,9 @@ ShardedJob::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::ShardedJob")
-            .SetParent<TrainingJob>()
+            .SetParent<RingJob>()
             .SetGroupName("Ddnn")
             .AddConstructor<ShardedJob>()
-            .AddAttribute("AckTos",
-                          "IP ToS of the receiving side of each ring connection (its ACKs); "
-                          "-1 = the class of the collective in flight.",
-                          IntegerValue(-1),
-                          MakeIntegerAccessor(&ShardedJob::m_ackTos),
-                          MakeIntegerChecker<int32_t>(-1, 255))
             .AddAttribute("PrefetchDepth",
                           "Compute phases a worker's all-gathers may run ahead: the "
                           "all-gather of phase p is issued when phase p - depth is due "
@@ -50,19 +43,12 @@ ShardedJob::GetTypeId()
                             "A collective finished on every worker: (iteration, slot, "
                             "start, end).",
                             MakeTraceSourceAccessor(&ShardedJob::m_collectiveTrace),
-                            "ns3::ShardedJob::CollectiveCallback")
-            .AddTraceSource("TransferCompleted",
-                            "A partition a worker sent was wholly received by its right "
-                            "neighbour: (worker, iteration, slot, step, partition, bytes, "
-                            "start, end); one call per row of TransfersCsv() with an end.",
-                            MakeTraceSourceAccessor(&ShardedJob::m_transferTrace),
-                            "ns3::ShardedJob::TransferCallback");
+                            "ns3::ShardedJob::CollectiveCallback");
     return tid;
 }
 
 ShardedJob::ShardedJob()
-    : m_ackTos(-1),
-      m_prefetchDepth(0),
+    : m_prefetchDepth(0),
       m_reshard(true),
       m_active(false),
       m_current(0, 0),
@@ -78,7 +64,7 @@ ShardedJob::DoDispose()
     NS_LOG_FUNCTION(this);
     m_tryStartEvent.Cancel();
     m_workers.clear();
-    TrainingJob::DoDispose();
+    RingJob::DoDispose();
 }
 
 // ------------------------------------------------------------------ the plan
@@ -124,20 +110,6 @@ ShardedJob::SetGroups(const std::vector<uint32_t>& first, const std::vector<uint
     NS_ABORT_MSG_IF(next != L,
                     "ShardedJob::SetGroups: the groups end at layer " << next - 1 << " of "
                                                                       << L - 1);
-}
-
-uint32_t
-ShardedJob::GetNWorkers() const
-{
-    NS_LOG_FUNCTION(this);
-    return m_workers.size();
-}
-
-int32_t
-ShardedJob::GetAckTos() const
-{
-    NS_LOG_FUNCTION(this);
-    return m_ackTos;
 }
 
 uint32_t
@@ -301,14 +273,6 @@ ShardedJob::GroupsCsv() const
 
 // ------------------------------------------------------------------ workers
 
-void
-ShardedJob::CheckRank(uint32_t rank) const
-{
-    NS_LOG_FUNCTION(this << rank);
-    NS_ABORT_MSG_IF(rank >= m_workers.size(), "ShardedJob: worker " << rank
-                                                                    << " does not exist");
-}
-
 uint32_t
 ShardedJob::AddWorker(Ptr<ShardedWorker> worker)
 {
@@ -317,10 +281,8 @@ ShardedJob::AddWorker(Ptr<ShardedWorker> worker)
                     "ShardedJob: workers must be added before the job runs");
     NS_ABORT_MSG_IF(m_groups.empty(), "ShardedJob: SetGroups() before adding workers");
     m_workers.push_back(worker);
-    m_records.AddWorker(m_workers.size() - 1);
-    m_transfers.AddWorker();
     m_workerFinished.push_back(false);
-    return m_workers.size() - 1;
+    return AddRingWorker(worker);
 }
 
 void
@@ -418,6 +380,7 @@ ShardedJob::TryStart()
     NS_LOG_INFO("job " << m_jobId << " starts " << KindName(m_current.second) << " of group "
                        << GetSlotGroup(m_current.second) << " in iteration "
                        << m_current.first);
+    SetCollective(m_current.first, m_current.second, GetGroupTos(GetSlotGroup(m_current.second)));
     for (auto& worker : m_workers)
     {
         worker->StartCollective(m_current.first, m_current.second);
@@ -426,69 +389,7 @@ ShardedJob::TryStart()
 
 // ------------------------------------------------------------------ records
 
-void
-ShardedJob::NotifyPartitionSent(uint32_t rank, uint32_t step, uint32_t partition, uint64_t bytes)
-{
-    NS_LOG_FUNCTION(this << rank << step << partition << bytes);
-    CheckRank(rank);
-    m_transfers.Sent(rank,
-                     m_current.first,
-                     m_current.second,
-                     GetGroupTos(GetSlotGroup(m_current.second)),
-                     step,
-                     partition,
-                     bytes);
-}
-
-void
-ShardedJob::NotifyPartitionReceived(uint32_t rank, uint32_t step)
-{
-    NS_LOG_FUNCTION(this << rank << step);
-    CheckRank(rank);
-    std::string error;
-    const RingTransfers::Row* row =
-        m_transfers.Received(rank, step, m_current.first, m_current.second, error);
-    if (!error.empty())
-    {
-        NotifyError(rank, error);
-    }
-    if (row)
-    {
-        m_transferTrace(row->worker,
-                        row->iteration,
-                        row->unit,
-                        row->step,
-                        row->partition,
-                        row->bytes,
-                        NanoSeconds(row->startNs),
-                        NanoSeconds(row->endNs));
-    }
-}
-
-void
-ShardedJob::NotifyBytesSent(uint32_t rank, uint64_t bytes)
-{
-    NS_LOG_FUNCTION(this << rank << bytes);
-    CheckRank(rank);
-    m_transfers.AddBytesSent(rank, bytes);
-}
-
-void
-ShardedJob::NotifyError(uint32_t rank, const std::string& what)
-{
-    NS_LOG_FUNCTION(this << rank << what);
-    NotifyError("worker " + std::to_string(rank), what);
-}
-
 // ------------------------------------------------------------------ results
-
-uint64_t
-ShardedJob::GetBytesSent(uint32_t worker) const
-{
-    NS_LOG_FUNCTION(this << worker);
-    CheckRank(worker);
-    return m_transfers.GetBytesSent(worker);
-}
 
 uint64_t
 ShardedJob::GetNCollectives() const
@@ -502,18 +403,6 @@ ShardedJob::GetNCollectivesStarted() const
 {
     NS_LOG_FUNCTION(this);
     return m_collectives.size();
-}
-
-uint32_t
-ShardedJob::GetNConnectedWorkers() const
-{
-    NS_LOG_FUNCTION(this);
-    uint32_t n = 0;
-    for (const auto& worker : m_workers)
-    {
-        n += worker->IsConnected() && worker->HasLeftConnection();
-    }
-    return n;
 }
 
 Ptr<ShardedWorker>

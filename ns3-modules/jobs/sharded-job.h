@@ -27,8 +27,7 @@
 #ifndef DDNN_SHARDED_JOB_H
 #define DDNN_SHARDED_JOB_H
 
-#include "ring-transfers.h"
-#include "training-job.h"
+#include "ring-job.h"
 
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
@@ -52,7 +51,7 @@ class ShardedWorker;
  * \brief A sharded data-parallel (FSDP / ZeRO-3) training job: per-group all-gathers and
  * reduce-scatters over a ring, with prefetch.
  */
-class ShardedJob : public TrainingJob
+class ShardedJob : public RingJob
 {
   public:
     /// \brief What a collective does.
@@ -73,11 +72,6 @@ class ShardedJob : public TrainingJob
     /// first[g]..last[g]; consecutive, from layer 0 to the last. After SetLayers().
     void SetGroups(const std::vector<uint32_t>& first, const std::vector<uint32_t>& last);
 
-    /// \brief Number of workers added.
-    uint32_t GetNWorkers() const override;
-    /// \brief ToS of what a worker sends back on the connection from its left
-    /// neighbour (ACKs); -1 = the class of the collective in flight.
-    int32_t GetAckTos() const;
     /// \brief Phases a worker's all-gathers may run ahead of its compute.
     uint32_t GetPrefetchDepth() const;
     /// \brief Whether the backward phases gather the parameters again.
@@ -121,14 +115,10 @@ class ShardedJob : public TrainingJob
     std::string GroupsCsv() const;
 
     // ---- results (read once, at the end of the run)
-    /// \brief Payload bytes handed to the socket by worker `worker`.
-    uint64_t GetBytesSent(uint32_t worker) const;
     /// \brief Collectives finished on every worker.
     uint64_t GetNCollectives() const;
     /// \brief Collectives started (finished ones plus the one in flight, if any).
     uint64_t GetNCollectivesStarted() const;
-    /// \brief Workers whose ring connections are both up. Read before Destroy().
-    uint32_t GetNConnectedWorkers() const;
     /// \brief The worker of rank `rank`.
     Ptr<ShardedWorker> GetWorker(uint32_t rank) const;
     /// \brief job,worker,iteration,buffer,kind,group,layers,tos,step,partition,bytes,start_ns,end_ns
@@ -146,46 +136,12 @@ class ShardedJob : public TrainingJob
     void NotifyCollectiveReady(uint32_t rank, uint64_t iteration, uint32_t slot);
     /// \brief Worker `rank` received its last partition of the collective in flight.
     void NotifyCollectiveFinished(uint32_t rank);
-    /// \brief Worker `rank` handed partition `partition` (step `step`) of the
-    /// collective in flight to its socket: open a transfer row.
-    void NotifyPartitionSent(uint32_t rank, uint32_t step, uint32_t partition, uint64_t bytes);
-    /// \brief Worker `rank` has received, from its left neighbour, the whole
-    /// partition of step `step`: close the left neighbour's oldest open row.
-    void NotifyPartitionReceived(uint32_t rank, uint32_t step);
-    /// \brief Worker `rank` wrote `bytes` payload bytes into its socket.
-    void NotifyBytesSent(uint32_t rank, uint64_t bytes);
-    /// \brief Record an error of worker `rank`.
-    void NotifyError(uint32_t rank, const std::string& what);
-    /// \brief TrainingJob::NotifyError, for errors not of one worker.
-    using TrainingJob::NotifyError;
     /// \brief Check the job can run (groups set, >= 2 workers, every partition
     /// >= 1 byte); aborts with a message naming the problem otherwise.
     void Validate() const;
 
     /// \brief Signature of the CollectiveCompleted trace source.
     typedef void (*CollectiveCallback)(uint64_t iteration, uint32_t slot, Time start, Time end);
-    /**
-     * \brief Signature of the TransferCompleted trace source: one partition
-     * sent by a worker has been wholly received by its right neighbour (a row
-     * of TransfersCsv() gets its end_ns).
-     * \param worker the sending worker's rank
-     * \param iteration the iteration of the collective
-     * \param slot the collective's slot
-     * \param step the ring step of the collective
-     * \param partition the partition sent
-     * \param bytes its payload bytes
-     * \param start when the sender handed it to its socket
-     * \param end when the receiver had all of it
-     */
-    typedef void (*TransferCallback)(uint32_t worker,
-                                     uint64_t iteration,
-                                     uint32_t slot,
-                                     uint32_t step,
-                                     uint32_t partition,
-                                     uint64_t bytes,
-                                     Time start,
-                                     Time end);
-
   protected:
     void DoDispose() override;
     void CheckDescribable(const char* what) const override;
@@ -214,11 +170,9 @@ class ShardedJob : public TrainingJob
 
     void ScheduleTryStart();
     void TryStart();
-    void CheckRank(uint32_t rank) const;
     void CheckSlot(uint32_t slot) const;
     std::string KindName(uint32_t slot) const;
 
-    int32_t m_ackTos;
     uint32_t m_prefetchDepth;
     bool m_reshard;
 
@@ -235,14 +189,10 @@ class ShardedJob : public TrainingJob
     EventId m_tryStartEvent;
 
     // results
-    RingTransfers m_transfers; //!< partitions sent and received, bytes written
     std::vector<CollectiveRow> m_collectives;
     uint64_t m_nCollectives;
 
     TracedCallback<uint64_t, uint32_t, Time, Time> m_collectiveTrace;
-    /// A partition was received: see TransferCallback.
-    TracedCallback<uint32_t, uint64_t, uint32_t, uint32_t, uint32_t, uint64_t, Time, Time>
-        m_transferTrace;
 };
 
 } // namespace ns3

@@ -17,7 +17,7 @@ TypeId
 ShardedWorker::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::ShardedWorker")
-                            .SetParent<TrainingWorker>()
+                            .SetParent<RingWorker>()
                             .SetGroupName("Ddnn")
                             .AddConstructor<ShardedWorker>();
     return tid;
@@ -33,8 +33,7 @@ ShardedWorker::ShardedWorker()
       m_reduceScattered(0),
       m_collIteration(0),
       m_collSlot(0),
-      m_collGroup(0),
-      m_ring(CreateObject<RingChannel>())
+      m_collGroup(0)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -43,31 +42,8 @@ void
 ShardedWorker::Setup(Ptr<ShardedJob> job, uint32_t rank, Ipv4Address left, Ipv4Address right)
 {
     NS_LOG_FUNCTION(this << job << rank << left << right);
-    SetupWorker(job, rank);
+    SetupRing(job, rank, left, right);
     m_job = job;
-    m_left = left;
-    m_right = right;
-}
-
-bool
-ShardedWorker::IsConnected() const
-{
-    NS_LOG_FUNCTION(this);
-    return m_ring->IsConnected();
-}
-
-bool
-ShardedWorker::HasLeftConnection() const
-{
-    NS_LOG_FUNCTION(this);
-    return m_ring->HasLeftConnection();
-}
-
-uint64_t
-ShardedWorker::GetBytesReceived() const
-{
-    NS_LOG_FUNCTION(this);
-    return m_ring->GetBytesReceived();
 }
 
 uint64_t
@@ -88,13 +64,9 @@ void
 ShardedWorker::DoDispose()
 {
     NS_LOG_FUNCTION(this);
-    // The run may end with a collective in flight: the channel detaches
-    // from its sockets so nothing calls back while ns-3 tears down.
     m_event.Cancel();
-    m_ring->Dispose();
-    m_ring = nullptr;
     m_job = nullptr;
-    TrainingWorker::DoDispose();
+    RingWorker::DoDispose();
 }
 
 // ------------------------------------------------------------------ start and stop
@@ -119,30 +91,16 @@ ShardedWorker::StopApplication()
     m_running = false;
     m_event.Cancel();
     m_busy = false;
-    m_ring->Halt();
+    StopCommunication();
 }
 
 void
 ShardedWorker::StartCommunication()
 {
     NS_LOG_FUNCTION(this);
-    m_ring->Setup(GetNode(),
-                  m_rank,
-                  m_job->GetNWorkers(),
-                  m_left,
-                  m_right,
-                  m_job->GetPort(),
-                  m_job->GetAckTos(),
-                  "collective");
-    m_ring->SetPartitionBytesCallback(MakeCallback(&ShardedWorker::PartitionBytes, this));
-    m_ring->SetPartitionSentCallback(MakeCallback(&ShardedWorker::PartitionSent, this));
-    m_ring->SetBytesSentCallback(MakeCallback(&ShardedWorker::BytesSent, this));
-    m_ring->SetPartitionReceivedCallback(MakeCallback(&ShardedWorker::PartitionReceived, this));
-    m_ring->SetFinishedCallback(MakeCallback(&ShardedWorker::RingDone, this));
-    m_ring->SetErrorCallback(MakeCallback(&ShardedWorker::Error, this));
     // The first data on the connection is the all-gather of group 0: its
     // class is the connection's class until the first collective.
-    m_ring->Open(m_job->GetGroupTos(0));
+    OpenRing("collective", m_job->GetGroupTos(0));
 }
 
 void
@@ -337,28 +295,7 @@ ShardedWorker::PartitionBytes(uint32_t partition) const
 }
 
 void
-ShardedWorker::PartitionSent(uint32_t step, uint32_t partition, uint64_t bytes)
-{
-    NS_LOG_FUNCTION(this << step << partition << bytes);
-    m_job->NotifyPartitionSent(m_rank, step, partition, bytes);
-}
-
-void
-ShardedWorker::BytesSent(uint64_t bytes)
-{
-    NS_LOG_FUNCTION(this << bytes);
-    m_job->NotifyBytesSent(m_rank, bytes);
-}
-
-void
-ShardedWorker::PartitionReceived(uint32_t step)
-{
-    NS_LOG_FUNCTION(this << step);
-    m_job->NotifyPartitionReceived(m_rank, step);
-}
-
-void
-ShardedWorker::RingDone()
+ShardedWorker::CollectiveFinished()
 {
     NS_LOG_FUNCTION(this);
     // Last partition in: the group is gathered (or its gradient shard reduced) here.

@@ -23,9 +23,8 @@
 #ifndef DDNN_SHARDED_WORKER_H
 #define DDNN_SHARDED_WORKER_H
 
-#include "ring-channel.h"
+#include "ring-worker.h"
 #include "sharded-job.h"
-#include "training-worker.h"
 
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
@@ -40,7 +39,7 @@ namespace ns3
  * \brief One worker of a sharded data-parallel job: phase-by-phase compute
  * gated by all-gathers, and the ring steps of the job's collectives.
  */
-class ShardedWorker : public TrainingWorker
+class ShardedWorker : public RingWorker
 {
   public:
     /**
@@ -55,12 +54,6 @@ class ShardedWorker : public TrainingWorker
     /// this worker connects to `right` (on the job's port).
     void Setup(Ptr<ShardedJob> job, uint32_t rank, Ipv4Address left, Ipv4Address right);
 
-    /// \brief True while the connection to the right neighbour is established.
-    bool IsConnected() const override;
-    /// \brief True while the left neighbour's connection is accepted and not failed.
-    bool HasLeftConnection() const;
-    /// \brief Bytes received from the left neighbour (payload).
-    uint64_t GetBytesReceived() const;
     /// \brief Iteration being computed (0-based). (TrainingWorker::GetIteration
     /// reads the LayerCompute timeline, which this worker does not run.)
     uint64_t GetCurrentIteration() const;
@@ -94,16 +87,12 @@ class ShardedWorker : public TrainingWorker
     uint32_t CurrentLayer() const;
     Time Duration(Time work) const;
 
-    // the channel's callbacks
-    uint64_t PartitionBytes(uint32_t partition) const;
-    void PartitionSent(uint32_t step, uint32_t partition, uint64_t bytes);
-    void BytesSent(uint64_t bytes);
-    void PartitionReceived(uint32_t step);
-    void RingDone();
+    // the ring (RingWorker)
+    uint64_t PartitionBytes(uint32_t partition) const override;
+    /// Last partition in: the group is gathered (or its gradient shard reduced) here.
+    void CollectiveFinished() override;
 
     Ptr<ShardedJob> m_job; //!< the job (TrainingWorker's, typed)
-    Ipv4Address m_left;
-    Ipv4Address m_right;
 
     // compute state
     uint64_t m_iteration;
@@ -121,8 +110,6 @@ class ShardedWorker : public TrainingWorker
     uint64_t m_collIteration;
     uint32_t m_collSlot;
     uint32_t m_collGroup;
-
-    Ptr<RingChannel> m_ring; //!< the two ring connections and the steps over them
 };
 
 } // namespace ns3

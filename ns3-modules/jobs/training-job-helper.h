@@ -23,7 +23,10 @@
 #include "recipe-args.h"
 #include "training-job.h"
 
+#include "ns3/abort.h"
 #include "ns3/attribute.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/node-container.h"
 #include "ns3/node.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
@@ -120,6 +123,38 @@ class TrainingJobHelper
     std::vector<double> GetComputeFactors(uint32_t rank) const;
     /// Hand the per-layer table (layers, classes) to `job`.
     void DescribeLayers(Ptr<TrainingJob> job) const;
+    /// Install one `Worker` per node of `nodes` around a ring (worker r's left
+    /// neighbour is r - 1, its right r + 1, at `addresses`), each with this
+    /// helper's slowdowns, compute factors and start time; then validate the
+    /// job. `who` names the helper in the aborts. (RingAllreduceHelper,
+    /// ShardedHelper: their workers derive from RingWorker.)
+    template <typename Worker, typename Job>
+    Ptr<Job> InstallRing(Ptr<Job> job,
+                         const NodeContainer& nodes,
+                         const std::vector<uint32_t>& addresses,
+                         const std::string& who) const
+    {
+        const uint32_t n = nodes.GetN();
+        NS_ABORT_MSG_IF(n < 2, who << ": a ring needs at least 2 nodes (got " << n << ")");
+        NS_ABORT_MSG_IF(addresses.size() != n,
+                        who << ": " << n << " nodes but " << addresses.size() << " addresses");
+        NS_ABORT_MSG_IF(job->GetNWorkers() != 0, who << ": the job already has workers");
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            auto worker = CreateObject<Worker>();
+            const uint32_t rank = job->AddWorker(worker);
+            worker->Setup(job,
+                          rank,
+                          Ipv4Address(addresses[(r + n - 1) % n]),
+                          Ipv4Address(addresses[(r + 1) % n]));
+            worker->SetSlowdowns(GetSlowdowns(r));
+            worker->SetComputeFactors(GetComputeFactors(r));
+            worker->SetStartTime(m_start);
+            nodes.Get(r)->AddApplication(worker);
+        }
+        job->Validate();
+        return job;
+    }
     /// The `job-scheduler` line: push (true) or pull, a CommScheduler TypeId,
     /// its "Name=Value" attributes.
     struct SchedulerLine
