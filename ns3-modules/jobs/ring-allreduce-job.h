@@ -51,7 +51,7 @@ class RingAllreduceJob : public RingJob
         std::string label; //!< "49-44" or "7"
     };
 
-    /// \brief Attributes AckTos (and TrainingJob's); trace AllreduceCompleted.
+    /// \brief Attributes: RingJob's and TrainingJob's; trace AllreduceCompleted.
     static TypeId GetTypeId();
     /// \brief Constructor (attributes at their defaults).
     RingAllreduceJob();
@@ -68,7 +68,6 @@ class RingAllreduceJob : public RingJob
     /// TypeId name and its attributes as "Name=Value" strings (default
     /// ns3::FifoScheduler). The ring asks it with nothing in flight.
     void SetScheduler(const std::string& typeId, const std::vector<std::string>& attributes);
-
 
     // ---- buffers
     /// \brief Number of buffers.
@@ -122,6 +121,7 @@ class RingAllreduceJob : public RingJob
 
     /// \brief Signature of the AllreduceCompleted trace source.
     typedef void (*AllreduceCallback)(uint64_t iteration, uint32_t buffer, Time start, Time end);
+
   protected:
     void DoDispose() override;
     void CheckDescribable(const char* what) const override;
@@ -148,7 +148,6 @@ class RingAllreduceJob : public RingJob
     void WatchDeadline(PsChunk& unit);
     /// The slack of (iteration, buffer) ran out: raise it if it waits or runs.
     void RaiseNow(uint64_t iteration, uint32_t buffer);
-
 
     // the plan
     std::vector<Buffer> m_buffers;

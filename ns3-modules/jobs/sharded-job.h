@@ -61,7 +61,7 @@ class ShardedJob : public RingJob
         REDUCE_SCATTER = 1 //!< gradients of a group, after its backward
     };
 
-    /// \brief Attributes AckTos, PrefetchDepth, Reshard (and TrainingJob's);
+    /// \brief Attributes PrefetchDepth, Reshard (and RingJob's and TrainingJob's);
     /// trace CollectiveCompleted.
     static TypeId GetTypeId();
     /// \brief Constructor (attributes at their defaults).
@@ -142,6 +142,7 @@ class ShardedJob : public RingJob
 
     /// \brief Signature of the CollectiveCompleted trace source.
     typedef void (*CollectiveCallback)(uint64_t iteration, uint32_t slot, Time start, Time end);
+
   protected:
     void DoDispose() override;
     void CheckDescribable(const char* what) const override;

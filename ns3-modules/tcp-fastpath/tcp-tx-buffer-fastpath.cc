@@ -664,22 +664,7 @@ TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Callback<void, Tc
         {
             return bytesSacked; // as 3.44: beyond what was sent, stop here (no lost count)
         }
-        // Segments starting before the block are never marked, and one that
-        // straddles it marks nothing after it either: the walk may start at
-        // the first segment starting at or after the block. A block nearer
-        // SND.NXT than SND.UNA (the newest one, as a rule) finds it from the
-        // back, so the cost follows the block's distance from the end of
-        // the window instead of the whole window.
-        auto start = m_sentList.begin();
-        if (block.first - m_firstByteSeq > sentEnd - block.first)
-        {
-            start = m_sentList.end();
-            while (start != m_sentList.begin() && (*std::prev(start))->m_startSeq >= block.first)
-            {
-                --start;
-            }
-        }
-        for (auto it = start; it != m_sentList.end(); ++it)
+        for (auto it = m_sentList.begin(); it != m_sentList.end(); ++it)
         {
             TcpTxItem* item = *it;
             const SequenceNumber32 begin = item->m_startSeq;
