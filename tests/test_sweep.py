@@ -290,9 +290,11 @@ def test_ctrl_c_stops_the_cells_writes_the_tables_and_prints_resume(grid_file, t
     small = tmp_path / "small.toml"
     small.write_text(grid_file.read_text().replace("[2, 1]", "[2]"))
     out = tmp_path / "out"
+    # SIGINT at its default in the sweep, however this test run was started
     proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "sweep", str(small), "-j", "1",
                              "-o", str(out), "--no-progress"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 300
     while time.time() < deadline and not list((out / "cells").glob("[0-9a-f]*")):
         time.sleep(0.2)
