@@ -54,8 +54,8 @@ class JobPlan:
         from harness.training import UNUSED_PLAN_KEYS   # the registry (it imports this module)
 
         return {"hosts": list(self.hosts), "tos": self.tos, "layer_tos": list(self.layer_tos),
-                **UNUSED_PLAN_KEYS, "deadline_tos": self.deadline_tos, "profile": self.profile.name,
-                "compute_ms": self.profile.compute_ms,
+                **UNUSED_PLAN_KEYS, "deadline_tos": self.deadline_tos,
+                "profile": self.profile.name, "compute_ms": self.profile.compute_ms,
                 "ideal_iteration_s": self.ideal_iteration_s}
 
     @property
