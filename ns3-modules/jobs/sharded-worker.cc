@@ -31,7 +31,6 @@ ShardedWorker::ShardedWorker()
       m_phasesDone(false),
       m_nextIssue(0),
       m_reduceScattered(0),
-      m_collIteration(0),
       m_collSlot(0),
       m_collGroup(0)
 {
@@ -281,7 +280,6 @@ ShardedWorker::StartCollective(uint64_t iteration, uint32_t slot)
         Error("collective of iteration " + std::to_string(iteration) + " started in iteration " +
               std::to_string(m_iteration));
     }
-    m_collIteration = iteration;
     m_collSlot = slot;
     m_collGroup = m_job->GetSlotGroup(slot);
     m_ring->Start(m_job->GetNWorkers() - 1, m_job->GetGroupTos(m_collGroup));

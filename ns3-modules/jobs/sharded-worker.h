@@ -107,7 +107,6 @@ class ShardedWorker : public RingWorker
     Time m_computeStart;
 
     // the collective in flight
-    uint64_t m_collIteration;
     uint32_t m_collSlot;
     uint32_t m_collGroup;
 };
