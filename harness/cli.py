@@ -23,6 +23,11 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 
 
+def _within(spec) -> str:
+    """A search's tolerance in words: a width, or a factor with log spacing."""
+    return f"a factor {spec.tolerance:g}" if spec.spacing == "log" else f"{spec.tolerance:g}"
+
+
 def _fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
     # one line, never a flood: a long value some check echoed whole is cut
     click.echo(f"error: {shorten_text(' '.join(str(message).split()))}", err=True)
@@ -353,9 +358,9 @@ def _check_search(grid, jobs: int, as_json: bool) -> bool:
                + (f" ({', '.join(fields)})" if fields else "")
                + f" and each threshold ({thresholds}), where the training slowdown of "
                f"{spec.arm} vs {grid.reference} crosses it along {spec.field} in "
-               f"[{spec.lo:g}, {spec.hi:g}], to within {spec.tolerance:g}", err=err)
+               f"[{spec.lo:g}, {spec.hi:g}], to within {_within(spec)}", err=err)
     click.echo(f"probes: {spec.lo:g} and {spec.hi:g} first (shared by the thresholds), then "
-               f"halving the bracket: at most {plan.most_probes} per search, each "
+               f"halving the bracket{' (geometrically)' if spec.spacing == 'log' else ''}: at most {plan.most_probes} per search, each "
                f"{first} to {max(first, spec.max_seeds)} seed{'s' if spec.max_seeds != 1 else ''}"
                f" x {len(grid.arms)} arms", err=err)
     if not as_json:
@@ -658,7 +663,7 @@ def boundary(grid_file: str, jobs: int | None, executor: str, scheduler: str | N
     n, t = len(searching.search_points(grid)), len(spec.thresholds)
     click.echo(f"boundary {shorten(grid.name)}: {n} point{'s' if n != 1 else ''} x {t} "
                f"threshold{'s' if t != 1 else ''}, {spec.field} in [{spec.lo:g}, {spec.hi:g}] "
-               f"to within {spec.tolerance:g}; {jobs} at a time on {executor}; {out}", err=True)
+               f"to within {_within(spec)}; {jobs} at a time on {executor}; {out}", err=True)
     resume_cmd = " ".join(["harness", "boundary", shlex.quote(grid_file), "-o",
                            shlex.quote(str(out)), "--resume",
                            *(["--map", shlex.quote(map_dir)] if map_dir else []),

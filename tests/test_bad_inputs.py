@@ -541,6 +541,14 @@ FILE_CASES = [
     ("search-tolerance-negative", {"b.toml": SEARCH.replace("tolerance = 0.05",
                                                             "tolerance = -1")},
      ["boundary", "b.toml"], ["search.tolerance", "> 0"]),
+    ("search-spacing-unknown", {"b.toml": SEARCH + 'spacing = "geometric"\n'},
+     ["boundary", "b.toml"], ["search.spacing", "allowed: linear, log"]),
+    ("search-log-tolerance-1", {"b.toml": SEARCH.replace("tolerance = 0.05", "tolerance = 1")
+                                + 'spacing = "log"\n'},
+     ["boundary", "b.toml"], ["search.tolerance", "spacing", "> 1"]),
+    ("search-log-lo-0", {"b.toml": SEARCH.replace("lo = 0.05", "lo = 0").replace(
+        "tolerance = 0.05", "tolerance = 2") + 'spacing = "log"\n'},
+     ["boundary", "b.toml"], ["search.lo", "> 0", "log"]),
     ("search-lo-string", {"b.toml": SEARCH.replace("lo = 0.05", 'lo = "low"')},
      ["boundary", "b.toml"], ["search.lo", "number"]),
     ("search-not-numeric", {"b.toml": SEARCH.replace('"background.load"',

@@ -89,6 +89,35 @@ def test_integral_fields_probe_whole_numbers():
     assert (crossing.low, crossing.high) == (7, 8)
 
 
+@pytest.mark.parametrize("threshold", [0.01, 0.30])
+def test_log_spacing_brackets_within_a_factor_in_fewer_probes(threshold):
+    """Geometric bisection: probes at sqrt(a b), the bracket within a factor;
+    over [23, 184] (three doublings) a factor 2 takes two probes after the ends,
+    where a linear search to within 23 takes three."""
+    span = Range(23, 184, 2, log=True)
+    slope = 0.3 / 120
+    crossing, history = search(span, threshold, linear(slope)(threshold))
+    truth = threshold / slope
+    if truth < span.lo:
+        assert crossing.status == boundary.BELOW_RANGE
+        return
+    assert crossing.status == boundary.BRACKETED
+    assert crossing.low <= truth <= crossing.high <= 2 * crossing.low
+    assert history[2].value == pytest.approx(math.sqrt(23 * 184))
+    assert crossing.probes == len(history) == boundary.most_probes(span) == 4
+    assert boundary.most_probes(Range(23, 184, 23)) == 5
+    assert crossing.low < crossing.estimate < crossing.high
+
+
+def test_log_spacing_of_an_integral_field():
+    span = Range(1, 1000, 1.2, integral=True, log=True)
+    crossing, history = search(span, 0.3, linear(0.3 / 77.7)(0.3))
+    assert all(float(o.value).is_integer() for o in history)
+    assert history[2].value == 31                       # floor(sqrt(1000))
+    assert crossing.low <= 77.7 <= crossing.high
+    assert crossing.high / crossing.low <= 1.2 or crossing.high - crossing.low == 1
+
+
 def test_decisions_are_replayed_from_the_probes_alone():
     """A resumed search: each prefix of the probes gives the next one made."""
     span = Range(23, 184, 5)
@@ -105,6 +134,9 @@ def test_interpolation_stays_in_the_bracket():
     assert boundary.interpolate(a, Observation(20, ABOVE, math.inf), 0.25) == 15  # a stall
     assert boundary.interpolate(Observation(10, BELOW, 0.6), b, 0.25) == 15   # not rising
     assert 10 <= boundary.interpolate(Observation(10, BELOW, -0.5), b, 0.01) <= 20
+    # over log(value): halfway in slowdown is the geometric middle
+    assert boundary.interpolate(a, Observation(40, ABOVE, 0.5), 0.25, log=True) == \
+        pytest.approx(20)
 
 
 def test_most_probes():

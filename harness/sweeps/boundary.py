@@ -10,7 +10,10 @@ seeds until it is decided or the probe's seeds run out). The slowdown is
 taken to grow with the field (more background, more slowdown): the search
 probes the range's low end, then its high end, then halves the bracket
 [a, b] (a: the highest value decided below, b: the lowest decided above)
-until it is at most `tolerance` wide. An undecided probe ends the search:
+until it is at most `tolerance` wide. With log spacing it halves the
+bracket's ratio instead (the next probe is sqrt(a b)) until b / a is at most
+`tolerance`: loads and rates that a map steps by doubling are searched in
+even steps of that kind, and a bracket of one map step costs fewer probes. An undecided probe ends the search:
 the crossing is "undecided between a and b".
 
 next_probe decides from the probes so far alone, so a search is replayed
@@ -39,13 +42,23 @@ STATUSES = (BRACKETED, UNDECIDED_BETWEEN, BELOW_RANGE, ABOVE_RANGE)
 
 @dataclass(frozen=True)
 class Range:
-    """The searched values: [lo, hi], a bracket this narrow is enough;
-    integral: the field takes integers (probes are whole numbers)."""
+    """The searched values: [lo, hi], a bracket this narrow is enough
+    (log: b / a at most `tolerance`, else b - a); integral: the field takes
+    integers (probes are whole numbers)."""
 
     lo: float
     hi: float
     tolerance: float
     integral: bool = False
+    log: bool = False
+
+    def middle(self, a: float, b: float) -> float:
+        """The bisection's next probe inside [a, b]."""
+        mid = math.sqrt(a * b) if self.log else (a + b) / 2
+        return math.floor(mid) if self.integral else mid
+
+    def narrow_enough(self, a: float, b: float) -> bool:
+        return b / a <= self.tolerance if self.log else b - a <= self.tolerance
 
 
 @dataclass(frozen=True)
@@ -79,15 +92,18 @@ def _bracket(history: list[Observation]) -> tuple[float, float]:
     return (max(below) if below else math.nan, min(above) if above else math.nan)
 
 
-def interpolate(a: Observation, b: Observation, threshold: float) -> float:
+def interpolate(a: Observation, b: Observation, threshold: float, log: bool = False) -> float:
     """Where the straight line through (a, its slowdown) and (b, its
     slowdown) meets the threshold, kept inside [a, b]; the middle when the
-    estimates do not rise from a to b (a stall, noise)."""
+    estimates do not rise from a to b (a stall, noise). log: the line is
+    drawn over log(value), as the probes were spaced."""
+    to = math.log if log else float
+    back = math.exp if log else float
     rise = b.change - a.change
     if not (math.isfinite(rise) and rise > 0):
-        return (a.value + b.value) / 2
-    x = a.value + (threshold - a.change) / rise * (b.value - a.value)
-    return min(b.value, max(a.value, x))
+        return back((to(a.value) + to(b.value)) / 2)
+    x = to(a.value) + (threshold - a.change) / rise * (to(b.value) - to(a.value))
+    return min(b.value, max(a.value, back(x)))
 
 
 def next_probe(span: Range, threshold: float,
@@ -108,11 +124,9 @@ def next_probe(span: Range, threshold: float,
     if seen[span.hi].side == BELOW:
         return Crossing(ABOVE_RANGE, math.nan, span.hi, math.nan, n)
     a, b = _bracket(history)
-    mid = (a + b) / 2
-    if span.integral:
-        mid = math.floor(mid)
-    if b - a <= span.tolerance or not a < mid < b:   # integral: no whole number between
-        return Crossing(BRACKETED, interpolate(seen[a], seen[b], threshold), a, b, n)
+    mid = span.middle(a, b)
+    if span.narrow_enough(a, b) or not a < mid < b:   # integral: no whole number between
+        return Crossing(BRACKETED, interpolate(seen[a], seen[b], threshold, span.log), a, b, n)
     return mid
 
 
@@ -131,8 +145,12 @@ def search(span: Range, threshold: float,
 def most_probes(span: Range) -> int:
     """The probes one search makes at most: both ends, then halvings until
     the bracket is within the tolerance (for cost estimates)."""
-    width, halvings = span.hi - span.lo, 0
-    while width > span.tolerance and (not span.integral or width > 1):
+    if span.log:   # halving log(b / a); a whole-number field cannot go below 1 apart
+        width, tolerance = math.log(span.hi / span.lo), math.log(span.tolerance)
+    else:
+        width, tolerance = span.hi - span.lo, span.tolerance
+    halvings = 0
+    while width > tolerance and (not span.integral or span.log or width > 1):
         width /= 2
         halvings += 1
     return 2 + halvings

@@ -82,7 +82,7 @@ def search_points(grid: Grid) -> list[tuple[tuple[str, Any], ...]]:
 
 def span(grid: Grid) -> Range:
     s = grid.search
-    return Range(s.lo, s.hi, s.tolerance, s.integral)
+    return Range(s.lo, s.hi, s.tolerance, s.integral, s.spacing == "log")
 
 
 def _value(spec, value: float) -> float | int:

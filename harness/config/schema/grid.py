@@ -4,7 +4,7 @@ its tables set are checked against the scenario's own schema)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Literal, Optional
 
 from pydantic import AfterValidator, BeforeValidator, Field, TypeAdapter, model_validator
 
@@ -81,7 +81,11 @@ class Search(Section):
     lo: Number() = Field(description="the searched range's low end")
     hi: Number() = Field(description="the searched range's high end (> lo)")
     tolerance: Number(gt=0) = Field(description=(
-        "stop bisecting when the bracket is at most this wide (in the field's unit)"))
+        "stop bisecting when the bracket is at most this wide (in the field's unit); with "
+        "spacing = \"log\", when its high end is at most this factor above its low end (> 1)"))
+    spacing: Literal["linear", "log"] = Field("linear", description=(
+        "how the bracket is halved: at its arithmetic middle (linear) or its geometric one "
+        "(log: for fields a map steps by factors, such as background.rate; needs lo > 0)"))
     thresholds: Annotated[list[Number(gt=0)], BeforeValidator(_thresholds),
                           AfterValidator(_increasing)] = Field(
         [0.01, 0.30], validate_default=True, description=(
@@ -96,6 +100,12 @@ class Search(Section):
         if self.hi <= self.lo:
             raise ConfigError("hi", f"must be greater than search.lo ({self.lo:g}), got "
                               f"{self.hi:g}")
+        if self.spacing == "log" and self.lo <= 0:
+            raise ConfigError("lo", f"must be > 0 with spacing = \"log\", got {self.lo:g}")
+        if self.spacing == "log" and self.tolerance <= 1:
+            raise ConfigError("tolerance", "with spacing = \"log\" it is the factor the "
+                              "bracket's high end may be above its low end: must be > 1, got "
+                              f"{self.tolerance:g}")
         return self
 
 
@@ -123,7 +133,7 @@ class GridFile(Section):
         "more seeds where the answer is undecided (max_seeds, budget)"))
     search: Optional[Search] = Field(None, description=(
         "a boundary search instead of a sweep (`harness boundary`): field, lo, hi, "
-        "tolerance, thresholds, max_seeds, arm"))
+        "tolerance, spacing, thresholds, max_seeds, arm"))
 
 
 _GRID = TypeAdapter(GridFile)
