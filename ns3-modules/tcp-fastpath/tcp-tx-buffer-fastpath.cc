@@ -597,6 +597,11 @@ TcpTxBuffer::GetPacketFromList(PacketList& list,
         }
         // The request goes past this item: merge the next one into it.
         TcpTxItem* following = *next;
+        // Update walks from the highest SACKed segment's iterator (as 3.44's
+        // UpdateLostCount does): it must not be erased here. It is not, since
+        // a retransmission merges only un-SACKed segments (GetTransmittedSegment).
+        NS_ABORT_MSG_IF(&list == &m_sentList && m_highestSack.first == next,
+                        "merging away the highest SACKed segment");
         MergeItems(current, following);
         list.erase(next);
         delete following;
@@ -664,7 +669,27 @@ TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Callback<void, Tc
         {
             return bytesSacked; // as 3.44: beyond what was sent, stop here (no lost count)
         }
-        for (auto it = m_sentList.begin(); it != m_sentList.end(); ++it)
+        // The walk may start at any segment at or before the first one that
+        // starts inside the block: those before it start below the block, so
+        // none is inside it, and none ends past it before that one is reached
+        // (the marked segments and their order are 3.44's). Start at SND.UNA,
+        // or, when the block is nearer the highest SACKed segment (a block
+        // above it, the newest, most often; or an older one just below),
+        // step back from that segment to the block's first one.
+        auto from = m_sentList.cbegin(); // const: m_highestSack holds a const_iterator
+        if (m_highestSack.first != m_sentList.end())
+        {
+            const SequenceNumber32 high = (*m_highestSack.first)->m_startSeq;
+            if (high <= block.first || block.first - m_firstByteSeq > high - block.first)
+            {
+                from = m_highestSack.first;
+                while (from != m_sentList.cbegin() && (*std::prev(from))->m_startSeq >= block.first)
+                {
+                    --from;
+                }
+            }
+        }
+        for (auto it = from; it != m_sentList.end(); ++it)
         {
             TcpTxItem* item = *it;
             const SequenceNumber32 begin = item->m_startSeq;

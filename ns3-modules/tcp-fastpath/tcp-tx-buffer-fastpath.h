@@ -15,7 +15,10 @@
  *   Update            the SACK scoreboard walk reads each segment's start from
  *                     the segment itself (and its end from the next one's
  *                     start) instead of adding up packet sizes: the same
- *                     numbers, without touching every packet. UpdateLostCount,
+ *                     numbers, without touching every packet, and walks a block
+ *                     from SND.UNA or from the highest SACKed segment,
+ *                     whichever is nearer (3.44 walks every block from
+ *                     SND.UNA). UpdateLostCount,
  *                     which it calls, likewise skips a running sum 3.44 never
  *                     uses.
  *   NextSeg           stops walking once nothing further can change its answer
