@@ -39,6 +39,8 @@ TARGETS = (
      "thesis cell: same tables with and without"),
     ("sweep", ("efficiency_local_j2",), ">=", 0.9, "sweep efficiency -j 2 local"),
     ("sweep", ("efficiency_dask_j2",), ">=", 0.9, "sweep efficiency dask -j 2"),
+    ("sweep", ("efficiency_dask_processes_j2",), ">=", 0.9,
+     "sweep efficiency dask worker processes -j 2"),
     # checked only where the 512-host size ran (not in --quick)
     ("scaling", ("sizes", "512", "events_per_cpu_s_ratio"), ">=", 0.8,
      "512 hosts: events/CPU-s vs the smallest, x"),

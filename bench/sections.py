@@ -364,7 +364,7 @@ def sweep(r: Runner, cfg: BenchConfig) -> dict:
     grid = r.work / "grid.toml"
     grid.write_text(sweep_grid(cfg))
     runs = {}
-    for jobs, executor in ((1, "local"), (2, "local"), (2, "dask")):
+    for jobs, executor in ((1, "local"), (2, "local"), (2, "dask"), (2, "dask-processes")):
         name = f"{executor}-j{jobs}"
         out = r.work / "sweeps" / name
         cmd = [sys.executable, "-m", "bench.sweep_driver", str(grid), str(out), str(jobs),
@@ -382,7 +382,8 @@ def sweep(r: Runner, cfg: BenchConfig) -> dict:
     j1 = runs["local-j1"]["cells_per_hour"]
     return {"grid": sweep_grid(cfg), "runs": runs,
             "efficiency_local_j2": runs["local-j2"]["cells_per_hour"] / (2 * j1),
-            "efficiency_dask_j2": runs["dask-j2"]["cells_per_hour"] / (2 * j1)}
+            "efficiency_dask_j2": runs["dask-j2"]["cells_per_hour"] / (2 * j1),
+            "efficiency_dask_processes_j2": runs["dask-processes-j2"]["cells_per_hour"] / (2 * j1)}
 
 
 # --------------------------------------------------------------------------

@@ -100,44 +100,12 @@ def test_dask_worker_processes_give_the_local_executors_tables(both_ways, adapti
     processes (each with its warm cell server): the adaptive sweep adds the
     same seeds, and its tables and cell files are byte for byte the local
     executor's."""
-    import os
-    import subprocess
-    import sys
-    import time
-
-    from dask.distributed import Client
+    from bench.dask_processes import dask_processes
 
     _, local = both_ways
-    scheduler_file = tmp_path / "scheduler.json"
-    log = (tmp_path / "dask.log").open("wb")
-    common = ["--scheduler-file", str(scheduler_file), "--no-dashboard"]
-    procs = [subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host",
-                               "127.0.0.1", "--port", "0", *common],
-                              stdout=log, stderr=log, env=os.environ.copy())]
-    try:
-        deadline = time.monotonic() + 60
-        while not scheduler_file.is_file() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        procs += [subprocess.Popen([sys.executable, "-m", "dask", "worker", "--nthreads", "1",
-                                    "--nworkers", "1", "--preload", "harness.sweeps.executors",
-                                    "--host", "127.0.0.1", *common],
-                                   stdout=log, stderr=log, env=os.environ.copy())
-                  for _ in range(2)]
-        with Client(scheduler_file=str(scheduler_file), timeout=60) as client:
-            client.wait_for_workers(2, timeout=120)
-            address = client.scheduler.address
+    with dask_processes(2, tmp_path / "cluster") as address:
         report = sweeping.run_sweep(adaptive_grid, tmp_path / "dask", jobs=2, executor="dask",
-                                 scheduler=address, progress=False)
-    finally:
-        for proc in reversed(procs):
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        log.close()
+                                    scheduler=address, progress=False)
     assert not report.failed
     assert _cells(report.out) == _cells(local.out)
     for name in ("deltas.parquet", "deltas_mean.parquet"):
