@@ -780,10 +780,17 @@ TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh, bool isRe
     // retransmitted, not SACKed, below the highest SACK (once SACKs were seen)
     // and lost. Rule 3 remembers the first such segment when in recovery.
     // Without lost segments (m_lostOut == 0) rule 1 cannot match: the walk
-    // stops once rule 3 has its candidate (at once outside recovery).
+    // stops once rule 3 has its candidate (at once outside recovery). It stops
+    // at the highest SACKed segment: segments are in sequence order, and
+    // neither rule takes one at or above it.
     SequenceNumber32 rule3;
     bool rule3Valid = false;
     const bool anyLost = m_lostOut > 0;
+    // With a highest SACKed segment in the list, its start lies within the
+    // sent window (< 2^31 bytes), where sequence order is list order. Without
+    // one (reset once SND.UNA passed it), 3.44 compares with 0, which wraps
+    // after 2 GiB sent: then the whole list is walked, as 3.44 does.
+    const bool highestInList = m_sackSeen && m_highestSack.first != m_sentList.end();
     if (anyLost || isRecovery)
     {
         for (const TcpTxItem* item : m_sentList)
@@ -807,6 +814,10 @@ TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh, bool isRe
             if (!anyLost && rule3.GetValue() != 0)
             {
                 break;
+            }
+            if (highestInList && !(item->m_startSeq < m_highestSack.second))
+            {
+                break; // rules 1 and 3 take only segments below the highest SACK
             }
         }
     }

@@ -22,8 +22,8 @@
  *                     which it calls, likewise skips a running sum 3.44 never
  *                     uses.
  *   NextSeg           stops walking once nothing further can change its answer
- *                     (no segment is marked lost), and reads segment starts
- *                     as Update does.
+ *                     (no segment is marked lost, or the highest SACK is
+ *                     reached), and reads segment starts as Update does.
  *   IsLost            stops at the segment holding the sequence number.
  *   IsRetransmittedDataAcked
  *                     answers at once when nothing is retransmitted, and stops
