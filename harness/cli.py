@@ -359,8 +359,9 @@ def _check_search(grid, jobs: int, as_json: bool) -> bool:
                + f" and each threshold ({thresholds}), where the training slowdown of "
                f"{spec.arm} vs {grid.reference} crosses it along {spec.field} in "
                f"[{spec.lo:g}, {spec.hi:g}], to within {_within(spec)}", err=err)
+    halving = "halving the bracket" + (" (geometrically)" if spec.spacing == "log" else "")
     click.echo(f"probes: {spec.lo:g} and {spec.hi:g} first (shared by the thresholds), then "
-               f"halving the bracket{' (geometrically)' if spec.spacing == 'log' else ''}: at most {plan.most_probes} per search, each "
+               f"{halving}: at most {plan.most_probes} per search, each "
                f"{first} to {max(first, spec.max_seeds)} seed{'s' if spec.max_seeds != 1 else ''}"
                f" x {len(grid.arms)} arms", err=err)
     if not as_json:

@@ -13,8 +13,9 @@ probes the range's low end, then its high end, then halves the bracket
 until it is at most `tolerance` wide. With log spacing it halves the
 bracket's ratio instead (the next probe is sqrt(a b)) until b / a is at most
 `tolerance`: loads and rates that a map steps by doubling are searched in
-even steps of that kind, and a bracket of one map step costs fewer probes. An undecided probe ends the search:
-the crossing is "undecided between a and b".
+even steps of that kind, and a bracket of one map step costs fewer probes.
+An undecided probe ends the search: the crossing is "undecided between a
+and b".
 
 next_probe decides from the probes so far alone, so a search is replayed
 exactly from its probes' results (a resumed search makes the same decisions),
