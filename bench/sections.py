@@ -375,10 +375,11 @@ def sweep(r: Runner, cfg: BenchConfig) -> dict:
                       "failed": report["failed"], "wall_s": report["wall_s"],
                       "cells_per_hour": report["cells"] / report["wall_s"] * 3600,
                       "cell_wall_s": spread(report["cell_wall_s"]),
-                      # user + system CPU of the sweep's processes (those reaped)
-                      "cpu_s": cost.user_s + cost.system_s,
                       "other_busy_cores": cost.other_busy_cores,
                       "load_1min": cost.load_1min}
+        if executor != "dask-processes":   # its cell servers are stopped, never reaped
+            # user + system CPU of the sweep's processes (those reaped)
+            runs[name]["cpu_s"] = cost.user_s + cost.system_s
     j1 = runs["local-j1"]["cells_per_hour"]
     return {"grid": sweep_grid(cfg), "runs": runs,
             "efficiency_local_j2": runs["local-j2"]["cells_per_hour"] / (2 * j1),
