@@ -598,8 +598,10 @@ TcpTxBuffer::GetPacketFromList(PacketList& list,
         // The request goes past this item: merge the next one into it.
         TcpTxItem* following = *next;
         // Update walks from the highest SACKed segment's iterator (as 3.44's
-        // UpdateLostCount does): it must not be erased here. It is not, since
-        // a retransmission merges only un-SACKed segments (GetTransmittedSegment).
+        // UpdateLostCount does): it must not be erased here. A retransmission
+        // that starts at a segment merges only an un-SACKed next one
+        // (GetTransmittedSegment's limit); should another request reach the
+        // highest SACKed segment, stop here rather than leave it dangling.
         NS_ABORT_MSG_IF(&list == &m_sentList && m_highestSack.first == next,
                         "merging away the highest SACKed segment");
         MergeItems(current, following);
