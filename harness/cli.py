@@ -360,8 +360,9 @@ def _check_search(grid, jobs: int, as_json: bool) -> bool:
                f"{spec.arm} vs {grid.reference} crosses it along {spec.field} in "
                f"[{spec.lo:g}, {spec.hi:g}], to within {_within(spec)}", err=err)
     halving = "halving the bracket" + (" (geometrically)" if spec.spacing == "log" else "")
-    click.echo(f"probes: {spec.lo:g} and {spec.hi:g} first (shared by the thresholds), then "
-               f"{halving}: at most {plan.most_probes} per search, each "
+    click.echo(f"probes: {spec.lo:g} first (shared by the thresholds), then {halving} "
+               f"towards {spec.hi:g} (probed when the bracket reaches it) and windows around "
+               f"undecided probes: at most {plan.most_probes} per search, each "
                f"{first} to {max(first, spec.max_seeds)} seed{'s' if spec.max_seeds != 1 else ''}"
                f" x {len(grid.arms)} arms", err=err)
     if not as_json:
@@ -371,7 +372,7 @@ def _check_search(grid, jobs: int, as_json: bool) -> bool:
             click.echo(pd.DataFrame(rows).to_string(index=False))
     valid = [c for c in cells if c.scenario is not None]
     click.echo(f"{len(valid)} of {len(cells)} cells of the ends valid; cost from "
-               f"{Cost(plan.least_bytes).describe(jobs)} (the ends alone, first seeds) to "
+               f"{Cost(plan.least_bytes).describe(jobs)} (the low end alone, first seeds) to "
                f"{Cost(plan.most_bytes).describe(jobs)} (every search all its probes, "
                f"{max(first, spec.max_seeds)} seeds each), plus ~{SWEEP_START_S:g} s to start "
                "(rough: docs/performance/sweep-cost.md)", err=err)

@@ -8,14 +8,28 @@ against the threshold: `below` when the whole 95 % interval is at or below it
 `above` when the whole interval is above it, else `undecided` (the runner adds
 seeds until it is decided or the probe's seeds run out). The slowdown is
 taken to grow with the field (more background, more slowdown): the search
-probes the range's low end, then its high end, then halves the bracket
-[a, b] (a: the highest value decided below, b: the lowest decided above)
+probes the range's low end, then halves the bracket [a, b] (a: the highest
+value decided below, b: the lowest decided above, or the range's high end)
 until it is at most `tolerance` wide. With log spacing it halves the
 bracket's ratio instead (the next probe is sqrt(a b)) until b / a is at most
 `tolerance`: loads and rates that a map steps by doubling are searched in
 even steps of that kind, and a bracket of one map step costs fewer probes.
-An undecided probe ends the search: the crossing is "undecided between a
-and b".
+The high end is probed only when the bracket reaches it (there it is
+costliest, and a crossing inside the range never needs it), so a high end
+still below the threshold ends the search "above range".
+
+An undecided probe (its interval still straddles the threshold after
+max_seeds) means the crossing is near it, where the slowdown is within
+noise of the threshold: more seeds there buy little. The search goes on
+around it instead: the undecided probes inside the bracket form a band,
+and the search probes a window of the tolerance's width around the band,
+as far from it on each side as the tolerance allows, first reusing a
+decided end (a·tol above a, or b/tol below b, when that clears the band),
+else both sides, the lower first (less background: cheaper, and decided
+below sooner). Each side decided narrows the bracket; a side undecided
+widens the band. The search gives up ("undecided between a and b") when
+the band spans more than half the tolerance (log: a factor sqrt(tol)), as
+a window would then sit too close to it to decide.
 
 next_probe decides from the probes so far alone, so a search is replayed
 exactly from its probes' results (a resumed search makes the same decisions),
@@ -40,6 +54,9 @@ BELOW_RANGE = "below range"    # the low end is already above the threshold
 ABOVE_RANGE = "above range"    # the high end is still below it
 STATUSES = (BRACKETED, UNDECIDED_BETWEEN, BELOW_RANGE, ABOVE_RANGE)
 
+#: Undecided probes a search goes on after (each cost max_seeds); the next ends it.
+MAX_UNDECIDED = 2
+
 
 @dataclass(frozen=True)
 class Range:
@@ -57,6 +74,10 @@ class Range:
         """The bisection's next probe inside [a, b]."""
         mid = math.sqrt(a * b) if self.log else (a + b) / 2
         return math.floor(mid) if self.integral else mid
+
+    def step(self, value: float, times: float) -> float:
+        """value moved by `times` tolerances (log: multiplied by tol**times)."""
+        return value * self.tolerance ** times if self.log else value + times * self.tolerance
 
     def narrow_enough(self, a: float, b: float) -> bool:
         return b / a <= self.tolerance if self.log else b - a <= self.tolerance
@@ -107,28 +128,79 @@ def interpolate(a: Observation, b: Observation, threshold: float, log: bool = Fa
     return min(b.value, max(a.value, back(x)))
 
 
+def estimate(history: list[Observation], a: float, b: float, threshold: float,
+             log: bool = False) -> float:
+    """The crossing inside the bracket [a, b]: the line through the probes
+    in it (undecided ones too: their estimates are near the threshold),
+    where it first rises through the threshold; a to b's line otherwise."""
+    inside = sorted((o for o in history if a <= o.value <= b and math.isfinite(o.change)),
+                    key=lambda o: o.value)
+    for left, right in zip(inside, inside[1:]):
+        if left.change <= threshold < right.change:
+            return interpolate(left, right, threshold, log)
+    seen = {o.value: o for o in history}
+    return interpolate(seen[a], seen[b], threshold, log)
+
+
+def _window(span: Range, a: float, b: float, band: list[float],
+            seen: dict[float, Observation]) -> float | None:
+    """The next probe around the band of undecided probes inside (a, b), or
+    None when no window of the tolerance's width can clear it (see the
+    module doc)."""
+    low, high = band[0], band[-1]
+    if span.step(a, +1) > high:                  # a decided end clears the band
+        wanted = [span.step(a, +1)]
+    elif span.step(b, -1) < low:
+        wanted = [span.step(b, -1)]
+    else:
+        half = math.sqrt(span.tolerance) if span.log else span.tolerance / 2
+        if (high / low if span.log else high - low) > half * (1 + 1e-9):
+            return None
+        margin = math.sqrt(span.tolerance / (high / low)) if span.log else \
+            (span.tolerance - (high - low)) / 2
+        wanted = [low / margin, high * margin] if span.log else [low - margin, high + margin]
+    for value in wanted:
+        if span.integral:       # stay inside the window: round towards the band
+            value = math.ceil(value) if value < low else math.floor(value)
+        if a < value < b and not low <= value <= high and value not in seen:
+            return value
+    return None
+
+
 def next_probe(span: Range, threshold: float,
                history: list[Observation]) -> float | Crossing:
     """The next value to probe, or the search's end, from the probes so far
     (in the order probed)."""
     n = len(history)
-    if history and history[-1].side == UNDECIDED:
-        a, b = _bracket(history)
-        return Crossing(UNDECIDED_BETWEEN, math.nan, a, b, n)
     seen = {o.value: o for o in history}
     if span.lo not in seen:
         return span.lo
     if seen[span.lo].side == ABOVE:
         return Crossing(BELOW_RANGE, math.nan, math.nan, span.lo, n)
-    if span.hi not in seen:
-        return span.hi
-    if seen[span.hi].side == BELOW:
+    top = seen.get(span.hi)
+    if top is not None and top.side == BELOW:
         return Crossing(ABOVE_RANGE, math.nan, span.hi, math.nan, n)
     a, b = _bracket(history)
-    mid = span.middle(a, b)
-    if span.narrow_enough(a, b) or not a < mid < b:   # integral: no whole number between
-        return Crossing(BRACKETED, interpolate(seen[a], seen[b], threshold, span.log), a, b, n)
-    return mid
+    if seen[span.lo].side == UNDECIDED or (top is not None and top.side == UNDECIDED) \
+            or not a < (b if math.isfinite(b) else span.hi):
+        # an undecided end, or probes that contradict each other (noise)
+        return Crossing(UNDECIDED_BETWEEN, math.nan, a, b, n)
+    end = b if math.isfinite(b) else span.hi       # the high end: probed when needed
+    band = sorted(o.value for o in history if o.side == UNDECIDED and a < o.value < end)
+    mid = span.middle(a, end)
+    if span.narrow_enough(a, end) or (not band and not a < mid < end):
+        if not math.isfinite(b):
+            return span.hi
+        return Crossing(BRACKETED, estimate(history, a, b, threshold, span.log), a, b, n)
+    if not band:
+        return mid
+    undecided = sum(o.side == UNDECIDED for o in history)
+    window = _window(span, a, end, band, seen) if undecided <= MAX_UNDECIDED else None
+    if window is not None:
+        return window
+    if not math.isfinite(b):   # "undecided between a and b" needs b decided
+        return span.hi
+    return Crossing(UNDECIDED_BETWEEN, math.nan, a, b, n)
 
 
 def search(span: Range, threshold: float,
@@ -144,14 +216,15 @@ def search(span: Range, threshold: float,
 
 
 def most_probes(span: Range) -> int:
-    """The probes one search makes at most: both ends, then halvings until
-    the bracket is within the tolerance (for cost estimates)."""
+    """The probes one search makes at most (for cost estimates): both ends
+    and the halvings until the bracket is within the tolerance, and two
+    window probes for each undecided probe the search goes on after."""
     if span.log:   # halving log(b / a); a whole-number field cannot go below 1 apart
         width, tolerance = math.log(span.hi / span.lo), math.log(span.tolerance)
     else:
         width, tolerance = span.hi - span.lo, span.tolerance
     halvings = 0
-    while width > tolerance and (not span.integral or span.log or width > 1):
+    while width > tolerance * (1 + 1e-9) and (not span.integral or span.log or width > 1):
         width /= 2
         halvings += 1
-    return 2 + halvings
+    return 2 + halvings + 2 * MAX_UNDECIDED

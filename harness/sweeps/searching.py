@@ -329,12 +329,13 @@ def run_boundary(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
 @dataclass(frozen=True)
 class SearchPlan:
     """What a search grid would do, for `harness check`: the cells of the
-    range's ends with their first seeds (every search probes them first), the
-    probes per search at most, and the cost's bounds in bytes sent (harness.sweeps.cost)."""
+    range's ends with their first seeds (every search probes the low end
+    first, the high end when its bracket reaches it), the probes per search
+    at most, and the cost's bounds in bytes sent (harness.sweeps.cost)."""
 
     end_cells: list[Cell]
     most_probes: int
-    least_bytes: float      # the ends only, first seeds
+    least_bytes: float      # the low end only, first seeds
     most_bytes: float       # every search all its probes, max_seeds each, none shared
 
 
@@ -344,10 +345,11 @@ def plan_search(grid: Grid) -> SearchPlan:
     ends = [make_cell(grid, (*p, (spec.field, _value(spec, v)), (SEED_AXIS, s)), a)
             for p in search_points(grid) for v in (spec.lo, spec.hi) for s in first
             for a in arm_names(grid)]
-    least = sum(c.predicted_bytes for c in ends)
+    low_end = _value(spec, spec.lo)
+    least = sum(c.predicted_bytes for c in ends if dict(c.point)[spec.field] == low_end)
     probes = boundary.most_probes(span(grid))
     # the ends are shared by the thresholds; the halvings may not be
-    per_seed = least / max(1, len(first)) / 2       # a probe's cells, one seed: the ends' mean
+    per_seed = sum(c.predicted_bytes for c in ends) / max(1, len(first)) / 2   # the ends' mean
     most = (2 + len(spec.thresholds) * (probes - 2)) * len(search_points(grid)) * \
         max(spec.max_seeds, len(first)) * per_seed / max(1, len(search_points(grid)))
     return SearchPlan(ends, probes, least, most)
