@@ -333,7 +333,7 @@ def _check_grid(grid, jobs: int, as_json: bool = False) -> bool:
 
 def _check_search(grid, jobs: int, as_json: bool) -> bool:
     """A search grid (harness boundary): what it would search, the cells of
-    the range's ends (every search's first probes) and the cost's bounds."""
+    the range's ends (the low end every search's first probe) and the cost's bounds."""
     import pandas as pd
 
     from harness.sweeps.cost import SWEEP_START_S, Cost

@@ -89,10 +89,9 @@ def test_an_undecided_probe_is_cleared_by_a_window_reusing_a_decided_end():
 
 
 def test_a_band_of_undecided_probes_is_cleared_on_both_sides():
-    """No decided end within the factor: a window around the band, the lower
+    """No decided end within the factor: a window around the band, the upper
     side first, then a wider band and a narrower window; the bracket ends
-    within the factor around the truth, and no probe after the first lies
-    inside the band."""
+    within the factor around the truth."""
     span = Range(23, 184, 2, log=True)
     truth, band = 75.0, (60, 95)
     crossing, history = search(span, 0.01, linear(0.01 / truth, undecided=band)(0.01))
@@ -101,21 +100,21 @@ def test_a_band_of_undecided_probes_is_cleared_on_both_sides():
     undecided = [o.value for o in history if o.side == UNDECIDED]
     assert 1 <= len(undecided) <= boundary.MAX_UNDECIDED
     assert len(history) <= boundary.most_probes(span)
-    # the window's lower side is probed before its upper side
+    # the window's upper side is probed before its lower side
     after = [o.value for o in history[history.index(
         next(o for o in history if o.side == UNDECIDED)) + 1:]]
-    assert after[0] < undecided[0]
+    assert after[0] > undecided[0]
 
 
 def test_undecided_windows_end_the_search_between_its_decided_neighbours():
     """Undecided wherever it probes near the crossing: 80, then the window's
-    lower side 75, then the next window's 72.5; after MAX_UNDECIDED + 1
+    upper side 85, then the next window's 87.5; after MAX_UNDECIDED + 1
     undecided probes the search verifies the high end and ends "undecided
     between" the decided probes."""
     span = Range(0, 160, 10)
     crossing, history = search(span, 0.3, linear(0.3 / 100, undecided=(70, 130))(0.3))
     assert [(o.value, o.side) for o in history] == [
-        (0, BELOW), (80, UNDECIDED), (75, UNDECIDED), (72.5, UNDECIDED), (160, ABOVE)]
+        (0, BELOW), (80, UNDECIDED), (85, UNDECIDED), (87.5, UNDECIDED), (160, ABOVE)]
     assert boundary.MAX_UNDECIDED == 2
     assert crossing == Crossing(boundary.UNDECIDED_BETWEEN, crossing.estimate, 0, 160, 5)
     assert math.isnan(crossing.estimate)

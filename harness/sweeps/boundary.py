@@ -25,8 +25,10 @@ around it instead: the undecided probes inside the bracket form a band,
 and the search probes a window of the tolerance's width around the band,
 as far from it on each side as the tolerance allows, first reusing a
 decided end (a·tol above a, or b/tol below b, when that clears the band),
-else both sides, the lower first (less background: cheaper, and decided
-below sooner). Each side decided narrows the bracket; a side undecided
+else both sides, the upper first: the slowdown grows faster above the
+crossing than below it (queues fill faster than linearly with load), so
+the upper side is usually decided with fewer seeds, and a search that
+gives up later has its bracket closed from above already. Each side decided narrows the bracket; a side undecided
 widens the band. The search gives up ("undecided between a and b") when
 the band spans more than half the tolerance (log: a factor sqrt(tol)), as
 a window would then sit too close to it to decide.
@@ -158,7 +160,7 @@ def _window(span: Range, a: float, b: float, band: list[float],
             return None
         margin = math.sqrt(span.tolerance / (high / low)) if span.log else \
             (span.tolerance - (high - low)) / 2
-        wanted = [low / margin, high * margin] if span.log else [low - margin, high + margin]
+        wanted = [high * margin, low / margin] if span.log else [high + margin, low - margin]
     for value in wanted:
         if span.integral:       # stay inside the window: round towards the band
             value = math.ceil(value) if value < low else math.floor(value)
