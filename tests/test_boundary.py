@@ -106,6 +106,25 @@ def test_a_band_of_undecided_probes_is_cleared_on_both_sides():
     assert after[0] > undecided[0]
 
 
+def test_a_window_is_not_built_on_the_unprobed_high_end():
+    """R = 16 of the quick map: 109 and 130 undecided (65 x 2 = 130 no longer
+    clears the band). 184 / 2 = 92 would, were 184 decided, but it has not
+    been probed, and 92 would sit within a factor 1.19 of the band: the
+    window is centred instead, its upper side 168.7 first; its lower side
+    84.4 undecided too ends the search between 65 and 168.7."""
+    span = Range(23, 184, 2, log=True)
+    crossing, history = search(span, 0.01, linear(0.01 / 115, undecided=(80, 140))(0.01))
+    lattice = [23 * 2 ** (k / 4) for k in range(13)]      # 23 x 2^(k/4)
+    values = [o.value for o in history]
+    assert values == pytest.approx([23, lattice[6], lattice[9], lattice[10],
+                                    lattice[10] * math.sqrt(2 / (lattice[10] / lattice[9])),
+                                    lattice[9] / math.sqrt(2 / (lattice[10] / lattice[9]))])
+    assert [o.side for o in history] == [BELOW, BELOW, UNDECIDED, UNDECIDED, ABOVE, UNDECIDED]
+    assert (crossing.status, crossing.low, crossing.high) == \
+        (boundary.UNDECIDED_BETWEEN, history[1].value, history[4].value)
+    assert 184 not in values
+
+
 def test_undecided_windows_end_the_search_between_its_decided_neighbours():
     """Undecided wherever it probes near the crossing: 80, then the window's
     upper side 85, then the next window's 87.5; after MAX_UNDECIDED + 1

@@ -23,9 +23,10 @@ max_seeds) means the crossing is near it, where the slowdown is within
 noise of the threshold: more seeds there buy little. The search goes on
 around it instead: the undecided probes inside the bracket form a band,
 and the search probes a window of the tolerance's width around the band,
-as far from it on each side as the tolerance allows, first reusing a
-decided end (a·tol above a, or b/tol below b, when that clears the band),
-else both sides, the upper first: the slowdown grows faster above the
+as far from it on each side as the tolerance allows, and each at least a
+quarter of the tolerance (log: a factor tol ** 0.25) outside it: first
+reusing a decided end (a·tol above a, or b/tol below b, when that clears
+the band so), else both sides, the upper first: the slowdown grows faster above the
 crossing than below it (queues fill faster than linearly with load), so
 the upper side is usually decided with fewer seeds, and a search that
 gives up later has its bracket closed from above already. Each side decided narrows the bracket; a side undecided
@@ -144,15 +145,22 @@ def estimate(history: list[Observation], a: float, b: float, threshold: float,
     return interpolate(seen[a], seen[b], threshold, log)
 
 
-def _window(span: Range, a: float, b: float, band: list[float],
+def _window(span: Range, a: float, b: float, b_decided: bool, band: list[float],
             seen: dict[float, Observation]) -> float | None:
     """The next probe around the band of undecided probes inside (a, b), or
-    None when no window of the tolerance's width can clear it (see the
+    None when no window of the tolerance's width can clear it: every probe
+    of a window lies at least a quarter of the tolerance (log: a factor
+    tol ** 0.25) outside the band, or it would be as undecided (see the
     module doc)."""
     low, high = band[0], band[-1]
-    if span.step(a, +1) > high:                  # a decided end clears the band
+
+    def clears(value: float, edge: float, side: float) -> bool:   # side: +1 above, -1 below
+        gap = span.step(edge, side * 0.25)
+        return side * (value - gap) >= -1e-9 * abs(gap)
+
+    if clears(span.step(a, +1), high, +1):              # a decided end clears the band
         wanted = [span.step(a, +1)]
-    elif span.step(b, -1) < low:
+    elif b_decided and clears(span.step(b, -1), low, -1):
         wanted = [span.step(b, -1)]
     else:
         half = math.sqrt(span.tolerance) if span.log else span.tolerance / 2
@@ -197,7 +205,8 @@ def next_probe(span: Range, threshold: float,
     if not band:
         return mid
     undecided = sum(o.side == UNDECIDED for o in history)
-    window = _window(span, a, end, band, seen) if undecided <= MAX_UNDECIDED else None
+    window = _window(span, a, end, math.isfinite(b), band, seen) \
+        if undecided <= MAX_UNDECIDED else None
     if window is not None:
         return window
     if not math.isfinite(b):   # "undecided between a and b" needs b decided
