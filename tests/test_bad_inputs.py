@@ -571,6 +571,10 @@ FILE_CASES = [
      ["search.arm", "allowed: low"]),
     ("search-max-seeds-0", {"b.toml": SEARCH + "max_seeds = 0\n"}, ["boundary", "b.toml"],
      ["search.max_seeds", ">= 1"]),
+    ("search-max-undecided-negative", {"b.toml": SEARCH + "max_undecided = -1\n"},
+     ["boundary", "b.toml"], ["search.max_undecided", ">= 0"]),
+    ("search-max-undecided-fraction", {"b.toml": SEARCH + "max_undecided = 1.5\n"},
+     ["boundary", "b.toml"], ["search.max_undecided", "integer"]),
     ("search-with-adaptive", {"b.toml": SEARCH + "[adaptive]\nmax_seeds = 3\n"},
      ["boundary", "b.toml"], ["adaptive", "search.max_seeds"]),
     ("search-with-points", {"b.toml": SEARCH.replace('timeout = "10min"\n', 'timeout = "10min"\n'

@@ -125,6 +125,15 @@ def test_a_window_is_not_built_on_the_unprobed_high_end():
     assert 184 not in values
 
 
+def test_with_max_undecided_0_an_undecided_probe_ends_the_search():
+    span = Range(0, 160, 1, max_undecided=0)
+    crossing, history = search(span, 0.3, linear(0.3 / 100, undecided=(90, 110))(0.3))
+    # 0, 80 (below), 120 (above), 100: undecided, and 160 never needed
+    assert [o.value for o in history] == [0, 80, 120, 100]
+    assert crossing == Crossing(boundary.UNDECIDED_BETWEEN, crossing.estimate, 80, 120, 4)
+    assert boundary.most_probes(span) == 2 + 8
+
+
 def test_undecided_windows_end_the_search_between_its_decided_neighbours():
     """Undecided wherever it probes near the crossing: 80, then the window's
     upper side 85, then the next window's 87.5; after MAX_UNDECIDED + 1
@@ -140,6 +149,8 @@ def test_undecided_windows_end_the_search_between_its_decided_neighbours():
 
 
 @pytest.mark.parametrize("span", [Range(23, 184, 2, log=True), Range(23, 184, 10),
+                                  Range(23, 184, 2, log=True, max_undecided=0),
+                                  Range(23, 184, 10, max_undecided=3),
                                   Range(1, 20, 0.5, integral=True),
                                   Range(1, 1000, 1.2, integral=True, log=True),
                                   Range(0.05, 0.45, 0.1)])

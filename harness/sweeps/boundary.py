@@ -26,13 +26,15 @@ and the search probes a window of the tolerance's width around the band,
 as far from it on each side as the tolerance allows, and each at least a
 quarter of the tolerance (log: a factor tol ** 0.25) outside it: first
 reusing a decided end (a·tol above a, or b/tol below b, when that clears
-the band so), else both sides, the upper first: the slowdown grows faster above the
-crossing than below it (queues fill faster than linearly with load), so
-the upper side is usually decided with fewer seeds, and a search that
-gives up later has its bracket closed from above already. Each side decided narrows the bracket; a side undecided
-widens the band. The search gives up ("undecided between a and b") when
-the band spans more than half the tolerance (log: a factor sqrt(tol)), as
-a window would then sit too close to it to decide.
+the band so), else both sides, the upper first: the slowdown grows faster
+above the crossing than below it (queues fill faster than linearly with
+load), so the upper side is usually decided with fewer seeds, and a search
+that gives up later has its bracket closed from above already. Each side
+decided narrows the bracket; a side undecided widens the band. The search
+gives up ("undecided between a and b") after max_undecided undecided
+probes and one more, or when the band spans more than half the tolerance
+(log: a factor sqrt(tol)), as a window would then sit too close to it to
+decide.
 
 next_probe decides from the probes so far alone, so a search is replayed
 exactly from its probes' results (a resumed search makes the same decisions),
@@ -57,7 +59,8 @@ BELOW_RANGE = "below range"    # the low end is already above the threshold
 ABOVE_RANGE = "above range"    # the high end is still below it
 STATUSES = (BRACKETED, UNDECIDED_BETWEEN, BELOW_RANGE, ABOVE_RANGE)
 
-#: Undecided probes a search goes on after (each cost max_seeds); the next ends it.
+#: Undecided probes a search goes on after by default (each cost max_seeds);
+#: the next ends it ([search] max_undecided).
 MAX_UNDECIDED = 2
 
 
@@ -65,13 +68,15 @@ MAX_UNDECIDED = 2
 class Range:
     """The searched values: [lo, hi], a bracket this narrow is enough
     (log: b / a at most `tolerance`, else b - a); integral: the field takes
-    integers (probes are whole numbers)."""
+    integers (probes are whole numbers); max_undecided: the undecided probes
+    a search goes on after."""
 
     lo: float
     hi: float
     tolerance: float
     integral: bool = False
     log: bool = False
+    max_undecided: int = MAX_UNDECIDED
 
     def middle(self, a: float, b: float) -> float:
         """The bisection's next probe inside [a, b]."""
@@ -206,7 +211,7 @@ def next_probe(span: Range, threshold: float,
         return mid
     undecided = sum(o.side == UNDECIDED for o in history)
     window = _window(span, a, end, math.isfinite(b), band, seen) \
-        if undecided <= MAX_UNDECIDED else None
+        if undecided <= span.max_undecided else None
     if window is not None:
         return window
     if not math.isfinite(b):   # "undecided between a and b" needs b decided
@@ -238,4 +243,4 @@ def most_probes(span: Range) -> int:
     while width > tolerance * (1 + 1e-9) and (not span.integral or span.log or width > 1):
         width /= 2
         halvings += 1
-    return 2 + halvings + 2 * MAX_UNDECIDED
+    return 2 + halvings + 2 * span.max_undecided

@@ -134,6 +134,7 @@ class SearchSpec:
     arm: str                     # compared with the grid's reference arm
     integral: bool = False       # the field takes integers: probes are whole numbers
     spacing: str = "linear"      # "log": bisect at sqrt(a b), tolerance a factor
+    max_undecided: int = 2       # undecided probes a search goes on after
 
 
 # --------------------------------------------------------------------------
@@ -304,7 +305,7 @@ def _search(base: dict, top: Any, fixed: dict, axes: dict, arms: list,
         raise ConfigError("search.arm", f"{arm!r} is not an arm compared with the reference "
                           f"{reference!r}; allowed: {', '.join(compared)}")
     return SearchSpec(field, s.lo, s.hi, s.tolerance, tuple(s.thresholds), s.max_seeds, arm,
-                      integral, s.spacing)
+                      integral, s.spacing, s.max_undecided)
 
 
 def _arms(base: dict, table: dict, where: str, axes: dict,

@@ -82,7 +82,7 @@ def search_points(grid: Grid) -> list[tuple[tuple[str, Any], ...]]:
 
 def span(grid: Grid) -> Range:
     s = grid.search
-    return Range(s.lo, s.hi, s.tolerance, s.integral, s.spacing == "log")
+    return Range(s.lo, s.hi, s.tolerance, s.integral, s.spacing == "log", s.max_undecided)
 
 
 def _value(spec, value: float) -> float | int:

@@ -92,6 +92,9 @@ class Search(Section):
             "training slowdowns whose crossings are searched, as fractions (0.01 = 1 %)"))
     max_seeds: Int(1) = Field(6, description=(
         "seeds per probe at most (the seed axis gives the first ones)"))
+    max_undecided: Int(0) = Field(2, description=(
+        "undecided probes a search goes on after, probing windows around them (each "
+        "undecided probe costs max_seeds); 0: the first undecided probe ends the search"))
     arm: Optional[Str] = Field(None, description=(
         "the arm compared with the reference (default: the only other arm)"))
 
@@ -133,7 +136,7 @@ class GridFile(Section):
         "more seeds where the answer is undecided (max_seeds, budget)"))
     search: Optional[Search] = Field(None, description=(
         "a boundary search instead of a sweep (`harness boundary`): field, lo, hi, "
-        "tolerance, spacing, thresholds, max_seeds, arm"))
+        "tolerance, spacing, thresholds, max_seeds, max_undecided, arm"))
 
 
 _GRID = TypeAdapter(GridFile)

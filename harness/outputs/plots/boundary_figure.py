@@ -154,7 +154,7 @@ def draw_boundary_curves(table: pd.DataFrame, point_fields: list[str], field: st
                               markerfacecolor="white", linestyle="none",
                               label="probes (filled: decided, hollow: undecided)"))
     handles += [Line2D([], [], color="#555555", linestyle="--",
-                       label="undecided between (a probe stayed undecided)"),
+                       label="undecided between (probes stayed undecided)"),
                 Line2D([], [], color="#555555", marker="v", linestyle="none",
                        label="below the range / ^ above it")]
     if log:
