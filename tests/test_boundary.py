@@ -406,6 +406,7 @@ hi = 0.6
 tolerance = 0.3
 thresholds = [0.01]
 max_seeds = 2
+max_undecided = 0      # the windows are the fake oracles' (above); here 2-3 probes
 """
 
 
