@@ -327,6 +327,53 @@ def test_searches_share_probes_add_seeds_and_decide_alike_in_any_order(tmp_path,
             assert row["low"] <= truth <= row["high"]
 
 
+def test_windows_run_through_the_runner_alike_in_any_order(tmp_path, monkeypatch):
+    """Probes near the crossing stay undecided with every seed: the runner
+    gives each max_seeds, the searches go on with windows around them, and
+    the probes, seeds, cells and brackets are the same whichever order the
+    cells end in; a bracketed crossing holds the truth within the tolerance."""
+    from harness.sweeps import searching
+    from harness.sweeps.grid import load_grid
+
+    (tmp_path / "g.toml").write_text(SEARCH_GRID)
+    grid = load_grid(tmp_path / "g.toml")
+
+    def fake_judge(self, point, value, k, threshold):
+        ratio = dict(point)["training.ratio"]
+        truth = threshold * ratio + 0.05             # crosses t at t x R + 0.05: a probe
+        change = (value - 0.05) / ratio              # (0.15) lands on R = 1's 10 %
+        half = 0.05 if abs(value - truth) < 0.03 else 0.0    # a band of noise around it
+        return Observation(value, boundary.side(change - half, change + half, threshold),
+                           change, change - half, change + half, k)
+
+    monkeypatch.setattr(searching.Searches, "judge", fake_judge)
+    monkeypatch.setattr(searching, "cell_state", lambda out, cell, retry: "run")
+
+    def run(order):
+        s = searching.Searches(tmp_path, grid, False, {"ran": 0, "failed": 0, "todo": 0})
+        queue = s.start([])
+        while queue:
+            queue += s.ended(queue.pop(0 if order == "fifo" else -1))
+        return s
+
+    fifo, lifo = run("fifo"), run("lifo")
+    table, probes = searching.tables(fifo)
+    pd.testing.assert_frame_equal(table, searching.tables(lifo)[0])
+    pd.testing.assert_frame_equal(probes, searching.tables(lifo)[1])
+    assert [c.id for c in fifo.used()] == [c.id for c in lifo.used()]
+    undecided = probes[probes["side"] == UNDECIDED]
+    assert len(undecided) > 0 and (undecided["seeds"] == grid.search.max_seeds).all()
+    for row in table.to_dict("records"):
+        truth = row["threshold"] * row["training.ratio"] + 0.05
+        if row["status"] == boundary.BRACKETED:
+            assert row["low"] <= truth <= row["high"]
+            assert row["high"] - row["low"] <= grid.search.tolerance + 1e-9
+    # a search went on past an undecided probe and ended bracketed
+    went_on = probes.merge(table[table["status"] == boundary.BRACKETED],
+                           on=["training.ratio", "threshold"])
+    assert (went_on["side"] == UNDECIDED).any()
+
+
 def test_a_search_grid_says_what_it_would_do(tmp_path):
     from click.testing import CliRunner
 
