@@ -131,10 +131,10 @@ class SearchSpec:
     tolerance: float
     thresholds: tuple[float, ...]
     max_seeds: int
+    max_undecided: int           # undecided probes a search goes on after
     arm: str                     # compared with the grid's reference arm
     integral: bool = False       # the field takes integers: probes are whole numbers
     spacing: str = "linear"      # "log": bisect at sqrt(a b), tolerance a factor
-    max_undecided: int = 2       # undecided probes a search goes on after
 
 
 # --------------------------------------------------------------------------
@@ -304,8 +304,8 @@ def _search(base: dict, top: Any, fixed: dict, axes: dict, arms: list,
     if arm not in compared:
         raise ConfigError("search.arm", f"{arm!r} is not an arm compared with the reference "
                           f"{reference!r}; allowed: {', '.join(compared)}")
-    return SearchSpec(field, s.lo, s.hi, s.tolerance, tuple(s.thresholds), s.max_seeds, arm,
-                      integral, s.spacing, s.max_undecided)
+    return SearchSpec(field, s.lo, s.hi, s.tolerance, tuple(s.thresholds), s.max_seeds,
+                      s.max_undecided, arm, integral, s.spacing)
 
 
 def _arms(base: dict, table: dict, where: str, axes: dict,
