@@ -721,7 +721,7 @@ def _print_boundary(table) -> None:
     with pd.option_context("display.max_rows", None, "display.width", 200):
         click.echo(f"where the slowdown crosses each threshold along "
                    f"{table['field'].iloc[0] if len(table) else '?'} (crossing: interpolated "
-                   "in the bracket [low, high]):")
+                   "in the bracket [low, high]; band: the undecided probes in it):")
         click.echo(shown.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
 
 

@@ -134,6 +134,14 @@ def test_with_max_undecided_0_an_undecided_probe_ends_the_search():
     assert boundary.most_probes(span) == 2 + 8
 
 
+def test_the_band_is_the_undecided_probes_inside_the_bracket():
+    history = [Observation(23, BELOW), Observation(65, UNDECIDED), Observation(109, UNDECIDED),
+               Observation(130, ABOVE), Observation(150, UNDECIDED)]
+    assert boundary.band(history, 23, 130) == (65, 109)
+    assert boundary.band(history, 23, math.nan) == (65, 150)     # no decided high end
+    assert all(math.isnan(v) for v in boundary.band(history[:1], 23, 130))
+
+
 def test_undecided_windows_end_the_search_between_its_decided_neighbours():
     """Undecided wherever it probes near the crossing: 80, then the window's
     upper side 85, then the next window's 87.5; after MAX_UNDECIDED + 1
@@ -372,6 +380,18 @@ def test_windows_run_through_the_runner_alike_in_any_order(tmp_path, monkeypatch
     went_on = probes.merge(table[table["status"] == boundary.BRACKETED],
                            on=["training.ratio", "threshold"])
     assert (went_on["side"] == UNDECIDED).any()
+    # the band: the undecided probes inside each bracket
+    for row in table.to_dict("records"):
+        mine = probes[(probes["training.ratio"] == row["training.ratio"])
+                      & (probes["threshold"] == row["threshold"])]
+        lo = -math.inf if math.isnan(row["low"]) else row["low"]
+        hi = math.inf if math.isnan(row["high"]) else row["high"]
+        values = mine.loc[mine["side"] == UNDECIDED, "background.load"]
+        inside = values[(values >= lo) & (values <= hi)]
+        if len(inside):
+            assert (row["band_low"], row["band_high"]) == (inside.min(), inside.max())
+        else:
+            assert math.isnan(row["band_low"]) and math.isnan(row["band_high"])
 
 
 def test_a_search_grid_says_what_it_would_do(tmp_path):

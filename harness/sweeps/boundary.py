@@ -150,6 +150,16 @@ def estimate(history: list[Observation], a: float, b: float, threshold: float,
     return interpolate(seen[a], seen[b], threshold, log)
 
 
+def band(history: list[Observation], low: float, high: float) -> tuple[float, float]:
+    """The lowest and highest undecided probe inside the bracket [low, high]
+    (an end NaN: unbounded on that side), where the slowdown was within noise
+    of the threshold with max_seeds; NaN, NaN when none was."""
+    lo = low if math.isfinite(low) else -math.inf
+    hi = high if math.isfinite(high) else math.inf
+    inside = [o.value for o in history if o.side == UNDECIDED and lo <= o.value <= hi]
+    return (min(inside), max(inside)) if inside else (math.nan, math.nan)
+
+
 def _window(span: Range, a: float, b: float, b_decided: bool, band: list[float],
             seen: dict[float, Observation]) -> float | None:
     """The next probe around the band of undecided probes inside (a, b), or

@@ -246,8 +246,9 @@ def _cpu_s(out: Path, cell: Cell) -> float:
 
 def tables(searches: Searches) -> tuple[pd.DataFrame, pd.DataFrame]:
     """boundary.parquet: per point and threshold, how its search ended, the
-    crossing estimate, the bracket, its probes, seeds and the simulation CPU
-    seconds of their cells; probes.parquet: every probe of every search."""
+    crossing estimate, the bracket, the band of undecided probes in it, its
+    probes, seeds and the simulation CPU seconds of their cells;
+    probes.parquet: every probe of every search."""
     spec, out = searches.spec, searches.out
     rows, probe_rows = [], []
     for s in searches.searches:
@@ -260,14 +261,17 @@ def tables(searches: Searches) -> tuple[pd.DataFrame, pd.DataFrame]:
                                spec.field: o.value, "seeds": k, "change": o.change,
                                "change_low": o.low, "change_high": o.high, "side": o.side})
         cpu = sum(_cpu_s(out, cell) for cell in searches.cells.values() if cell.id in used)
+        low, high = (c.low, c.high) if c else (math.nan, math.nan)
+        band_low, band_high = boundary.band(s.history, low, high)
         rows.append({**labels, "threshold": s.threshold, "field": spec.field,
                      "status": c.status if c else "unfinished",
-                     "crossing": c.estimate if c else math.nan,
-                     "low": c.low if c else math.nan, "high": c.high if c else math.nan,
+                     "crossing": c.estimate if c else math.nan, "low": low, "high": high,
+                     "band_low": band_low, "band_high": band_high,
                      "probes": len(s.history), "seeds": sum(s.seeds_used), "cpu_s": cpu})
     fields = [f for f, _ in searches.grid.axes if f != SEED_AXIS]
     table = pd.DataFrame(rows, columns=[*fields, "threshold", "field", "status", "crossing",
-                                        "low", "high", "probes", "seeds", "cpu_s"])
+                                        "low", "high", "band_low", "band_high", "probes",
+                                        "seeds", "cpu_s"])
     probes = pd.DataFrame(probe_rows, columns=[*fields, "threshold", "probe", spec.field,
                                                "seeds", "change", "change_low", "change_high",
                                                "side"])
