@@ -160,14 +160,13 @@ def band(history: list[Observation], low: float, high: float) -> tuple[float, fl
     return (min(inside), max(inside)) if inside else (math.nan, math.nan)
 
 
-def _window(span: Range, a: float, b: float, b_decided: bool, band: list[float],
+def _window(span: Range, a: float, b: float, b_decided: bool, low: float, high: float,
             seen: dict[float, Observation]) -> float | None:
-    """The next probe around the band of undecided probes inside (a, b), or
-    None when no window of the tolerance's width can clear it: every probe
-    of a window lies at least a quarter of the tolerance (log: a factor
-    tol ** 0.25) outside the band, or it would be as undecided (see the
-    module doc)."""
-    low, high = band[0], band[-1]
+    """The next probe around the band [low, high] of undecided probes inside
+    (a, b), or None when no window of the tolerance's width can clear it:
+    every probe of a window lies at least a quarter of the tolerance (log: a
+    factor tol ** 0.25) outside the band, or it would be as undecided (see
+    the module doc)."""
 
     def clears(value: float, edge: float, side: float) -> bool:   # side: +1 above, -1 below
         gap = span.step(edge, side * 0.25)
@@ -206,21 +205,23 @@ def next_probe(span: Range, threshold: float,
     if top is not None and top.side == BELOW:
         return Crossing(ABOVE_RANGE, math.nan, span.hi, math.nan, n)
     a, b = _bracket(history)
+    end = b if math.isfinite(b) else span.hi       # the high end: probed when needed
     if seen[span.lo].side == UNDECIDED or (top is not None and top.side == UNDECIDED) \
-            or not a < (b if math.isfinite(b) else span.hi):
+            or not a < end:
         # an undecided end, or probes that contradict each other (noise)
         return Crossing(UNDECIDED_BETWEEN, math.nan, a, b, n)
-    end = b if math.isfinite(b) else span.hi       # the high end: probed when needed
-    band = sorted(o.value for o in history if o.side == UNDECIDED and a < o.value < end)
+    # undecided probes are never a or end (decided, or the high end unprobed)
+    low, high = band(history, a, end)
+    banded = math.isfinite(low)
     mid = span.middle(a, end)
-    if span.narrow_enough(a, end) or (not band and not a < mid < end):
+    if span.narrow_enough(a, end) or (not banded and not a < mid < end):
         if not math.isfinite(b):
             return span.hi
         return Crossing(BRACKETED, estimate(history, a, b, threshold, span.log), a, b, n)
-    if not band:
+    if not banded:
         return mid
     undecided = sum(o.side == UNDECIDED for o in history)
-    window = _window(span, a, end, math.isfinite(b), band, seen) \
+    window = _window(span, a, end, math.isfinite(b), low, high, seen) \
         if undecided <= span.max_undecided else None
     if window is not None:
         return window
