@@ -17,7 +17,7 @@ from harness.config.schema.background import BackgroundConfig
 from harness.config.schema.base import Int, Section, Str, tagged, validate
 from harness.config.schema.network import NetworkConfig
 from harness.config.schema.run import RunConfig
-from harness.config.schema.tcp import SEGMENT_OVERHEAD_BYTES, TcpConfig
+from harness.config.schema.tcp import BEHAVIOUR_REVISIONS, SEGMENT_OVERHEAD_BYTES, TcpConfig
 from harness.config.schema.topology import TopologyConfig
 from harness.config.schema.training import (JOB_PORT_STRIDE, STRAGGLER_SHAPE, TrainingConfig,
                                      job_fields)
@@ -112,8 +112,9 @@ class Scenario(Section):
         jobs = [_job_dict(raw) for raw in data.pop("jobs")]
         return {**data, "training": jobs[0], "more_training": tuple(jobs[1:])}
 
-    def digest(self) -> str:
-        """Hash of the resolved scenario: identical inputs, identical digest."""
+    def digest_data(self) -> dict[str, Any]:
+        """What digest() hashes: to_dict() without the settings that do not
+        apply, and the behaviour revision of the congestion control."""
         data = self.to_dict()
         for section, defaults in _DEFAULTS.items():
             _leave_out_unused(data[section], section, defaults)
@@ -121,7 +122,14 @@ class Scenario(Section):
             _leave_out_unused(job, "more_training", _JOB_SHAPE)
         if not data["more_training"]:
             del data["more_training"]
-        blob = json.dumps(data, sort_keys=True, default=str).encode()
+        revision = BEHAVIOUR_REVISIONS.get(self.tcp.congestion_control)
+        if revision is not None:
+            data["tcp"]["revision"] = revision
+        return data
+
+    def digest(self) -> str:
+        """Hash of the resolved scenario: identical inputs, identical digest."""
+        blob = json.dumps(self.digest_data(), sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
 

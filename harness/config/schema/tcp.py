@@ -9,8 +9,16 @@ from pydantic import Field
 from harness.config.schema.base import Bool, Int, Section, Toml
 from harness.config.units import UINT32_MAX
 
+# dctcp: ns-3's TcpDctcp with Linux's floor of two segments on the reduced
+# window (ns3-modules/tcp/tcp-dctcp-linux.h): without it a flow that is
+# marked right after a timeout stalls for good.
 CONGESTION_CONTROLS = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic",
-                       "dctcp": "ns3::TcpDctcp"}
+                       "dctcp": "ns3::TcpDctcpLinux"}
+# A congestion control whose simulated behaviour changed carries a revision
+# in the scenario digest, so that a sweep never resumes cells run under the
+# old behaviour as the same scenario (it refuses: "the grid changed").
+#   dctcp 2: the two-segment floor above
+BEHAVIOUR_REVISIONS = {"dctcp": 2}
 # MTU minus TCP segment size in the reference study: 1500 - 1380 (IP and TCP
 # headers with options, and headroom), kept for jumbo frames.
 SEGMENT_OVERHEAD_BYTES = 120
