@@ -61,6 +61,31 @@ def test_high_flow_is_unaffected_by_a_competing_low_flow(run_plan):
     assert q.xs(1, level="band").sum() == 0  # nothing in the normal band
 
 
+@pytest.mark.parametrize("retries, survives", [(15, True), (6, False)])
+def test_a_starved_low_flow_survives_linux_retries(run_plan, retries, survives):
+    """A low flow starved by a high one for 1.5 s: its backed-off
+    retransmission timeouts (min RTO 7.3 ms here) add up to ~0.93 s after 6
+    retransmissions, where ns-3's own default (DataRetries 6) gives the
+    connection up; with Linux's 15 (the default) it finishes right after the
+    high flow."""
+    p = small_plan(
+        "run.duration=2.5", "run.warmup=0", "run.cooldown=0.001", 'network.qdisc="prio"',
+        "network.buffer.size=100", f"tcp.data_retries={retries}")
+    assert p.tcp_defaults["ns3::TcpSocket::DataRetries"] == str(retries)
+    high_bytes = 190_000_000           # 1.5 s of the 1 Gbit/s link
+    flows = run_plan(with_flows(p, [
+        dict(start_ns=1_000_000, src=1, dst=2, size=1_000_000, tos=LOW),
+        dict(start_ns=1_100_000, src=0, dst=2, size=high_bytes, tos=HIGH)])).flows
+    low, high = flows.iloc[0], flows.iloc[1]
+    assert high.completed
+    assert low.completed == survives
+    if survives:
+        assert low.error == "" and low.received_bytes == 1_000_000
+        assert high.fct_s < low.fct_s < high.fct_s + 0.05
+    else:
+        assert low.error != "" and low.received_bytes < 1_000_000
+
+
 def test_ack_class_can_be_fixed(run_plan):
     p = with_flows(quiet_plan(**{}), [dict(start_ns=10_000_000, src=0, dst=2, size=500_000,
                                            tos=LOW)])

@@ -48,6 +48,7 @@ def attribute_defaults(tcp: TcpConfig, worst_rtt: float, ecn: bool = False) -> d
         "ns3::TcpL4Protocol::SocketType": CONGESTION_CONTROLS[tcp.congestion_control],
         "ns3::TcpSocket::SegmentSize": str(tcp.segment_size),
         "ns3::TcpSocket::InitialCwnd": str(tcp.initial_cwnd),
+        "ns3::TcpSocket::DataRetries": str(tcp.data_retries),
         "ns3::TcpSocket::SndBufSize": str(tcp.buffer_bytes),
         "ns3::TcpSocket::RcvBufSize": str(tcp.buffer_bytes),
         "ns3::TcpSocket::ConnTimeout": _ns(2 * w),

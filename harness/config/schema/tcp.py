@@ -36,5 +36,12 @@ class TcpConfig(Section):
     # ns-3's TcpSocket SndBufSize / RcvBufSize are uint32
     buffer_bytes: Int(65536, UINT32_MAX) = Field(131072 * 256, description=(
         "send and receive buffer of every socket, bytes (65,536 to 2^32 - 1)"))
+    # A starved low band can hold a connection's retransmissions for many
+    # timeouts. ns-3 gives the connection up after 6 (its DataRetries); Linux
+    # after 15 (tcp_retries2), which the backed-off timeouts stretch past any
+    # run here: no connection may die mid-run.
+    data_retries: Int(1, 255) = Field(15, description=(
+        "retransmissions of one segment before TCP gives the connection up, 1-255 "
+        "(Linux's tcp_retries2; ns-3's own default is 6)"))
     ecn: Annotated[Optional[Bool], Toml(default="on when the queues mark")] = Field(
         None, description="negotiate ECN; dctcp always does")
