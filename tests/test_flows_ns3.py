@@ -22,8 +22,9 @@ def ideal_fct(size: int, hops: int = 2) -> float:
     return 2 * one_way + size * 8 / (RATE * WIRE_EFFICIENCY) + one_way
 
 
-def quiet_plan(duration: float = 0.3, **kw):
-    return small_plan(f"run.duration={duration}", "run.warmup=0", "run.cooldown=0.001", **kw)
+def quiet_plan(*overrides: str, duration: float = 0.3):
+    return small_plan(f"run.duration={duration}", "run.warmup=0", "run.cooldown=0.001",
+                      *overrides)
 
 
 def test_one_flow_on_idle_path_delivers_all_bytes_at_line_rate(run_plan):
@@ -68,9 +69,8 @@ def test_a_starved_low_flow_survives_linux_retries(run_plan, retries, survives):
     retransmissions, where ns-3's own default (DataRetries 6) gives the
     connection up; with Linux's 15 (the default) it finishes right after the
     high flow."""
-    p = small_plan(
-        "run.duration=2.5", "run.warmup=0", "run.cooldown=0.001", 'network.qdisc="prio"',
-        "network.buffer.size=100", f"tcp.data_retries={retries}")
+    p = quiet_plan('network.qdisc="prio"', "network.buffer.size=100",
+                   f"tcp.data_retries={retries}", duration=2.5)
     assert p.tcp_defaults["ns3::TcpSocket::DataRetries"] == str(retries)
     high_bytes = 190_000_000           # 1.5 s of the 1 Gbit/s link
     flows = run_plan(with_flows(p, [
@@ -87,8 +87,8 @@ def test_a_starved_low_flow_survives_linux_retries(run_plan, retries, survives):
 
 
 def test_ack_class_can_be_fixed(run_plan):
-    p = with_flows(quiet_plan(**{}), [dict(start_ns=10_000_000, src=0, dst=2, size=500_000,
-                                           tos=LOW)])
+    p = with_flows(quiet_plan(), [dict(start_ns=10_000_000, src=0, dst=2, size=500_000,
+                                       tos=LOW)])
     import dataclasses
     p = dataclasses.replace(p, ack_tos=HIGH)
     q = run_plan(p).queues.set_index(["from_node", "to_node", "band"])["enqueued_packets"]

@@ -51,6 +51,7 @@ from typing import Callable
 # verdict, in its words
 from harness.analysis.stats import ABOVE, BELOW, UNDECIDED  # noqa: F401
 from harness.analysis.stats import threshold_side as side  # noqa: F401
+from harness.config.schema.grid import Search
 
 #: How a search ended (the `status` column of boundary.parquet).
 BRACKETED = "bracketed"        # decided probes bracket it within the tolerance
@@ -60,8 +61,8 @@ ABOVE_RANGE = "above range"    # the high end is still below it
 STATUSES = (BRACKETED, UNDECIDED_BETWEEN, BELOW_RANGE, ABOVE_RANGE)
 
 #: Undecided probes a search goes on after by default (each cost max_seeds);
-#: the next ends it ([search] max_undecided).
-MAX_UNDECIDED = 2
+#: the next ends it: [search] max_undecided's default, the one place it is set.
+MAX_UNDECIDED = Search.model_fields["max_undecided"].default
 
 
 @dataclass(frozen=True)
