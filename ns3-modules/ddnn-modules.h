@@ -25,6 +25,7 @@
 #include "band-queue-disc.h"
 #include "shared-buffer.h"
 #include "tcp-dctcp-linux.h"
+#include "tcp-socket-ddnn.h"
 #include "scenario-recipe.h"
 #include "topology-builder.h"
 #include "binding-instantiations.h"

@@ -7,7 +7,7 @@
 #include "ns3/packet.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
-#include "ns3/tcp-socket-factory.h"
+#include "tcp-socket-ddnn.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -102,7 +102,7 @@ FlowSendApplication::StartNextFlow()
 {
     NS_LOG_FUNCTION(this);
     uint64_t id = m_flows[m_next++];
-    Ptr<Socket> socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+    Ptr<Socket> socket = CreateTcpSocket(GetNode());
     // ToS before Connect(), so the SYN travels in the flow's class too.
     socket->SetIpTos(m_log->GetTos(id));
     socket->Bind();

@@ -5,7 +5,7 @@
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/pointer.h"
-#include "ns3/tcp-socket-factory.h"
+#include "tcp-socket-ddnn.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -78,7 +78,7 @@ FlowSinkApplication::StartApplication()
 {
     NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(!m_log, "FlowSinkApplication needs a FlowLog");
-    m_listener = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+    m_listener = CreateTcpSocket(GetNode());
     m_listener->SetIpTos(m_listenTos);
     m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port));
     m_listener->Listen();

@@ -7,7 +7,7 @@
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
-#include "ns3/tcp-socket-factory.h"
+#include "tcp-socket-ddnn.h"
 
 #include <algorithm>
 
@@ -166,7 +166,7 @@ PsChannel::Connect(Ipv4Address server)
     const auto& classes = m_job->GetClasses();
     for (uint32_t cls = 0; cls < classes.size(); ++cls)
     {
-        Ptr<Socket> socket = Socket::CreateSocket(m_node, TcpSocketFactory::GetTypeId());
+        Ptr<Socket> socket = CreateTcpSocket(m_node);
         socket->SetIpTos(classes[cls]); // before Connect(): the SYN travels in this class
         socket->Bind();
         socket->SetConnectCallback(MakeCallback(&PsChannel::Connected, this, cls),

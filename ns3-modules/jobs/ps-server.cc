@@ -4,7 +4,7 @@
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
-#include "ns3/tcp-socket-factory.h"
+#include "tcp-socket-ddnn.h"
 
 #include <algorithm>
 #include <sstream>
@@ -92,7 +92,7 @@ PsServer::StartApplication()
     const auto& classes = m_job->GetClasses();
     for (uint32_t cls = 0; cls < classes.size(); ++cls)
     {
-        Ptr<Socket> listener = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+        Ptr<Socket> listener = CreateTcpSocket(GetNode());
         listener->SetIpTos(classes[cls]); // SYN-ACKs
         const uint16_t port = m_job->GetPort() + cls;
         if (listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), port)) != 0)

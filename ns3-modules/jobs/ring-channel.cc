@@ -3,7 +3,7 @@
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
-#include "ns3/tcp-socket-factory.h"
+#include "tcp-socket-ddnn.h"
 
 #include <algorithm>
 #include <sstream>
@@ -186,7 +186,7 @@ RingChannel::Open(uint8_t firstTos)
 {
     NS_LOG_FUNCTION(this << static_cast<uint32_t>(firstTos));
     m_open = true;
-    m_listener = Socket::CreateSocket(m_node, TcpSocketFactory::GetTypeId());
+    m_listener = CreateTcpSocket(m_node);
     m_listener->SetIpTos(m_ackTos < 0 ? firstTos : uint8_t(m_ackTos)); // SYN-ACK
     if (m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port)) != 0)
     {
@@ -196,7 +196,7 @@ RingChannel::Open(uint8_t firstTos)
     m_listener->SetAcceptCallback(MakeCallback(&RingChannel::AcceptRequest, this),
                                   MakeCallback(&RingChannel::Accepted, this));
 
-    m_sendSocket = Socket::CreateSocket(m_node, TcpSocketFactory::GetTypeId());
+    m_sendSocket = CreateTcpSocket(m_node);
     m_sendSocket->SetIpTos(firstTos); // before Connect(): the SYN travels in this class
     m_sendSocket->Bind();
     m_sendSocket->SetConnectCallback(MakeCallback(&RingChannel::ConnectionSucceeded, this),

@@ -1,0 +1,74 @@
+// ns-3.44's TcpSocketBase with one correction: a connection that leaves its
+// ECN window reduction (the CWR state) on a duplicate ACK no longer aborts
+// the simulation.
+//
+// TcpSocketBase counts duplicate ACKs in CWR without acting on them, and
+// the ACK that ends CWR (it covers the recovery point) resets the count only
+// when it is not itself a duplicate ACK (it carries new SACK information).
+// When it is, the connection is back in Open with the CWR's count standing
+// (25, say); DupAck then increments it and fails the wheel's assertion
+// `m_dupAckCount == 1` ("From OPEN->DISORDER but with 25 dup ACKs"), which
+// ends the process. Seen with DCTCP under parameter-server incast.
+//
+// In Open the count is 0 (Disorder, Recovery and Loss leave to Open with it
+// reset), except in that one case; so this socket clears it before an ACK
+// is processed in Open. A run that did not abort is unchanged; one that did
+// goes on as RFC 6675 says: the duplicate ACK moves Open to Disorder with a
+// count of 1, and the SACK scoreboard (IsLost) starts recovery if the
+// standing SACKs show a loss.
+#ifndef DDNN_TCP_SOCKET_DDNN_H
+#define DDNN_TCP_SOCKET_DDNN_H
+
+#include "ns3/node.h"
+#include "ns3/tcp-socket-base.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup ddnn
+ * \brief TcpSocketBase (ns-3.44) whose duplicate-ACK count starts from 0 in
+ * the Open state, so that leaving CWR on a duplicate ACK does not abort.
+ *
+ * Create it with CreateTcpSocket(node): it is set up as the node's
+ * TcpL4Protocol sets up its own sockets (its SocketType, RecoveryType and
+ * RttEstimatorType), and its attributes are TcpSocketBase's.
+ */
+class TcpSocketDdnn : public TcpSocketBase
+{
+  public:
+    /// \brief Get the type ID. \return the object TypeId
+    static TypeId GetTypeId();
+    TcpSocketDdnn();
+    /// \brief Copy constructor (Fork). \param sock the socket to copy
+    TcpSocketDdnn(const TcpSocketDdnn& sock);
+    ~TcpSocketDdnn() override;
+    /// \brief This class's TypeId (TcpSocketBase answers its own).
+    /// \return the object TypeId
+    TypeId GetInstanceTypeId() const override;
+
+  protected:
+    Ptr<TcpSocketBase> Fork() override;
+    /// \brief TcpSocketBase's, after clearing a duplicate-ACK count that a
+    /// CWR exit left standing in Open.
+    void ProcessAck(const SequenceNumber32& ackNumber,
+                    bool scoreboardUpdated,
+                    uint32_t currentDelivered,
+                    const SequenceNumber32& oldHeadSequence,
+                    bool receivedData) override;
+};
+
+/**
+ * \ingroup ddnn
+ * \brief A TcpSocketDdnn on `node`, made as its TcpL4Protocol makes its own
+ * TCP sockets (congestion control, recovery and RTT estimator from its
+ * attributes); what Socket::CreateSocket(node, TcpSocketFactory) returns
+ * otherwise.
+ * \param node a node with an Internet stack
+ * \return the socket
+ */
+Ptr<Socket> CreateTcpSocket(Ptr<Node> node);
+
+} // namespace ns3
+
+#endif // DDNN_TCP_SOCKET_DDNN_H
