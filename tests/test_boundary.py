@@ -536,3 +536,20 @@ def test_the_figure_over_a_real_maps_cells(local_sweep, tmp_path):
     fig = draw_boundary_curves(table, ["training.ratio"], "background.load", 0.05, 0.1, "t",
                                cells)
     assert save_figure(fig, tmp_path, "boundary", ("png",))[0].stat().st_size > 10_000
+
+
+def test_a_window_edge_on_a_bisection_point_is_that_probe():
+    """boundary-quick's R = 16 at 1 %: 23 below, 65 and 92 undecided. The
+    window's upper edge, 92 x sqrt(2 / (92 / 65)), is sqrt(65 x 184), the
+    point the bisection probes after 65 (the 30 % search of the same R does),
+    but for floating-point rounding; unrounded, they were two probes with
+    cells of their own, and the two searches judged 'one' value on
+    different seeds."""
+    span = Range(23, 184, 2, log=True)
+    first = span.middle(23, 184)
+    bisection = span.middle(first, 184)
+    history = [Observation(23, boundary.BELOW, 0.002, -0.001, 0.005, 1),
+               Observation(first, boundary.UNDECIDED, 0.008, 0.002, 0.015, 3),
+               Observation(92, boundary.UNDECIDED, 0.016, 0.008, 0.024, 3)]
+    window = boundary.next_probe(span, 0.01, history)
+    assert window == bisection

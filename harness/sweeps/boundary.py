@@ -64,6 +64,20 @@ STATUSES = (BRACKETED, UNDECIDED_BETWEEN, BELOW_RANGE, ABOVE_RANGE)
 #: the next ends it: [search] max_undecided's default, the one place it is set.
 MAX_UNDECIDED = Search.model_fields["max_undecided"].default
 
+#: Significant digits a probe's value keeps. A value is part of its cells'
+#: scenario digest, so two values equal but for floating-point rounding (a
+#: window's edge that lands on a bisection point: 92 x 1.19 and sqrt(65 x
+#: 184)) would be two probes with cells of their own; rounded, they are one,
+#: and the searches of a point share its cells.
+PROBE_DIGITS = 12
+#: Slack for comparisons of rounded values (far above PROBE_DIGITS' error).
+_SLACK = 1e-9
+
+
+def canonical(value: float) -> float:
+    """A probe's value as searched: rounded to PROBE_DIGITS significant digits."""
+    return float(f"{value:.{PROBE_DIGITS}g}")
+
 
 @dataclass(frozen=True)
 class Range:
@@ -82,14 +96,18 @@ class Range:
     def middle(self, a: float, b: float) -> float:
         """The bisection's next probe inside [a, b]."""
         mid = math.sqrt(a * b) if self.log else (a + b) / 2
-        return math.floor(mid) if self.integral else mid
+        return math.floor(mid) if self.integral else canonical(mid)
 
     def step(self, value: float, times: float) -> float:
         """value moved by `times` tolerances (log: multiplied by tol**times)."""
         return value * self.tolerance ** times if self.log else value + times * self.tolerance
 
     def narrow_enough(self, a: float, b: float) -> bool:
-        return b / a <= self.tolerance if self.log else b - a <= self.tolerance
+        # probes are rounded (canonical): a bracket of exactly the tolerance
+        # may come out a rounding error wider
+        if self.log:
+            return b / a <= self.tolerance * (1 + _SLACK)
+        return b - a <= self.tolerance + _SLACK * max(abs(a), abs(b), self.tolerance)
 
 
 @dataclass(frozen=True)
@@ -187,6 +205,8 @@ def _window(span: Range, a: float, b: float, b_decided: bool, low: float, high: 
     for value in wanted:
         if span.integral:       # stay inside the window: round towards the band
             value = math.ceil(value) if value < low else math.floor(value)
+        else:
+            value = canonical(value)
         if a < value < b and not low <= value <= high and value not in seen:
             return value
     return None
