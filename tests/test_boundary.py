@@ -96,7 +96,7 @@ def test_a_band_of_undecided_probes_is_cleared_on_both_sides():
     truth, band = 75.0, (60, 95)
     crossing, history = search(span, 0.01, linear(0.01 / truth, undecided=band)(0.01))
     assert crossing.status == boundary.BRACKETED
-    assert crossing.low <= truth <= crossing.high <= 2 * crossing.low * (1 + 1e-9)
+    assert crossing.low <= truth <= crossing.high <= 2 * crossing.low * (1 + boundary._SLACK)
     undecided = [o.value for o in history if o.side == UNDECIDED]
     assert 1 <= len(undecided) <= boundary.MAX_UNDECIDED
     assert len(history) <= boundary.most_probes(span)
@@ -553,3 +553,14 @@ def test_a_window_edge_on_a_bisection_point_is_that_probe():
                Observation(92, boundary.UNDECIDED, 0.016, 0.008, 0.024, 3)]
     window = boundary.next_probe(span, 0.01, history)
     assert window == bisection
+
+
+def test_a_window_edge_on_a_map_value_is_that_value():
+    """boundary-quick at R = 16 and 1 %: 23 below, sqrt(23 x 184) = 65.05
+    undecided; the window's upper edge is 65.05 x sqrt(2) = 92, the quick
+    map's value, whose cells the map (and any search that probed 92) has."""
+    span = Range(23, 184, 2, log=True)
+    first = span.middle(23, 184)
+    history = [Observation(23, boundary.BELOW, 0.002, -0.001, 0.005, 1),
+               Observation(first, boundary.UNDECIDED, 0.008, 0.002, 0.015, 3)]
+    assert boundary.next_probe(span, 0.01, history) == 92

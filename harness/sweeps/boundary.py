@@ -66,12 +66,15 @@ MAX_UNDECIDED = Search.model_fields["max_undecided"].default
 
 #: Significant digits a probe's value keeps. A value is part of its cells'
 #: scenario digest, so two values equal but for floating-point rounding (a
-#: window's edge that lands on a bisection point: 92 x 1.19 and sqrt(65 x
-#: 184)) would be two probes with cells of their own; rounded, they are one,
-#: and the searches of a point share its cells.
-PROBE_DIGITS = 12
-#: Slack for comparisons of rounded values (far above PROBE_DIGITS' error).
-_SLACK = 1e-9
+#: window's edge that lands on a bisection point, 92 x sqrt(2 / (92 / 65.05))
+#: and sqrt(65.05 x 184), or on the map's 92, 65.05 x sqrt(2)) would be two
+#: probes with cells of their own; rounded, they are one, and the searches
+#: of a point share its cells. Nine digits absorb the rounding errors of a
+#: chain of rounded probes (12 did not: 65.0538238692 x sqrt(2) came out
+#: 92.0000000001).
+PROBE_DIGITS = 9
+#: Slack for comparisons of rounded values (above PROBE_DIGITS' error).
+_SLACK = 1e-8
 
 
 def canonical(value: float) -> float:
@@ -189,7 +192,7 @@ def _window(span: Range, a: float, b: float, b_decided: bool, low: float, high: 
 
     def clears(value: float, edge: float, side: float) -> bool:   # side: +1 above, -1 below
         gap = span.step(edge, side * 0.25)
-        return side * (value - gap) >= -1e-9 * abs(gap)
+        return side * (value - gap) >= -_SLACK * abs(gap)
 
     if clears(span.step(a, +1), high, +1):              # a decided end clears the band
         wanted = [span.step(a, +1)]
@@ -197,7 +200,7 @@ def _window(span: Range, a: float, b: float, b_decided: bool, low: float, high: 
         wanted = [span.step(b, -1)]
     else:
         half = math.sqrt(span.tolerance) if span.log else span.tolerance / 2
-        if (high / low if span.log else high - low) > half * (1 + 1e-9):
+        if (high / low if span.log else high - low) > half * (1 + _SLACK):
             return None
         margin = math.sqrt(span.tolerance / (high / low)) if span.log else \
             (span.tolerance - (high - low)) / 2
