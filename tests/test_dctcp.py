@@ -105,7 +105,7 @@ def test_the_frontier_cell_that_stalled_trains_at_its_pace():
     assert result.flows[result.flows.measured].completed.all()
 
 
-def test_every_tcp_socket_is_the_harness_class(tmp_path):
+def test_every_tcp_socket_is_the_harness_class():
     """Connecting sockets, listeners and the connections a listener accepts
     (the parameter server's, the flows' sinks): all TcpSocketDdnn, so the
     correction reaches every data sender."""
