@@ -6,6 +6,7 @@
 #include "ns3/config.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/object-factory.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -37,6 +38,7 @@ ScenarioRecipe::Apply(const std::string& text)
     std::string line;
     std::getline(lines, line);
     NS_ABORT_MSG_IF(line != FORMAT, "not a " << FORMAT << " recipe: first line '" << line << "'");
+    Simulator::SetScheduler(ObjectFactory(EVENT_QUEUE));
     uint32_t lineNo = 1;
     while (std::getline(lines, line))
     {

@@ -78,7 +78,14 @@ class ScenarioRecipe : public Object
     /// The first line of every recipe.
     static constexpr const char* FORMAT = "ddnn-recipe 4";
 
-    /// \brief Apply every line of `text` (the FORMAT line first; `#` lines are comments).
+    /// The simulator's event queue, set by Apply. ns-3's default (a std::map)
+    /// chases pointers through a tree that grows with the fabric's pending
+    /// events; a binary heap on a vector keeps them together. Both pop events
+    /// in (time, uid) order, so runs are identical (docs/performance/scaling.md).
+    static constexpr const char* EVENT_QUEUE = "ns3::PriorityQueueScheduler";
+
+    /// \brief Apply every line of `text` (the FORMAT line first; `#` lines are
+    /// comments), with the simulator's event queue set to EVENT_QUEUE first.
     void Apply(const std::string& text);
 
     /// \brief The network (after a `nodes` directive).
