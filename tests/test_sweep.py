@@ -379,6 +379,12 @@ def test_crash_message_finds_ns3s_msg_line():
            "Thread 3 (Thread 0x7f (LWP 1) \"python\"):\n#0  __futex_wait () at x.c:57\n")
     assert crash_message("exit code 133", log) == \
         "ns-3 fatal error: Invalid attribute value (exit code 133)"
+    # once the simulator exists, ns-3 puts the time and the node before file=
+    during = ('NS_ASSERT failed, cond="m_dupAckCount == 1", msg="From OPEN->DISORDER but '
+              'with 2 dup ACKs", +0.520318422s 5 file=/x/tcp-socket-base.cc, line=1935\n'
+              "NS_FATAL, terminating\nterminate called without an active exception\n")
+    assert crash_message("exit code 133", during) == \
+        "ns-3 fatal error: From OPEN->DISORDER but with 2 dup ACKs (exit code 133)"
     assert crash_message("killed by signal SIGSEGV", "loading\nsegfault here\n#0 f ()\n") == \
         "cell process died: killed by signal SIGSEGV: segfault here"
     assert crash_message("exit code 1", "") == "cell process died: exit code 1"

@@ -96,9 +96,11 @@ def run_cell(cell: Cell, out_dir: Path) -> None:
     write_run_dir(result, out_dir, {"cell.json": cell_json(cell)})
 
 
-# An ns-3 fatal error prints `msg="...", file=..., line=...`, then the wheel's
-# crash handler prints a gdb backtrace of every thread.
-_NS3_MESSAGE = re.compile(r'msg="(.*)", file=(\S+), line=(\d+)')
+# An ns-3 fatal error (NS_FATAL_ERROR, NS_ASSERT_MSG) prints `msg="...", file=...,
+# line=...`, with the simulated time and the node between them once a simulator
+# exists (`msg="...", +0.520000000s 5 file=...`), then the wheel's crash
+# handler prints a gdb backtrace of every thread.
+_NS3_MESSAGE = re.compile(r'msg="(.*)", (?:\S+ ){0,2}file=(\S+), line=(\d+)')
 _BACKTRACE_START = re.compile(r"^\s*\*\*\* Break \*\*\*|^Thread \d+ \(|^#\d+ ")
 
 
