@@ -1,5 +1,7 @@
 #include "flow-send-application.h"
 
+#include "tcp-socket-ddnn.h"
+
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
@@ -7,7 +9,6 @@
 #include "ns3/packet.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
-#include "tcp-socket-ddnn.h"
 #include "ns3/uinteger.h"
 
 namespace ns3

@@ -1,11 +1,12 @@
 #include "flow-sink-application.h"
 
+#include "tcp-socket-ddnn.h"
+
 #include "ns3/inet-socket-address.h"
 #include "ns3/integer.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/pointer.h"
-#include "tcp-socket-ddnn.h"
 #include "ns3/uinteger.h"
 
 namespace ns3

@@ -1,13 +1,13 @@
 #include "ps-channel.h"
 
 #include "ps-job.h"
+#include "tcp-socket-ddnn.h"
 
 #include "ns3/abort.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
-#include "tcp-socket-ddnn.h"
 
 #include <algorithm>
 

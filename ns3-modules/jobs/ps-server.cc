@@ -1,10 +1,11 @@
 #include "ps-server.h"
 
+#include "tcp-socket-ddnn.h"
+
 #include "ns3/abort.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
-#include "tcp-socket-ddnn.h"
 
 #include <algorithm>
 #include <sstream>

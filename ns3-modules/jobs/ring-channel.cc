@@ -1,9 +1,10 @@
 #include "ring-channel.h"
 
+#include "tcp-socket-ddnn.h"
+
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
-#include "tcp-socket-ddnn.h"
 
 #include <algorithm>
 #include <sstream>
