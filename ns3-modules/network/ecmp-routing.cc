@@ -51,6 +51,7 @@ EcmpRouting::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_ipv4 = nullptr;
+    m_ownAddresses.clear();
     m_routes.clear();
     m_default.clear();
     Ipv4RoutingProtocol::DoDispose();
@@ -135,15 +136,26 @@ EcmpRouting::RouteInput(Ptr<const Packet> p,
                         const ErrorCallback& ecb)
 {
     NS_LOG_FUNCTION(this << p << header << idev);
-    uint32_t iif = m_ipv4->GetInterfaceForDevice(idev);
-    if (m_ipv4->IsDestinationAddress(header.GetDestination(), iif))
+    // Ipv4L3Protocol::IsDestinationAddress walks every interface of the node
+    // (the weak end-system model): on a switch, every port, for every packet,
+    // a cost that grows with the fabric. A destination that is none of the
+    // node's own addresses, nor multicast, nor the limited broadcast, is not
+    // for the node under either model and is forwarded at once; for the rest
+    // ns-3 gives its exact answer.
+    const Ipv4Address destination = header.GetDestination();
+    if (m_ownAddresses.count(destination.Get()) > 0 || destination.IsMulticast() ||
+        destination.IsBroadcast())
     {
-        if (!lcb.IsNull())
+        const uint32_t iif = m_ipv4->GetInterfaceForDevice(idev);
+        if (m_ipv4->IsDestinationAddress(destination, iif))
         {
-            lcb(p, header, iif);
-            return true;
+            if (!lcb.IsNull())
+            {
+                lcb(p, header, iif);
+                return true;
+            }
+            return false;
         }
-        return false;
     }
     // The IP header is already removed: TCP and UDP both start with the ports.
     uint16_t srcPort = 0;
@@ -178,15 +190,18 @@ EcmpRouting::NotifyInterfaceDown(uint32_t)
 }
 
 void
-EcmpRouting::NotifyAddAddress(uint32_t, Ipv4InterfaceAddress)
+EcmpRouting::NotifyAddAddress(uint32_t, Ipv4InterfaceAddress address)
 {
-    NS_LOG_FUNCTION(this);
+    NS_LOG_FUNCTION(this << address);
+    m_ownAddresses.insert(address.GetLocal().Get());
+    m_ownAddresses.insert(address.GetBroadcast().Get());
 }
 
 void
 EcmpRouting::NotifyRemoveAddress(uint32_t, Ipv4InterfaceAddress)
 {
     NS_LOG_FUNCTION(this);
+    CollectOwnAddresses(); // another interface may hold the same one
 }
 
 void
@@ -194,6 +209,23 @@ EcmpRouting::SetIpv4(Ptr<Ipv4> ipv4)
 {
     NS_LOG_FUNCTION(this << ipv4);
     m_ipv4 = ipv4;
+    CollectOwnAddresses(); // those assigned before the protocol was installed
+}
+
+void
+EcmpRouting::CollectOwnAddresses()
+{
+    NS_LOG_FUNCTION(this);
+    m_ownAddresses.clear();
+    for (uint32_t i = 0; m_ipv4 && i < m_ipv4->GetNInterfaces(); i++)
+    {
+        for (uint32_t j = 0; j < m_ipv4->GetNAddresses(i); j++)
+        {
+            const Ipv4InterfaceAddress address = m_ipv4->GetAddress(i, j);
+            m_ownAddresses.insert(address.GetLocal().Get());
+            m_ownAddresses.insert(address.GetBroadcast().Get());
+        }
+    }
 }
 
 void

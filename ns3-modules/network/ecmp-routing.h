@@ -10,6 +10,7 @@
 #include "ns3/ipv4.h"
 
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace ns3
@@ -82,11 +83,17 @@ class EcmpRouting : public Ipv4RoutingProtocol
     const std::vector<NextHop>& HopsTo(Ipv4Address dest) const;
     /// Pick the next hop for a flow; nullptr if there is no route.
     Ptr<Ipv4Route> Lookup(const Ipv4Header& header, uint16_t srcPort, uint16_t dstPort) const;
+    /// Gather the local and broadcast addresses of every interface of the node.
+    void CollectOwnAddresses();
 
     Ptr<Ipv4> m_ipv4;
     uint64_t m_salt; //!< per-node hash salt, so that switches do not all pick alike
     std::unordered_map<uint32_t, std::vector<NextHop>> m_routes;
     std::vector<NextHop> m_default; //!< empty, or the one default next hop
+    /// The local and broadcast addresses of all the node's interfaces: what
+    /// Ipv4L3Protocol::IsDestinationAddress can answer true for, besides
+    /// multicast and limited broadcast.
+    std::unordered_set<uint32_t> m_ownAddresses;
 };
 
 } // namespace ns3
