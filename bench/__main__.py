@@ -180,6 +180,18 @@ def scaling_table(sizes: dict[str, dict]) -> list[str]:
                      f"{row['events']:>11,} {row['simulation_cpu_s']:>9.1f} "
                      f"{row['events_per_cpu_s']:>12,.0f} {row['events_per_cpu_s_ratio']:>6.2f} "
                      f"{row['network_build_s']:>7.2f} {row['peak_rss_mib']:>7.0f}")
+    counted = [(row["hosts"], row["callgrind"]) for row in sizes.values()
+               if "callgrind" in row and "hosts" in row]
+    if counted:
+        lines.append(f"  callgrind, per event: {'hosts':>6} {'instructions':>12} {'ratio':>6} "
+                     f"{'D1 misses':>9} {'LL misses':>9}")
+        for hosts, c in counted:
+            if "error" in c:
+                lines.append(f"  {hosts}: {c['error'].splitlines()[0][:100]}")
+                continue
+            lines.append(f"  {'':21} {hosts:>6} {c['instructions_per_event']:>12,.0f} "
+                         f"{c.get('events_per_instruction_ratio', float('nan')):>6.2f} "
+                         f"{c['d1_misses_per_event']:>9.1f} {c['ll_misses_per_event']:>9.2f}")
     return lines
 
 
@@ -206,11 +218,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="scaling: the fabric sizes in hosts, multiples of 16 >= 32 "
                              f"(default {','.join(map(str, config.SCALING_HOSTS))}; "
                              f"--quick {','.join(map(str, config.SCALING_HOSTS[:2]))})")
+    parser.add_argument("--scaling-callgrind", action="store_true",
+                        help="scaling: also count each size's instructions and simulated cache "
+                             "misses per event under callgrind, over simulated seconds "
+                             f"{config.SCALING_CALLGRIND_WINDOW[0]:g}-"
+                             f"{config.SCALING_CALLGRIND_WINDOW[1]:g} (slow: ~45 minutes "
+                             "at 512 hosts)")
     args = parser.parse_args(argv)
 
     cfg = config.quick() if args.quick else config.full()
     if args.scaling_hosts:
         cfg = dataclasses.replace(cfg, scaling_hosts=args.scaling_hosts)
+    if args.scaling_callgrind:
+        cfg = dataclasses.replace(cfg, scaling_callgrind_window=config.SCALING_CALLGRIND_WINDOW)
     wait = args.wait_quiet if args.wait_quiet is not None else (0.0 if args.quick else 30.0)
     wanted = [s for s in config.SECTIONS if not args.only or s in args.only]
     started = time.time()

@@ -38,6 +38,9 @@ class BenchConfig:
     thesis_cell: ScenarioRun           # the reference cell, run with and without the TCP fast path
     memory: ScenarioRun                # the run whose peak RSS is reported
     scaling_hosts: tuple[int, ...]     # leaf-spine fabric sizes, in hosts (scaling_run)
+    # simulated seconds [from, to) of each size counted under callgrind
+    # (--scaling-callgrind; slow: ~45 minutes at 512 hosts), or None
+    scaling_callgrind_window: tuple[float, float] | None = None
 
 
 def _window(duration: float, margin: float) -> tuple[str, ...]:
@@ -54,6 +57,8 @@ THESIS_CELL = ("training.ratio=4", "background.rate=92")
 # at 20 % load; only the number of leaves changes
 SCALING_HOSTS = (32, 128, 512, 1024)
 SCALING_HOSTS_PER_LEAF = 16
+# after warm-up, 3 ms of the 60 (5.1 M events at 512 hosts, 0.32 M at 32)
+SCALING_CALLGRIND_WINDOW = (0.03, 0.033)
 SCALING_FABRIC = ("topology.file=leaf-spine", "topology.spines=4",
                   f"topology.hosts_per_leaf={SCALING_HOSTS_PER_LEAF}",
                   "topology.fabric_link_rate=40Gbps", "background.load=0.2")

@@ -244,10 +244,8 @@ def hot_spots(r: Runner, run: ScenarioRun, top: int = 8) -> list[dict] | None:
 
 
 def _collected(log: Path) -> int:
-    for line in log.read_text().splitlines():
-        if "Collected :" in line:
-            return int(line.split(":")[-1].strip())
-    raise RuntimeError(f"no 'Collected' line in {log}")
+    """The instructions callgrind counted (its log's totals)."""
+    return _collected_events(log)["Ir"]
 
 
 def _inclusive(profile: Path, function: str) -> int | None:
@@ -534,10 +532,95 @@ def scaling(r: Runner, cfg: BenchConfig) -> dict:
         except Exception as e:  # e.g. out of memory at a size: the rest still say something
             sizes[str(hosts)] = {"args": run.args(), "error": f"{type(e).__name__}: {e}"}
     scaling_ratios(sizes)
+    if cfg.scaling_callgrind_window:
+        for hosts in sorted(cfg.scaling_hosts):
+            try:
+                sizes[str(hosts)]["callgrind"] = scaling_callgrind(
+                    r, scaling_run(hosts), cfg.scaling_callgrind_window)
+            except Exception as e:
+                sizes[str(hosts)]["callgrind"] = {"error": f"{type(e).__name__}: {e}"}
+        scaling_callgrind_ratios(sizes)
     return {"sizes": sizes,
             "note": "leaf-spine, 4 spines at 40 Gbit/s, 16 hosts per leaf at 10 Gbit/s, "
                     "web-search background at 20 % load, 0.06 s simulated; "
                     "events_per_cpu_s_ratio is over the smallest size"}
+
+
+def cache_options() -> list[str]:
+    """valgrind's cache geometry from this machine's sysfs: L1 data and
+    instruction caches and the last level. valgrind's own detection can read a
+    virtual machine's CPUID wrongly (384 MiB of L3 on the project's machine,
+    against the 32 MiB sysfs reports)."""
+    caches: dict[tuple[int, str], str] = {}
+    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
+        try:
+            level = int((index / "level").read_text())
+            kind = (index / "type").read_text().strip()
+            size = (index / "size").read_text().strip()
+            ways = int((index / "ways_of_associativity").read_text())
+            line = int((index / "coherency_line_size").read_text())
+        except (OSError, ValueError):
+            continue
+        factor = {"K": 1024, "M": 1024 ** 2}.get(size[-1], 1)
+        caches[(level, kind)] = f"{int(size.rstrip('KM')) * factor},{ways},{line}"
+    options = []
+    if (1, "Data") in caches:
+        options.append(f"--D1={caches[(1, 'Data')]}")
+    if (1, "Instruction") in caches:
+        options.append(f"--I1={caches[(1, 'Instruction')]}")
+    unified = [key for key in caches if key[1] == "Unified"]
+    if unified:
+        options.append(f"--LL={caches[max(unified)]}")
+    return options
+
+
+def scaling_callgrind(r: Runner, run: ScenarioRun, window: tuple[float, float]) -> dict:
+    """Instructions and simulated cache misses per event over a window of
+    simulated time, in the native program under callgrind: counts that the
+    machine's load and its neighbours' use of the caches do not move, so the
+    sizes compare on what the code does. The window's cost per event is the
+    steady state's; the run stops at its end."""
+    if not native.valgrind_available():
+        raise RuntimeError("valgrind (with valgrind/callgrind.h) is not installed")
+    base = r.fresh_dir(f"callgrind-window-{run.label}")
+    base.mkdir(parents=True)
+    caches = cache_options()
+    valgrind = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--cache-sim=yes",
+                *caches, f"--callgrind-out-file={base / 'callgrind.out'}",
+                f"--log-file={base / 'valgrind.log'}"]
+    _, proc = r.measure([*valgrind, *native.command(native.build(), r.recipe(run)),
+                         f"--window-from={window[0]:g}", f"--window-to={window[1]:g}"])
+    events = native.parse_output(proc.stdout)["window_events"]
+    counts = _collected_events(base / "valgrind.log")
+    return {"window_s": list(window), "events": events, "caches": caches,
+            "instructions_per_event": counts["Ir"] / events,
+            "d1_misses_per_event": (counts["D1mr"] + counts["D1mw"]) / events,
+            "ll_misses_per_event": (counts["DLmr"] + counts["DLmw"]) / events}
+
+
+def _collected_events(log: Path) -> dict[str, int]:
+    """callgrind's totals by event name (its 'Events' and 'Collected' lines)."""
+    names, values = None, None
+    for line in log.read_text().splitlines():
+        if "Events    :" in line:
+            names = line.split(":", 1)[1].split()
+        elif "Collected :" in line:
+            values = [int(v) for v in line.split(":", 1)[1].split()]
+    if names is None or values is None:
+        raise RuntimeError(f"no 'Events'/'Collected' lines in {log}")
+    return dict(zip(names, values))
+
+
+def scaling_callgrind_ratios(sizes: dict[str, dict]) -> None:
+    """Each size's events per instruction over the smallest counted size's
+    (the events/CPU-s ratio's counterpart in instructions), in place."""
+    counted = {int(hosts): row["callgrind"] for hosts, row in sizes.items()
+               if "instructions_per_event" in row.get("callgrind", {})}
+    if not counted:
+        return
+    smallest = counted[min(counted)]["instructions_per_event"]
+    for row in counted.values():
+        row["events_per_instruction_ratio"] = smallest / row["instructions_per_event"]
 
 
 def remove_work(work: Path) -> None:

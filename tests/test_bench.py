@@ -98,6 +98,47 @@ def test_scaling_ratios_are_over_the_smallest_size_that_ran():
     assert "events_per_cpu_s_ratio" not in sizes["512"]
 
 
+def test_callgrind_ratios_are_events_per_instruction_over_the_smallest_counted_size():
+    from bench.sections import scaling_callgrind_ratios
+
+    sizes = {"32": {"hosts": 32, "callgrind": {"instructions_per_event": 15000.0}},
+             "128": {"hosts": 128, "callgrind": {"error": "RuntimeError: no valgrind"}},
+             "512": {"hosts": 512, "callgrind": {"instructions_per_event": 20000.0}},
+             "1024": {"args": [], "error": "MemoryError"}}
+    scaling_callgrind_ratios(sizes)
+    assert sizes["32"]["callgrind"]["events_per_instruction_ratio"] == 1.0
+    assert sizes["512"]["callgrind"]["events_per_instruction_ratio"] == 0.75
+    assert "events_per_instruction_ratio" not in sizes["128"]["callgrind"]
+
+
+def test_callgrind_totals_are_read_by_event_name(tmp_path):
+    from bench.sections import _collected, _collected_events
+
+    log = tmp_path / "valgrind.log"
+    log.write_text("==1== Events    : Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\n"
+                   "==1== Collected : 4918 1560 982 185 80 4 5 143 21\n")
+    counts = _collected_events(log)
+    assert counts["Ir"] == 4918 and counts["D1mr"] == 80 and counts["DLmw"] == 21
+    assert _collected(log) == 4918
+    log.write_text("==1== nothing counted\n")
+    with pytest.raises(RuntimeError, match="Collected"):
+        _collected_events(log)
+
+
+def test_cache_geometry_for_valgrind_comes_from_sysfs():
+    from bench.sections import cache_options
+
+    options = cache_options()
+    if not Path("/sys/devices/system/cpu/cpu0/cache/index0").exists():
+        assert options == []
+        return
+    for option in options:
+        name, value = option.split("=")
+        assert name in ("--D1", "--I1", "--LL")
+        size, ways, line = (int(v) for v in value.split(","))
+        assert size > 0 and ways > 0 and line in (32, 64, 128)
+
+
 def test_scaling_targets_are_checked_only_where_512_hosts_ran():
     from bench.__main__ import targets
 
@@ -192,3 +233,34 @@ def test_native_main_builds_what_the_harness_builds_from_one_recipe(tmp_path):
     assert agreement["agree"], agreement
     assert agreement["iterations"]["native"] > 0
     assert agreement["flows"]["native_completed"] > 0
+
+
+@pytest.mark.slow
+def test_native_window_counts_the_events_between_its_ends_and_stops_there(tmp_path):
+    """--window-from/--window-to: the events inside the window are counted
+    and the run ends at the window's end (what --scaling-callgrind relies on)."""
+    from bench import native
+    from harness.config.scenario import load_scenario
+    from harness.engine import recipe
+    from harness.engine.simulation import plan
+
+    p = plan(load_scenario(None, ["run.duration=0.1", "run.warmup=0.01", "run.cooldown=0.01"]))
+    path = recipe.write(p, tmp_path / "r.recipe")
+
+    def run(*extra: str) -> dict:
+        proc = subprocess.run([*native.command(native.build(), path), *extra],
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return native.parse_output(proc.stdout)
+
+    whole = run()
+    first, second = run("--window-from=0.02", "--window-to=0.04"), \
+        run("--window-from=0.04", "--window-to=0.06")
+    assert first["simulated_ns"] == 40_000_000 and second["simulated_ns"] == 60_000_000
+    assert 0 < first["window_events"] < first["events"] < whole["events"]
+    # the two windows together are the events between 0.02 and 0.06 s
+    both = run("--window-from=0.02", "--window-to=0.06")
+    assert abs(both["window_events"] - first["window_events"] - second["window_events"]) <= 2
+    proc = subprocess.run([*native.command(native.build(), path), "--window-from=0.05"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0 and "--window-from and --window-to go together" in proc.stderr

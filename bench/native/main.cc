@@ -13,6 +13,13 @@
 // Under `valgrind --tool=callgrind --instr-atstart=no` only the simulation
 // phase is instrumented (the same marker as bench/native/marker.c, which the
 // harness side calls), so callgrind counts that phase's instructions exactly.
+//
+//   bench-native --recipe=run.recipe --window-from=0.03 --window-to=0.033
+//
+// instruments only the simulated seconds [from, to) instead, stops the run at
+// `to` and prints the events executed in between (window_events): the cost per
+// event of a large fabric's steady state, without simulating under valgrind
+// what comes before at full cost or anything after.
 
 #include "ddnn-modules.h"
 #include "tcp-fastpath.h"
@@ -145,8 +152,15 @@ main(int argc, char* argv[])
     CommandLine cmd(__FILE__);
     cmd.AddValue("recipe", "recipe file written by harness/engine/recipe.py", recipePath);
     cmd.AddValue("tables", "directory to write the raw result tables into", tablesDir);
+    double windowFrom = -1;
+    double windowTo = -1;
+    cmd.AddValue("window-from", "instrument from this simulated second (callgrind)", windowFrom);
+    cmd.AddValue("window-to", "instrument until this simulated second, and stop there", windowTo);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(recipePath.empty(), "--recipe=PATH is required");
+    const bool window = windowFrom >= 0 || windowTo >= 0;
+    NS_ABORT_MSG_IF(window && !(0 <= windowFrom && windowFrom < windowTo),
+                    "--window-from and --window-to go together, 0 <= from < to");
 
     // The TCP fast path must be first in the program's symbol scope (linked
     // first, --no-as-needed), as the harness loads it: same code, same speed.
@@ -171,10 +185,36 @@ main(int argc, char* argv[])
     InstructionCounter instructions;
     const Clocks before = Clocks::Now();
     instructions.Start();
-    CALLGRIND_START_INSTRUMENTATION;
+    // The window's ends are events of their own, at the window's times.
+    struct
+    {
+        uint64_t from = 0;
+        uint64_t to = 0;
+    } windowEvents;
+    if (window)
+    {
+        NS_ABORT_MSG_IF(Seconds(windowTo) > duration,
+                        "--window-to is past the run's end, " << duration.GetSeconds() << " s");
+        Simulator::Schedule(Seconds(windowFrom), [&windowEvents]() {
+            windowEvents.from = Simulator::GetEventCount();
+            CALLGRIND_START_INSTRUMENTATION;
+        });
+        Simulator::Schedule(Seconds(windowTo), [&windowEvents]() {
+            CALLGRIND_STOP_INSTRUMENTATION;
+            windowEvents.to = Simulator::GetEventCount();
+            Simulator::Stop();
+        });
+    }
+    else
+    {
+        CALLGRIND_START_INSTRUMENTATION;
+    }
     Simulator::Stop(duration);
     Simulator::Run();
-    CALLGRIND_STOP_INSTRUMENTATION;
+    if (!window)
+    {
+        CALLGRIND_STOP_INSTRUMENTATION;
+    }
     const int64_t simInstructions = instructions.Stop();
     const Clocks after = Clocks::Now();
     // The Stop event is ours, not the scenario's (as harness/engine/simulation.py counts),
@@ -199,6 +239,10 @@ main(int argc, char* argv[])
         tables["compute"] = job->ComputeCsv();
     }
 
+    if (window)
+    {
+        std::cout << "window_events " << windowEvents.to - windowEvents.from << "\n";
+    }
     std::cout << "events " << events << "\n"
               << "simulated_ns " << Simulator::Now().GetNanoSeconds() << "\n"
               << "sim_wall_s " << after.wall - before.wall << "\n"
