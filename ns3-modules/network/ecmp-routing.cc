@@ -193,8 +193,7 @@ void
 EcmpRouting::NotifyAddAddress(uint32_t, Ipv4InterfaceAddress address)
 {
     NS_LOG_FUNCTION(this << address);
-    m_ownAddresses.insert(address.GetLocal().Get());
-    m_ownAddresses.insert(address.GetBroadcast().Get());
+    AddOwnAddress(address);
 }
 
 void
@@ -221,11 +220,16 @@ EcmpRouting::CollectOwnAddresses()
     {
         for (uint32_t j = 0; j < m_ipv4->GetNAddresses(i); j++)
         {
-            const Ipv4InterfaceAddress address = m_ipv4->GetAddress(i, j);
-            m_ownAddresses.insert(address.GetLocal().Get());
-            m_ownAddresses.insert(address.GetBroadcast().Get());
+            AddOwnAddress(m_ipv4->GetAddress(i, j));
         }
     }
+}
+
+void
+EcmpRouting::AddOwnAddress(const Ipv4InterfaceAddress& address)
+{
+    m_ownAddresses.insert(address.GetLocal().Get());
+    m_ownAddresses.insert(address.GetBroadcast().Get());
 }
 
 void

@@ -85,6 +85,8 @@ class EcmpRouting : public Ipv4RoutingProtocol
     Ptr<Ipv4Route> Lookup(const Ipv4Header& header, uint16_t srcPort, uint16_t dstPort) const;
     /// Gather the local and broadcast addresses of every interface of the node.
     void CollectOwnAddresses();
+    /// Note one interface address's local and broadcast address as the node's own.
+    void AddOwnAddress(const Ipv4InterfaceAddress& address);
 
     Ptr<Ipv4> m_ipv4;
     uint64_t m_salt; //!< per-node hash salt, so that switches do not all pick alike
