@@ -17,7 +17,7 @@ CHECK = r"""
 #include "ns3/point-to-point-module.h"
 #include "ecmp-routing-helper.h"
 
-namespace ddnn_test
+namespace ddnn_ecmp_test
 {
 // One switch-like node with three point-to-point links (its interfaces 1-3)
 // to three leaf nodes. The switch's links are addressed before or after its
@@ -104,7 +104,7 @@ struct EcmpDelivery
         return broadcast ? address.GetBroadcast() : address.GetLocal();
     }
 };
-} // namespace ddnn_test
+} // namespace ddnn_ecmp_test
 """
 
 
@@ -115,9 +115,9 @@ def delivery():
     ns3.load(quiet=True)
     import cppyy
 
-    if not hasattr(cppyy.gbl, "ddnn_test") or not hasattr(cppyy.gbl.ddnn_test, "EcmpDelivery"):
+    if not hasattr(cppyy.gbl, "ddnn_ecmp_test"):
         cppyy.cppdef(CHECK)
-    yield cppyy.gbl.ddnn_test.EcmpDelivery
+    yield cppyy.gbl.ddnn_ecmp_test.EcmpDelivery
     cppyy.gbl.ns3.Simulator.Destroy()   # and with it the nodes, for the tests after
 
 
