@@ -26,6 +26,19 @@ def with_flows(p: Plan, rows: list[dict]) -> Plan:
     return dataclasses.replace(p, flows=flows, background_hosts=hosts)
 
 
+def compiled_class(namespace: str, name: str, source: str):
+    """`namespace::name` from C++ `source`, compiled into this process with
+    cppyy once (ns-3 and the project's modules loaded first)."""
+    from harness.engine import ns3
+
+    ns3.load(quiet=True)
+    import cppyy
+
+    if not hasattr(getattr(cppyy.gbl, namespace, None), name):
+        cppyy.cppdef(source)
+    return getattr(getattr(cppyy.gbl, namespace), name)
+
+
 def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", help="also run tests marked slow")
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import compiled_class
+
 CHECK = r"""
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -110,14 +112,9 @@ struct EcmpDelivery
 
 @pytest.fixture(scope="module")
 def delivery():
-    from harness.engine import ns3
-
-    ns3.load(quiet=True)
     import cppyy
 
-    if not hasattr(cppyy.gbl, "ddnn_ecmp_test"):
-        cppyy.cppdef(CHECK)
-    yield cppyy.gbl.ddnn_ecmp_test.EcmpDelivery
+    yield compiled_class("ddnn_ecmp_test", "EcmpDelivery", CHECK)
     cppyy.gbl.ns3.Simulator.Destroy()   # and with it the nodes, for the tests after
 
 

@@ -15,7 +15,7 @@ import io
 import pandas as pd
 import pytest
 
-from conftest import small_plan, with_flows
+from conftest import compiled_class, small_plan, with_flows
 
 COUNTER = r"""
 #include "ns3/core-module.h"
@@ -99,14 +99,7 @@ struct TraceCounter
 
 @pytest.fixture(scope="module")
 def counter_class():
-    from harness.engine import ns3
-
-    ns3.load(quiet=True)
-    import cppyy
-
-    if not hasattr(cppyy.gbl, "ddnn_test"):
-        cppyy.cppdef(COUNTER)
-    return cppyy.gbl.ddnn_test.TraceCounter
+    return compiled_class("ddnn_test", "TraceCounter", COUNTER)
 
 
 def run_counted(p, counter_class):
