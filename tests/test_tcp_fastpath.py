@@ -62,7 +62,7 @@ def test_lossy_scenario_loses_packets(fast_run):
 
 def test_fast_path_is_in_force_and_recorded(fast_run):
     tcp = json.loads((fast_run / "manifest.json").read_text())["tcp_fastpath"]
-    assert tcp["mode"] == "fast" and tcp["members"] == 6 and tcp["in_force"] == 6
+    assert tcp["mode"] == "fast" and tcp["members"] == 11 and tcp["in_force"] == 11
 
 
 def test_same_tables_as_the_wheels_tcp(fast_run, tmp_path):
@@ -79,6 +79,8 @@ def test_crosscheck_build_compares_every_call(fast_run, tmp_path):
     tcp = json.loads((checked / "manifest.json").read_text())["tcp_fastpath"]
     assert tcp["crosscheck"] and tcp["in_force"] == tcp["members"]
     assert tcp["checked_calls"] > 10_000      # every call, none differing (else it aborts)
+    # the buffers' hints were checked at each use, and each kind was used
+    assert all(n > 0 for n in tcp["hint_uses"].values()), tcp["hint_uses"]
     _same_tables(fast_run, checked)
 
 
@@ -115,5 +117,5 @@ def test_not_in_force_when_loaded_after_the_wheel(tmp_path):
     """)
     proc = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True,
                           text=True, timeout=300)
-    assert "IN_FORCE 0 6" in proc.stdout, proc.stdout + proc.stderr
+    assert "IN_FORCE 0 11" in proc.stdout, proc.stdout + proc.stderr
     assert "REFUSED the TCP fast path is not in force" in proc.stdout

@@ -268,7 +268,8 @@ class TcpFastPath:
 
     def report(self) -> dict:
         """For a run's manifest: which path ran (and, cross-checking, how many
-        calls were compared with the wheel's so far in this process)."""
+        calls were compared with the wheel's so far in this process, and how
+        many scoreboard walks started after the buffers' hints)."""
         out = {"mode": "stock" if self.stock else "fast", "in_force": self.in_force,
                "members": self.total, "crosscheck": self.crosscheck}
         if self.crosscheck:
@@ -277,6 +278,10 @@ class TcpFastPath:
             lib = ctypes.CDLL(str(self.library))
             lib.ddnn_tcp_fastpath_checked_calls.restype = ctypes.c_ulonglong
             out["checked_calls"] = int(lib.ddnn_tcp_fastpath_checked_calls())
+            uses = (ctypes.c_ulonglong * 3)()
+            lib.ddnn_tcp_fastpath_hint_uses(uses)
+            out["hint_uses"] = dict(zip(("settled_prefix", "marked_prefix", "sacked_block"),
+                                        map(int, uses)))
         return out
 
 

@@ -18,7 +18,23 @@ namespace tcpfastpath
 namespace
 {
 unsigned long long g_checkedCalls = 0; ///< calls compared with the wheel's (debug build)
+unsigned long long g_hintUses[3] = {0, 0, 0}; ///< walks after the hints, by HintUse (debug build)
 } // namespace
+
+void*
+StockLibrary()
+{
+    // TcpTxBuffer::GetTypeId is not replaced: it resolves into libns3-internet.
+    static void* handle = [] {
+        Dl_info info{};
+        NS_ABORT_MSG_UNLESS(
+            dladdr(reinterpret_cast<void*>(&ns3::TcpTxBuffer::GetTypeId), &info),
+            "tcp-fastpath: cannot find libns3-internet");
+        return dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    }();
+    NS_ABORT_MSG_UNLESS(handle, "tcp-fastpath: libns3-internet is not loaded");
+    return handle;
+}
 
 #ifdef DDNN_TCP_CROSSCHECK
 
@@ -31,6 +47,12 @@ void
 CountCheck()
 {
     ++g_checkedCalls;
+}
+
+void
+CountHintUse(HintUse use)
+{
+    ++g_hintUses[static_cast<int>(use)];
 }
 
 Nested::Nested()
@@ -55,21 +77,6 @@ Mismatch(const char* member, const std::string& what)
     NS_FATAL_ERROR("tcp-fastpath cross-check: " << member << " differs from ns-3.44's at t="
                                                 << ns3::Simulator::Now().GetNanoSeconds()
                                                 << " ns: " << what);
-}
-
-void*
-StockLibrary()
-{
-    // TcpTxBuffer::GetTypeId is not replaced: it resolves into libns3-internet.
-    static void* handle = [] {
-        Dl_info info{};
-        NS_ABORT_MSG_UNLESS(
-            dladdr(reinterpret_cast<void*>(&ns3::TcpTxBuffer::GetTypeId), &info),
-            "tcp-fastpath cross-check: cannot find libns3-internet");
-        return dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-    }();
-    NS_ABORT_MSG_UNLESS(handle, "tcp-fastpath cross-check: libns3-internet is not loaded");
-    return handle;
 }
 
 #endif // DDNN_TCP_CROSSCHECK
@@ -119,4 +126,13 @@ extern "C" unsigned long long
 ddnn_tcp_fastpath_checked_calls(void)
 {
     return ddnn::tcpfastpath::g_checkedCalls;
+}
+
+extern "C" void
+ddnn_tcp_fastpath_hint_uses(unsigned long long uses[3])
+{
+    for (int k = 0; k < 3; ++k)
+    {
+        uses[k] = ddnn::tcpfastpath::g_hintUses[k];
+    }
 }

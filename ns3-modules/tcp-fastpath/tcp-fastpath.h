@@ -86,6 +86,15 @@ extern "C"
      * @return calls of replaced members compared with the wheel's so far (debug build)
      */
     unsigned long long ddnn_tcp_fastpath_checked_calls(void);
+
+    /**
+     * How often a walk started after what a TcpTxBuffer's hints had settled
+     * (tcp-tx-buffer-hints.h), so far (debug build; zeros otherwise).
+     * @param uses set to NextSeg's walks after the settled prefix,
+     *        UpdateLostCount's stopped at the marked prefix, and SACK blocks
+     *        Update walked from an extended block's last segment
+     */
+    void ddnn_tcp_fastpath_hint_uses(unsigned long long uses[3]);
 }
 
 namespace ddnn
@@ -101,18 +110,6 @@ namespace tcpfastpath
 const std::vector<const char*>& TxBufferMembers();
 /** @return TcpRxBuffer's replaced members */
 const std::vector<const char*>& RxBufferMembers();
-
-#ifdef DDNN_TCP_CROSSCHECK
-
-/// Count one call compared with the wheel's.
-void CountCheck();
-
-/**
- * Stop the run: a replaced member did not do what the wheel's does.
- * @param member the member
- * @param what what differs
- */
-[[noreturn]] void Mismatch(const char* member, const std::string& what);
 
 /**
  * @return a handle of libns3-internet (the wheel's), to look its members up in
@@ -131,9 +128,35 @@ Fn
 Stock(const char* symbol)
 {
     void* fn = dlsym(StockLibrary(), symbol);
-    NS_ABORT_MSG_UNLESS(fn, "tcp-fastpath cross-check: the wheel has no " << symbol);
+    NS_ABORT_MSG_UNLESS(fn, "tcp-fastpath: the wheel has no " << symbol);
     return reinterpret_cast<Fn>(fn);
 }
+
+#ifdef DDNN_TCP_CROSSCHECK
+
+/// Count one call compared with the wheel's.
+void CountCheck();
+
+/// The walks that start after a buffer's hints (ddnn_tcp_fastpath_hint_uses).
+enum class HintUse
+{
+    kSettledPrefix = 0,
+    kMarkedPrefix = 1,
+    kSackedBlock = 2,
+};
+
+/**
+ * Count one walk that started after a buffer's hints.
+ * @param use which
+ */
+void CountHintUse(HintUse use);
+
+/**
+ * Stop the run: a replaced member did not do what the wheel's does.
+ * @param member the member
+ * @param what what differs
+ */
+[[noreturn]] void Mismatch(const char* member, const std::string& what);
 
 /**
  * Private members, named the one way C++ lets code outside a class name them:
@@ -238,9 +261,9 @@ struct Argument
         return value;
     }
 
-    /** @return "" (nothing comes back through it) */
-    template <typename Result>
-    std::string Difference(const Result&) const
+    /** @return "" (nothing comes back through it; a void member passes no result) */
+    template <typename... Result>
+    std::string Difference(const Result&...) const
     {
         return "";
     }
@@ -274,15 +297,18 @@ Compare(const char* member,
     std::tuple<Argument<Params>...> arguments(
         Argument<Params>(std::forward<Args>(args), ourBuffer, stockBuffer)...);
     // the wheel's first, then ours, as the caller called the member
-    const Result expected = std::apply(
-        [&](auto&... arg) { return stock(stockBuffer, arg.ForStock()...); },
-        arguments);
-    const Result got = std::apply(
-        [&](auto&... arg) {
-            Nested inner;
-            return (ourBuffer->*ours)(arg.ForOurs()...);
-        },
-        arguments);
+    auto runStock = [&] {
+        return std::apply([&](auto&... arg) { return stock(stockBuffer, arg.ForStock()...); },
+                          arguments);
+    };
+    auto runOurs = [&] {
+        return std::apply(
+            [&](auto&... arg) {
+                Nested inner;
+                return (ourBuffer->*ours)(arg.ForOurs()...);
+            },
+            arguments);
+    };
     std::string difference;
     auto note = [&difference](const std::string& what) {
         if (!what.empty())
@@ -290,18 +316,33 @@ Compare(const char* member,
             difference += (difference.empty() ? "" : "; ") + what;
         }
     };
-    note(Outcome<Result>::Difference(got, expected, *ourBuffer, *stockBuffer));
-    std::apply([&](const auto&... arg) { (note(arg.Difference(got)), ...); }, arguments);
-    if constexpr (!std::is_const_v<Buffer>)
+    auto compareBuffers = [&] {
+        if constexpr (!std::is_const_v<Buffer>)
+        {
+            note(Shadow<Buffer>::Difference(*ourBuffer, *stockBuffer));
+        }
+        if (!difference.empty())
+        {
+            Mismatch(member, difference);
+        }
+        CountCheck();
+    };
+    if constexpr (std::is_void_v<Result>)
     {
-        note(Shadow<Buffer>::Difference(*ourBuffer, *stockBuffer));
+        runStock();
+        runOurs();
+        std::apply([&](const auto&... arg) { (note(arg.Difference()), ...); }, arguments);
+        compareBuffers();
     }
-    if (!difference.empty())
+    else
     {
-        Mismatch(member, difference);
+        const Result expected = runStock();
+        const Result got = runOurs();
+        note(Outcome<Result>::Difference(got, expected, *ourBuffer, *stockBuffer));
+        std::apply([&](const auto&... arg) { (note(arg.Difference(got)), ...); }, arguments);
+        compareBuffers();
+        return got;
     }
-    CountCheck();
-    return got;
 }
 
 /**

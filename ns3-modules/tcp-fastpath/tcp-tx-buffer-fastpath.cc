@@ -12,11 +12,14 @@
 
 #include "tcp-tx-buffer-fastpath.h"
 
+#include "tcp-tx-buffer-hints.h"
+
 #include "ns3/assert.h"
 #include "ns3/packet.h"
 #include "ns3/tcp-tx-buffer.h"
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 
 #ifdef DDNN_TCP_CROSSCHECK
@@ -35,6 +38,15 @@ constexpr const char* kNextSeg = "_ZNK3ns311TcpTxBuffer7NextSegEPNS_14SequenceNu
 constexpr const char* kIsLost = "_ZNK3ns311TcpTxBuffer6IsLostERKNS_14SequenceNumberIjiEE";
 constexpr const char* kIsRetransmittedDataAcked =
     "_ZNK3ns311TcpTxBuffer24IsRetransmittedDataAckedERKNS_14SequenceNumberIjiEE";
+constexpr const char* kDiscardUpTo =
+    "_ZN3ns311TcpTxBuffer11DiscardUpToERKNS_14SequenceNumberIjiEERKNS_8CallbackIvJPNS_"
+    "9TcpTxItemEEEE";
+// The wheel's members that un-settle segments or pop the last one: each is the
+// wheel's own, run after the buffer's hints are forgotten.
+constexpr const char* kSetSentListLost = "_ZN3ns311TcpTxBuffer15SetSentListLostEb";
+constexpr const char* kMarkHeadAsLost = "_ZN3ns311TcpTxBuffer14MarkHeadAsLostEv";
+constexpr const char* kResetLastSegmentSent = "_ZN3ns311TcpTxBuffer20ResetLastSegmentSentEv";
+constexpr const char* kResetRenoSack = "_ZN3ns311TcpTxBuffer13ResetRenoSackEv";
 } // namespace
 
 const std::vector<const char*>&
@@ -44,7 +56,12 @@ ddnn::tcpfastpath::TxBufferMembers()
                                                   kUpdate,
                                                   kNextSeg,
                                                   kIsLost,
-                                                  kIsRetransmittedDataAcked};
+                                                  kIsRetransmittedDataAcked,
+                                                  kDiscardUpTo,
+                                                  kSetSentListLost,
+                                                  kMarkHeadAsLost,
+                                                  kResetLastSegmentSent,
+                                                  kResetRenoSack};
     return members;
 }
 
@@ -266,16 +283,18 @@ IndexOf(const TcpTxBuffer& b, const TcpTxItem* item)
     return item == nullptr || it == sent.end() ? -1 : std::distance(sent.begin(), it);
 }
 
-/// Records the segments a SACK callback was given (positions in a buffer).
-struct SackedRecorder
+/// Records the segments a callback was given: Update's SACKed ones (in the
+/// sent list) and DiscardUpTo's (just erased from it), by position (-1: not
+/// in the list) and first sequence number.
+struct ItemRecorder
 {
     const TcpTxBuffer* buffer;
     Callback<void, TcpTxItem*> forward;
-    std::vector<long> positions;
+    std::vector<std::pair<long, uint32_t>> items;
 
     void Record(TcpTxItem* item)
     {
-        positions.push_back(IndexOf(*buffer, item));
+        items.emplace_back(IndexOf(*buffer, item), (item->*Get(TxItemStart{})).GetValue());
         if (!forward.IsNull())
         {
             forward(item);
@@ -377,9 +396,9 @@ struct Argument<SequenceNumber32*>
     SequenceNumber32 stock; //!< the wheel's answer
 };
 
-/// Update's SACK callback: each member reports to a recorder of its own (as
-/// positions in its own buffer), ours forwarding to the socket's callback;
-/// the two must report the same segments.
+/// Update's SACK callback and DiscardUpTo's: each member reports to a recorder
+/// of its own (positions in its own buffer), ours forwarding to the socket's
+/// callback; the two must report the same segments.
 template <>
 struct Argument<const Callback<void, TcpTxItem*>&>
 {
@@ -397,28 +416,124 @@ struct Argument<const Callback<void, TcpTxItem*>&>
     /** @return the wheel's recorder */
     Callback<void, TcpTxItem*> ForStock()
     {
-        return MakeCallback(&SackedRecorder::Record, &stock);
+        return MakeCallback(&ItemRecorder::Record, &stock);
     }
 
     /** @return ours, which forwards */
     Callback<void, TcpTxItem*> ForOurs()
     {
-        return MakeCallback(&SackedRecorder::Record, &ours);
+        return MakeCallback(&ItemRecorder::Record, &ours);
     }
 
-    /** @return "" or what differs */
-    std::string Difference(uint32_t) const
+    /** @return "" or what differs (whatever the member returned) */
+    template <typename... Result>
+    std::string Difference(const Result&...) const
     {
-        return ours.positions == stock.positions ? "" : "reported other segments SACKed";
+        return ours.items == stock.items ? "" : "gave its callback other segments";
     }
 
-    SackedRecorder ours;  //!< what our member reported
-    SackedRecorder stock; //!< what the wheel's reported
+    ItemRecorder ours;  //!< what our member reported
+    ItemRecorder stock; //!< what the wheel's reported
 };
 
 } // namespace tcpfastpath
 } // namespace ddnn
 #endif // DDNN_TCP_CROSSCHECK
+
+namespace
+{
+using ddnn::tcpfastpath::TcpTxBufferHints;
+
+#ifdef DDNN_TCP_CROSSCHECK
+/**
+ * The debug build checks a buffer's hints before every use: each prefix ends
+ * at a segment of the sent list, and each of its segments is what the prefix
+ * says (settled: retransmitted or SACKed; marked: SACKed or lost).
+ */
+void
+CheckHints(const ns3::TcpTxBuffer& buffer, const TcpTxBufferHints& hints)
+{
+    using namespace ddnn::tcpfastpath;
+    const ItemList& sent = buffer.*Get(TxSentList{});
+    auto check = [&sent](const TcpTxBufferHints::Prefix& prefix, const char* name, auto holds) {
+        if (!prefix.IsSet())
+        {
+            return;
+        }
+        for (auto it = sent.cbegin(); it != sent.cend(); ++it)
+        {
+            if (!holds(*it))
+            {
+                Mismatch("TcpTxBuffer hints",
+                         std::string(name) + " prefix holds segment #" +
+                             std::to_string(std::distance(sent.cbegin(), it)) + " " +
+                             Describe(StateOf(*it)));
+            }
+            if (it == prefix.Last())
+            {
+                return;
+            }
+        }
+        Mismatch("TcpTxBuffer hints", std::string(name) + " prefix ends outside the sent list");
+    };
+    check(hints.settled, "settled", [](ns3::TcpTxItem* item) {
+        return item->m_retrans || item->*Get(TxItemSacked{});
+    });
+    check(hints.marked, "marked", [](ns3::TcpTxItem* item) {
+        return item->*Get(TxItemSacked{}) || item->*Get(TxItemLost{});
+    });
+    for (std::size_t k = 0; k < hints.sackedBlockCount; ++k)
+    {
+        const TcpTxBufferHints::SackedBlock& block = hints.sackedBlocks[k];
+        bool lastFound = false;
+        for (auto it = sent.cbegin(); it != sent.cend(); ++it)
+        {
+            const ns3::SequenceNumber32 begin = (*it)->*Get(TxItemStart{});
+            const ns3::SequenceNumber32 end = begin + ((*it)->*Get(TxItemPacket{}))->GetSize();
+            const bool inside = begin >= block.first && end <= block.second;
+            if (inside && !((*it)->*Get(TxItemSacked{})))
+            {
+                Mismatch("TcpTxBuffer hints",
+                         "SACKed block [" + std::to_string(block.first.GetValue()) + ", " +
+                             std::to_string(block.second.GetValue()) + ") holds segment " +
+                             Describe(StateOf(*it)));
+            }
+            if (it == block.last)
+            {
+                lastFound = end <= block.second;
+            }
+        }
+        if (!lastFound)
+        {
+            Mismatch("TcpTxBuffer hints",
+                     "a SACKed block's last segment is not in the sent list or ends past it");
+        }
+    }
+}
+
+using ddnn::tcpfastpath::CountHintUse;
+using ddnn::tcpfastpath::HintUse;
+#else
+void
+CheckHints(const ns3::TcpTxBuffer&, const TcpTxBufferHints&)
+{
+}
+
+// The walks that start after the hints are counted in the debug build only.
+enum class HintUse
+{
+    kSettledPrefix,
+    kMarkedPrefix,
+    kSackedBlock,
+};
+
+void
+CountHintUse(HintUse)
+{
+}
+#endif
+
+} // namespace
 
 namespace ns3
 {
@@ -605,6 +720,12 @@ TcpTxBuffer::GetPacketFromList(PacketList& list,
         NS_ABORT_MSG_IF(&list == &m_sentList && m_highestSack.first == next,
                         "merging away the highest SACKed segment");
         MergeItems(current, following);
+        if (isSentList)
+        {
+            // A merge can clear a retransmitted flag and removes a segment a
+            // hint may end at (rare: only segments smaller than a full one merge).
+            TcpTxBufferHints::Forget(*this);
+        }
         list.erase(next);
         delete following;
         if (listEdited)
@@ -663,13 +784,19 @@ TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Callback<void, Tc
     // ignores a block that does not map onto whole segments). A segment starts
     // at its m_startSeq and ends where the next one starts (the last one at
     // SND.NXT): 3.44 adds up packet sizes from SND.UNA to the same numbers.
+    TcpTxBufferHints& hints = TcpTxBufferHints::Of(*this);
+    CheckHints(*this, hints);
+    std::array<TcpTxBufferHints::SackedBlock, TcpTxBufferHints::kMaxSackedBlocks> processed;
+    std::size_t processedCount = 0;
     uint32_t bytesSacked = 0;
+    bool beyondSent = false;
     const SequenceNumber32 sentEnd = m_firstByteSeq + m_sentSize;
     for (const TcpOptionSack::SackBlock& block : list)
     {
         if (sentEnd < block.first)
         {
-            return bytesSacked; // as 3.44: beyond what was sent, stop here (no lost count)
+            beyondSent = true; // as 3.44: beyond what was sent, stop here (no lost count)
+            break;
         }
         // The walk may start at any segment at or before the first one that
         // starts inside the block: those before it start below the block, so
@@ -679,7 +806,18 @@ TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Callback<void, Tc
         // above it, the newest, most often; or an older one just below),
         // step back from that segment to the block's first one.
         auto from = m_sentList.cbegin(); // const: m_highestSack holds a const_iterator
-        if (m_highestSack.first != m_sentList.end())
+        TcpTxBufferHints::Position lastInside = m_sentList.cend();
+        if (const auto* before = hints.Extended(block.first, block.second))
+        {
+            // The block extends one the last Update processed (a recovery's
+            // block grows by a segment per acknowledgement): the segments up to
+            // that block's last one that lie inside this block are inside that
+            // one too, SACKed already. The walk may skip them.
+            from = std::next(before->last);
+            lastInside = before->last; // ends at or before this block's end too
+            CountHintUse(HintUse::kSackedBlock);
+        }
+        else if (m_highestSack.first != m_sentList.end())
         {
             const SequenceNumber32 high = (*m_highestSack.first)->m_startSeq;
             if (high <= block.first || block.first - m_firstByteSeq > high - block.first)
@@ -699,6 +837,7 @@ TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Callback<void, Tc
             const SequenceNumber32 end = next != m_sentList.end() ? (*next)->m_startSeq : sentEnd;
             if (begin >= block.first && end <= block.second)
             {
+                lastInside = it;
                 if (item->m_sacked)
                 {
                     NS_ASSERT(!item->m_lost);
@@ -728,6 +867,17 @@ TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Callback<void, Tc
                 break; // past the block
             }
         }
+        if (lastInside != m_sentList.cend() && processedCount < processed.size())
+        {
+            processed[processedCount++] = {block.first, block.second, lastInside};
+        }
+    }
+    // What this Update processed, for the next one (its blocks are SACKed now).
+    hints.sackedBlocks = processed;
+    hints.sackedBlockCount = processedCount;
+    if (beyondSent)
+    {
+        return bytesSacked;
     }
 
     if (bytesSacked > 0)
@@ -746,9 +896,26 @@ TcpTxBuffer::UpdateLostCount()
     // RFC 6675 IsLost, as 3.44 applies it: walking down from the highest SACKed
     // segment, once dupAckThresh SACKed segments are above, every segment neither
     // SACKed nor lost is lost. The head is judged last, by the same count.
+    // Each segment of the hints' marked prefix is SACKed or lost, so the walk
+    // would change none of them: it stops there when the head is lost already
+    // (judging it changes nothing either). Below the segment where the count
+    // reaches dupAckThresh, every segment ends SACKed or lost: the prefix grows
+    // to it.
+    TcpTxBufferHints& hints = TcpTxBufferHints::Of(*this);
+    CheckHints(*this, hints);
+    const bool stopAtMarked = hints.marked.IsSet() && m_sentList.front()->m_lost;
     uint32_t sacked = 0;
+    bool stopped = false;
+    bool reached = false;
+    TcpTxBufferHints::Position reachedAt;
     for (auto it = m_highestSack.first; it != m_sentList.begin(); --it)
     {
+        if (stopAtMarked && it == hints.marked.Last())
+        {
+            stopped = true;
+            CountHintUse(HintUse::kMarkedPrefix);
+            break;
+        }
         TcpTxItem* item = *it;
         if (item->m_sacked)
         {
@@ -759,8 +926,13 @@ TcpTxBuffer::UpdateLostCount()
             item->m_lost = true;
             m_lostOut += item->m_packet->GetSize();
         }
+        if (!reached && sacked >= m_dupAckThresh)
+        {
+            reached = true;
+            reachedAt = it;
+        }
     }
-    if (sacked >= m_dupAckThresh)
+    if (!stopped && sacked >= m_dupAckThresh)
     {
         TcpTxItem* head = m_sentList.front();
         if (!head->m_lost)
@@ -768,6 +940,10 @@ TcpTxBuffer::UpdateLostCount()
             head->m_lost = true;
             m_lostOut += head->m_packet->GetSize();
         }
+    }
+    if (reached)
+    {
+        hints.marked.EndAt(reachedAt);
     }
 }
 
@@ -795,8 +971,34 @@ TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh, bool isRe
     const bool highestInList = m_sackSeen && m_highestSack.first != m_sentList.end();
     if (anyLost || isRecovery)
     {
-        for (const TcpTxItem* item : m_sentList)
+        // Each segment of the hints' settled prefix is retransmitted or SACKed:
+        // neither rule takes it, so no rule 3 candidate is set there to stop
+        // the walk; and where the highest SACK stops it inside the prefix,
+        // every later segment lies at or above the highest SACK too, so a walk
+        // from after the prefix takes none and stops at its first. The walk
+        // starts after the prefix and extends it over the settled segments it
+        // meets first.
+        TcpTxBufferHints& hints = TcpTxBufferHints::Of(*this);
+        CheckHints(*this, hints);
+        if (hints.settled.IsSet())
         {
+            CountHintUse(HintUse::kSettledPrefix);
+        }
+        bool settledSoFar = true;
+        for (auto it = hints.settled.After(m_sentList); it != m_sentList.end(); ++it)
+        {
+            const TcpTxItem* item = *it;
+            if (settledSoFar)
+            {
+                if (item->m_retrans || item->m_sacked)
+                {
+                    hints.settled.EndAt(it);
+                }
+                else
+                {
+                    settledSoFar = false;
+                }
+            }
             if (!item->m_retrans && !item->m_sacked &&
                 (!m_sackSeen || item->m_startSeq < m_highestSack.second))
             {
@@ -893,6 +1095,154 @@ TcpTxBuffer::IsRetransmittedDataAcked(const SequenceNumber32& ack) const
         }
     }
     return false;
+}
+
+// ---------------------------------------------------------------------------
+// Acknowledged data
+
+void
+TcpTxBuffer::DiscardUpTo(const SequenceNumber32& seq, const Callback<void, TcpTxItem*>& beforeDelCb)
+{
+    DDNN_TCP_CROSSCHECKED(TcpTxBuffer, DiscardUpTo, seq, beforeDelCb);
+    // 3.44's member, without its log output, keeping the hints true: a prefix
+    // whose last segment is acknowledged is gone, and the head's SACK flag
+    // moving elsewhere forgets them (MarkHeadAsLost, below). Hints end only at
+    // flagged segments: with none flagged (most acknowledgements) there is
+    // nothing to keep, and no need to look them up.
+    if (m_firstByteSeq >= seq)
+    {
+        return;
+    }
+    TcpTxBufferHints* hints = m_retrans != 0 || m_sackedOut != 0 || m_lostOut != 0
+                                  ? TcpTxBufferHints::Find(*this)
+                                  : nullptr;
+
+    uint32_t offset = seq - m_firstByteSeq.Get(); // bytes to remove
+    auto i = m_sentList.begin();
+    while (m_size > 0 && offset > 0)
+    {
+        if (i == m_sentList.end())
+        {
+            // Move data from the application list to the sent list, to delete it.
+            Ptr<Packet> p [[maybe_unused]] =
+                CopyFromSequence(offset, m_firstByteSeq)->GetPacketCopy();
+            NS_ASSERT(p);
+            i = m_sentList.begin();
+            NS_ASSERT(i != m_sentList.end());
+        }
+        TcpTxItem* item = *i;
+        uint32_t pktSize = item->m_packet->GetSize();
+        NS_ASSERT_MSG(item->m_startSeq == m_firstByteSeq,
+                      "Item starts at " << item->m_startSeq << " while SND.UNA is "
+                                        << m_firstByteSeq);
+        if (offset >= pktSize)
+        {
+            // Wholly acknowledged: remove it.
+            m_size -= pktSize;
+            m_sentSize -= pktSize;
+            offset -= pktSize;
+            m_firstByteSeq += pktSize;
+            RemoveFromCounts(item, pktSize);
+            if (hints != nullptr)
+            {
+                hints->Erasing(item);
+            }
+            i = m_sentList.erase(i);
+            if (!beforeDelCb.IsNull())
+            {
+                beforeDelCb(item); // the rate algorithms, for a whole segment only
+            }
+            delete item;
+        }
+        else
+        {
+            // Partly acknowledged: keep the rest (packet tags are kept).
+            pktSize -= offset;
+            item->m_packet = item->m_packet->CreateFragment(offset, pktSize);
+            item->m_startSeq += offset;
+            m_size -= offset;
+            m_sentSize -= offset;
+            m_firstByteSeq += offset;
+            RemoveFromCounts(item, offset);
+            break;
+        }
+    }
+    if (m_size == 0)
+    {
+        m_firstByteSeq = seq; // a FIN acknowledged
+    }
+
+    if (!m_sentList.empty())
+    {
+        TcpTxItem* head = m_sentList.front();
+        if (head->m_sacked)
+        {
+            // SND.UNA cannot be SACKed (it would have been acknowledged): a
+            // wrong guess among Reno duplicate acknowledgements. Move the flag.
+            NS_ASSERT(!head->m_lost);
+            head->m_sacked = false;
+            m_sackedOut -= head->m_packet->GetSize();
+            TcpTxBufferHints::Forget(*this);
+            AddRenoSack();
+            MarkHeadAsLost();
+        }
+        NS_ASSERT_MSG(head->m_startSeq == seq,
+                      "While removing up to " << seq << " SND.UNA is " << m_firstByteSeq);
+    }
+
+    if (m_highestSack.second <= m_firstByteSeq)
+    {
+        m_sackSeen = false;
+        m_highestSack = std::make_pair(m_sentList.end(), SequenceNumber32(0));
+    }
+    NS_ASSERT(m_firstByteSeq >= seq);
+    NS_ASSERT(m_sentSize >= m_sackedOut + m_lostOut);
+    if (hints != nullptr)
+    {
+        CheckHints(*this, *hints);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The wheel's members that un-settle segments (clear a retransmitted, SACKed
+// or lost flag) or pop the last one: the wheel's own, after the hints are
+// forgotten. (3.44's own members call them directly, not through the PLT: our
+// DiscardUpTo is the one that calls MarkHeadAsLost.)
+
+void
+TcpTxBuffer::SetSentListLost(bool resetSack)
+{
+    using Member = void (*)(TcpTxBuffer*, bool);
+    static const Member stock = ddnn::tcpfastpath::Stock<Member>(kSetSentListLost);
+    TcpTxBufferHints::Forget(*this);
+    stock(this, resetSack);
+}
+
+void
+TcpTxBuffer::MarkHeadAsLost()
+{
+    using Member = void (*)(TcpTxBuffer*);
+    static const Member stock = ddnn::tcpfastpath::Stock<Member>(kMarkHeadAsLost);
+    TcpTxBufferHints::Forget(*this);
+    stock(this);
+}
+
+void
+TcpTxBuffer::ResetLastSegmentSent()
+{
+    using Member = void (*)(TcpTxBuffer*);
+    static const Member stock = ddnn::tcpfastpath::Stock<Member>(kResetLastSegmentSent);
+    TcpTxBufferHints::Forget(*this);
+    stock(this);
+}
+
+void
+TcpTxBuffer::ResetRenoSack()
+{
+    using Member = void (*)(TcpTxBuffer*);
+    static const Member stock = ddnn::tcpfastpath::Stock<Member>(kResetRenoSack);
+    TcpTxBufferHints::Forget(*this);
+    stock(this);
 }
 
 } // namespace ns3

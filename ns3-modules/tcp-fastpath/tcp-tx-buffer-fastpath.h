@@ -18,16 +18,25 @@
  *                     numbers, without touching every packet, and walks a block
  *                     from SND.UNA or from the highest SACKed segment,
  *                     whichever is nearer (3.44 walks every block from
- *                     SND.UNA). UpdateLostCount,
+ *                     SND.UNA); a block that extends one the last call
+ *                     processed, from that block's last segment on (the
+ *                     buffer's hints, tcp-tx-buffer-hints.h). UpdateLostCount,
  *                     which it calls, likewise skips a running sum 3.44 never
- *                     uses.
+ *                     uses, and stops where the hints say every segment below
+ *                     is SACKed or lost already.
  *   NextSeg           stops walking once nothing further can change its answer
  *                     (no segment is marked lost, or the highest SACK is
- *                     reached), and reads segment starts as Update does.
+ *                     reached), starts after the segments the hints say are
+ *                     retransmitted or SACKed, and reads segment starts as
+ *                     Update does.
  *   IsLost            stops at the segment holding the sequence number.
  *   IsRetransmittedDataAcked
  *                     answers at once when nothing is retransmitted, and stops
  *                     past the acknowledged sequence number.
+ *   DiscardUpTo       3.44's, keeping the hints true as segments leave.
+ *   SetSentListLost, MarkHeadAsLost, ResetLastSegmentSent, ResetRenoSack
+ *                     the wheel's own (looked up in libns3-internet), after
+ *                     forgetting the hints: they clear flags or pop segments.
  *
  * These rely on what 3.44's own code keeps true of the sent list: segments in
  * sequence order, each starting where the previous one ends (m_startSeq), and
