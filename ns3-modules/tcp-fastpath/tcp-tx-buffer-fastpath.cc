@@ -533,6 +533,22 @@ CountHintUse(HintUse)
 }
 #endif
 
+/**
+ * Forget a buffer's hints, then run the wheel's own member on it (looked up
+ * in libns3-internet; these members are called rarely: RTOs, recoveries).
+ * @param symbol the member's mangled name
+ * @param buffer the buffer
+ * @param args the member's arguments
+ */
+template <typename... Args>
+void
+ForgetHintsThenStock(const char* symbol, ns3::TcpTxBuffer* buffer, Args... args)
+{
+    using Member = void (*)(ns3::TcpTxBuffer*, Args...);
+    TcpTxBufferHints::Forget(*buffer);
+    ddnn::tcpfastpath::Stock<Member>(symbol)(buffer, args...);
+}
+
 } // namespace
 
 namespace ns3
@@ -1212,37 +1228,25 @@ TcpTxBuffer::DiscardUpTo(const SequenceNumber32& seq, const Callback<void, TcpTx
 void
 TcpTxBuffer::SetSentListLost(bool resetSack)
 {
-    using Member = void (*)(TcpTxBuffer*, bool);
-    static const Member stock = ddnn::tcpfastpath::Stock<Member>(kSetSentListLost);
-    TcpTxBufferHints::Forget(*this);
-    stock(this, resetSack);
+    ForgetHintsThenStock(kSetSentListLost, this, resetSack);
 }
 
 void
 TcpTxBuffer::MarkHeadAsLost()
 {
-    using Member = void (*)(TcpTxBuffer*);
-    static const Member stock = ddnn::tcpfastpath::Stock<Member>(kMarkHeadAsLost);
-    TcpTxBufferHints::Forget(*this);
-    stock(this);
+    ForgetHintsThenStock(kMarkHeadAsLost, this);
 }
 
 void
 TcpTxBuffer::ResetLastSegmentSent()
 {
-    using Member = void (*)(TcpTxBuffer*);
-    static const Member stock = ddnn::tcpfastpath::Stock<Member>(kResetLastSegmentSent);
-    TcpTxBufferHints::Forget(*this);
-    stock(this);
+    ForgetHintsThenStock(kResetLastSegmentSent, this);
 }
 
 void
 TcpTxBuffer::ResetRenoSack()
 {
-    using Member = void (*)(TcpTxBuffer*);
-    static const Member stock = ddnn::tcpfastpath::Stock<Member>(kResetRenoSack);
-    TcpTxBufferHints::Forget(*this);
-    stock(this);
+    ForgetHintsThenStock(kResetRenoSack, this);
 }
 
 } // namespace ns3
