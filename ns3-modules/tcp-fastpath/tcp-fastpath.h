@@ -132,11 +132,6 @@ Stock(const char* symbol)
     return reinterpret_cast<Fn>(fn);
 }
 
-#ifdef DDNN_TCP_CROSSCHECK
-
-/// Count one call compared with the wheel's.
-void CountCheck();
-
 /// The walks that start after a buffer's hints (ddnn_tcp_fastpath_hint_uses).
 enum class HintUse
 {
@@ -144,6 +139,19 @@ enum class HintUse
     kMarkedPrefix = 1,
     kSackedBlock = 2,
 };
+
+#ifndef DDNN_TCP_CROSSCHECK
+/// Counted in the debug build only.
+inline void
+CountHintUse(HintUse)
+{
+}
+#endif
+
+#ifdef DDNN_TCP_CROSSCHECK
+
+/// Count one call compared with the wheel's.
+void CountCheck();
 
 /**
  * Count one walk that started after a buffer's hints.

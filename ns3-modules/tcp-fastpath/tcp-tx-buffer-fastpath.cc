@@ -510,28 +510,15 @@ CheckHints(const ns3::TcpTxBuffer& buffer, const TcpTxBufferHints& hints)
         }
     }
 }
-
-using ddnn::tcpfastpath::CountHintUse;
-using ddnn::tcpfastpath::HintUse;
 #else
 void
 CheckHints(const ns3::TcpTxBuffer&, const TcpTxBufferHints&)
 {
 }
-
-// The walks that start after the hints are counted in the debug build only.
-enum class HintUse
-{
-    kSettledPrefix,
-    kMarkedPrefix,
-    kSackedBlock,
-};
-
-void
-CountHintUse(HintUse)
-{
-}
 #endif
+
+using ddnn::tcpfastpath::CountHintUse;
+using ddnn::tcpfastpath::HintUse;
 
 /**
  * Forget a buffer's hints, then run the wheel's own member on it (looked up
