@@ -17,9 +17,10 @@
  *
  * A hint stays true while nothing un-settles a segment it covers or removes
  * its last segment; what can (TcpTxBuffer members of the wheel that clear
- * flags or pop segments, DiscardUpTo, merges) forgets or shortens it. The hints are an
- * Object aggregated to the buffer, so a buffer made later at the same address
- * never sees another's, and a copy of a buffer (CopyObject) carries none.
+ * flags or pop segments, DiscardUpTo, merges) forgets or shortens it. The
+ * hints are an Object aggregated to the buffer, so a buffer made later at the
+ * same address never sees another's, and a copy of a buffer (CopyObject)
+ * carries none.
  */
 
 #ifndef DDNN_TCP_TX_BUFFER_HINTS_H
@@ -38,7 +39,8 @@ namespace tcpfastpath
 {
 
 /**
- * The settled prefixes of one TcpTxBuffer's sent list.
+ * What earlier walks of one TcpTxBuffer's sent list settled: two prefixes and
+ * the SACK blocks the last Update processed.
  */
 class TcpTxBufferHints : public ns3::Object
 {
