@@ -71,15 +71,16 @@ def test_the_crossing_outside_the_range():
 
 
 def test_an_undecided_probe_is_cleared_by_a_window_reusing_a_decided_end():
-    """An undecided probe at sqrt(65 x 184) with 65 decided below: the window
-    [65, 130] clears it, so the next probe is 130, and once decided above the
-    bracket is within the factor (the search does not add seeds where the
-    slowdown is within noise of the threshold)."""
+    """An undecided probe at 92 with 65 decided below: the window [65, 130]
+    clears it, so the next probe is 130, and once decided above the bracket is
+    within the factor (the search does not add seeds where the slowdown is
+    within noise of the threshold)."""
     span = Range(23, 184, 2, log=True)
     crossing, history = search(span, 0.01, linear(0.01 / 100, undecided=(90, 120))(0.01))
     values = [o.value for o in history]
-    assert values[:3] == [23, pytest.approx(math.sqrt(23 * 184)),
-                          pytest.approx(math.sqrt(math.sqrt(23 * 184) * 184))]
+    # 23 and 65 extended reach 1 % above sqrt(65 x 184): the last halving's
+    # probe is the lowest that brings the bracket within the factor, 184 / 2
+    assert values[:3] == [23, pytest.approx(math.sqrt(23 * 184)), 92]
     assert history[2].side == UNDECIDED
     assert values[3] == pytest.approx(2 * math.sqrt(23 * 184))
     assert crossing.status == boundary.BRACKETED and crossing.probes == 4
@@ -107,21 +108,19 @@ def test_a_band_of_undecided_probes_is_cleared_on_both_sides():
 
 
 def test_a_window_is_not_built_on_the_unprobed_high_end():
-    """R = 16 of the quick map: 109 and 130 undecided (65 x 2 = 130 no longer
-    clears the band). 184 / 2 = 92 would, were 184 decided, but it has not
-    been probed, and 92 would sit within a factor 1.19 of the band: the
-    window is centred instead, its upper side 168.7 first; its lower side
-    84.4 undecided too ends the search between 65 and 168.7."""
+    """92 and 130 undecided (65 x 2 = 130 no longer clears the band). 184 / 2
+    = 92 would, were 184 decided, but it has not been probed: the window is
+    centred on the band [92, 130] instead, its upper side 154.7 first (above),
+    then its lower side 77.4 (below), and the bracket [77.4, 154.7] is within
+    the factor without the high end."""
     span = Range(23, 184, 2, log=True)
     crossing, history = search(span, 0.01, linear(0.01 / 115, undecided=(80, 140))(0.01))
     lattice = [23 * 2 ** (k / 4) for k in range(13)]      # 23 x 2^(k/4)
     values = [o.value for o in history]
-    assert values == pytest.approx([23, lattice[6], lattice[9], lattice[10],
-                                    lattice[10] * math.sqrt(2 / (lattice[10] / lattice[9])),
-                                    lattice[9] / math.sqrt(2 / (lattice[10] / lattice[9]))])
-    assert [o.side for o in history] == [BELOW, BELOW, UNDECIDED, UNDECIDED, ABOVE, UNDECIDED]
+    assert values == pytest.approx([lattice[i] for i in (0, 6, 8, 10, 11, 7)])
+    assert [o.side for o in history] == [BELOW, BELOW, UNDECIDED, UNDECIDED, ABOVE, BELOW]
     assert (crossing.status, crossing.low, crossing.high) == \
-        (boundary.UNDECIDED_BETWEEN, history[1].value, history[4].value)
+        (boundary.BRACKETED, history[5].value, history[4].value)
     assert 184 not in values
 
 
@@ -145,14 +144,20 @@ def test_the_band_is_the_undecided_probes_inside_the_bracket():
 def test_undecided_windows_end_the_search_between_its_decided_neighbours():
     """Undecided wherever it probes near the crossing: 80, then the window's
     upper side 85, then the next window's 87.5; after MAX_UNDECIDED + 1
-    undecided probes the search verifies the high end and ends "undecided
-    between" the decided probes."""
+    undecided probes the search closes the bracket from above, one tolerance
+    above the band (97.5, undecided too), then at the high end, and ends
+    "undecided between" the decided probes."""
     span = Range(0, 160, 10)
     crossing, history = search(span, 0.3, linear(0.3 / 100, undecided=(70, 130))(0.3))
     assert [(o.value, o.side) for o in history] == [
-        (0, BELOW), (80, UNDECIDED), (85, UNDECIDED), (87.5, UNDECIDED), (160, ABOVE)]
+        (0, BELOW), (80, UNDECIDED), (85, UNDECIDED), (87.5, UNDECIDED), (97.5, UNDECIDED),
+        (160, ABOVE)]
     assert boundary.MAX_UNDECIDED == 2
-    assert crossing == Crossing(boundary.UNDECIDED_BETWEEN, crossing.estimate, 0, 160, 5)
+    assert crossing == Crossing(boundary.UNDECIDED_BETWEEN, crossing.estimate, 0, 160, 6)
+    # a band cleared one tolerance above: that probe closes the bracket
+    crossing, history = search(span, 0.3, linear(0.3 / 90, undecided=(70, 95))(0.3))
+    assert history[-1].value == 97.5 and history[-1].side == ABOVE
+    assert crossing.status == boundary.UNDECIDED_BETWEEN and crossing.high == 97.5
     assert math.isnan(crossing.estimate)
 
 
@@ -189,10 +194,31 @@ def test_every_outcome_sequence_ends_within_most_probes(span):
     assert ends > 10
 
 
-def test_an_undecided_end_leaves_the_bracket_open():
-    crossing, _ = search(Range(0, 10, 1), 0.3, linear(1.0, undecided=(-1, 1))(0.3))
+def test_an_undecided_low_end_is_bounded_from_above_within_the_tolerance():
+    """The slowdown at lo is within noise of the threshold: the search probes
+    one tolerance above it and ends undecided, no low end (nothing below lo
+    can be probed), its high end decided within the tolerance."""
+    crossing, history = search(Range(0, 10, 1), 0.3, linear(1.0, undecided=(-1, 1))(0.3))
+    assert [(o.value, o.side) for o in history] == [(0, UNDECIDED), (1, ABOVE)]
     assert crossing.status == boundary.UNDECIDED_BETWEEN
-    assert math.isnan(crossing.low) and math.isnan(crossing.high)
+    assert math.isnan(crossing.low) and crossing.high == 1
+    assert boundary.band(history, crossing.low, crossing.high) == (0, 0)
+    # log spacing: boundary-quick's R = 4 at 1 %, 23 undecided: 46 next
+    span = Range(23, 184, 2, log=True)
+    assert next_probe(span, 0.01, [Observation(23, UNDECIDED, 0.0057)]) == 46
+    # a decided probe below above the undecided low end: bisection from there
+    crossing, history = search(span, 0.01, linear(0.01 / 70, noise=0.001,
+                                                  undecided=(20, 30))(0.01))
+    assert history[0].side == UNDECIDED and history[1].side == BELOW
+    assert crossing.status == boundary.BRACKETED and crossing.low <= 70 <= crossing.high
+
+
+def test_an_undecided_high_end_leaves_the_bracket_open_above():
+    crossing, history = search(Range(0, 10, 1), 0.3, linear(0.03, undecided=(9, 11))(0.3))
+    assert crossing.status == boundary.UNDECIDED_BETWEEN
+    assert {o.value: o.side for o in history}[10] == UNDECIDED
+    assert crossing.low == max(o.value for o in history if o.side == BELOW) <= 9
+    assert math.isnan(crossing.high)
 
 
 def test_integral_fields_probe_whole_numbers():
@@ -564,3 +590,27 @@ def test_a_window_edge_on_a_map_value_is_that_value():
     history = [Observation(23, boundary.BELOW, 0.002, -0.001, 0.005, 1),
                Observation(first, boundary.UNDECIDED, 0.008, 0.002, 0.015, 3)]
     assert boundary.next_probe(span, 0.01, history) == 92
+
+
+def test_the_last_halving_probes_away_from_the_expected_crossing():
+    """One probe left to bring [65, 184] within a factor 2: any of [92, 130]
+    does; the one away from where 23 and 65 put the crossing is probed, the
+    middle only when they give no guess (not rising)."""
+    span = Range(23, 184, 2, log=True)
+    mid = span.middle(23, 184)
+
+    def after(change_lo: float, change_mid: float, threshold: float) -> float:
+        return next_probe(span, threshold, [Observation(23, BELOW, change_lo),
+                                            Observation(mid, BELOW, change_mid)])
+
+    assert after(0.004, 0.011, 0.30) == 92              # crossing far above: the lowest
+    assert after(0.0, 0.28, 0.30) == pytest.approx(2 * mid)   # just above 65: the highest
+    assert after(0.02, 0.01, 0.30) == span.middle(mid, 184)    # not rising: the middle
+    # with the high end probed (above), the guess is interpolated between the ends
+    history = [Observation(23, BELOW, 0.0), Observation(184, ABOVE, 0.5)]
+    assert next_probe(Range(23, 184, 2, log=True), 0.01, history) == mid    # two halvings left
+    # a linear field: [50, 75] with tolerance 15: any of [60, 65]
+    linear_span = Range(0, 100, 15)
+    history = [Observation(0, BELOW, 0.0), Observation(50, BELOW, 0.1), Observation(75, ABOVE, 0.5)]
+    assert next_probe(linear_span, 0.45, history) == 60      # interpolated near 72: the lowest
+    assert next_probe(linear_span, 0.15, history) == 65      # near 53: the highest

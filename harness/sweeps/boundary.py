@@ -16,7 +16,11 @@ bracket's ratio instead (the next probe is sqrt(a b)) until b / a is at most
 even steps of that kind, and a bracket of one map step costs fewer probes.
 The high end is probed only when the bracket reaches it (there it is
 costliest, and a crossing inside the range never needs it), so a high end
-still below the threshold ends the search "above range".
+still below the threshold ends the search "above range". The last halving
+(one probe left to bring the bracket within the tolerance) probes the end
+of the values that do so away from where the probes so far put the
+crossing, not the middle: a probe far from the crossing is decided with
+fewer seeds.
 
 An undecided probe (its interval still straddles the threshold after
 max_seeds) means the crossing is near it, where the slowdown is within
@@ -34,7 +38,10 @@ decided narrows the bracket; a side undecided widens the band. The search
 gives up ("undecided between a and b") after max_undecided undecided
 probes and one more, or when the band spans more than half the tolerance
 (log: a factor sqrt(tol)), as a window would then sit too close to it to
-decide.
+decide; with nothing decided above the band, it first closes the bracket
+one tolerance above the band, then at the high end. An undecided low end is
+a band of its own: the search looks for a decided probe above it and ends
+undecided with no low end (nothing below lo can be probed).
 
 next_probe decides from the probes so far alone, so a search is replayed
 exactly from its probes' results (a resumed search makes the same decisions),
@@ -215,6 +222,64 @@ def _window(span: Range, a: float, b: float, b_decided: bool, low: float, high: 
     return None
 
 
+def _guess(history: list[Observation], a: float, end: float, threshold: float,
+           log: bool) -> float | None:
+    """Where the slowdown is expected to cross the threshold, from the probes
+    so far: interpolated between a and end when end was probed, else the line
+    through the two highest probes up to a, extended; None when they do not rise."""
+    seen = {o.value: o for o in history}
+    if end in seen:
+        return interpolate(seen[a], seen[end], threshold, log)
+    lower = sorted((o for o in history if o.value <= a and math.isfinite(o.change)),
+                   key=lambda o: o.value)[-2:]
+    if len(lower) < 2 or not lower[1].change > lower[0].change:
+        return None
+    to = math.log if log else float
+    back = math.exp if log else float
+    (p, q), rise = lower, lower[1].change - lower[0].change
+    x = to(q.value) + (threshold - q.change) / rise * (to(q.value) - to(p.value))
+    try:
+        return back(x)
+    except OverflowError:
+        return math.inf
+
+
+def _last_probe(span: Range, a: float, end: float, history: list[Observation],
+                threshold: float) -> float | None:
+    """When one probe can bring the bracket [a, end] within the tolerance: the
+    one as far from the expected crossing (_guess) as that allows, its end of
+    [end / tol, a * tol] (linear: [end - tol, a + tol]) away from the guess,
+    as a probe far from the crossing is decided with fewer seeds (the
+    windows' reasoning, before any probe is undecided); None (bisect) when
+    more than one probe is needed or the probes give no guess."""
+    lowest, highest = span.step(end, -1), span.step(a, +1)
+    if span.integral:
+        lowest, highest = math.ceil(lowest - _SLACK), math.floor(highest + _SLACK)
+    else:
+        lowest, highest = canonical(lowest), canonical(highest)
+    if not a < lowest <= highest < end:
+        return None
+    guess = _guess(history, a, end, threshold, span.log)
+    if guess is None:
+        return None
+    middle = math.sqrt(a * end) if span.log else (a + end) / 2
+    value = lowest if guess >= middle else highest
+    return None if value in {o.value for o in history} else value
+
+
+def _above_band(span: Range, high: float, seen: dict[float, Observation],
+                undecided: int) -> float:
+    """A search that gives up with no decided probe above its band closes the
+    bracket from above: one tolerance above the band (a tighter bound than
+    the high end, and a cheaper probe), then, if that is undecided too, the
+    high end."""
+    value = span.step(high, +1)
+    value = math.ceil(value) if span.integral else canonical(value)
+    if undecided <= span.max_undecided + 1 and value < span.hi and value not in seen:
+        return value
+    return span.hi
+
+
 def next_probe(span: Range, threshold: float,
                history: list[Observation]) -> float | Crossing:
     """The next value to probe, or the search's end, from the probes so far
@@ -230,28 +295,39 @@ def next_probe(span: Range, threshold: float,
         return Crossing(ABOVE_RANGE, math.nan, span.hi, math.nan, n)
     a, b = _bracket(history)
     end = b if math.isfinite(b) else span.hi       # the high end: probed when needed
-    if seen[span.lo].side == UNDECIDED or (top is not None and top.side == UNDECIDED) \
-            or not a < end:
-        # an undecided end, or probes that contradict each other (noise)
-        return Crossing(UNDECIDED_BETWEEN, math.nan, a, b, n)
-    # undecided probes are never a or end (decided, or the high end unprobed)
+    # An undecided low end with no decided probe above it: the crossing is
+    # within noise of the range's start. The search goes on from it as from a
+    # band of its own, for a decided probe above within the tolerance, and ends
+    # undecided with no low end (nothing below lo can be probed).
+    open_low = seen[span.lo].side == UNDECIDED and not math.isfinite(a)
+    if open_low:
+        a = span.lo
+    low_end = math.nan if open_low else a          # the bracket's reported low end
+    if (top is not None and top.side == UNDECIDED) or not a < end:
+        # an undecided high end, or probes that contradict each other (noise)
+        return Crossing(UNDECIDED_BETWEEN, math.nan, low_end, b, n)
+    # undecided probes are never end (decided, or the high end unprobed), nor
+    # a unless it is an undecided low end (then the band starts at it)
     low, high = band(history, a, end)
     banded = math.isfinite(low)
     mid = span.middle(a, end)
     if span.narrow_enough(a, end) or (not banded and not a < mid < end):
         if not math.isfinite(b):
             return span.hi
+        if open_low:
+            return Crossing(UNDECIDED_BETWEEN, math.nan, low_end, b, n)
         return Crossing(BRACKETED, estimate(history, a, b, threshold, span.log), a, b, n)
     if not banded:
-        return mid
+        last = _last_probe(span, a, end, history, threshold)
+        return mid if last is None else last
     undecided = sum(o.side == UNDECIDED for o in history)
     window = _window(span, a, end, math.isfinite(b), low, high, seen) \
         if undecided <= span.max_undecided else None
     if window is not None:
         return window
     if not math.isfinite(b):   # "undecided between a and b" needs b decided
-        return span.hi
-    return Crossing(UNDECIDED_BETWEEN, math.nan, a, b, n)
+        return _above_band(span, high, seen, undecided)
+    return Crossing(UNDECIDED_BETWEEN, math.nan, low_end, b, n)
 
 
 def search(span: Range, threshold: float,
