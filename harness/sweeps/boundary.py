@@ -156,13 +156,22 @@ def interpolate(a: Observation, b: Observation, threshold: float, log: bool = Fa
     slowdown) meets the threshold, kept inside [a, b]; the middle when the
     estimates do not rise from a to b (a stall, noise). log: the line is
     drawn over log(value), as the probes were spaced."""
-    to = math.log if log else float
-    back = math.exp if log else float
     rise = b.change - a.change
     if not (math.isfinite(rise) and rise > 0):
+        to, back = (math.log, math.exp) if log else (float, float)
         return back((to(a.value) + to(b.value)) / 2)
-    x = to(a.value) + (threshold - a.change) / rise * (to(b.value) - to(a.value))
-    return min(b.value, max(a.value, back(x)))
+    return min(b.value, max(a.value, _line(a, b, threshold, log)))
+
+
+def _line(a: Observation, b: Observation, threshold: float, log: bool = False) -> float:
+    """Where the straight line through (a, its slowdown) and (b, its
+    slowdown), rising, meets the threshold, anywhere (inf past the floats)."""
+    to = math.log if log else float
+    x = to(a.value) + (threshold - a.change) / (b.change - a.change) * (to(b.value) - to(a.value))
+    try:
+        return math.exp(x) if log else x
+    except OverflowError:
+        return math.inf
 
 
 def estimate(history: list[Observation], a: float, b: float, threshold: float,
@@ -234,18 +243,11 @@ def _guess(history: list[Observation], a: float, end: float, threshold: float,
                    key=lambda o: o.value)[-2:]
     if len(lower) < 2 or not lower[1].change > lower[0].change:
         return None
-    to = math.log if log else float
-    back = math.exp if log else float
-    (p, q), rise = lower, lower[1].change - lower[0].change
-    x = to(q.value) + (threshold - q.change) / rise * (to(q.value) - to(p.value))
-    try:
-        return back(x)
-    except OverflowError:
-        return math.inf
+    return _line(lower[0], lower[1], threshold, log)
 
 
 def _last_probe(span: Range, a: float, end: float, history: list[Observation],
-                threshold: float) -> float | None:
+                seen: dict[float, Observation], threshold: float) -> float | None:
     """When one probe can bring the bracket [a, end] within the tolerance: the
     one as far from the expected crossing (_guess) as that allows, its end of
     [end / tol, a * tol] (linear: [end - tol, a + tol]) away from the guess,
@@ -264,7 +266,7 @@ def _last_probe(span: Range, a: float, end: float, history: list[Observation],
         return None
     middle = math.sqrt(a * end) if span.log else (a + end) / 2
     value = lowest if guess >= middle else highest
-    return None if value in {o.value for o in history} else value
+    return None if value in seen else value
 
 
 def _above_band(span: Range, high: float, seen: dict[float, Observation],
@@ -318,7 +320,7 @@ def next_probe(span: Range, threshold: float,
             return Crossing(UNDECIDED_BETWEEN, math.nan, low_end, b, n)
         return Crossing(BRACKETED, estimate(history, a, b, threshold, span.log), a, b, n)
     if not banded:
-        last = _last_probe(span, a, end, history, threshold)
+        last = _last_probe(span, a, end, history, seen, threshold)
         return mid if last is None else last
     undecided = sum(o.side == UNDECIDED for o in history)
     window = _window(span, a, end, math.isfinite(b), low, high, seen) \
