@@ -260,7 +260,8 @@ def tables(searches: Searches) -> tuple[pd.DataFrame, pd.DataFrame]:
             probe_rows.append({**labels, "threshold": s.threshold, "probe": step,
                                spec.field: o.value, "seeds": k, "change": o.change,
                                "change_low": o.low, "change_high": o.high, "side": o.side})
-        cpu = sum(_cpu_s(out, cell) for cell in searches.cells.values() if cell.id in used)
+        # in the cells' fixed order (used()), so a replay sums to the same float
+        cpu = sum(_cpu_s(out, cell) for cell in searches.used() if cell.id in used)
         low, high = (c.low, c.high) if c else (math.nan, math.nan)
         band_low, band_high = boundary.band(s.history, low, high)
         rows.append({**labels, "threshold": s.threshold, "field": spec.field,
