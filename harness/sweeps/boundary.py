@@ -231,12 +231,11 @@ def _window(span: Range, a: float, b: float, b_decided: bool, low: float, high: 
     return None
 
 
-def _guess(history: list[Observation], a: float, end: float, threshold: float,
-           log: bool) -> float | None:
+def _guess(history: list[Observation], seen: dict[float, Observation], a: float,
+           end: float, threshold: float, log: bool) -> float | None:
     """Where the slowdown is expected to cross the threshold, from the probes
     so far: interpolated between a and end when end was probed, else the line
     through the two highest probes up to a, extended; None when they do not rise."""
-    seen = {o.value: o for o in history}
     if end in seen:
         return interpolate(seen[a], seen[end], threshold, log)
     lower = sorted((o for o in history if o.value <= a and math.isfinite(o.change)),
@@ -261,7 +260,7 @@ def _last_probe(span: Range, a: float, end: float, history: list[Observation],
         lowest, highest = canonical(lowest), canonical(highest)
     if not a < lowest <= highest < end:
         return None
-    guess = _guess(history, a, end, threshold, span.log)
+    guess = _guess(history, seen, a, end, threshold, span.log)
     if guess is None:
         return None
     middle = math.sqrt(a * end) if span.log else (a + end) / 2

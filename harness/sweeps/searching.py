@@ -251,6 +251,9 @@ def tables(searches: Searches) -> tuple[pd.DataFrame, pd.DataFrame]:
     probes.parquet: every probe of every search."""
     spec, out = searches.spec, searches.out
     rows, probe_rows = [], []
+    # the cells in their fixed order (used()), so a run and its replay sum
+    # each search's CPU to the same float
+    ordered = searches.used()
     for s in searches.searches:
         labels = {f: point_value(v) for f, v in s.point}
         c = s.crossing
@@ -260,8 +263,7 @@ def tables(searches: Searches) -> tuple[pd.DataFrame, pd.DataFrame]:
             probe_rows.append({**labels, "threshold": s.threshold, "probe": step,
                                spec.field: o.value, "seeds": k, "change": o.change,
                                "change_low": o.low, "change_high": o.high, "side": o.side})
-        # in the cells' fixed order (used()), so a replay sums to the same float
-        cpu = sum(_cpu_s(out, cell) for cell in searches.used() if cell.id in used)
+        cpu = sum(_cpu_s(out, cell) for cell in ordered if cell.id in used)
         low, high = (c.low, c.high) if c else (math.nan, math.nan)
         band_low, band_high = boundary.band(s.history, low, high)
         rows.append({**labels, "threshold": s.threshold, "field": spec.field,
