@@ -20,6 +20,7 @@ import pandas as pd
 
 from bench import compare, native, procs
 from bench.config import BenchConfig, ScenarioRun, scaling_run, sweep_grid
+from harness.engine import memory
 
 REPO_DIR = Path(__file__).resolve().parent.parent
 
@@ -65,7 +66,9 @@ class Runner:
         return cost, proc
 
     def _env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
-        env = dict(os.environ)
+        # the heap on huge pages, as the `harness` command has it (and the
+        # native program likewise, so the two compare on the same footing)
+        env = memory.environment(os.environ | (extra or {}))
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_DIR),
                                                           env.get("PYTHONPATH")]))
         return env | (extra or {})

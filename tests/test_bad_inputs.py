@@ -691,3 +691,20 @@ def test_the_cli_in_a_fresh_process_reports_without_traceback(tmp_path):
     assert proc.stderr.strip().splitlines() == [
         "error: topology.link_rate: must be a finite number (got inf)"]
     assert not list(tmp_path.iterdir())
+
+
+def test_a_bad_huge_pages_switch_stops_the_command_with_one_line(tmp_path):
+    """DDNN_HARNESS_HUGE_PAGES (harness.engine.memory), checked by the
+    `harness` entry before it re-executes itself or imports ns-3."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "run"], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(Path(cli.__file__).parents[1]),
+                               "DDNN_HARNESS_HUGE_PAGES": "maybe"})
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "error: DDNN_HARNESS_HUGE_PAGES: expected 1 or 0 (also true/false, yes/no, on/off); "
+        "got 'maybe'"]
+    assert not list(tmp_path.iterdir())

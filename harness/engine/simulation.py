@@ -19,7 +19,7 @@ import pandas as pd
 
 from harness import training
 from harness.analysis import metrics
-from harness.engine import recipe
+from harness.engine import memory, recipe
 from harness.network import qdisc, routing, scaling, tcp
 from harness.outputs import outdir
 from harness.traffic import background
@@ -414,7 +414,8 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
     result.manifest.update(startup_s=startup_s, network_build_s=network_build_s,
                            run_wall_s=time.time() - started,
                            simulation_cpu_s=timing["cpu_s"], peak_rss_mib=_peak_rss_mib(),
-                           tcp_fastpath=ns3.tcp_fastpath().report())
+                           tcp_fastpath=ns3.tcp_fastpath().report(),
+                           heap_huge_pages=memory.heap_on_huge_pages())
     return result
 
 

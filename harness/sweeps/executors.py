@@ -43,6 +43,7 @@ from multiprocessing import connection, get_context
 from pathlib import Path
 from typing import Callable, Iterable
 
+from harness.engine import memory
 from harness.outputs import outdir
 from harness.sweeps.cells import Cell, cell_json
 from harness.config.errors import ConfigError
@@ -323,7 +324,8 @@ class _CellServer:
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen([sys.executable, "-m", "harness.sweeps.executors", "--serve"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.log, preexec_fn=_die_with_parent)
+                                     stderr=self.log, preexec_fn=_die_with_parent,
+                                     env=memory.environment(os.environ))
 
     def alive(self) -> bool:
         return self.proc.poll() is None
