@@ -20,7 +20,7 @@ import pandas as pd
 
 from bench import compare, native, procs
 from bench.config import BenchConfig, ScenarioRun, scaling_run, sweep_grid
-from harness.engine import memory
+from harness.engine.memory import environment as huge_pages_environment
 
 REPO_DIR = Path(__file__).resolve().parent.parent
 
@@ -68,7 +68,7 @@ class Runner:
     def _env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         # the heap on huge pages, as the `harness` command has it (and the
         # native program likewise, so the two compare on the same footing)
-        env = memory.environment(os.environ | (extra or {}))
+        env = huge_pages_environment(os.environ | (extra or {}))
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_DIR),
                                                           env.get("PYTHONPATH")]))
         return env | (extra or {})
