@@ -2,7 +2,7 @@
 // training jobs (and what the PCH precompiles). The harness includes every
 // header of jobs/ after this one (harness/ns3.py, loaded_headers), so an
 // architecture's job, workers and helper need no line here. Sources live in
-// role folders (apps/, jobs/, schedulers/, network/, tcp/, trackers/, bindings/),
+// role folders (apps/, core/, jobs/, schedulers/, network/, tcp/, trackers/, bindings/),
 // each on the include path, so they include each other by file name as
 // within an ns-3 module.
 

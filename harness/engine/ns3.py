@@ -87,7 +87,7 @@ SEPARATE_LIBRARIES = ("tcp-fastpath",)
 
 def module_sources(src_dir: Path = MODULES_DIR) -> list[Path]:
     """The .h/.cc files of libddnn: those at the top of `src_dir` and in its
-    role folders (apps/, jobs/, schedulers/, network/, tcp/, trackers/, bindings/;
+    role folders (apps/, core/, jobs/, schedulers/, network/, tcp/, trackers/, bindings/;
     any depth), not those of SEPARATE_LIBRARIES. Sources include each other
     by file name (`#include "comm-scheduler.h"`, as within an ns-3 module),
     so a file name must be unique across the folders."""

@@ -26,7 +26,13 @@ ScenarioRecipe::GetTypeId()
     static TypeId tid = TypeId("ns3::ScenarioRecipe")
                             .SetParent<Object>()
                             .SetGroupName("Ddnn")
-                            .AddConstructor<ScenarioRecipe>();
+                            .AddConstructor<ScenarioRecipe>()
+                            .AddAttribute("EventQueue",
+                                          "The Scheduler TypeId Apply sets as the simulator's "
+                                          "event queue.",
+                                          StringValue(EVENT_QUEUE),
+                                          MakeStringAccessor(&ScenarioRecipe::m_eventQueue),
+                                          MakeStringChecker());
     return tid;
 }
 
@@ -38,7 +44,7 @@ ScenarioRecipe::Apply(const std::string& text)
     std::string line;
     std::getline(lines, line);
     NS_ABORT_MSG_IF(line != FORMAT, "not a " << FORMAT << " recipe: first line '" << line << "'");
-    Simulator::SetScheduler(ObjectFactory(EVENT_QUEUE));
+    Simulator::SetScheduler(ObjectFactory(m_eventQueue));
     uint32_t lineNo = 1;
     while (std::getline(lines, line))
     {

@@ -78,14 +78,17 @@ class ScenarioRecipe : public Object
     /// The first line of every recipe.
     static constexpr const char* FORMAT = "ddnn-recipe 4";
 
-    /// The simulator's event queue, set by Apply. ns-3's default (a std::map)
-    /// chases pointers through a tree that grows with the fabric's pending
-    /// events; a binary heap on a vector keeps them together. Both pop events
-    /// in (time, uid) order, so runs are identical (docs/performance/scaling.md).
-    static constexpr const char* EVENT_QUEUE = "ns3::PriorityQueueScheduler";
+    /// The simulator's default event queue, set by Apply (attribute
+    /// EventQueue). ns-3's default (a std::map) chases pointers through a
+    /// tree that grows with the fabric's pending events; a binary heap on a
+    /// vector keeps them together, and PurgingScheduler also drops the
+    /// cancelled timers TCP leaves behind on every acknowledgement. All pop
+    /// events in (time, uid) order, so runs are identical
+    /// (docs/performance/scaling.md).
+    static constexpr const char* EVENT_QUEUE = "ns3::PurgingScheduler";
 
     /// \brief Apply every line of `text` (the FORMAT line first; `#` lines are
-    /// comments), with the simulator's event queue set to EVENT_QUEUE first.
+    /// comments), with the simulator's event queue set to EventQueue first.
     void Apply(const std::string& text);
 
     /// \brief The network (after a `nodes` directive).
@@ -170,6 +173,7 @@ class ScenarioRecipe : public Object
     std::optional<FlowAppHelper> m_flowHelper;
     std::map<uint32_t, Ptr<FlowSendApplication>> m_senders;
     Time m_stop;
+    std::string m_eventQueue; //!< the Scheduler TypeId Apply sets (EventQueue)
     bool m_hasTarget = false;
     bool m_hasWindow = false;
     Time m_windowFrom;
