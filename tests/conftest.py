@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -12,6 +16,41 @@ from harness.config.scenario import load_scenario
 from harness.engine.simulation import Plan, execute, plan
 
 # The default scenario is 4 hosts at 1 Gbit/s: ns-3 tests stay in seconds.
+
+REPO = Path(__file__).resolve().parent.parent
+
+# A 10 Gbit/s ToR with 4 hosts, a ring job and heavy web-search background,
+# with 50-packet bands: queues overflow, so TCP retransmits and SACKs, and
+# re-arms its timers on every acknowledgement. ~5 s per run.
+LOSSY = ["thesis", "--set", "topology.hosts=4", "--set", "training.workers=4",
+         "--set", "training.profile=resnet50-like-2MB", "--set", "training.model_bytes=2000000",
+         "--set", "training.ratio=1", "--set", "background.rate=300",
+         "--set", "network.band_limit_packets=50",
+         "--set", "run.duration=0.05", "--set", "run.warmup=0.01", "--set", "run.cooldown=0.01"]
+LOSSY_TABLES = ("flows", "queues", "utilization", "iterations", "transfers", "compute")
+
+
+def lossy_run(out: Path, **env: str) -> subprocess.CompletedProcess:
+    """`harness run` of LOSSY into `out`, in a fresh process with `env` added."""
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "run", *LOSSY, "-o", str(out),
+                           "--no-progress"],
+                          env={**os.environ, **env}, cwd=REPO, capture_output=True, text=True,
+                          timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+def assert_same_tables(a: Path, b: Path, except_summary: tuple[str, ...] = ()) -> None:
+    """Two run directories hold the same LOSSY_TABLES (non-empty, exactly) and
+    summaries (but for the keys in `except_summary`)."""
+    for name in LOSSY_TABLES:
+        ta, tb = pd.read_parquet(a / f"{name}.parquet"), pd.read_parquet(b / f"{name}.parquet")
+        assert len(ta) > 0, name
+        pd.testing.assert_frame_equal(ta, tb, check_exact=True, obj=name)
+    sa, sb = (json.loads((d / "summary.json").read_text()) for d in (a, b))
+    for key in except_summary:
+        sa.pop(key), sb.pop(key)
+    assert sa == sb
 
 
 def small_plan(*overrides: str) -> Plan:

@@ -6,25 +6,8 @@ ns-3's PriorityQueueScheduler."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
-import pandas as pd
-import pytest
-
-REPO = Path(__file__).resolve().parent.parent
-
-# A 10 Gbit/s ToR with 4 hosts, a ring job and heavy web-search background,
-# with 50-packet bands: TCP retransmits, re-arms its timers on every
-# acknowledgement and leaves the cancelled ones behind. ~5 s per run.
-LOSSY = ["thesis", "--set", "topology.hosts=4", "--set", "training.workers=4",
-         "--set", "training.profile=resnet50-like-2MB", "--set", "training.model_bytes=2000000",
-         "--set", "training.ratio=1", "--set", "background.rate=300",
-         "--set", "network.band_limit_packets=50",
-         "--set", "run.duration=0.05", "--set", "run.warmup=0.01", "--set", "run.cooldown=0.01"]
-TABLES = ("flows", "queues", "utilization", "iterations", "transfers", "compute")
+from conftest import assert_same_tables, lossy_run
 
 # One C++ check of the queue alone: 3,000 events at pseudo-random times
 # (ties included), two in three cancelled; the order the queue gives the
@@ -108,26 +91,12 @@ def test_the_queue_alone_keeps_the_order_and_drops_cancelled_events():
     assert got["dropped"] > 1500
 
 
-def _harness_run(out: Path, **env: str) -> Path:
-    proc = subprocess.run([sys.executable, "-m", "harness.cli", "run", *LOSSY, "-o", str(out),
-                           "--no-progress"],
-                          env={**os.environ, **env}, cwd=REPO, capture_output=True, text=True,
-                          timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return out
-
-
 def test_a_lossy_run_is_the_same_as_with_ns3s_own_heap(tmp_path):
-    purging = _harness_run(tmp_path / "purging")
+    purging, heap = tmp_path / "purging", tmp_path / "heap"
+    lossy_run(purging)
     # ns-3 reads attribute defaults from NS_ATTRIBUTE_DEFAULT
-    heap = _harness_run(tmp_path / "heap", NS_ATTRIBUTE_DEFAULT=
-                        "ns3::ScenarioRecipe::EventQueue=ns3::PriorityQueueScheduler")
-    for name in TABLES:
-        a, b = pd.read_parquet(purging / f"{name}.parquet"), pd.read_parquet(heap / f"{name}.parquet")
-        assert len(a) > 0, name
-        pd.testing.assert_frame_equal(a, b, check_exact=True, obj=name)
-    summaries = [json.loads((d / "summary.json").read_text()) for d in (purging, heap)]
-    events = [summary.pop("events") for summary in summaries]
-    assert summaries[0] == summaries[1]
+    lossy_run(heap, NS_ATTRIBUTE_DEFAULT="ns3::ScenarioRecipe::EventQueue=ns3::PriorityQueueScheduler")
+    assert_same_tables(purging, heap, except_summary=("events",))
     # the cancelled timers the purging queue dropped are events ns-3 no longer skips
+    events = [json.loads((d / "manifest.json").read_text())["events"] for d in (purging, heap)]
     assert events[0] < events[1], events

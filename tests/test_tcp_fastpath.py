@@ -6,53 +6,22 @@ debug build compared call by call."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from conftest import REPO, assert_same_tables, lossy_run
 from harness.engine import ns3
-
-REPO = Path(__file__).resolve().parent.parent
-
-# A 10 Gbit/s ToR with 4 hosts, a ring job and heavy web-search background,
-# with 50-packet bands: queues overflow, so TCP retransmits and SACKs (the
-# paths the fast path replaces). ~5 s per run.
-LOSSY = ["thesis", "--set", "topology.hosts=4", "--set", "training.workers=4",
-         "--set", "training.profile=resnet50-like-2MB", "--set", "training.model_bytes=2000000",
-         "--set", "training.ratio=1", "--set", "background.rate=300",
-         "--set", "network.band_limit_packets=50",
-         "--set", "run.duration=0.05", "--set", "run.warmup=0.01", "--set", "run.cooldown=0.01"]
-TABLES = ("flows", "queues", "utilization", "iterations", "transfers", "compute")
-
-
-def _harness_run(out: Path, **env: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "harness.cli", "run", *LOSSY, "-o", str(out),
-                           "--no-progress"],
-                          env={**os.environ, **env}, cwd=REPO, capture_output=True, text=True,
-                          timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc
 
 
 @pytest.fixture(scope="module")
 def fast_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("fast") / "run"
-    _harness_run(out)
+    lossy_run(out)
     return out
-
-
-def _same_tables(a: Path, b: Path) -> None:
-    for name in TABLES:
-        ta, tb = pd.read_parquet(a / f"{name}.parquet"), pd.read_parquet(b / f"{name}.parquet")
-        assert len(ta) > 0, name
-        pd.testing.assert_frame_equal(ta, tb, check_exact=True, obj=name)
-    assert json.loads((a / "summary.json").read_text()) == \
-        json.loads((b / "summary.json").read_text())
 
 
 def test_lossy_scenario_loses_packets(fast_run):
@@ -67,21 +36,21 @@ def test_fast_path_is_in_force_and_recorded(fast_run):
 
 def test_same_tables_as_the_wheels_tcp(fast_run, tmp_path):
     stock = tmp_path / "stock"
-    proc = _harness_run(stock, **{ns3.STOCK_TCP_ENV: "1"})
+    proc = lossy_run(stock, **{ns3.STOCK_TCP_ENV: "1"})
     assert "wheel's own TcpTxBuffer" in proc.stderr   # said loudly
     assert json.loads((stock / "manifest.json").read_text())["tcp_fastpath"]["mode"] == "stock"
-    _same_tables(fast_run, stock)
+    assert_same_tables(fast_run, stock)
 
 
 def test_crosscheck_build_compares_every_call(fast_run, tmp_path):
     checked = tmp_path / "checked"
-    _harness_run(checked, **{ns3.CROSSCHECK_TCP_ENV: "1"})
+    lossy_run(checked, **{ns3.CROSSCHECK_TCP_ENV: "1"})
     tcp = json.loads((checked / "manifest.json").read_text())["tcp_fastpath"]
     assert tcp["crosscheck"] and tcp["in_force"] == tcp["members"]
     assert tcp["checked_calls"] > 10_000      # every call, none differing (else it aborts)
     # the buffers' hints were checked at each use, and each kind was used
     assert all(n > 0 for n in tcp["hint_uses"].values()), tcp["hint_uses"]
-    _same_tables(fast_run, checked)
+    assert_same_tables(fast_run, checked)
 
 
 def test_refused_when_ns3_was_loaded_first(tmp_path):
