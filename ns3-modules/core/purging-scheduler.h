@@ -33,8 +33,8 @@ namespace ns3
  * one or the other, would stop a run whose queue ran dry. So the heap always
  * holds one cancelled event at the end of time: the queue never runs empty
  * (a scenario recipe always ends with a stop event), and that event never
- * runs. Simulator::GetEventCount counts the cancelled events this queue
- * dropped no more (ns-3 counts a cancelled event when it skips it).
+ * runs. Simulator::GetEventCount no longer counts the cancelled events this
+ * queue dropped (ns-3 counts a cancelled event when it skips it).
  */
 class PurgingScheduler : public Scheduler
 {
