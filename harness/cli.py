@@ -18,7 +18,6 @@ from harness import training
 from harness.config import catalog
 from harness.config.scenario import ConfigError, parse_time
 from harness.config.errors import shorten, shorten_text
-from harness.engine import memory
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -962,15 +961,7 @@ def _print_summary(summary: dict, manifest: dict) -> None:
                f"start-up {manifest['startup_s']:.2f} s")
 
 
-def entry() -> None:
-    """The `harness` program: main, in a process whose heap is on huge pages
-    (harness.engine.memory; the first process re-executes itself once)."""
-    try:
-        memory.exec_with_huge_pages()
-    except ConfigError as e:
-        _fail(str(e))
-    main()
-
-
 if __name__ == "__main__":
-    entry()
+    from harness import launcher
+
+    launcher.main()

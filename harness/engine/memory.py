@@ -11,8 +11,8 @@ another, nothing lost on an AMD one. Where to put its heap changes no
 result: the same scenario and seed give byte-identical tables either way.
 
 glibc reads its tunables once, when a process starts, so the `harness`
-command re-executes itself with the tunable set (`exec_with_huge_pages`)
-before it imports anything heavy, and the processes it starts (Dask cell
+command re-executes itself with the tunable set (`exec_with_huge_pages`,
+called by harness.launcher before it imports anything heavy), and the processes it starts (Dask cell
 servers) are given it in their environment (`environment`). An older glibc
 ignores a tunable it does not know. DDNN_HARNESS_HUGE_PAGES=0 turns this
 off; the Python API (`import harness`) cannot, since its process has

@@ -1,0 +1,25 @@
+"""The `harness` program's entry point. It puts the process's heap on huge
+pages first (harness.engine.memory: the process re-executes itself once,
+since glibc reads its tunables only at start-up), before the command line
+and all it imports are loaded, so the re-execution costs a bare interpreter
+start; then it hands over to harness.cli."""
+
+from __future__ import annotations
+
+import sys
+
+from harness.config.errors import ConfigError
+from harness.engine import memory
+
+EXIT_BAD_INPUT = 2   # as harness.cli's, which this module does not import before the exec
+
+
+def main() -> None:
+    try:
+        memory.exec_with_huge_pages()
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(EXIT_BAD_INPUT)
+    from harness import cli
+
+    cli.main()
