@@ -17,9 +17,8 @@ import click
 from harness import training
 from harness.config import catalog
 from harness.config.scenario import ConfigError, parse_time
-from harness.config.errors import shorten, shorten_text
+from harness.config.errors import EXIT_BAD_INPUT, shorten, shorten_text
 
-EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 
 

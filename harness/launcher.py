@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import sys
 
-from harness.config.errors import ConfigError
+from harness.config.errors import EXIT_BAD_INPUT, ConfigError
 from harness.engine import memory
-
-EXIT_BAD_INPUT = 2   # as harness.cli's, which this module does not import before the exec
 
 
 def main() -> None:

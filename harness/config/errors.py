@@ -6,6 +6,10 @@ from __future__ import annotations
 #: the most characters of one user value echoed in a message
 SHOWN_CHARS = 80
 
+#: the exit status of the `harness` program on bad input (harness.cli, and
+#: harness.launcher before it imports the command line)
+EXIT_BAD_INPUT = 2
+
 
 def shorten(value: object, limit: int = SHOWN_CHARS) -> str:
     """A user's value as echoed in a message: its repr, or for a long one its

@@ -12,8 +12,9 @@ result: the same scenario and seed give byte-identical tables either way.
 
 glibc reads its tunables once, when a process starts, so the `harness`
 command re-executes itself with the tunable set (`exec_with_huge_pages`,
-called by harness.launcher before it imports anything heavy), and the processes it starts (Dask cell
-servers) are given it in their environment (`environment`). An older glibc
+called by harness.launcher before it imports anything heavy), and the
+processes it starts (Dask cell servers) are given it in their environment
+(`environment`). An older glibc
 ignores a tunable it does not know. DDNN_HARNESS_HUGE_PAGES=0 turns this
 off; the Python API (`import harness`) cannot, since its process has
 started: set GLIBC_TUNABLES yourself there.
@@ -43,21 +44,29 @@ def huge_pages_wanted(env: Mapping[str, str]) -> bool:
                                       f"got {env[HUGE_PAGES_ENV]!r}")
 
 
+def _tunable(env: Mapping[str, str]) -> str | None:
+    """The huge-page tunable's value in env's GLIBC_TUNABLES (None: not set)."""
+    for item in env.get("GLIBC_TUNABLES", "").split(":"):
+        name, _, value = item.partition("=")
+        if name == TUNABLE:
+            return value
+    return None
+
+
 def environment(env: Mapping[str, str]) -> dict[str, str]:
     """`env` with glibc's huge-page tunable added to GLIBC_TUNABLES, unless
     huge pages are not wanted or the user set that tunable (to any value)."""
     out = dict(env)
-    tunables = out.get("GLIBC_TUNABLES", "")
     if not sys.platform.startswith("linux") or not huge_pages_wanted(env) \
-            or any(t.split("=", 1)[0] == TUNABLE for t in tunables.split(":")):
+            or _tunable(env) is not None:
         return out
-    out["GLIBC_TUNABLES"] = ":".join(filter(None, [tunables, f"{TUNABLE}=1"]))
+    out["GLIBC_TUNABLES"] = ":".join(filter(None, [out.get("GLIBC_TUNABLES"), f"{TUNABLE}=1"]))
     return out
 
 
 def heap_on_huge_pages() -> bool:
     """Whether this process started with the tunable on (for the manifest)."""
-    return f"{TUNABLE}=1" in os.environ.get("GLIBC_TUNABLES", "").split(":")
+    return _tunable(os.environ) == "1"
 
 
 def exec_with_huge_pages() -> None:
