@@ -34,8 +34,10 @@ same = { "background.class" = "high" }
 low = { "background.class" = "low" }
 """
 
-# a boundary search (harness boundary) of GRID's background load
-SEARCH = GRID.replace('"background.load" = [0.05, 0.1]', "seed = [1]") + """[search]
+# a boundary search (harness boundary) of GRID's background load; it measures
+# the training slowdown, so its scenario has a training job
+SEARCH = GRID.replace('"background.load" = [0.05, 0.1]', "seed = [1]").replace(
+    '"run.duration" = 0.25', '"run.duration" = 0.25\n"training.enabled" = true') + """[search]
 field = "background.load"
 lo = 0.05
 hi = 0.3
@@ -583,6 +585,10 @@ FILE_CASES = [
     ("search-with-points", {"b.toml": SEARCH.replace('timeout = "10min"\n', 'timeout = "10min"\n'
                                                      'points = [{ "run.warmup" = 0.05 }]\n')},
      ["boundary", "b.toml"], ["points", "remove [[points]]"]),
+    ("search-no-training", {"b.toml": SEARCH.replace('"training.enabled" = true', "")},
+     ["boundary", "b.toml"], ["search", "no training job", "training.enabled"]),
+    ("search-no-training-check", {"b.toml": SEARCH.replace('"training.enabled" = true', "")},
+     ["check", "b.toml"], ["search", "no training job", "thesis"]),
     ("search-missing", {"g.toml": GRID}, ["boundary", "g.toml"], ["search", "missing"]),
     ("search-run-as-sweep", {"b.toml": SEARCH}, ["sweep", "b.toml"],
      ["search", "harness boundary"]),

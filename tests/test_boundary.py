@@ -472,6 +472,27 @@ def test_the_figure_draws_every_status(tmp_path):
     assert written[0].stat().st_size > 10_000
 
 
+def test_the_figures_axis_follows_the_searchs_spacing_and_has_readable_ticks():
+    """A linear search draws a linear axis, a log one a log axis; without a
+    map the axis has round values between the range's ends (the ends alone
+    left the crossings unreadable), none crowding an end."""
+    from harness.outputs.plots.boundary_figure import _ticks, draw_boundary_curves
+
+    table = pd.DataFrame([{"training.ratio": 4, "threshold": 0.1, "status": "bracketed",
+                           "crossing": 0.08, "low": 0.05, "high": 0.15}])
+    for log, scale in ((False, "linear"), (True, "log")):
+        fig = draw_boundary_curves(table, ["training.ratio"], "background.load", 0.05, 0.6,
+                                   "t", log=log)
+        ax = fig.axes[0]
+        assert ax.get_yscale() == scale
+        ticks = [t for t in ax.get_yticks() if 0.05 <= t <= 0.6]
+        assert ticks[0] == 0.05 and ticks[-1] == 0.6 and len(ticks) >= 4
+    assert _ticks(23, 184, True) == [23, 50, 100, 184]
+    assert _ticks(23, 184, True, [23, 46, 92, 184]) == [23, 46, 92, 184]   # the map's values
+    linear = _ticks(0.05, 0.6, False)
+    assert min(b - a for a, b in zip(linear, linear[1:])) > 0.06 * 0.55 * 0.9
+
+
 # --------------------------------------------------------------------------
 # one small real search (ns-3)
 

@@ -304,8 +304,27 @@ def _search(base: dict, top: Any, fixed: dict, axes: dict, arms: list,
     if arm not in compared:
         raise ConfigError("search.arm", f"{arm!r} is not an arm compared with the reference "
                           f"{reference!r}; allowed: {', '.join(compared)}")
+    _check_training(base, axes, dict(arms), (reference, arm))
     return SearchSpec(field, s.lo, s.hi, s.tolerance, tuple(s.thresholds), s.max_seeds,
                       s.max_undecided, arm, integral, s.spacing)
+
+
+def _check_training(base: dict, axes: dict, arms: dict, compared: tuple[str, str]) -> None:
+    """A search measures the training slowdown: the compared arms need a
+    training job. Checked at the axes' first values (an axis or an arm may
+    enable it); a first value only out of range leaves it to the cells."""
+    first = [(f.split("."), values[0]) for f, values in axes.items() if f != SEED_AXIS]
+    for name in compared:
+        fields = [(f.split("."), v) for f, v in arms[name]]
+        try:
+            scenario = scenario_from_dict(apply_values(base, first + fields))
+        except ConfigError:
+            continue
+        if not any(job.enabled for job in scenario.jobs):
+            raise ConfigError("search", f"arm {name!r} has no training job (training.enabled "
+                              "is false in its scenario): a search measures the training "
+                              "slowdown; allowed: a scenario with training (such as thesis), "
+                              'or "training.enabled" = true in [set]')
 
 
 def _arms(base: dict, table: dict, where: str, axes: dict,

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
 from harness.analysis import stats
 from harness.sweeps import boundary
@@ -72,23 +72,43 @@ def _edges(values: list[float], log: bool) -> list[tuple[float, float]]:
     return list(zip(mids[:-1], mids[1:]))
 
 
+def _ticks(lo: float, hi: float, log: bool, map_values=()) -> list[float]:
+    """The searched axis's ticks, as plain numbers: the range's ends and the
+    map's values; without a map, round values in between (1, 2, 5 a decade
+    on a log axis), none so near an end that their labels would touch."""
+    ticks = {float(lo), float(hi), *(float(v) for v in map_values)}
+    if not len(map_values):
+        locator = LogLocator(subs=(1.0, 2.0, 5.0)) if log else MaxNLocator(nbins=6)
+        span = np.log(hi / lo) if log else hi - lo
+        for t in locator.tick_values(lo, hi):
+            off = min(abs(np.log(t / lo)), abs(np.log(hi / t))) if log and t > 0 \
+                else min(abs(t - lo), abs(hi - t))
+            if lo < t < hi and off > 0.06 * span:
+                ticks.add(float(t))
+    return sorted(ticks)
+
+
 def draw_boundary_curves(table: pd.DataFrame, point_fields: list[str], field: str,
                          lo: float, hi: float, title: str,
                          cells: pd.DataFrame | None = None,
-                         probes: pd.DataFrame | None = None) -> Figure:
+                         probes: pd.DataFrame | None = None,
+                         log: bool | None = None) -> Figure:
     """x: the points (the other axes' combinations), y: the searched field.
     Per threshold a marker at each crossing estimate with its bracket as an
     error bar, joined point to point; an undecided search's bracket dashed
     without a marker; a crossing outside the range an arrow at the range's
     end. cells: a map's verdicts, drawn underneath; probes (probes.parquet):
-    each probe a small dot beside its search's bar, hollow where undecided."""
+    each probe a small dot beside its search's bar, hollow where undecided.
+    log: the searched axis on a log scale (a search with log spacing); None:
+    where the range spans a factor 4 or more."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch, Rectangle
 
     keys = sorted({tuple(r) for r in table[point_fields].itertuples(index=False)}) \
         if point_fields else [()]
     x_of = {k: i for i, k in enumerate(keys)}
-    log = lo > 0 and hi / lo >= 4   # rates a factor apart: even steps on a log axis
+    if log is None:
+        log = lo > 0 and hi / lo >= 4   # rates a factor apart: even steps on a log axis
     fig, axes = new_figure(max(5.0, 1.3 * len(keys) + 2.5), 4.8)
     ax = axes[0, 0]
     handles = []
@@ -160,9 +180,8 @@ def draw_boundary_curves(table: pd.DataFrame, point_fields: list[str], field: st
     if log:
         ax.set_yscale("log")
         ax.yaxis.set_minor_formatter(NullFormatter())
-    # ticks at the range's ends and the map's values, as plain numbers
-    ticks = {lo, hi, *(cells[field].unique() if cells is not None and len(cells) else ())}
-    ax.set_yticks(sorted(float(t) for t in ticks))
+    map_values = cells[field].unique() if cells is not None and len(cells) else ()
+    ax.set_yticks(_ticks(lo, hi, log, map_values))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.set_ylim(lo / 1.15 if log else lo - 0.05 * (hi - lo), hi * 1.15 if log else hi + 0.05 * (hi - lo))
     ax.set_xlim(-0.5, len(keys) - 0.5)
@@ -184,5 +203,6 @@ def plot_boundary(out: Path, grid, table: pd.DataFrame, map_dir: Path | None = N
     cells = map_cells(map_dir, fields, spec.field, spec.arm) if map_dir is not None else None
     title = (f"{grid.name}: where the training slowdown ({spec.arm} vs {grid.reference}) "
              f"crosses {', '.join(f'{100 * t:g} %' for t in spec.thresholds)}")
-    fig = draw_boundary_curves(table, fields, spec.field, spec.lo, spec.hi, title, cells, probes)
+    fig = draw_boundary_curves(table, fields, spec.field, spec.lo, spec.hi, title, cells, probes,
+                               log=spec.spacing == "log")
     return save_figure(fig, out, "boundary", formats)
