@@ -35,6 +35,8 @@ CASES=(
   "min-iterations|thesis|scale=10 run.duration=0.5 run.min_iterations=2"
   "sharded|sharded|run.duration=0.8"
   "sharded-low-noreshard|sharded|run.duration=0.8 training.priority=low training.reshard_after_forward=false training.prefetch_depth=0"
+  "buffer-shared-lossy|thesis|scale=10 run.duration=1.2 training.priority=low background.load=0.6 network.buffer.model=shared"
+  "buffer-dynamic-switch-leafspine|thesis|scale=10 run.duration=1.2 topology.file=leaf-spine topology.host_link_rate=1Gbps topology.fabric_link_rate=1Gbps training.priority=low background.load=0.5 network.buffer.model=dynamic network.buffer.pool=switch"
 )
 
 run_set() {

@@ -9,6 +9,8 @@
 #include "ns3/pointer.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -121,11 +123,30 @@ BandQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
         Mark(item, THRESHOLD_MARK); // false (and nothing done) for a non-ECT packet
     }
     bool queued = GetInternalQueue(0)->Enqueue(item);
-    if (queued && m_buffer)
+    if (queued)
     {
-        m_buffer->Add(item);
+        // the internal queue's Enqueue has counted it in GetNPackets()
+        uint32_t backlog = GetNPackets();
+        m_maxBacklog = std::max(m_maxBacklog, backlog);
+        m_backlogSum += backlog - 1;
+        if (m_buffer)
+        {
+            m_buffer->Add(item);
+        }
     }
     return queued;
+}
+
+uint32_t
+BandQueueDisc::GetMaxBacklog() const
+{
+    return m_maxBacklog;
+}
+
+uint64_t
+BandQueueDisc::GetArrivalBacklogSum() const
+{
+    return m_backlogSum;
 }
 
 Ptr<QueueDiscItem>

@@ -48,6 +48,11 @@ class BandQueueDisc : public QueueDisc
     /// \brief Mark reason: the queue was at or above K.
     static constexpr const char* THRESHOLD_MARK = "Queue length at or above the threshold";
 
+    /// \return The most packets the band held, counted as each one was queued.
+    uint32_t GetMaxBacklog() const;
+    /// \return The sum, over the packets queued, of the packets each found queued.
+    uint64_t GetArrivalBacklogSum() const;
+
   private:
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
     Ptr<QueueDiscItem> DoDequeue() override;
@@ -61,6 +66,11 @@ class BandQueueDisc : public QueueDisc
     double m_alpha;             //!< dynamic-threshold factor of this band
     uint32_t m_threshold;       //!< ECN K, packets; 0 = no marking
     bool m_setEct;              //!< make TCP data ECN-capable (a host's egress)
+    // Kept here rather than by a tracker's trace sinks: the band is in cache
+    // as it queues a packet, three sinks per packet and hop are not (+4.5 %
+    // events per CPU-second at 512 hosts).
+    uint32_t m_maxBacklog{0};   //!< most packets held, after an arrival
+    uint64_t m_backlogSum{0};   //!< sum over arrivals of the packets they found
 };
 
 } // namespace ns3

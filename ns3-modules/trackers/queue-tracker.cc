@@ -7,7 +7,6 @@
 #include "ns3/simulator.h"
 #include "ns3/socket.h"
 
-#include <cstring>
 #include <sstream>
 
 namespace ns3
@@ -42,30 +41,29 @@ QueueTracker::DoDispose()
 }
 
 QueueTracker::Band*
-QueueTracker::AddBand(uint32_t link, uint32_t fromNode, uint32_t toNode, uint32_t band)
+QueueTracker::AddBand(uint32_t link,
+                      uint32_t fromNode,
+                      uint32_t toNode,
+                      uint32_t band,
+                      Ptr<BandQueueDisc> queue)
 {
-    NS_LOG_FUNCTION(this << link << fromNode << toNode << band);
+    NS_LOG_FUNCTION(this << link << fromNode << toNode << band << queue);
     Band b;
     b.tracker = this;
     b.link = link;
     b.fromNode = fromNode;
     b.toNode = toNode;
     b.band = band;
+    b.queue = queue;
     m_bands.push_back(b);
     return &m_bands.back();
 }
 
 void
-QueueTracker::ConnectBand(ObjectBase* bandQueue, Band* band)
+QueueTracker::ConnectBand(Band* band)
 {
-    NS_LOG_FUNCTION(this << bandQueue << band);
-    bandQueue->TraceConnectWithoutContext("Enqueue", MakeBoundCallback(&OnEnqueue, band));
-    bandQueue->TraceConnectWithoutContext("Dequeue", MakeBoundCallback(&OnDequeue, band));
-    bandQueue->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&OnBacklog, band));
-    bandQueue->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnDrop, band));
-    bandQueue->TraceConnectWithoutContext("Mark", MakeBoundCallback(&OnMark, band));
-    bandQueue->TraceConnectWithoutContext("DropBeforeEnqueue",
-                                          MakeBoundCallback(&OnDropBeforeEnqueue, band));
+    NS_LOG_FUNCTION(this << band);
+    band->queue->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnDrop, band));
 }
 
 void
@@ -104,27 +102,14 @@ QueueTracker::ConnectPrio(Ptr<QueueDisc> qdisc, uint32_t link, uint32_t fromNode
     NS_LOG_FUNCTION(this << qdisc << link << fromNode << toNode);
     for (uint32_t i = 0; i < qdisc->GetNQueueDiscClasses(); ++i)
     {
-        Band* band = AddBand(link, fromNode, toNode, i);
-        ConnectBand(PeekPointer(qdisc->GetQueueDiscClass(i)->GetQueueDisc()), band);
+        Ptr<QueueDisc> child = qdisc->GetQueueDiscClass(i)->GetQueueDisc();
+        Ptr<BandQueueDisc> queue = DynamicCast<BandQueueDisc>(child);
+        NS_ABORT_MSG_UNLESS(queue,
+                            "QueueTracker: band " << i << " of link " << link << " is a "
+                                                  << child->GetInstanceTypeId().GetName()
+                                                  << ", not a BandQueueDisc");
+        ConnectBand(AddBand(link, fromNode, toNode, i, queue));
     }
-}
-
-void
-QueueTracker::OnEnqueue(Band* band, Ptr<const QueueDiscItem> item)
-{
-    NS_LOG_FUNCTION(band << item);
-    band->enqueuedPackets++;
-    band->enqueuedBytes += item->GetSize();
-    // PacketsInQueue has already counted this packet
-    band->backlogSum += band->backlog > 0 ? band->backlog - 1 : 0;
-}
-
-void
-QueueTracker::OnDequeue(Band* band, Ptr<const QueueDiscItem> item)
-{
-    NS_LOG_FUNCTION(band << item);
-    band->dequeuedPackets++;
-    band->dequeuedBytes += item->GetSize();
 }
 
 void
@@ -134,32 +119,6 @@ QueueTracker::OnDrop(Band* band, Ptr<const QueueDiscItem> item)
     band->droppedPackets++;
     band->droppedBytes += item->GetSize();
     band->tracker->m_dropTrace(band->link, band->fromNode, band->toNode, band->band, item);
-}
-
-void
-QueueTracker::OnDropBeforeEnqueue(Band* band, Ptr<const QueueDiscItem>, const char* reason)
-{
-    NS_LOG_FUNCTION(band << reason);
-    if (std::strcmp(reason, SharedBuffer::POOL_FULL_DROP) == 0 ||
-        std::strcmp(reason, SharedBuffer::THRESHOLD_DROP) == 0)
-    {
-        band->bufferDroppedPackets++;
-    }
-}
-
-void
-QueueTracker::OnBacklog(Band* band, uint32_t, uint32_t newValue)
-{
-    NS_LOG_FUNCTION(band << newValue);
-    band->backlog = newValue;
-    band->maxBacklog = std::max(band->maxBacklog, newValue);
-}
-
-void
-QueueTracker::OnMark(Band* band, Ptr<const QueueDiscItem>, const char*)
-{
-    NS_LOG_FUNCTION(band);
-    band->markedPackets++;
 }
 
 std::string
@@ -172,12 +131,18 @@ QueueTracker::ToCsv() const
           "mean_backlog_packets,buffer_dropped_packets\n";
     for (const Band& b : m_bands)
     {
-        os << b.link << ',' << b.fromNode << ',' << b.toNode << ',' << b.band << ','
-           << b.enqueuedPackets << ',' << b.enqueuedBytes << ',' << b.dequeuedPackets << ','
-           << b.dequeuedBytes << ',' << b.droppedPackets << ',' << b.droppedBytes << ','
-           << b.maxBacklog << ',' << b.markedPackets << ','
-           << (b.enqueuedPackets ? double(b.backlogSum) / double(b.enqueuedPackets) : 0.0)
-           << ',' << b.bufferDroppedPackets << '\n';
+        const QueueDisc::Stats& stats = b.queue->GetStats();
+        uint64_t enqueued = stats.nTotalEnqueuedPackets;
+        double meanBacklog =
+            enqueued ? double(b.queue->GetArrivalBacklogSum()) / double(enqueued) : 0.0;
+        os << b.link << ',' << b.fromNode << ',' << b.toNode << ',' << b.band << ',' << enqueued
+           << ',' << stats.nTotalEnqueuedBytes << ',' << stats.nTotalDequeuedPackets << ','
+           << stats.nTotalDequeuedBytes << ',' << b.droppedPackets << ',' << b.droppedBytes << ','
+           << b.queue->GetMaxBacklog() << ',' << stats.nTotalMarkedPackets << ',' << meanBacklog
+           << ','
+           << stats.GetNDroppedPackets(SharedBuffer::POOL_FULL_DROP) +
+                  stats.GetNDroppedPackets(SharedBuffer::THRESHOLD_DROP)
+           << '\n';
     }
     return os.str();
 }

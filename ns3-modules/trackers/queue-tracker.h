@@ -2,10 +2,15 @@
 // dequeued and dropped, and the largest backlog seen, for every band of every
 // tracked egress. Band queues exist only once a queue disc is initialised
 // (at time 0), so the hooks are connected then. ECN marks are counted per
-// band too. Counting happens in C++ trace sinks; ToCsv() hands the
-// table to the harness once, at the end of the run.
+// band too. Drops are counted in C++ trace sinks (the Drop trace source
+// names the band); what every packet changes is read at the end from the
+// band itself (ns-3's QueueDisc counters and the BandQueueDisc's backlog),
+// so no sink runs per packet. ToCsv() hands the table to the harness once,
+// at the end of the run.
 #ifndef DDNN_QUEUE_TRACKER_H
 #define DDNN_QUEUE_TRACKER_H
+
+#include "band-queue-disc.h"
 
 #include "ns3/object.h"
 #include "ns3/queue-disc.h"
@@ -68,17 +73,9 @@ class QueueTracker : public Object
         uint32_t fromNode;
         uint32_t toNode;
         uint32_t band;
-        uint64_t enqueuedPackets = 0;
-        uint64_t enqueuedBytes = 0;
-        uint64_t dequeuedPackets = 0;
-        uint64_t dequeuedBytes = 0;
+        Ptr<BandQueueDisc> queue; //!< the band's queue disc, read at the end
         uint64_t droppedPackets = 0;
         uint64_t droppedBytes = 0;
-        uint32_t maxBacklog = 0;
-        uint32_t backlog = 0;
-        uint64_t backlogSum = 0; //!< sum over arrivals of the queue length they found
-        uint64_t markedPackets = 0;
-        uint64_t bufferDroppedPackets = 0;
     };
 
     struct Pending
@@ -92,15 +89,14 @@ class QueueTracker : public Object
     void Track(const Pending& pending);
     void ConnectPending();
     void ConnectPrio(Ptr<QueueDisc> qdisc, uint32_t link, uint32_t fromNode, uint32_t toNode);
-    Band* AddBand(uint32_t link, uint32_t fromNode, uint32_t toNode, uint32_t band);
-    void ConnectBand(ObjectBase* bandQueue, Band* band);
+    Band* AddBand(uint32_t link,
+                  uint32_t fromNode,
+                  uint32_t toNode,
+                  uint32_t band,
+                  Ptr<BandQueueDisc> queue);
+    void ConnectBand(Band* band);
 
-    static void OnEnqueue(Band* band, Ptr<const QueueDiscItem> item);
-    static void OnDequeue(Band* band, Ptr<const QueueDiscItem> item);
     static void OnDrop(Band* band, Ptr<const QueueDiscItem> item);
-    static void OnBacklog(Band* band, uint32_t oldValue, uint32_t newValue);
-    static void OnMark(Band* band, Ptr<const QueueDiscItem> item, const char* reason);
-    static void OnDropBeforeEnqueue(Band* band, Ptr<const QueueDiscItem> item, const char* reason);
 
     // deques: the pointers handed to trace sinks stay valid as they grow
     std::deque<Band> m_bands;
