@@ -66,9 +66,9 @@ class BandQueueDisc : public QueueDisc
     double m_alpha;             //!< dynamic-threshold factor of this band
     uint32_t m_threshold;       //!< ECN K, packets; 0 = no marking
     bool m_setEct;              //!< make TCP data ECN-capable (a host's egress)
-    // Kept here rather than by a tracker's trace sinks: the band is in cache
-    // as it queues a packet, three sinks per packet and hop are not (+4.5 %
-    // events per CPU-second at 512 hosts).
+    // Kept here rather than by the queue tracker's trace sinks: the band is
+    // in cache as it queues a packet, four sink calls per packet and hop are
+    // not (+8 % events per CPU-second at 512 hosts, docs/performance/scaling.md).
     uint32_t m_maxBacklog{0};   //!< most packets held, after an arrival
     uint64_t m_backlogSum{0};   //!< sum over arrivals of the packets they found
 };
