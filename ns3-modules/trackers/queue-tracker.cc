@@ -116,8 +116,6 @@ void
 QueueTracker::OnDrop(Band* band, Ptr<const QueueDiscItem> item)
 {
     NS_LOG_FUNCTION(band << item);
-    band->droppedPackets++;
-    band->droppedBytes += item->GetSize();
     band->tracker->m_dropTrace(band->link, band->fromNode, band->toNode, band->band, item);
 }
 
@@ -137,7 +135,8 @@ QueueTracker::ToCsv() const
             enqueued ? double(b.queue->GetArrivalBacklogSum()) / double(enqueued) : 0.0;
         os << b.link << ',' << b.fromNode << ',' << b.toNode << ',' << b.band << ',' << enqueued
            << ',' << stats.nTotalEnqueuedBytes << ',' << stats.nTotalDequeuedPackets << ','
-           << stats.nTotalDequeuedBytes << ',' << b.droppedPackets << ',' << b.droppedBytes << ','
+           << stats.nTotalDequeuedBytes << ',' << stats.nTotalDroppedPackets << ','
+           << stats.nTotalDroppedBytes << ','
            << b.queue->GetMaxBacklog() << ',' << stats.nTotalMarkedPackets << ',' << meanBacklog
            << ','
            << stats.GetNDroppedPackets(SharedBuffer::POOL_FULL_DROP) +

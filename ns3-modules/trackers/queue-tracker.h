@@ -2,11 +2,11 @@
 // dequeued and dropped, and the largest backlog seen, for every band of every
 // tracked egress. Band queues exist only once a queue disc is initialised
 // (at time 0), so the hooks are connected then. ECN marks are counted per
-// band too. Drops are counted in C++ trace sinks (the Drop trace source
-// names the band); what every packet changes is read at the end from the
-// band itself (ns-3's QueueDisc counters and the BandQueueDisc's backlog),
-// so no sink runs per packet. ToCsv() hands the table to the harness once,
-// at the end of the run.
+// band too. Every count is read at the end from the band itself (ns-3's
+// QueueDisc counters and the BandQueueDisc's backlog), so no sink runs per
+// packet; only drops pass through a sink, to fire the Drop trace source,
+// which names the band. ToCsv() hands the table to the harness once, at the
+// end of the run.
 #ifndef DDNN_QUEUE_TRACKER_H
 #define DDNN_QUEUE_TRACKER_H
 
@@ -74,8 +74,6 @@ class QueueTracker : public Object
         uint32_t toNode;
         uint32_t band;
         Ptr<BandQueueDisc> queue; //!< the band's queue disc, read at the end
-        uint64_t droppedPackets = 0;
-        uint64_t droppedBytes = 0;
     };
 
     struct Pending
