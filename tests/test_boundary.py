@@ -11,7 +11,7 @@ import pytest
 
 from harness.sweeps import boundary
 from harness.sweeps.boundary import (ABOVE, BELOW, UNDECIDED, Crossing, Observation, Range,
-                              next_probe, search)
+                              canonical, next_probe, search)
 
 
 def linear(slope: float, noise: float = 0.0, undecided: tuple[float, float] | None = None):
@@ -110,7 +110,8 @@ def test_a_band_of_undecided_probes_is_cleared_on_both_sides():
 def test_a_window_is_not_built_on_the_unprobed_high_end():
     """92 and 130 undecided (65 x 2 = 130 no longer clears the band). 184 / 2
     = 92 would, were 184 decided, but it has not been probed: the window is
-    centred on the band [92, 130] instead, its upper side 154.7 first (above),
+    set around the band [92, 130] instead (as wide as a band may be: each side
+    a quarter of the tolerance outside it), its upper side 154.7 first (above),
     then its lower side 77.4 (below), and the bracket [77.4, 154.7] is within
     the factor without the high end."""
     span = Range(23, 184, 2, log=True)
@@ -143,14 +144,16 @@ def test_the_band_is_the_undecided_probes_inside_the_bracket():
 
 def test_undecided_windows_end_the_search_between_its_decided_neighbours():
     """Undecided wherever it probes near the crossing: 80, then the window's
-    upper side 85, then the next window's 87.5; after MAX_UNDECIDED + 1
-    undecided probes the search closes the bracket from above, one tolerance
-    above the band (97.5, undecided too), then at the high end, and ends
-    "undecided between" the decided probes."""
+    upper side 87.5 (three quarters of the tolerance above the band, its
+    lower side 77.5 a quarter below); the band [80, 87.5] is then wider than
+    half the tolerance, so no window clears it, and the search closes the
+    bracket from above, one tolerance above the band (97.5, undecided too,
+    then 107.5 above that band), then at the high end, and ends "undecided
+    between" the decided probes."""
     span = Range(0, 160, 10)
     crossing, history = search(span, 0.3, linear(0.3 / 100, undecided=(70, 130))(0.3))
     assert [(o.value, o.side) for o in history] == [
-        (0, BELOW), (80, UNDECIDED), (85, UNDECIDED), (87.5, UNDECIDED), (97.5, UNDECIDED),
+        (0, BELOW), (80, UNDECIDED), (87.5, UNDECIDED), (97.5, UNDECIDED), (107.5, UNDECIDED),
         (160, ABOVE)]
     assert boundary.MAX_UNDECIDED == 2
     assert crossing == Crossing(boundary.UNDECIDED_BETWEEN, crossing.estimate, 0, 160, 6)
@@ -585,32 +588,57 @@ def test_the_figure_over_a_real_maps_cells(local_sweep, tmp_path):
     assert save_figure(fig, tmp_path, "boundary", ("png",))[0].stat().st_size > 10_000
 
 
-def test_a_window_edge_on_a_bisection_point_is_that_probe():
-    """boundary-quick's R = 16 at 1 %: 23 below, 65 and 92 undecided. The
-    window's upper edge, 92 x sqrt(2 / (92 / 65)), is sqrt(65 x 184), the
-    point the bisection probes after 65 (the 30 % search of the same R does),
-    but for floating-point rounding; unrounded, they were two probes with
-    cells of their own, and the two searches judged 'one' value on
-    different seeds."""
+def test_a_window_edge_on_another_probe_is_that_probe():
+    """A value reached two ways is one probe, as its cells take it
+    (boundary.canonical): a sample of boundary-quick's R = 8 at 1 %, 23
+    below, 65.05 and 54.7 undecided, 109.4 above: the next window's upper
+    side, 54.7 / 2^(1/4) x 2, is the map's 92. Computed from probe values
+    rounded to 9 digits, it came out 92.0000004, a probe with cells of its
+    own (undecided with 3 seeds where 92's were above). And a window's edge
+    on the bisection point the 30 % search probes after 65.05: 65.05 and
+    92 undecided, the window's upper side 65.05 / 2^(1/4) x 2 is
+    sqrt(65.05 x 184)."""
     span = Range(23, 184, 2, log=True)
     first = span.middle(23, 184)
-    bisection = span.middle(first, 184)
-    history = [Observation(23, boundary.BELOW, 0.002, -0.001, 0.005, 1),
-               Observation(first, boundary.UNDECIDED, 0.008, 0.002, 0.015, 3),
-               Observation(92, boundary.UNDECIDED, 0.016, 0.008, 0.024, 3)]
-    window = boundary.next_probe(span, 0.01, history)
-    assert window == bisection
+    upper = span.step(first, 0.75)
+    history = [Observation(23, BELOW, 0.003), Observation(first, UNDECIDED, 0.013)]
+    assert next_probe(span, 0.01, history) == upper
+    history.append(Observation(upper, ABOVE, 0.104))
+    lower = next_probe(span, 0.01, history)
+    history.append(Observation(lower, UNDECIDED, 0.009))
+    assert canonical(next_probe(span, 0.01, history)) == 92.0
+    # rounded, and rounded again, 92 was not 92
+    assert canonical(canonical(canonical(first) / 2 ** 0.25) * 2) != 92.0
+    history = [Observation(23, BELOW, 0.002, -0.001, 0.005, 1),
+               Observation(first, UNDECIDED, 0.008, 0.002, 0.015, 3),
+               Observation(92, UNDECIDED, 0.016, 0.008, 0.024, 3)]
+    window = next_probe(span, 0.01, history)
+    assert canonical(window) == canonical(span.middle(first, 184))
 
 
-def test_a_window_edge_on_a_map_value_is_that_value():
-    """boundary-quick at R = 16 and 1 %: 23 below, sqrt(23 x 184) = 65.05
-    undecided; the window's upper edge is 65.05 x sqrt(2) = 92, the quick
-    map's value, whose cells the map (and any search that probed 92) has."""
+def test_a_window_is_set_high_around_the_band():
+    """One undecided probe v with no decided end near: the window [v / tol^(1/4),
+    v x tol^(3/4)] (linear: v - tol / 4, v + 3 tol / 4), its upper side
+    first. boundary-quick at R = 16 and 1 %: 23 below, sqrt(23 x 184) =
+    65.05 undecided, then 65.05 x 2^(3/4) = sqrt(65.05 x 184) = 109.4, the
+    probe the 30 % search of the same R makes after 65.05 (so both share its
+    cells), then, were 109.4 undecided too, the next window's lower side."""
     span = Range(23, 184, 2, log=True)
     first = span.middle(23, 184)
-    history = [Observation(23, boundary.BELOW, 0.002, -0.001, 0.005, 1),
-               Observation(first, boundary.UNDECIDED, 0.008, 0.002, 0.015, 3)]
-    assert boundary.next_probe(span, 0.01, history) == 92
+    history = [Observation(23, BELOW, 0.002, -0.001, 0.005, 1),
+               Observation(first, UNDECIDED, 0.008, 0.002, 0.015, 3)]
+    upper = next_probe(span, 0.01, history)
+    assert canonical(upper) == canonical(span.middle(first, 184))
+    assert upper == pytest.approx(first * 2 ** 0.75)
+    # decided above: the window's lower side, a quarter of the tolerance below
+    # the band, closes the bracket within the factor with it
+    lower = next_probe(span, 0.01, [*history, Observation(upper, ABOVE, 0.05, 0.02, 0.08, 2)])
+    assert lower == pytest.approx(first / 2 ** 0.25) and upper / lower <= 2 * (1 + boundary._SLACK)
+    # linear: 80 undecided over [0, 160] with tolerance 10 -> 87.5, then 77.5
+    span = Range(0, 160, 10)
+    history = [Observation(0, BELOW, 0.0), Observation(80, UNDECIDED, 0.3)]
+    assert next_probe(span, 0.3, history) == 87.5
+    assert next_probe(span, 0.3, [*history, Observation(87.5, ABOVE, 0.4)]) == 77.5
 
 
 def test_the_last_halving_probes_away_from_the_expected_crossing():

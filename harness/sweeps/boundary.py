@@ -27,13 +27,17 @@ max_seeds) means the crossing is near it, where the slowdown is within
 noise of the threshold: more seeds there buy little. The search goes on
 around it instead: the undecided probes inside the bracket form a band,
 and the search probes a window of the tolerance's width around the band,
-as far from it on each side as the tolerance allows, and each at least a
-quarter of the tolerance (log: a factor tol ** 0.25) outside it: first
-reusing a decided end (a·tol above a, or b/tol below b, when that clears
-the band so), else both sides, the upper first: the slowdown grows faster
-above the crossing than below it (queues fill faster than linearly with
-load), so the upper side is usually decided with fewer seeds, and a search
-that gives up later has its bracket closed from above already. Each side
+each of its sides at least a quarter of the tolerance (log: a factor
+tol ** 0.25) outside it: first reusing a decided end (a·tol above a, or
+b/tol below b, when that clears the band so), else both sides, the upper
+first, and the window set high: its lower side a quarter of the tolerance
+below the band, its upper side the rest of the width above it. The
+slowdown grows faster above the crossing than below it (queues fill faster
+than linearly with load), so a probe far above the band is decided with
+fewer seeds than one as far below, the upper side decided above often
+brings the bracket's high end within the tolerance of a decided low end
+at once, and a search that gives up later has its bracket closed from
+above already. Each side
 decided narrows the bracket; a side undecided widens the band. The search
 gives up ("undecided between a and b") after max_undecided undecided
 probes and one more, or when the band spans more than half the tolerance
@@ -71,22 +75,30 @@ STATUSES = (BRACKETED, UNDECIDED_BETWEEN, BELOW_RANGE, ABOVE_RANGE)
 #: the next ends it: [search] max_undecided's default, the one place it is set.
 MAX_UNDECIDED = Search.model_fields["max_undecided"].default
 
-#: Significant digits a probe's value keeps. A value is part of its cells'
-#: scenario digest, so two values equal but for floating-point rounding (a
-#: window's edge that lands on a bisection point, 92 x sqrt(2 / (92 / 65.05))
-#: and sqrt(65.05 x 184), or on the map's 92, 65.05 x sqrt(2)) would be two
-#: probes with cells of their own; rounded, they are one, and the searches
-#: of a point share its cells. Nine digits absorb the rounding errors of a
-#: chain of rounded probes (12 did not: 65.0538238692 x sqrt(2) came out
-#: 92.0000000001).
+#: Significant digits of a probe's value in its cells' scenario. A value is
+#: part of the cells' digest, so two values equal but for floating-point
+#: rounding (a window's edge that lands on a bisection point, 65.05 x 2^(3/4)
+#: and sqrt(65.05 x 184), or on the map's 92, 54.7 x 2^(-1/4) x 2) would be
+#: two probes with cells of their own (and results of their own). A search
+#: computes each value from the exact values of its probes, whose errors are
+#: ~1e-15, and the value is rounded only where it names cells (canonical) and
+#: where probes are compared: rounded values chained through each other
+#: were not one (65.0538239 / 2^(1/4) x 2 came out 92.0000004, whose cells
+#: at R = 8 were undecided where 92's were above, with the same seeds).
 PROBE_DIGITS = 9
 #: Slack for comparisons of rounded values (above PROBE_DIGITS' error).
 _SLACK = 1e-8
 
 
 def canonical(value: float) -> float:
-    """A probe's value as searched: rounded to PROBE_DIGITS significant digits."""
+    """A probe's value as its cells take it and as compared with other
+    probes: rounded to PROBE_DIGITS significant digits."""
     return float(f"{value:.{PROBE_DIGITS}g}")
+
+
+def probed(value: float, seen: dict[float, "Observation"]) -> bool:
+    """Whether a value was probed already (compared as its cells take it)."""
+    return canonical(value) in {canonical(v) for v in seen}
 
 
 @dataclass(frozen=True)
@@ -106,15 +118,14 @@ class Range:
     def middle(self, a: float, b: float) -> float:
         """The bisection's next probe inside [a, b]."""
         mid = math.sqrt(a * b) if self.log else (a + b) / 2
-        return math.floor(mid) if self.integral else canonical(mid)
+        return math.floor(mid) if self.integral else mid
 
     def step(self, value: float, times: float) -> float:
         """value moved by `times` tolerances (log: multiplied by tol**times)."""
         return value * self.tolerance ** times if self.log else value + times * self.tolerance
 
     def narrow_enough(self, a: float, b: float) -> bool:
-        # probes are rounded (canonical): a bracket of exactly the tolerance
-        # may come out a rounding error wider
+        # a bracket of exactly the tolerance may come out a rounding error wider
         if self.log:
             return b / a <= self.tolerance * (1 + _SLACK)
         return b - a <= self.tolerance + _SLACK * max(abs(a), abs(b), self.tolerance)
@@ -218,15 +229,16 @@ def _window(span: Range, a: float, b: float, b_decided: bool, low: float, high: 
         half = math.sqrt(span.tolerance) if span.log else span.tolerance / 2
         if (high / low if span.log else high - low) > half * (1 + _SLACK):
             return None
-        margin = math.sqrt(span.tolerance / (high / low)) if span.log else \
-            (span.tolerance - (high - low)) / 2
-        wanted = [high * margin, low / margin] if span.log else [high + margin, low - margin]
+        # the window [low / tol^(1/4), low * tol^(3/4)] (linear: low - tol / 4,
+        # low + 3 tol / 4): its lower side as close to the band as a probe
+        # may be, its upper side as far above it as the width allows, as the
+        # slowdown climbs faster above the crossing than below it
+        lower = span.step(low, -0.25)
+        wanted = [span.step(lower, +1), lower]
     for value in wanted:
         if span.integral:       # stay inside the window: round towards the band
             value = math.ceil(value) if value < low else math.floor(value)
-        else:
-            value = canonical(value)
-        if a < value < b and not low <= value <= high and value not in seen:
+        if a < value < b and not low <= value <= high and not probed(value, seen):
             return value
     return None
 
@@ -256,8 +268,6 @@ def _last_probe(span: Range, a: float, end: float, history: list[Observation],
     lowest, highest = span.step(end, -1), span.step(a, +1)
     if span.integral:
         lowest, highest = math.ceil(lowest - _SLACK), math.floor(highest + _SLACK)
-    else:
-        lowest, highest = canonical(lowest), canonical(highest)
     if not a < lowest <= highest < end:
         return None
     guess = _guess(history, seen, a, end, threshold, span.log)
@@ -265,7 +275,7 @@ def _last_probe(span: Range, a: float, end: float, history: list[Observation],
         return None
     middle = math.sqrt(a * end) if span.log else (a + end) / 2
     value = lowest if guess >= middle else highest
-    return None if value in seen else value
+    return None if probed(value, seen) else value
 
 
 def _above_band(span: Range, high: float, seen: dict[float, Observation],
@@ -275,8 +285,9 @@ def _above_band(span: Range, high: float, seen: dict[float, Observation],
     the high end, and a cheaper probe), then, if that is undecided too, the
     high end."""
     value = span.step(high, +1)
-    value = math.ceil(value) if span.integral else canonical(value)
-    if undecided <= span.max_undecided + 1 and value < span.hi and value not in seen:
+    if span.integral:
+        value = math.ceil(value)
+    if undecided <= span.max_undecided + 1 and value < span.hi and not probed(value, seen):
         return value
     return span.hi
 

@@ -113,6 +113,9 @@ class Searches:
         return (self.first_seeds + extra)[:k]
 
     def _cell(self, point: tuple, value: float, seed: int, arm: str | None) -> Cell:
+        # a value as its cells take it: two searches' values equal but for
+        # floating-point rounding share its cells (boundary.canonical)
+        value = value if self.spec.integral else boundary.canonical(value)
         key = (point, value, seed, arm)
         if key not in self.cells:
             full = (*point, (self.spec.field, _value(self.spec, value)), (SEED_AXIS, seed))
@@ -214,6 +217,12 @@ class Searches:
         return [self.cells[k] for k in keys]
 
 
+def _shown(value: float) -> float:
+    """A probe's value as its cells take it (whole numbers and NaN as they are)."""
+    return boundary.canonical(value) if isinstance(value, float) and math.isfinite(value) \
+        else value
+
+
 def _between(a: float, b: float) -> str:
     """Where an undecided crossing lies, from the decided probes around it."""
     if math.isfinite(a) and math.isfinite(b):
@@ -261,11 +270,12 @@ def tables(searches: Searches) -> tuple[pd.DataFrame, pd.DataFrame]:
         for step, (o, k) in enumerate(zip(s.history, s.seeds_used), 1):
             used |= {cell.id for cell in searches.probe_cells(s.point, o.value, k)}
             probe_rows.append({**labels, "threshold": s.threshold, "probe": step,
-                               spec.field: o.value, "seeds": k, "change": o.change,
+                               spec.field: _shown(o.value), "seeds": k, "change": o.change,
                                "change_low": o.low, "change_high": o.high, "side": o.side})
         cpu = sum(_cpu_s(out, cell) for cell in ordered if cell.id in used)
         low, high = (c.low, c.high) if c else (math.nan, math.nan)
-        band_low, band_high = boundary.band(s.history, low, high)
+        band_low, band_high = map(_shown, boundary.band(s.history, low, high))
+        low, high = _shown(low), _shown(high)
         rows.append({**labels, "threshold": s.threshold, "field": spec.field,
                      "status": c.status if c else "unfinished",
                      "crossing": c.estimate if c else math.nan, "low": low, "high": high,
