@@ -86,7 +86,8 @@ MAX_UNDECIDED = Search.model_fields["max_undecided"].default
 #: were not one (65.0538239 / 2^(1/4) x 2 came out 92.0000004, whose cells
 #: at R = 8 were undecided where 92's were above, with the same seeds).
 PROBE_DIGITS = 9
-#: Slack for comparisons of rounded values (above PROBE_DIGITS' error).
+#: Slack for comparisons of computed values (floating-point error, and values
+#: rounded to PROBE_DIGITS where they name cells).
 _SLACK = 1e-8
 
 
