@@ -86,8 +86,10 @@ def span(grid: Grid) -> Range:
 
 
 def _value(spec, value: float) -> float | int:
-    """A probe's value as the scenario takes it (an integer field: an int)."""
-    return int(value) if spec.integral else value
+    """A probe's value as its cells' scenario takes it: an integer field's
+    an int, another's rounded (boundary.canonical), so that two values equal
+    but for floating-point rounding name the same cells."""
+    return int(value) if spec.integral else boundary.canonical(value)
 
 
 class Searches:
@@ -113,12 +115,10 @@ class Searches:
         return (self.first_seeds + extra)[:k]
 
     def _cell(self, point: tuple, value: float, seed: int, arm: str | None) -> Cell:
-        # a value as its cells take it: two searches' values equal but for
-        # floating-point rounding share its cells (boundary.canonical)
-        value = value if self.spec.integral else boundary.canonical(value)
+        value = _value(self.spec, value)     # two searches' equal values share cells
         key = (point, value, seed, arm)
         if key not in self.cells:
-            full = (*point, (self.spec.field, _value(self.spec, value)), (SEED_AXIS, seed))
+            full = (*point, (self.spec.field, value), (SEED_AXIS, seed))
             cell = make_cell(self.grid, full, arm)
             self.cells[key] = cell
             # done before (--resume), invalid or failed before: it has ended already
@@ -217,12 +217,6 @@ class Searches:
         return [self.cells[k] for k in keys]
 
 
-def _shown(value: float) -> float:
-    """A probe's value as its cells take it (whole numbers and NaN as they are)."""
-    return boundary.canonical(value) if isinstance(value, float) and math.isfinite(value) \
-        else value
-
-
 def _between(a: float, b: float) -> str:
     """Where an undecided crossing lies, from the decided probes around it."""
     if math.isfinite(a) and math.isfinite(b):
@@ -263,6 +257,10 @@ def tables(searches: Searches) -> tuple[pd.DataFrame, pd.DataFrame]:
     # the cells in their fixed order (used()), so a run and its replay sum
     # each search's CPU to the same float
     ordered = searches.used()
+
+    def shown(value: float) -> float | int:     # as its cells take it; NaN: none
+        return _value(spec, value) if math.isfinite(value) else value
+
     for s in searches.searches:
         labels = {f: point_value(v) for f, v in s.point}
         c = s.crossing
@@ -270,12 +268,12 @@ def tables(searches: Searches) -> tuple[pd.DataFrame, pd.DataFrame]:
         for step, (o, k) in enumerate(zip(s.history, s.seeds_used), 1):
             used |= {cell.id for cell in searches.probe_cells(s.point, o.value, k)}
             probe_rows.append({**labels, "threshold": s.threshold, "probe": step,
-                               spec.field: _shown(o.value), "seeds": k, "change": o.change,
+                               spec.field: shown(o.value), "seeds": k, "change": o.change,
                                "change_low": o.low, "change_high": o.high, "side": o.side})
         cpu = sum(_cpu_s(out, cell) for cell in ordered if cell.id in used)
         low, high = (c.low, c.high) if c else (math.nan, math.nan)
-        band_low, band_high = map(_shown, boundary.band(s.history, low, high))
-        low, high = _shown(low), _shown(high)
+        band_low, band_high = map(shown, boundary.band(s.history, low, high))
+        low, high = shown(low), shown(high)
         rows.append({**labels, "threshold": s.threshold, "field": spec.field,
                      "status": c.status if c else "unfinished",
                      "crossing": c.estimate if c else math.nan, "low": low, "high": high,
