@@ -222,8 +222,7 @@ def oracle_seed_by_seed(curve: Curve, plan: list[OracleProbe],
         for n in range(1, MOST_SEEDS + 1):
             changes = np.concatenate([changes, curve.draw_seed(p.value, rng)])
             iv = stats.paired_t_change(changes, n)
-            if not iv.has_too_few and all(stats.threshold_side(iv.low, iv.high, th) == side
-                                          for th, side in p.must):
+            if all(stats.threshold_side(iv.low, iv.high, th) == side for th, side in p.must):
                 break
         else:
             decided = False
@@ -232,22 +231,23 @@ def oracle_seed_by_seed(curve: Curve, plan: list[OracleProbe],
 
 
 class ModelCells:
-    """One point's probes drawn from its curve as the runner makes them: a
-    seed at a time while undecided, up to max_seeds; each (value, seed) drawn
-    once and shared by the point's searches, as the runner shares cells."""
+    """One point's probes drawn from its curve as the runner makes them
+    (harness.sweeps.searching): the first seeds, then a seed at a time while
+    undecided, up to max_seeds; each (value, seed) drawn once and shared by
+    the point's searches, as the runner shares cells."""
 
-    def __init__(self, curve: Curve, max_seeds: int, rng: np.random.Generator) -> None:
-        self.curve, self.max_seeds, self.rng = curve, max_seeds, rng
+    def __init__(self, curve: Curve, first: int, max_seeds: int,
+                 rng: np.random.Generator) -> None:
+        self.curve, self.first, self.max_seeds, self.rng = curve, first, max_seeds, rng
         self.draws: dict[float, list[np.ndarray]] = {}
 
     def probe(self, value: float, threshold: float) -> boundary.Observation:
         seeds = self.draws.setdefault(boundary.canonical(value), [])
-        for k in range(1, self.max_seeds + 1):
-            if len(seeds) < k:
+        for k in range(min(self.first, self.max_seeds), self.max_seeds + 1):
+            while len(seeds) < k:
                 seeds.append(self.curve.draw_seed(value, self.rng))
             iv = stats.paired_t_change(np.concatenate(seeds[:k]), k)
-            side = (stats.UNDECIDED if iv.has_too_few
-                    else stats.threshold_side(iv.low, iv.high, threshold))
+            side = stats.threshold_side(iv.low, iv.high, threshold)
             if side != stats.UNDECIDED:
                 break
         return boundary.Observation(value, side, iv.change, iv.low, iv.high, k)
@@ -264,13 +264,13 @@ def within_step(c: boundary.Crossing, step: float) -> bool:
     return math.isfinite(c.low) and math.isfinite(c.high) and c.high / c.low <= step * (1 + 1e-9)
 
 
-def search_sample(curves: dict, span: boundary.Range, thresholds: list[float], max_seeds: int,
-                  rng: np.random.Generator) -> tuple[float, int]:
-    """Every search of the grid once against the curves: (CPU s, crossings
-    located within a step)."""
+def search_sample(curves: dict, span: boundary.Range, thresholds: list[float], first: int,
+                  max_seeds: int, rng: np.random.Generator) -> tuple[float, int]:
+    """Every search of the grid once against the curves, each probe starting
+    with `first` seeds: (CPU s, crossings located within a step)."""
     cost, located = 0.0, 0
     for curve in curves.values():
-        cells = ModelCells(curve, max_seeds, rng)
+        cells = ModelCells(curve, first, max_seeds, rng)
         for th in thresholds:
             crossing, _ = boundary.search(span, th, lambda v: cells.probe(v, th))  # noqa: B023
             located += within_step(crossing, span.tolerance)
@@ -336,7 +336,8 @@ def main(argv=None) -> int:
         print(f"  total {total:,.0f} s ({total / budget:.2f}x the map); seed by seed "
               f"({a.samples} samples): mean {cost.mean():,.0f} s ({cost.mean() / budget:.2f}x), "
               f"every end decided within the map's CPU in {met.mean():.0%}")
-    runs = [search_sample(curves, span, s.thresholds, max_seeds, rng) for _ in range(a.samples)]
+    first = len(dict(grid.axes)[searching.SEED_AXIS])
+    runs = [search_sample(curves, span, s.thresholds, first, max_seeds, rng) for _ in range(a.samples)]
     cost = np.array([c for c, _ in runs])
     located = np.array([n for _, n in runs])
     every = len(curves) * len(s.thresholds)

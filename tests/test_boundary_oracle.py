@@ -67,7 +67,8 @@ def test_the_model_search_locates_every_crossing_of_a_quiet_curve():
     curves = {16: _curve(STEEP, sd=0.001), 8: _curve({23: 0.02, 46: 0.1, 92: 0.4, 184: 1.0},
                                                    sd=0.001)}
     span = boundary.Range(23, 184, 2, log=True)
-    cost, located = bo.search_sample(curves, span, [0.01, 0.30], 3, np.random.default_rng(1))
+    cost, located = bo.search_sample(curves, span, [0.01, 0.30], 1, 3,
+                                     np.random.default_rng(1))
     assert located == 4 and cost > 0
 
 
