@@ -138,10 +138,9 @@ def measured_curves(cells: dict, reference: str, arm: str) -> dict[object, Curve
         iv = stats.iteration_change(refs, arms)
         if not np.isfinite(iv.low):
             continue
-        t = sps.t.ppf(0.5 + stats.CONFIDENCE / 2, iv.samples - 1)
         cpu = np.mean([r.manifest["simulation_cpu_s"] + x.manifest["simulation_cpu_s"]
                        for r, x in zip(refs, arms)])
-        points[a].append(CurvePoint(f, iv.change, (iv.high - iv.low) / 2 * math.sqrt(iv.samples) / t,
+        points[a].append(CurvePoint(f, iv.change, stats.paired_spread(iv.low, iv.high, iv.samples),
                                     iv.samples / len(ss), float(cpu), len(ss)))
     return {a: Curve(p) for a, p in points.items() if len(p) >= 2}
 

@@ -339,6 +339,14 @@ def comparison_verdict(low: float, high: float) -> str:
     return FASTER if high < 0 else SLOWER if low > 0 else UNDECIDED
 
 
+def paired_spread(low: float, high: float, samples: float) -> float:
+    """The standard deviation of the paired changes behind a Student t
+    interval [low, high] of `samples` of them (paired_t_change backwards)."""
+    from scipy import stats as sps
+
+    return (high - low) / 2 * math.sqrt(samples) / sps.t.ppf(0.5 + CONFIDENCE / 2, samples - 1)
+
+
 def seeds_to_decide(change: float, low: float, high: float, samples: float,
                     seeds: float) -> float:
     """A rough projection, for an undecided training verdict: the number of
@@ -357,7 +365,7 @@ def seeds_to_decide(change: float, low: float, high: float, samples: float,
     distance = min(abs(change - b) for b in crossed)
     if distance == 0:
         return math.inf
-    spread = (high - low) / 2 * math.sqrt(samples) / sps.t.ppf(0.5 + CONFIDENCE / 2, samples - 1)
+    spread = paired_spread(low, high, samples)
     need = float(samples)
     for _ in range(20):   # n = (t(n - 1) * sd / d)^2, t itself depending on n
         t = sps.t.ppf(0.5 + CONFIDENCE / 2, max(need, 2.0) - 1)
