@@ -52,7 +52,7 @@ import numpy as np
 from scipy import stats as sps
 
 from harness.analysis import stats
-from harness.analysis.tables import read_run
+from harness.analysis.tables import read_run, read_sweep_record
 from harness.sweeps import boundary, searching
 from harness.sweeps.grid import load_grid, resolve_grid_file
 
@@ -110,7 +110,7 @@ def pooled_cells(dirs: list[Path], axis: str, field: str) -> dict:
     (54.7035275 and 54.7035273), and one such cell a seed is enough."""
     cells = {}
     for d in dirs:
-        for c in json.loads((d / "sweep.json").read_text())["cells"]:
+        for c in read_sweep_record(d)["cells"]:
             p = c["point"]
             key = (p[axis], float(f"{float(p[field]):.6g}"), p["seed"], c["arm"])
             cells.setdefault(key, d / "cells" / c["id"])
@@ -120,7 +120,7 @@ def pooled_cells(dirs: list[Path], axis: str, field: str) -> dict:
 def sweep_cpu(d: Path) -> float:
     """The simulation CPU of every cell a sweep directory lists."""
     return sum(json.loads((d / "cells" / c["id"] / "manifest.json").read_text())
-               ["simulation_cpu_s"] for c in json.loads((d / "sweep.json").read_text())["cells"])
+               ["simulation_cpu_s"] for c in read_sweep_record(d)["cells"])
 
 
 def measured_curves(cells: dict, reference: str, arm: str) -> dict[object, Curve]:
@@ -295,6 +295,10 @@ def main(argv=None) -> int:
     for d in a.dirs:
         if not (d / "sweep.json").is_file():
             p.error(f"{d}: not a sweep directory (no sweep.json)")
+        try:
+            read_sweep_record(d)
+        except ValueError as e:   # CorruptRecordError: a damaged sweep.json, named
+            p.error(str(e))
     grid = load_grid(resolve_grid_file(a.grid))
     s, span = grid.search, searching.span(grid)
     max_seeds = s.max_seeds if a.max_seeds is None else a.max_seeds

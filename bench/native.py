@@ -6,11 +6,11 @@ path (harness.engine.ns3.build_tcp_fastpath) linked first, as the harness loads 
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
+from harness.config import environment
 from harness.engine import ns3
 from harness.outputs import outdir
 
@@ -26,7 +26,7 @@ def _command(output: Path, modules_library: Path, tcp_library: Path) -> list[str
     wheel = ns3.find_wheel()
     libs = [str(wheel.library(m)) for m in ns3.NS3_LIBRARIES]
     includes = [flag for d in ns3.module_include_dirs() for flag in ("-I", str(d))]
-    return [os.environ.get("CXX", "g++"), *ns3.CXXFLAGS, "-I", str(wheel.include_dir),
+    return [environment.program("CXX", "g++"), *ns3.CXXFLAGS, "-I", str(wheel.include_dir),
             *includes, "-I", str(ns3.TCP_FASTPATH_DIR), str(SOURCE),
             "-o", str(output), "-Wl,--no-as-needed", str(tcp_library), str(modules_library),
             *libs, f"-Wl,-rpath,{wheel.lib_dir}", f"-Wl,-rpath,{modules_library.parent}"]
@@ -65,7 +65,7 @@ def valgrind_available() -> bool:
 
 def build_marker() -> Path:
     """libbench-marker.so: bench_phase_start/stop for callgrind (marker.c)."""
-    cc = os.environ.get("CC", "gcc")
+    cc = environment.program("CC", "gcc")   # the one rule (a missing one: ConfigError)
     return _cached_build("libbench-marker", [MARKER_SOURCE.read_bytes(), cc.encode()],
                          lambda tmp: [cc, "-O2", "-shared", "-fPIC", str(MARKER_SOURCE),
                                       "-o", str(tmp)])

@@ -10,6 +10,8 @@ ns-3, the first call does):
     harness.check(scenario=None, overrides=None, /, **more) -> Scenario
     harness.load_run(path) -> Run, harness.load_sweep(path) -> Sweep (directories)
     harness.load_sweeps(dirs or "results/sweeps/*") -> Sweeps (one table each)
+    harness.compare(a, b, out=None) -> DataFrame (B's changes against A: runs or sweeps)
+    harness.export(directory, out, format="csv") -> Path (tables and a data dictionary)
 
 The engine behind them: harness.engine.simulation (planning and running one scenario
 in ns-3) and harness.sweeps.sweeping (running a grid's cells: run_sweep).
@@ -17,9 +19,9 @@ in ns-3) and harness.sweeps.sweeping (running a grid's cells: run_sweep).
 
 from __future__ import annotations
 
-from harness.api import (Run, Sweep, Sweeps, check, load_run, load_sweep, load_sweeps, run,
-                         sweep)
+from harness.api import (Run, Sweep, Sweeps, check, compare, export, load_run, load_sweep,
+                         load_sweeps, run, sweep)
 from harness.config.errors import ConfigError
 
-__all__ = ["run", "sweep", "check", "load_run", "load_sweep", "load_sweeps", "Run", "Sweep",
-           "Sweeps", "ConfigError"]
+__all__ = ["run", "sweep", "check", "load_run", "load_sweep", "load_sweeps", "compare", "export",
+           "Run", "Sweep", "Sweeps", "ConfigError"]

@@ -18,8 +18,11 @@ from harness import training
 from harness.config import catalog
 from harness.config.scenario import ConfigError, parse_time
 from harness.config.errors import EXIT_BAD_INPUT, shorten, shorten_text
+from harness.sweeps import adaptive_text
 
 EXIT_INTERRUPTED = 130
+ALLOW_SHORT_HELP = ("Run even where a training job's measurement window is shorter than one "
+                    "of its iterations at the no-contention pace (refused otherwise).")
 
 
 def _within(spec) -> str:
@@ -27,10 +30,36 @@ def _within(spec) -> str:
     return f"a factor {spec.tolerance:g}" if spec.spacing == "log" else f"{spec.tolerance:g}"
 
 
-def _fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
-    # one line, never a flood: a long value some check echoed whole is cut
-    click.echo(f"error: {shorten_text(' '.join(str(message).split()))}", err=True)
+def _fail(message, code: int = EXIT_BAD_INPUT) -> None:
+    # one line, never a flood: a long value some check echoed whole is cut;
+    # a ConfigError with others found in the same file: one line each
+    for one in (message, *getattr(message, "more", ())):
+        click.echo(f"error: {shorten_text(' '.join(str(one).split()))}", err=True)
     sys.exit(code)
+
+
+def _refuse_short(p, allow_short: bool) -> None:
+    """Stop (exit 2) before a run whose window cannot measure one training
+    iteration (harness.engine.simulation.short_window), unless --allow-short."""
+    from harness.engine.simulation import short_window
+
+    problem = None if allow_short else short_window(p)
+    if problem is not None:
+        _fail(f"{problem}; --allow-short runs it anyway")
+
+
+def _refuse_short_cells(cells, allow_short: bool) -> None:
+    """The same for a grid's cells, before any runs: the first such cell
+    named, and how many more."""
+    short = [] if allow_short else [c for c in cells if c.scenario is not None and c.short]
+    if short:
+        first = short[0]
+        field, _, problem = first.short.partition(": ")
+        where = ", ".join([*(f"{k} = {v}" for k, v in first.point), *(
+            [f"arm {first.arm}"] if first.arm else [])])
+        more = f" and {len(short) - 1} more of the {len(cells)} cells" if len(short) > 1 else ""
+        _fail(f"{field}: cell {first.id} ({where}){more}: {problem}; --allow-short runs "
+              "them anyway")
 
 
 def _names(names: list[str]) -> str:
@@ -73,10 +102,45 @@ class _Cli(click.Group):
         except click.ClickException as e:
             _fail(e.format_message(), e.exit_code)
         except ConfigError as e:  # any bad input a command did not catch itself
-            _fail(str(e))         # (a corrupt table, an output path): one line too
+            _fail(e)         # (a corrupt table, an output path): one line too
         except click.Abort:  # Ctrl-C outside a command's own handling
             _fail("interrupted", EXIT_INTERRUPTED)
+        except OSError as e:
+            if not _printing(e):
+                raise
+            _silence_stdout()   # what is still buffered would fail again at exit
+            _fail(f"stdout: writing the output failed ({e.strerror or e}); what was printed "
+                  "is incomplete: print to a file or pipe with room (or use -o where the "
+                  "command has it)")
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _check_simulation_environment() -> None:
+    """The cache and the compiler a simulation needs, before anything runs
+    (harness.engine.ns3.check_environment: ConfigError naming the variable)."""
+    from harness.engine import ns3
+
+    ns3.check_environment()
+
+
+def _printing(error: OSError) -> bool:
+    """Whether `error` came from printing (click.echo): stdout on a full
+    device (/dev/full, a full disk) or a closed pipe, not a file the command
+    writes (those are checked before anything runs, outdir)."""
+    tb, last = error.__traceback__, None
+    while tb is not None:
+        last, tb = tb.tb_frame, tb.tb_next
+    return last is not None and last.f_code.co_name == "echo" \
+        and last.f_globals.get("__name__") == "click.utils"
+
+
+def _silence_stdout() -> None:
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (a test's buffer)
+        pass
 
 
 @click.group(cls=_Cli)
@@ -91,6 +155,9 @@ def main() -> None:
     harness run --set run.duration=0.3
     harness sweep quick && harness report results/sweeps/quick
     """
+    from harness.config import environment
+
+    environment.check()   # every switch, before any command (a bad one: one line, exit 2)
 
 
 # --------------------------------------------------------------------------
@@ -106,9 +173,10 @@ def main() -> None:
                    "results/runs/<name>-<digest> under $DDNN_HARNESS_RESULTS or .).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: when stderr is a terminal).")
+@click.option("--allow-short", is_flag=True, help=ALLOW_SHORT_HELP)
 @click.pass_obj
 def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
-        output: str | None, progress: bool | None) -> None:
+        output: str | None, progress: bool | None, allow_short: bool = False) -> None:
     # obj: from a program that calls main(obj={"on_phase": ...}) (python -m bench)
     from harness.outputs import outdir
     from harness.config.scenario import load_scenario
@@ -117,13 +185,15 @@ def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
 
     notes: list[str] = []
     try:
+        _check_simulation_environment()
         p = plan(load_scenario(scenario, list(overrides), notes))
+        _refuse_short(p, allow_short)
         sc = p.scenario
         out = outdir.check_run_dir(Path(output) if output else
                                    outdir.default_run_dir(sc.name, sc.digest()),
                                    size=output_bytes(p))
     except ConfigError as e:
-        _fail(str(e))
+        _fail(e)
     for note in notes:
         click.echo(f"note: {note}", err=True)
     click.echo(f"scenario {shorten(sc.name)} (seed {sc.seed}, digest {sc.digest()}): "
@@ -186,8 +256,9 @@ cool-down scales both with the duration (a note says so)."""
 @click.option("--json", "as_json", is_flag=True,
               help="Print the resolved scenario (a grid: its cells) as JSON on stdout, "
                    "the summary on stderr.")
+@click.option("--allow-short", is_flag=True, help=ALLOW_SHORT_HELP)
 def check(target: str | None, as_sweep: bool, overrides: tuple[str, ...],
-          jobs: int | None, as_json: bool) -> None:
+          jobs: int | None, as_json: bool, allow_short: bool = False) -> None:
     import os
 
     from harness.config.scenario import SCENARIOS_DIR, SWEEPS_DIR, read_toml
@@ -209,11 +280,12 @@ def check(target: str | None, as_sweep: bool, overrides: tuple[str, ...],
                 _fail("--sweep: give the grid to check")
             if overrides:
                 _fail("--set: applies to scenarios; a grid sets fields in its [set] table")
-            failed = _check_grid(load_grid(target), jobs or os.cpu_count() or 1, as_json)
+            failed = _check_grid(load_grid(target), jobs or os.cpu_count() or 1, as_json,
+                                 allow_short)
         else:
-            failed = _check_scenario(target, overrides, as_json)
+            failed = _check_scenario(target, overrides, as_json, allow_short)
     except ConfigError as e:
-        _fail(str(e))
+        _fail(e)
     if failed:
         sys.exit(1)
 
@@ -233,7 +305,8 @@ def _builtin(directory: Path, name: str) -> bool:
     return (directory / f"{name}.toml").is_file() or (directory / name).is_file()
 
 
-def _check_scenario(target: str | None, overrides: tuple[str, ...], as_json: bool) -> bool:
+def _check_scenario(target: str | None, overrides: tuple[str, ...], as_json: bool,
+                    allow_short: bool = False) -> bool:
     from harness.config.scenario import load_scenario
     from harness.engine.simulation import plan
     from harness.sweeps.cost import Cost, predicted_bytes
@@ -242,6 +315,7 @@ def _check_scenario(target: str | None, overrides: tuple[str, ...], as_json: boo
     p = plan(load_scenario(target, list(overrides), notes))
     for note in notes:
         click.echo(f"note: {note}", err=True)
+    _refuse_short(p, allow_short)
     if as_json:
         click.echo(json.dumps(p.resolved(), indent=2, default=str))
     sc = p.scenario
@@ -296,7 +370,7 @@ def _scenario_lines(p) -> list[str]:
     return lines
 
 
-def _check_grid(grid, jobs: int, as_json: bool = False) -> bool:
+def _check_grid(grid, jobs: int, as_json: bool = False, allow_short: bool = False) -> bool:
     import pandas as pd
 
     if grid.search is not None:
@@ -306,6 +380,7 @@ def _check_grid(grid, jobs: int, as_json: bool = False) -> bool:
     from harness.sweeps.grid import expand
 
     cells = expand(grid)
+    _refuse_short_cells(cells, allow_short)
     rows = [{"cell": c.id, "arm": c.arm, **dict(c.point),
              "MB": round(c.predicted_bytes / 1e6, 1) if c.scenario else None,
              "status": "ok" if c.scenario else f"invalid: {c.error}"} for c in cells]
@@ -383,7 +458,8 @@ def _check_search(grid, jobs: int, as_json: bool) -> bool:
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario field (repeatable), as for `harness run`.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
-              help="Also write the table as CSV to this new file.")
+              help="Also write the table as CSV here: a new file, or one this command "
+                   "wrote (replaced).")
 def alone(scenario: str, overrides: tuple[str, ...], output: str | None) -> None:
     """Each job's slowdown against the same job alone ([[training]]): SCENARIO
     runs once with every job, then once per job with the others disabled (same
@@ -391,29 +467,96 @@ def alone(scenario: str, overrides: tuple[str, ...], output: str | None) -> None
     from harness.sweeps import alone as jobs_alone
     from harness.outputs import outdir
 
-    try:  # the output is checked before anything runs; nothing is overwritten
-        out = outdir.check_new_file(Path(output), "-o", lambda _: False, 64 * 1024) \
+    try:  # the output is checked before anything runs; only an earlier table is replaced
+        _check_simulation_environment()
+        out = outdir.check_new_file(Path(output), "-o", jobs_alone.is_alone_table, 64 * 1024) \
             if output else None
         table = jobs_alone.slowdowns(scenario, list(overrides))
     except ConfigError as e:
-        _fail(str(e))
+        _fail(e)
+    if out is not None:   # before printing: a full stdout leaves the table written
+        try:
+            outdir.write_file(out, table.to_csv(index=False))
+        except OSError as e:  # checked before the runs: a race, or a disk filled since
+            _fail(f"-o: writing {out} failed after the runs ({e.strerror or e}); nothing "
+                  "was written", 1)
     click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    if out is not None:
-        outdir.write_file(out, table.to_csv(index=False))
+
+
+@main.command(name="docs")
+@click.argument("page", required=False)
+def docs_command(page: str | None) -> None:
+    """Where the documentation is: its folder, or the file of PAGE (a path
+    under docs/ with or without `docs/` and `.md`, e.g. performance/sweep-cost,
+    or a file name: sweep-cost, quick-map.png). An installed wheel carries the
+    pages (Markdown, read in place or in any viewer); in a checkout they are
+    its docs/. The site (`mkdocs serve`) fills in the generated parts."""
+    from harness.config.paths import DOCS_DIR
+
+    if page is None:
+        click.echo(DOCS_DIR)
+        return
+    files = sorted(p.relative_to(DOCS_DIR).as_posix() for p in DOCS_DIR.rglob("*")
+                   if p.is_file() and p.suffix in (".md", ".png", ".json")
+                   and p.relative_to(DOCS_DIR).parts[0] != "hooks")
+    name = page.split("#")[0].removeprefix("docs/").strip("/")
+    hits = [f for f in files if name in (f, f.removesuffix(".md"))]
+    if not hits:  # a file name alone, when only one page has it
+        hits = [f for f in files if name in (f.rsplit("/", 1)[-1],
+                                             f.rsplit("/", 1)[-1].removesuffix(".md"))]
+    if len(hits) != 1:
+        pages = [f.removesuffix(".md") for f in files]
+        pages += sorted({f.rsplit("/", 1)[-1] for f in pages})
+        why = f"names {len(hits)} pages ({', '.join(hits)})" if hits else "no such page"
+        _fail(f"PAGE: {shorten(page)}: {why}{_did_you_mean(name, pages)}; `harness docs` "
+              f"prints the folder ({DOCS_DIR})")
+    click.echo(DOCS_DIR / hits[0])
 
 
 @main.command(name="list")
-def list_builtins() -> None:
+@click.argument("names", nargs=-1, metavar="[NAME]...")
+@click.option("--long", "whole", is_flag=True,
+              help="Each description whole (every paragraph of its file's comment), not "
+                   "cut to one line.")
+def list_builtins(names: tuple[str, ...], whole: bool) -> None:
     """What is built in: scenarios, sweep presets, topologies, background
-    workloads, model profiles, scheduling policies and other choices."""
-    for section in catalog.sections():
+    workloads, model profiles, scheduling policies and other choices.
+    With NAMEs: only those, each described whole."""
+    import textwrap
+
+    sections = catalog.sections(whole=whole or bool(names))
+    if names:
+        known = {e.name for s in sections for e in s.entries}
+        for name in names:
+            if name not in known:
+                _fail(f"{name}: not a built-in name{_did_you_mean(name, known)}; "
+                      "`harness list` lists them")
+    import shutil
+
+    width_all = max(60, min(100, shutil.get_terminal_size((100, 24)).columns))
+    for section in sections:
+        entries = [e for e in section.entries if not names or e.name in names]
+        if names and not entries:
+            continue
         click.echo(f"{section.title} ({section.how}):")
-        width = max((len(e.name) for e in section.entries), default=0)
-        if not section.entries:
+        width = max((len(e.name) for e in entries), default=0)
+        if not entries:
             click.echo("  (none)")
-        for entry in section.entries:
-            click.echo(f"  {entry.name:<{width}}  {entry.description}")
+        for entry in entries:
+            if not (whole or names):
+                click.echo(f"  {entry.name:<{width}}  {entry.description}")
+                continue
+            click.echo(f"  {entry.name}")
+            for paragraph in entry.description.split("\n"):
+                click.echo(textwrap.fill(paragraph, width_all, initial_indent="      ",
+                                         subsequent_indent="      "))
         click.echo()
+
+
+def _did_you_mean(word: str, choices) -> str:
+    from harness.config.schema.base import did_you_mean
+
+    return did_you_mean(word, choices)
 
 
 @main.command()
@@ -444,7 +587,8 @@ def schema(of_grid: bool) -> None:
               help="Ring size N, for --ratio.")
 @click.option("--link-rate", default="10Gbps", show_default=True, help="Link rate, for --ratio.")
 @click.option("--check", "check_file", type=click.Path(dir_okay=False),
-              help="Validate an existing profile CSV instead of generating one.")
+              help="Validate an existing profile CSV instead of generating one (it only "
+                   "reads: no other option goes with it).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the profile CSV here: a new file, or one this command wrote "
                    "(default: print it).")
@@ -458,6 +602,8 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
     from harness.traffic import profiles
     from harness.config.scenario import parse_rate
 
+    if check_file:
+        _check_reads_only()
     try:
         # the output first: only a profile the harness wrote is replaced
         out = outdir.check_new_file(Path(output), "-o", profiles.is_generated) \
@@ -471,14 +617,32 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
                                 ("--ratio", ratio)):
                 if value is not None and not math.isfinite(value):
                     _fail(f"{name}: must be a finite number (got {value})")
+                if value is not None and not value > 0:
+                    _fail(f"{name}: must be > 0 (got {value:g})")
+            # the profile's bounds (profiles.check_limits), named as options and
+            # checked before a layer is made
+            if not 2 <= n_layers <= profiles.MAX_LAYERS:
+                _fail(f"--layers: must be 2 to {profiles.MAX_LAYERS:,} (got {n_layers:,})")
+            if not (model_bytes.is_integer() and model_bytes <= profiles.MAX_MODEL_BYTES):
+                _fail(f"--model-bytes: must be a whole number of bytes, at most "
+                      f"{profiles.MAX_MODEL_BYTES:,} (ns-3 counts bytes as int64; got "
+                      f"{model_bytes:g})")
+            if 2 * int(model_bytes) < 9 * n_layers:   # resnet50_like's smallest layer: 2M / 9L
+                _fail(f"--model-bytes: {model_bytes:g} B is too small for {n_layers} layers; "
+                      f"at least {math.ceil(9 * n_layers / 2):,} (or fewer --layers)")
+            if ratio is not None and workers < 2:
+                _fail(f"--workers: the ring needs at least 2 workers (got {workers})")
             if ratio is not None:
                 compute_ms = profiles.compute_ms_for_ratio(
                     ratio, model_bytes, workers, parse_rate(link_rate, "--link-rate"))
-            prof = profiles.resnet50_like(n_layers, model_bytes, compute_ms)
+            try:
+                prof = profiles.resnet50_like(n_layers, model_bytes, compute_ms)
+            except profiles.ProfileError as e:   # a layer's compute past ns-3's clock
+                _fail(f"{'--ratio' if ratio is not None else '--compute-ms'}: {e}")
         if out is not None:
             outdir.check_space(out, len(profiles.profile_csv(prof).encode()), "-o", "the profile")
     except (profiles.ProfileError, ValueError) as e:
-        _fail(str(e))
+        _fail(e)
     buffers = profiles.fuse(prof)
     click.echo(f"profile {prof.name}: {prof.n_layers} layers, {prof.model_bytes:,} B, "
                f"compute {prof.compute_ms:.3f} ms, largest layer {prof.largest_layer:,} B, "
@@ -490,6 +654,45 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
         click.echo(f"wrote {profiles.save_profile(prof, out)}", err=True)
     else:
         click.echo(prof.to_frame().to_csv(index=False), nl=False)
+
+
+def _check_reads_only() -> None:
+    """`harness profile --check` only reads: an option that generates or
+    writes (-o, --layers, ...) given beside it is refused, not ignored."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    given = [p.opts[0] for p in ctx.command.params if p.name != "check_file"
+             and ctx.get_parameter_source(p.name) == ParameterSource.COMMANDLINE]
+    if given:
+        _fail(f"{given[0]}: --check only reads a profile (nothing is generated or written); "
+              f"leave {', '.join(given)} out, or drop --check to generate one")
+
+
+def _resume_command(name: str, grid_file: str, out: Path) -> str:
+    """The command that continues this sweep or search after Ctrl-C:
+    `harness NAME GRID -o OUT --resume` and every other option the user gave
+    (-j, --executor, --scheduler, --max-seeds, --budget, --reference, --map,
+    --progress, ...), with the value it was given; options left at their
+    defaults stay out, so they keep their defaults."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    words = ["harness", name, shlex.quote(grid_file), "-o", shlex.quote(str(out)), "--resume"]
+    for param in ctx.command.params:
+        if not isinstance(param, click.Option) or param.name in ("output", "resume"):
+            continue
+        if ctx.get_parameter_source(param.name) in (ParameterSource.DEFAULT, None):
+            continue
+        value, flag = ctx.params[param.name], max(param.opts, key=len)
+        if param.is_flag and param.secondary_opts:   # --progress/--no-progress
+            words.append(flag if value else max(param.secondary_opts, key=len))
+        elif param.is_flag:
+            words += [flag] if value else []
+        else:
+            for one in (value if param.multiple else (value,)):
+                words += [flag, shlex.quote(str(one))]
+    return " ".join(words)
 
 
 def _cell_runner_options(command):
@@ -522,19 +725,19 @@ def _cell_runner_options(command):
               help="Add seeds to points whose verdict is undecided at 95 %, up to N seeds "
                    "per point (default: the grid's [adaptive] max_seeds, else off).")
 @click.option("--budget", default=None, metavar="TIME",
-              help="With added seeds: add them only where they fit in this wall time from "
-                   "the sweep's start, points nearest a verdict first, e.g. 20min, 2h or 1200 "
-                   "(seconds) (default: the grid's "
-                   "[adaptive] budget, else none). The grid's own cells always run.")
+              help="With added seeds: wall time from the sweep's start, e.g. 20min, 2h or "
+                   "1200 (seconds) (default: the grid's [adaptive] budget, else none). "
+                   + adaptive_text.SEED_ORDER + " " + adaptive_text.BUDGET_MEANING)
 @click.option("--reference", "reference_dir", metavar="DIR", default=None,
               help="Reference results (made with `harness reference`, or the name of one "
                    "kept with the harness, e.g. validate) for the cells of the grid's "
                    "smallest scale: those cells are taken from DIR, not run.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: when stderr is a terminal).")
+@click.option("--allow-short", is_flag=True, help=ALLOW_SHORT_HELP)
 def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None, resume: bool,
           retry_failed: bool, output: str | None, max_seeds: int | None, budget: str | None,
-          reference_dir: str | None, progress: bool | None) -> None:
+          reference_dir: str | None, progress: bool | None, allow_short: bool = False) -> None:
     import os
 
     from harness.outputs import outdir
@@ -544,6 +747,7 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
     from harness.analysis.tables import SEED_AXIS
 
     try:
+        _check_simulation_environment()
         grid = load_grid(grid_file)
         if grid.search is not None:
             _fail(f"search: {grid_file} is a boundary search; run it with "
@@ -553,6 +757,7 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
             check_adaptive(dict(grid.axes), grid.reference, "--max-seeds")
         budget_s = None if budget is None else _time_option(budget, "--budget")
         cells = expand(grid)
+        _refuse_short_cells(cells, allow_short)
         sweepdir.check_dir(out, grid, cells, resume)
         outdir.check_space(out, sweepdir.output_bytes_left(out, cells), "-o", "the sweep")
         if executor == "dask" and scheduler is not None:
@@ -568,21 +773,18 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
             click.echo(f"sweep {shorten(grid.name)}: {taken} cells from the reference results in "
                        f"{reference}", err=True)
     except (ConfigError, sweepdir.SweepError) as e:
-        _fail(str(e))
+        _fail(e)
     jobs = jobs or os.cpu_count() or 1
     points = len({json.dumps(c.point, default=str) for c in cells})
     arms = len({c.arm for c in cells})
     click.echo(f"sweep {shorten(grid.name)}: {len(cells)} cells ({points} points incl. seeds, "
                f"{arms} arms), {jobs} at a time on {executor}; {out}", err=True)
-    resume_cmd = " ".join(["harness", "sweep", shlex.quote(grid_file), "-o",
-                           shlex.quote(str(out)), "--resume",
-                           *(["--executor", executor] if executor != "local" else []),
-                           *(["--scheduler", shlex.quote(scheduler)] if scheduler else [])])
+    resume_cmd = _resume_command("sweep", grid_file, out)
     try:
         report = sweeping.run_sweep(grid, out, jobs, executor, scheduler, resume, retry_failed,
                                   progress, cells, max_seeds, budget_s, reference)
     except (sweepdir.SweepError, ConfigError) as e:
-        _fail(str(e))
+        _fail(e)
     except sweeping.SweepInterrupted as e:
         r = e.report
         click.echo(f"interrupted: {r.ran} cells run now ({r.failed_now} failed), "
@@ -644,9 +846,12 @@ def boundary(grid_file: str, jobs: int | None, executor: str, scheduler: str | N
     from harness.analysis.tables import SEED_AXIS
 
     try:
+        _check_simulation_environment()
         grid = load_grid_for_search(grid_file)
+        searching.check_search(grid)     # every cell a probe may ask for
         out = outdir.check_sweep_dir(Path(output) if output else sweepdir.default_dir(grid))
         sweepdir.check_dir(out, grid, [], resume)
+        searching.check_resume(out, grid, resume)
         plan = searching.plan_search(grid)
         outdir.check_space(out, sum(c.output_bytes for c in plan.end_cells) * 2, "-o",
                            "the search")
@@ -658,24 +863,21 @@ def boundary(grid_file: str, jobs: int | None, executor: str, scheduler: str | N
 
             executors.check_scheduler(scheduler)
     except (ConfigError, sweepdir.SweepError) as e:
-        _fail(str(e))
+        _fail(e)
     jobs = jobs or os.cpu_count() or 1
     spec = grid.search
     n, t = len(searching.search_points(grid)), len(spec.thresholds)
     click.echo(f"boundary {shorten(grid.name)}: {n} point{'s' if n != 1 else ''} x {t} "
                f"threshold{'s' if t != 1 else ''}, {spec.field} in [{spec.lo:g}, {spec.hi:g}] "
                f"to within {_within(spec)}; {jobs} at a time on {executor}; {out}", err=True)
-    resume_cmd = " ".join(["harness", "boundary", shlex.quote(grid_file), "-o",
-                           shlex.quote(str(out)), "--resume",
-                           *(["--map", shlex.quote(map_dir)] if map_dir else []),
-                           *(["--executor", executor] if executor != "local" else []),
-                           *(["--scheduler", shlex.quote(scheduler)] if scheduler else [])])
+    resume_cmd = _resume_command("boundary", grid_file, out)
     try:
         report = searching.run_boundary(grid, out, jobs, executor, scheduler, resume,
                                         retry_failed, progress,
-                                        map_dir=Path(map_dir) if map_dir else None)
+                                        map_dir=Path(map_dir) if map_dir else None,
+                                        checked=True)
     except (sweepdir.SweepError, ConfigError) as e:
-        _fail(str(e))
+        _fail(e)
     except KeyboardInterrupt:
         hint = f"; continue with: {resume_cmd}" if (out / "sweep.json").is_file() else ""
         _fail(f"interrupted: the finished cells are kept{hint}", EXIT_INTERRUPTED)
@@ -781,7 +983,10 @@ def _print_deltas(means, keys: list[str]) -> None:
 
     shown = {"iteration_time": "iteration", "fct_small_mean": "small FCT",
              "fct_large_mean": "large FCT"}
-    rows = means[means["metric"].isin(shown)]
+    # the tails, on a line of their own under each point (stats: p99 / p999 rules)
+    tails = {"iteration_time_p99": "iteration p99", "fct_small_p99": "small FCT p99",
+             "fct_large_p99": "large FCT p99"}
+    rows = means[means["metric"].isin({**shown, **tails})]
     if rows.empty or "change" not in rows:
         return
 
@@ -791,7 +996,9 @@ def _print_deltas(means, keys: list[str]) -> None:
         if not r["change"] == r["change"]:   # NaN
             return "n/a"
         if not r["change_low"] == r["change_low"]:   # too few pairs for an interval
-            return f"{100 * r['change']:+.1f} % ({r['verdict']}: {r['samples']:.0f} pairs)"
+            from harness.analysis import stats
+
+            return f"{100 * r['change']:+.1f} % ({stats.too_few_words(r['metric'], r['samples'])})"
         text = (f"{100 * r['change']:+.1f} % [{100 * r['change_low']:+.1f}, "
                 f"{100 * r['change_high']:+.1f}] {r['verdict']}")
         to_decide = r.get("seeds_to_decide", float("nan"))
@@ -813,6 +1020,9 @@ def _print_deltas(means, keys: list[str]) -> None:
         seeds = int(group["seeds"].max()) if group["seeds"].notna().any() else 0
         click.echo(f"  {label} ({seeds} seed{'s' if seeds != 1 else ''}): "
                    + "; ".join(f"{shown[m]} {parts[m]}" for m in shown if m in parts))
+        if any(m in parts for m in tails):
+            click.echo("    tails: " + "; ".join(f"{tails[m]} {parts[m]}" for m in tails
+                                                 if m in parts))
 
 
 @main.command()
@@ -830,7 +1040,7 @@ def reference(directory: str, output: str) -> None:
     try:
         n = references.export(Path(directory), Path(output))
     except ConfigError as e:
-        _fail(str(e))
+        _fail(e)
     click.echo(f"{n} reference cells -> {output}")
 
 
@@ -848,24 +1058,37 @@ def reference(directory: str, output: str) -> None:
 @click.option("--cell", "cells", multiple=True, metavar="ID",
               help="Sweep directories: a cell (id or unique prefix) for the FCT CDFs "
                    "(repeatable; default: both arms of the highest-load, lowest-R point).")
+@click.option("--metric", metavar="NAME",
+              help="Sweep directories: only the map of this metric of deltas_mean "
+                   "(e.g. fct_small_p99, iteration_time_p99), as map-NAME.")
 def plot(directory: str, output: str | None, formats: tuple[str, ...],
-         cells: tuple[str, ...]) -> None:
+         cells: tuple[str, ...], metric: str | None = None) -> None:
     """Figures of a run directory (training timeline, FCT CDFs, utilisation) or of
     a sweep directory, one holding sweep.json (operating-boundary map, changes per
-    R, FCT CDFs of chosen cells, utilisation per application)."""
+    R, FCT CDFs of chosen cells, utilisation per application; with --metric,
+    the map of any metric of its deltas_mean instead)."""
     from harness.outputs import plots
 
     directory_path = Path(directory)
     out = Path(output) if output else None
     try:
-        if (directory_path / "sweep.json").is_file():
+        if metric is not None and not (directory_path / "sweep.json").is_file():
+            _fail(f"--metric: applies to sweep directories; {directory} has no sweep.json")
+        if metric is not None and cells:
+            _fail("--metric: draws one map; --cell chooses the FCT CDFs' cells: give one "
+                  "or the other")
+        if metric is not None:
+            from harness.outputs.plots.sweep_figures import plot_metric
+
+            written = plot_metric(directory_path, metric, out, tuple(formats))
+        elif (directory_path / "sweep.json").is_file():
             written = plots.plot_sweep(directory_path, out, tuple(formats), list(cells) or None)
         elif cells:
             _fail(f"--cell applies to sweep directories; {directory} has no sweep.json")
         else:
             written = plots.plot_run(directory_path, out, tuple(formats))
     except (FileNotFoundError, plots.UnknownCellError, ConfigError) as e:
-        _fail(str(e))  # ConfigError: the output (outdir.check_figure_dir), before any drawing
+        _fail(e)  # ConfigError: the output (outdir.check_figure_dir), before any drawing
     except OSError as e:  # checked before drawing: a race, or a disk filled since
         _fail(f"-o: writing the figures failed ({e.strerror or e}: {e.filename}); the figures "
               "already written stay", 1)
@@ -893,7 +1116,10 @@ def frontier(directory: str, output: str | None, formats: tuple[str, ...]) -> No
         _, lines, written = frontier_of_sweep(Path(directory), Path(output) if output else None,
                                               tuple(formats))
     except ConfigError as e:
-        _fail(str(e))
+        _fail(e)
+    except OSError as e:  # checked before drawing: a race, or a disk filled since
+        _fail(f"writing the frontier failed ({e.strerror or e}: {e.filename}); what was "
+              "already written stays", 1)
     for line in lines:
         click.echo(line)
     for path in written:
@@ -919,8 +1145,15 @@ def report(directory: str, output: str | None) -> None:
         out = outdir.check_new_file(Path(output) if output else sweep_dir / "report.html",
                                     "-o", reports.is_report, reports.estimated_bytes(sweep_dir))
     except ConfigError as e:
-        _fail(str(e))
+        _fail(e)
     click.echo(f"report: {reports.write_report(sweep_dir, out)}")
+
+
+# compare and export: harness/cli_data.py
+from harness import cli_data  # noqa: E402
+
+main.add_command(cli_data.compare)
+main.add_command(cli_data.export)
 
 
 # --------------------------------------------------------------------------
@@ -937,14 +1170,17 @@ def _print_summary(summary: dict, manifest: dict) -> None:
         click.echo(f"{cls:<8}{s['count']:>7}{s['mean_fct_s'] * 1e3:>13.3f}"
                    f"{s['p50_fct_s'] * 1e3:>10.3f}{s['p99_fct_s'] * 1e3:>10.3f}"
                    f"{s['mean_slowdown']:>15.2f}")
-    tr = summary.get("training")
-    if tr:
-        job = (f"training ({tr.get('architecture', training.DEFAULT_ARCHITECTURE)}, "
+    # one line per training job: with several ([[training]]), each by its name
+    for tr in summary.get("jobs") or ([summary["training"]] if summary.get("training") else []):
+        name = f" {tr['name']}" if summary.get("jobs") else ""
+        job = (f"training{name} ({tr.get('architecture', training.DEFAULT_ARCHITECTURE)}, "
                f"{tr.get('policy', 'fifo')})")
         if tr["iterations"]:
+            slowdown = (f", {tr['slowdown_vs_ideal']:.2f}x its no-contention iteration"
+                        if tr.get("slowdown_vs_ideal") else "")
             click.echo(f"{job}: {tr['iterations']} iterations in the window, mean "
                        f"{tr['mean_iteration_s'] * 1e3:.3f} ms, p50 {tr['p50_iteration_s'] * 1e3:.3f}"
-                       f" ms, p99 {tr['p99_iteration_s'] * 1e3:.3f} ms")
+                       f" ms, p99 {tr['p99_iteration_s'] * 1e3:.3f} ms{slowdown}")
         else:
             click.echo(f"{job}: no iteration completed inside the measurement window")
     util = summary.get("host_uplink_utilization", {})
@@ -958,6 +1194,11 @@ def _print_summary(summary: dict, manifest: dict) -> None:
                f"flows; {summary['events']:,} events, {manifest['events_per_s']:,.0f} events/s, "
                f"{manifest['sim_s_per_wall_s']:.3f} simulated s per wall s; "
                f"start-up {manifest['startup_s']:.2f} s")
+
+
+from harness.cli_findings import findings as _findings  # noqa: E402  (the findings group)
+
+main.add_command(_findings)
 
 
 if __name__ == "__main__":

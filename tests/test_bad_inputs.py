@@ -45,6 +45,28 @@ tolerance = 0.05
 """
 
 
+# the thesis job scaled down, in a window (0.4 s) shorter than its no-contention
+# iteration (567 ms): refused before anything runs
+SHORT_WINDOW = ["scale=10", "run.duration=0.6", "run.warmup=0.1", "run.cooldown=0.1"]
+SHORT_GRID = GRID.replace('scenario = "default"', 'scenario = "thesis"').replace(
+    '"run.duration" = 0.25', '"scale" = 10\n"run.duration" = 0.6\n"run.warmup" = 0.1\n'
+    '"run.cooldown" = 0.1')
+
+
+# the same search over an integer field (training.workers: 2 to the 4 hosts)
+SEARCH_WORKERS = SEARCH.replace('"background.load"', '"training.workers"').replace(
+    "lo = 0.05", "lo = 2").replace("hi = 0.3", "hi = 4").replace("tolerance = 0.05",
+                                                                  "tolerance = 1")
+
+# a map sweep's record over the search's field (boundary --map)
+MAP_RECORD = (b'{"grid": "m", "axes": ["background.load", "seed"], "arms": ["same", "low"], '
+              b'"reference": "same", "cells": []}')
+
+# a search directory's sweep.json before any cell ended (for --resume)
+SEARCH_DIR_RECORD = (b'{"grid": "g", "axes": ["seed"], "arms": ["same", "low"], '
+                     b'"reference": "same", "cells": []}')
+
+
 def _parquet(columns: dict) -> bytes:
     import io
 
@@ -247,6 +269,42 @@ SET_CASES = [
      ["network.buffer.alpha", "non-empty"]),
     ("host-buffer-model-unknown", S('network.host_buffer.model="linux"'),
      ["network.host_buffer.model", "per_band, shared, dynamic"]),
+    # buffers, packet size and ECN in one unit (issue 48): the packet is network.mtu
+    ("buffer-below-a-jumbo-frame", S("network.mtu=9000", 'network.buffer.size="4000B"'),
+     ["network.buffer.size", "network.mtu = 9,000 B", '"9000B"']),
+    ("host-buffer-below-a-jumbo-frame", S("network.mtu=9000", 'network.host_buffer.size="4000B"'),
+     ["network.host_buffer.size", "network.mtu = 9,000 B", '"9000B"']),
+    ("host-buffer-below-a-packet", S('network.host_buffer.size="1000B"'),
+     ["network.host_buffer.size", '"1500B"']),
+    ("ecn-threshold-over-byte-buffer", S('network.buffer.size="150KB"',
+                                         "network.ecn_threshold=200"),
+     ["network.ecn_threshold", "100 packets of network.mtu = 1,500 B", "1 to 99"]),
+    ("ecn-threshold-over-jumbo-byte-buffer", S("network.mtu=9000", 'network.buffer.size="900KB"',
+                                               "network.ecn_threshold=100"),
+     ["network.ecn_threshold", "100 packets of network.mtu = 9,000 B", "1 to 99"]),
+    ("ecn-threshold-over-host-buffer", S("network.host_buffer.size=10", "network.ecn_threshold=20"),
+     ["network.ecn_threshold", "network.host_buffer.size = 10", "1 to 9"]),
+    ("ecn-threshold-class-over-host-buffer", S('network.host_buffer.size="15KB"',
+                                               "network.ecn_threshold={low=20}"),
+     ["network.ecn_threshold.low", "network.host_buffer.size", "never mark"]),
+    ("ecn-threshold-at-scaled-limit", S("scale=10", "network.band_limit_packets=100",
+                                        "network.ecn_threshold=99"),
+     ["network.ecn_threshold", "at scale = 10", "network.band_limit_packets = 10"]),
+    ("ecn-threshold-at-limit", S("network.band_limit_packets=100", "network.ecn_threshold=100"),
+     ["network.ecn_threshold", "network.band_limit_packets = 100", "1 to 99"]),
+    ("dynamic-alpha-below-threshold", S('network.buffer={model="dynamic",alpha=0.02,size=1000}',
+                                        "network.ecn_threshold=20"),
+     ["network.buffer.alpha", "never mark", "alpha above 0.0204"]),
+    ("dynamic-alpha-class-below-threshold", S('network.buffer={model="dynamic",size=1000,'
+                                              'alpha={low=0.02}}',
+                                              "network.ecn_threshold={low=20}"),
+     ["network.buffer.alpha.low", "never mark"]),
+    ("dynamic-host-alpha-below-threshold", S('network.host_buffer={model="dynamic",alpha=0.02,'
+                                             'size="1.5MB"}', "network.ecn_threshold=20"),
+     ["network.host_buffer.alpha", "never mark"]),
+    ("dynamic-default-alpha-half-pool", S('network.buffer.model="dynamic"',
+                                          "network.ecn_threshold=500"),
+     ["network.ecn_threshold", "alpha = 1", "below 500"]),
     ("dctcp-without-marking", S('tcp.congestion_control="dctcp"'),
      ["tcp.congestion_control", "dctcp", "network.ecn_threshold"]),
     ("dctcp-ecn-off", S('tcp.congestion_control="dctcp"', "network.ecn_threshold=20",
@@ -332,10 +390,12 @@ FILE_CASES = [
     ("scenario-base-number", {"s.toml": b"base = 3\n"}, ["run", "s.toml"], ["base", "name"]),
     ("scenario-base-missing", {"s.toml": b'base = "nosuch"\n'}, ["run", "s.toml"],
      ["base", "not found"]),
-    ("scenario-run-string", {"s.toml": b'run = "fast"\n'}, ["run", "s.toml"], ["run", "table"]),
+    # (base = "default": the file's one error; with more, each is a line of its own)
+    ("scenario-run-string", {"s.toml": b'base = "default"\nrun = "fast"\n'}, ["run", "s.toml"],
+     ["run", "table"]),
     ("scenario-host-string", {"s.toml": b'[background]\nhosts = [0, "a"]\n'}, ["run", "s.toml"],
      ["background.hosts[1]", "integer"]),
-    ("scenario-duration-string-nan", {"s.toml": b'[run]\nduration = "nan s"\n'},
+    ("scenario-duration-string-nan", {"s.toml": b'base = "default"\n[run]\nduration = "nan s"\n'},
      ["run", "s.toml"], ["run.duration", "cannot read"]),
     ("cdf-nan", {"c.csv": b"bytes,cdf\n0,0\nnan,0.5\n100,1\n"},
      ["run", "--set", 'background.workload="c.csv"'], ["background.workload", "finite"]),
@@ -365,7 +425,8 @@ FILE_CASES = [
     ("run-o-dot", {}, ["run", "-o", "."], ["-o", "current directory"]),
     ("run-o-parent", {}, ["run", "-o", ".."], ["-o", "current directory"]),
     ("run-o-long-name", {}, ["run", "-o", "r" * 250], ["-o", "too long", ".NAME.tmp-PID"]),
-    ("scenario-name-huge", {"s.toml": 'name = ["' + "x" * 1_000_000 + '"]\n'}, ["run", "s.toml"],
+    ("scenario-name-huge", {"s.toml": 'base = "default"\nname = ["' + "x" * 1_000_000 + '"]\n'},
+     ["run", "s.toml"],
      ["name", "expected a string", "characters)"]),
     # grids
     ("grid-not-utf8", {"g.toml": NOT_UTF8}, ["sweep", "g.toml"], ["grid", "UTF-8"]),
@@ -480,7 +541,8 @@ FILE_CASES = [
                          "figs/fct-cdf.png": b"mine", "figs/notes.tex": b"mine"},
      ["plot", "r", "-o", "figs"], ["-o", "did not write", "notes.tex"]),
     ("plot-not-run-dir", {"d/x": b""}, ["plot", "d"], ["not a run directory", "config.json"]),
-    ("profile-layers-0", {}, ["profile", "--layers", "0", "--compute-ms", "10"], ["n_layers"]),
+    ("profile-layers-0", {}, ["profile", "--layers", "0", "--compute-ms", "10"],
+     ["--layers", "2 to 100,000"]),
     ("profile-compute-nan", {}, ["profile", "--compute-ms", "nan"], ["--compute-ms", "finite"]),
     ("profile-ratio-inf", {}, ["profile", "--ratio", "inf"], ["--ratio", "finite"]),
     ("profile-model-inf", {}, ["profile", "--model-bytes", "inf", "--compute-ms", "10"],
@@ -491,6 +553,44 @@ FILE_CASES = [
      ["exactly one of --compute-ms and --ratio"]),
     ("profile-check-not-utf8", {"p.csv": b"layer,bytes\n\xff\n"}, ["profile", "--check", "p.csv"],
      ["profile", "cannot read"]),
+    # harness profile: bounded, never writes what its readers refuse, -o not ignored (issue 48)
+    ("profile-layers-1e9", {}, ["profile", "--layers", "1000000000", "--compute-ms", "10"],
+     ["--layers", "2 to 100,000"]),
+    ("profile-model-bytes-1e30", {}, ["profile", "--model-bytes", "1e30", "--compute-ms", "10"],
+     ["--model-bytes", "at most 9,223,372,036,854,775,807"]),
+    ("profile-model-bytes-fraction", {}, ["profile", "--model-bytes", "1e8.5", "--compute-ms",
+                                          "10"], ["--model-bytes"]),
+    ("profile-model-bytes-too-small", {}, ["profile", "--model-bytes", "100", "--compute-ms",
+                                           "10", "-o", "p.csv"], ["--model-bytes", "at least 225"]),
+    ("profile-compute-past-ns3", {}, ["profile", "--compute-ms", "1e300", "-o", "p.csv"],
+     ["--compute-ms", "longest time ns-3 represents"]),
+    ("profile-ratio-past-ns3", {}, ["profile", "--ratio", "1e300", "-o", "p.csv"],
+     ["--ratio", "longest time ns-3 represents"]),
+    ("profile-compute-0", {}, ["profile", "--compute-ms", "0"], ["--compute-ms", "> 0"]),
+    ("profile-workers-1", {}, ["profile", "--ratio", "4", "--workers", "1"],
+     ["--workers", "at least 2"]),
+    ("profile-check-with-o", {"p.csv": b"layer,bytes,fp_ms,bp_ms\n0,10,1,1\n"},
+     ["profile", "--check", "p.csv", "-o", "q.csv"], ["-o", "--check only reads"]),
+    ("profile-check-with-layers", {"p.csv": b"layer,bytes,fp_ms,bp_ms\n0,10,1,1\n"},
+     ["profile", "--check", "p.csv", "--layers", "3"], ["--layers", "--check only reads"]),
+    ("profile-check-past-int64", {"p.csv": b"layer,bytes,fp_ms,bp_ms\n0,9223372036854775807,1,1"
+                                           b"\n1,10,1,1\n"},
+     ["profile", "--check", "p.csv"], ["profile", "at most 9,223,372,036,854,775,807 B"]),
+    ("profile-run-past-int64", {"p.csv": b"layer,bytes,fp_ms,bp_ms\n0,9223372036854775807,1,1"
+                                         b"\n1,10,1,1\n"},
+     ["run", "--set", "training.enabled=true", "--set", 'training.profile="p.csv"'],
+     ["training.profile", "at most 9,223,372,036,854,775,807 B"]),
+    ("profile-check-compute-past-ns3", {"p.csv": b"layer,bytes,fp_ms,bp_ms\n0,10,1e13,1\n"},
+     ["profile", "--check", "p.csv"], ["profile", "fp_ms", "longest time ns-3 represents"]),
+    ("profile-check-too-many-layers", {"p.csv": b"layer,bytes,fp_ms,bp_ms\n" + b"".join(
+        b"%d,10,1,1\n" % i for i in range(100_001))},
+     ["profile", "--check", "p.csv"], ["profile", "100,001 layers", "at most 100,000"]),
+    # harness alone without a job to compare (issue 48): refused before the simulation
+    ("alone-no-training", {}, ["alone", "default"],
+     ["training", "no enabled training job", "training.enabled=true"]),
+    ("alone-every-job-disabled", {}, ["alone", "two-jobs", "--set", "training.0.enabled=false",
+                                      "--set", "training.1.enabled=false"],
+     ["training", "no enabled training job"]),
     # valid as written, refused for what ns-3 would receive (issue 25)
     ("straggler-factor-1e15", {}, S(*TRAINING, "training.straggler={factor=1e15}"),
      ["training.straggler", "beyond ns-3's clock"]),
@@ -528,6 +628,20 @@ FILE_CASES = [
                                'profile = "resnet50-like-2MB"\nport = 65530\nhosts = [0, 1]\n'
                                '[[training]]\nprofile = "resnet50-like-2MB"\nhosts = [2, 3]\n'},
      ["run", "j.toml"], ["training[1].port", "not given", "65540", "give training[1].port"]),
+    # a window shorter than one no-contention iteration measures nothing (issue 46): refused
+    # by run, check and sweep, naming the keys to change
+    ("window-shorter-than-iteration", {},
+     ["run", "thesis", *[a for kv in SHORT_WINDOW for a in ("--set", kv)]],
+     ["run.duration", "measurement window [0.1, 0.5] s", "567 ms", ">= 0.768 s", "run.warmup",
+      "run.cooldown", "training.ratio", "run.min_iterations", "--allow-short"]),
+    ("window-shorter-than-iteration-check", {"s.toml": 'base = "thesis"\nscale = 10\n[run]\n'
+                                             "duration = 0.6\nwarmup = 0.1\ncooldown = 0.1\n"},
+     ["check", "s.toml"], ["run.duration", "567 ms", "run.min_iterations", "--allow-short"]),
+    ("window-shorter-than-iteration-sweep", {"g.toml": SHORT_GRID}, ["sweep", "g.toml"],
+     ["run.duration: cell", "background.load = 0.05", "and 3 more of the 4 cells",
+      "567 ms", "--allow-short"]),
+    ("window-shorter-than-iteration-check-grid", {"g.toml": SHORT_GRID},
+     ["check", "--sweep", "g.toml", "--json"], ["run.duration: cell", "--allow-short"]),
     # boundary searches: the [search] table, checked before anything runs
     ("search-unknown-key", {"b.toml": SEARCH + "colour = 1\n"}, ["boundary", "b.toml"],
      ["search.colour", "allowed"]),
@@ -594,6 +708,67 @@ FILE_CASES = [
      ["search", "harness boundary"]),
     ("search-map-not-sweep", {"b.toml": SEARCH, "m/x": b""},
      ["boundary", "b.toml", "-o", "s", "--map", "m"], ["--map", "not a sweep directory"]),
+    # what a search's probes may make, checked before it starts (issue 48)
+    ("search-hi-out-of-range", {"b.toml": SEARCH.replace("hi = 0.3", "hi = 1.5")},
+     ["boundary", "b.toml"], ["search.hi", "background.load = 1.5", "< 1"]),
+    ("search-lo-out-of-range", {"b.toml": SEARCH.replace("lo = 0.05", "lo = -0.5")},
+     ["boundary", "b.toml"], ["search.lo", "background.load = -0.5", "> 0"]),
+    ("search-int-hi-out-of-range", {"b.toml": SEARCH_WORKERS.replace("hi = 4", "hi = 40")},
+     ["boundary", "b.toml"], ["search.hi", "training.workers = 40", "hosts 0..3"]),
+    ("search-field-meaningless", {"b.toml": SEARCH.replace(
+        '"background.load"', '"training.scheduler.partition"').replace("lo = 0.05", "lo = 1000")
+        .replace("hi = 0.3", "hi = 100000").replace("tolerance = 0.05", "tolerance = 1000")},
+     ["boundary", "b.toml"], ["search.field", "training.scheduler.partition", "allowed: none"]),
+    ("search-field-unused", {"b.toml": SEARCH.replace('"run.duration" = 0.25', '"run.duration" '
+                                                      '= 0.25\n"background.enabled" = false')},
+     ["boundary", "b.toml"], ["search.field", "background.load", "changes nothing simulated"]),
+    ("search-seed-axis-at-max", {"b.toml": SEARCH.replace("seed = [1]",
+                                                          "seed = [9223372036854775807]")},
+     ["boundary", "b.toml"], ["search.max_seeds", "seed 9223372036854775808"]),
+    ("search-first-seed-invalid", {"b.toml": SEARCH.replace("seed = [1]", "seed = [-1]")},
+     ["boundary", "b.toml"], ["axes.seed", "seed -1", ">= 0"]),
+    ("search-axis-disables-training", {"b.toml": SEARCH.replace(
+        '"training.enabled" = true\n', "").replace(
+        "seed = [1]", 'seed = [1]\n"training.enabled" = [true, false]')},
+     ["boundary", "b.toml"], ["axes", "training.enabled = False", "no training job"]),
+    ("search-map-table-unreadable", {"b.toml": SEARCH, "m/sweep.json": MAP_RECORD,
+                                     "m/deltas_mean.parquet": b"not parquet"},
+     ["boundary", "b.toml", "-o", "s", "--map", "m"], ["--map", "deltas_mean.parquet"]),
+    ("search-map-table-no-verdicts", {"b.toml": SEARCH, "m/sweep.json": MAP_RECORD,
+                                      "m/deltas_mean.parquet": _parquet({"arm": ["low"]})},
+     ["boundary", "b.toml", "-o", "s", "--map", "m"], ["--map", "lacks the column"]),
+    # search grids that make no sense (issue 48)
+    ("search-tolerance-below-slack", {"b.toml": SEARCH.replace("tolerance = 0.05",
+                                                               "tolerance = 1e-12")},
+     ["boundary", "b.toml"], ["search.tolerance", "finer than", "at least 3e-07"]),
+    ("search-log-tolerance-below-slack", {"b.toml": SEARCH.replace(
+        "tolerance = 0.05", "tolerance = 1.0000000001") + 'spacing = "log"\n'},
+     ["boundary", "b.toml"], ["search.tolerance", "finer than", "at least 1.000001"]),
+    ("search-int-tolerance-below-1", {"b.toml": SEARCH_WORKERS.replace("tolerance = 1",
+                                                                       "tolerance = 0.5")},
+     ["boundary", "b.toml"], ["search.tolerance", "at least 1", "whole numbers"]),
+    ("search-int-log-tolerance", {"b.toml": SEARCH_WORKERS.replace(
+        "tolerance = 1", "tolerance = 1.2") + 'spacing = "log"\n'},
+     ["boundary", "b.toml"], ["search.tolerance", "at least 1.33333333"]),
+    ("search-unused-arm", {"b.toml": SEARCH.replace(
+        "low = {", 'mid = { "background.class" = "normal" }\nlow = {') + 'arm = "low"\n'},
+     ["boundary", "b.toml"], ["arms", "'mid'", "every probe unused"]),
+    ("search-unused-arm-check", {"b.toml": SEARCH.replace(
+        "low = {", 'mid = { "background.class" = "normal" }\nlow = {') + 'arm = "low"\n'},
+     ["check", "b.toml"], ["arms", "'mid'"]),
+    ("search-resume-changed-search", {"b.toml": SEARCH.replace("tolerance = 0.05",
+                                                               "tolerance = 0.1"),
+                                      "s/grid.toml": SEARCH, "s/sweep.json": SEARCH_DIR_RECORD},
+     ["boundary", "b.toml", "-o", "s", "--resume"],
+     ["search.tolerance", "changed since", "0.05", "0.1", "new directory"]),
+    ("search-resume-a-sweep", {"b.toml": SEARCH, "s/grid.toml": GRID,
+                               "s/sweep.json": SEARCH_DIR_RECORD},
+     ["boundary", "b.toml", "-o", "s", "--resume"], ["search", "holds a sweep, not a search"]),
+    # an integer field's range (issue 48): said so, not "does not take a number"
+    ("search-int-fractional-lo", {"b.toml": SEARCH_WORKERS.replace("lo = 2", "lo = 2.5")},
+     ["boundary", "b.toml"], ["search.lo", "training.workers takes integers", "2 or 3"]),
+    ("search-int-fractional-hi", {"b.toml": SEARCH_WORKERS.replace("hi = 4", "hi = 3.5")},
+     ["boundary", "b.toml"], ["search.hi", "takes integers"]),
     ("dask-scheduler-malformed", {"g.toml": GRID},
      ["sweep", "g.toml", "-o", "s", "--executor", "dask", "--scheduler", "nonsense:::"],
      ["--scheduler", "not a Dask scheduler address"]),
@@ -612,6 +787,164 @@ FILE_CASES = [
      ["frontier", "s", "-o", "figs"], ["-o", "did not write", "notes.tex"]),
 ]
 
+
+# issue 48: the harness's own JSON records, damaged, in every reader (one
+# reader: harness.analysis.tables.read_record): one line naming the file
+DAMAGED_RECORDS = {
+    "not-json": (b'{"grid": "g", "cells": [', "is not JSON"),
+    "empty": (b"", "is not JSON"),
+    "list": (b"[1, 2]", "holds a list, not a JSON object"),
+    "string": (b'"sweep"', "holds a string, not a JSON object"),
+    "no-cells": (b'{"grid": "g"}', "has no 'cells' field"),
+    "cells-object": (b'{"grid": "g", "cells": {}}', "its 'cells' is an object"),
+    "cell-not-object": (b'{"grid": "g", "cells": [1]}', "its cells[0] is an integer"),
+    "cell-no-id": (b'{"grid": "g", "cells": [{"arm": "same", "point": {}}]}',
+                   "its cells[0] has no 'id'"),
+    "axes-not-names": (b'{"grid": "g", "cells": [], "axes": [1]}', "its 'axes' is not a list"),
+    "not-utf8": (b"\xff\xfe{}", "is not UTF-8"),
+    "deep": (b"[" * 100_000 + b"]" * 100_000, "is not JSON"),
+}
+_READERS = {   # argv reading s/sweep.json (SWEEP_FILES), or m/ for --map
+    "frontier": ["frontier", "s"],
+    "report": ["report", "s", "-o", "r.html"],
+    "plot": ["plot", "s", "-o", "figs"],
+    "reference": ["reference", "s", "-o", "ref"],
+    "resume": ["sweep", "g.toml", "-o", "s", "--resume"],
+    "map": ["boundary", "b.toml", "-o", "out", "--map", "s"],
+}
+RECORD_CASES = [
+    (f"record-{reader}-{damage}",
+     {**SWEEP_FILES, "g.toml": GRID, "b.toml": SEARCH, "s/sweep.json": content},
+     argv, ["s/sweep.json", why, "restore it"])
+    for damage, (content, why) in DAMAGED_RECORDS.items()
+    for reader, argv in _READERS.items()
+    if reader in ("frontier", "reference") or damage in ("not-json", "list", "no-cells")
+] + [
+    (f"record-reference-index-{damage}", {"g.toml": GRID, "ref/reference.json": content},
+     ["sweep", "g.toml", "-o", "new", "--reference", "ref"],
+     ["ref/reference.json", why, "restore it"])
+    for damage, (content, why) in DAMAGED_RECORDS.items()
+    if damage in ("not-json", "empty", "list", "not-utf8")
+] + [
+    ("record-reference-index-cells-list",
+     {"g.toml": GRID, "ref/reference.json": b'{"grid": "g", "scale": 1, "cells": []}'},
+     ["sweep", "g.toml", "-o", "new", "--reference", "ref"],
+     ["ref/reference.json", "'cells' is a list"]),
+    # harness reference on a boundary search's directory: said so, not "the grid changed"
+    ("reference-of-a-search", {"s/sweep.json": SEARCH_DIR_RECORD, "s/grid.toml": SEARCH},
+     ["reference", "s", "-o", "ref"], ["SWEEP", "boundary search", "harness sweep"]),
+]
+
+# issue 48: every writer through outdir's checks, auxiliary tables included
+OUTPUT_CASES = [
+    ("frontier-table-over-users-file", {**SWEEP_FILES, "s/frontier.parquet": b"mine"},
+     ["frontier", "s"], ["SWEEP_DIR", "frontier.parquet", "not written by the harness"]),
+    ("frontier-table-over-users-parquet",
+     {**SWEEP_FILES, "s/frontier.parquet": _parquet({"mine": [1]})},
+     ["frontier", "s", "-o", "figs"], ["SWEEP_DIR", "frontier.parquet", "not written"]),
+    ("reference-o-name-too-long", SWEEP_FILES, ["reference", "s", "-o", "r" * 300],
+     ["-o", "too long"]),
+    ("reference-o-exists", {**SWEEP_FILES, "ref/x": b"mine"}, ["reference", "s", "-o", "ref"],
+     ["-o", "exists", "new directory"]),
+    ("alone-o-users-file", {"mine.csv": b"a,b\n1,2\n"},
+     ["alone", "two-jobs", "-o", "mine.csv"], ["-o", "not written by the harness"]),
+    # the sweep lock: a .lock the harness did not make is refused, untouched
+    ("lock-users-file", {"g.toml": GRID, "s/.lock": b"mine"}, ["sweep", "g.toml", "-o", "s"],
+     ["-o", "s/.lock", "not the harness's lock file"]),
+    ("lock-users-json", {"g.toml": GRID, "s/.lock": b'{"pid": 1}'},
+     ["sweep", "g.toml", "-o", "s"], ["-o", "not the harness's lock file"]),
+    ("lock-users-file-resume", {"g.toml": GRID, "s/.lock": b"mine",
+                                "s/sweep.json": SWEEP_FILES["s/sweep.json"]},
+     ["sweep", "g.toml", "-o", "s", "--resume"], ["-o", "not the harness's lock file"]),
+    ("lock-users-file-boundary", {"b.toml": SEARCH, "s/.lock": b"mine"},
+     ["boundary", "b.toml", "-o", "s"], ["-o", "not the harness's lock file"]),
+]
+FILE_CASES += RECORD_CASES + OUTPUT_CASES
+
+# issue 46: compare, export and plot --metric (the directories are only looked
+# at: each case is refused before a table is read or anything computed)
+RUN_FILES = {f"r/{name}.json": b"{}" for name in ("config", "summary", "manifest")}
+LOAD_SWEEP = {  # a sweep over background.load, its cells never read
+    "t/sweep.json": b'{"grid": "t", "axes": ["background.load"], "arms": ["same", "low"], '
+                    b'"reference": "same", "cells": []}',
+    "t/summary.parquet": _parquet({"cell": ["a", "b"], "arm": ["same", "low"],
+                                   "status": ["ok", "ok"], "background.load": [0.1, 0.1]}),
+    "u/sweep.json": b'{"grid": "u", "axes": ["background.load"], "arms": ["same", "low"], '
+                    b'"reference": "same", "cells": []}',
+    "u/summary.parquet": _parquet({"cell": ["c", "d"], "arm": ["same", "low"],
+                                   "status": ["ok", "ok"], "background.load": [0.2, 0.2]}),
+}
+DATA_CASES = [
+    ("compare-missing", RUN_FILES, ["compare", "r", "nosuch"], ["B", "nosuch", "not a directory"]),
+    ("compare-not-a-run", {**RUN_FILES, "x/notes.txt": b"mine"}, ["compare", "x", "r"],
+     ["A", "neither a run directory", "nor a sweep directory"]),
+    ("compare-run-vs-sweep", {**RUN_FILES, **SWEEP_FILES}, ["compare", "r", "s"],
+     ["B", "A is a run directory and B a sweep directory"]),
+    ("compare-other-axes", {**SWEEP_FILES, **LOAD_SWEEP}, ["compare", "s", "t"],
+     ["A", "neither varies nor sets background.load", "matched by their values"]),
+    ("compare-no-point", LOAD_SWEEP, ["compare", "t", "u"],
+     ["B", "no point", "background.load"]),
+    ("compare-o-users-file", {**RUN_FILES, "mine.csv": b"a\n1\n"},
+     ["compare", "r", "r", "-o", "mine.csv"], ["-o", "not written by the harness"]),
+    ("compare-o-suffix", RUN_FILES, ["compare", "r", "r", "-o", "out.xlsx"],
+     ["-o", ".csv or .parquet"]),
+    ("export-format", RUN_FILES, ["export", "r", "--format", "xlsx", "-o", "out"],
+     ["--format", "'xlsx'", "csv, parquet"]),
+    ("export-not-a-run", {"x/notes.txt": b"mine"}, ["export", "x", "-o", "out"],
+     ["DIR", "neither a run directory"]),
+    ("export-o-exists", {**RUN_FILES, "out/mine.csv": b"a\n1\n"}, ["export", "r", "-o", "out"],
+     ["-o", "exists", "new directory"]),
+    ("export-o-empty", {**SWEEP_FILES}, ["export", "s", "-o", ""], ["-o", "new directory"]),
+    ("plot-metric-unknown", SWEEP_FILES, ["plot", "s", "--metric", "fct_tiny_p99"],
+     ["--metric", "fct_tiny_p99", "allowed", "iteration_time", "fct_small_mean"]),
+    ("plot-metric-on-a-run", RUN_FILES, ["plot", "r", "--metric", "iteration_time"],
+     ["--metric", "sweep directories"]),
+    ("plot-metric-and-cell", SWEEP_FILES, ["plot", "s", "--metric", "iteration_time",
+                                           "--cell", "a"], ["--metric", "--cell"]),
+]
+FILE_CASES += DATA_CASES
+
+# issue 48: the environment variables, one rule (harness.config.environment):
+# (id, variables, argv, must contain); a file named "file" is made first
+_SWITCHES = ("DDNN_HARNESS_STOCK_TCP", "DDNN_HARNESS_TCP_CROSSCHECK", "DDNN_HARNESS_NO_PCH",
+             "DDNN_HARNESS_HUGE_PAGES")
+ENV_CASES = [
+    *[(f"env-{name}-{value}", {name: value}, ["run"],
+       [name, "expected 1 or 0", "on/off", f"got {value!r}"])
+      for name in _SWITCHES for value in ("maybe", "2", "of")],
+    ("env-switch-any-command", {"DDNN_HARNESS_STOCK_TCP": "maybe"}, ["list"],
+     ["DDNN_HARNESS_STOCK_TCP", "expected 1 or 0"]),
+    ("env-results-file", {"DDNN_HARNESS_RESULTS": "file"}, ["run"],
+     ["DDNN_HARNESS_RESULTS", "a file, not a directory"]),
+    ("env-results-under-file", {"DDNN_HARNESS_RESULTS": "file/results"},
+     ["sweep", "quick"], ["DDNN_HARNESS_RESULTS", "a file, not a directory"]),
+    ("env-results-unknown-user", {"DDNN_HARNESS_RESULTS": "~no-such-user-48/results"}, ["run"],
+     ["DDNN_HARNESS_RESULTS", "no-such-user-48", "not a user here"]),
+    ("env-results-proc", {"DDNN_HARNESS_RESULTS": "/proc/results"}, ["run"],
+     ["DDNN_HARNESS_RESULTS", "cannot write in"]),
+    ("env-cache-file", {"DDNN_HARNESS_CACHE": "file"}, ["run"],
+     ["DDNN_HARNESS_CACHE", "a file, not a directory"]),
+    ("env-cache-unknown-user", {"DDNN_HARNESS_CACHE": "~no-such-user-48"}, ["sweep", "quick"],
+     ["DDNN_HARNESS_CACHE", "not a user here"]),
+    ("env-cache-proc", {"DDNN_HARNESS_CACHE": "/proc/cache"}, ["alone", "two-jobs"],
+     ["DDNN_HARNESS_CACHE", "cannot write in"]),
+    ("env-xdg-cache-file", {"XDG_CACHE_HOME": "file", "DDNN_HARNESS_CACHE": ""}, ["run"],
+     ["XDG_CACHE_HOME", "a file, not a directory"]),
+    # a missing compiler is the environment's: exit 2 and one line, not 3
+    ("env-cxx-missing", {"CXX": "no-such-compiler-48"}, ["run"],
+     ["CXX", "no-such-compiler-48", "not found"]),
+]
+
+
+@pytest.mark.parametrize("variables, argv, says", [c[1:] for c in ENV_CASES],
+                         ids=[c[0] for c in ENV_CASES])
+def test_a_bad_environment_variable_is_one_line_naming_it(invoke, monkeypatch, tmp_path,
+                                                           variables, argv, says):
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    result, before, after = invoke(argv, {"file": b"mine"})
+    _assert_one_line_error(result, says)
+    assert after == before
 
 @pytest.fixture
 def invoke(tmp_path, monkeypatch):

@@ -275,3 +275,58 @@ def test_alpha_classes_are_checked_against_the_class_table(override, field):
     with pytest.raises(ConfigError) as err:
         plan(load_scenario(None, [override]))
     assert err.value.field == field
+
+
+_ECT_HELPER = r"""
+namespace ecn_edge_test {
+using namespace ns3;
+/// Offers `n` ECN-capable (ECT(0)) packets of `payload` bytes at socket
+/// priority `priority`; returns how many the queue disc accepted.
+uint32_t OfferEct(Ptr<QueueDisc> root, uint32_t n, uint8_t priority, uint32_t payload) {
+    uint32_t accepted = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        Ptr<Packet> packet = Create<Packet>(payload);
+        SocketPriorityTag tag;
+        tag.SetPriority(priority);
+        packet->AddPacketTag(tag);
+        Ipv4Header header;
+        header.SetEcn(Ipv4Header::ECN_ECT0);
+        accepted += root->Enqueue(Create<Ipv4QueueDiscItem>(packet, Address(), 0x0800, header));
+    }
+    return accepted;
+}
+}
+"""
+
+
+@pytest.mark.parametrize("model, limit, sets, most", [
+    ("per_band", "10p", ['network.buffer={model="per_band",size=10}'], 9),
+    ("shared", "15000B", ['network.buffer.size="15000B"'], 9),   # 10 packets of 1,500 B
+    ("dynamic", "100p", ['network.buffer={model="dynamic",size=100}'], 49),   # alpha 1: < 50
+    ("dynamic", "100p", ['network.buffer={model="dynamic",size=100,alpha=0.25}'], 19),   # < 20
+])
+def test_the_threshold_check_matches_where_ns3_can_mark(ns, model, limit, sets, most):
+    """A marking threshold is accepted exactly where the band can mark
+    (issue 48): K = most marks the one packet arriving to K queued; K =
+    most + 1 is refused, and in ns-3 it marks nothing (the band drops before
+    it holds K), whatever the buffer's unit or model."""
+    import cppyy
+
+    if not hasattr(cppyy.gbl, "ecn_edge_test"):
+        cppyy.cppdef(_ECT_HELPER)
+    alphas = "0.25 0.25 0.25" if "alpha=0.25" in sets[0] else ""
+    marked = {}
+    for k in (most, most + 1):
+        installer = ns.QueueDiscInstaller("ns3::PrioQueueDisc", 3,
+                                          " ".join(map(str, PFIFO_FAST_PRIOMAP)))
+        installer.SetBuffer(ns.QueueDiscInstaller.ParseBufferModel(model), ns.QueueSize(limit),
+                            False, alphas)
+        installer.SetEcnThresholds(f"{k} {k} {k}", False)
+        [root] = list(cppyy.gbl.buffer_test.Build(installer, 1))
+        cppyy.gbl.ecn_edge_test.OfferEct(root, 200, LOW, PAYLOAD)
+        marked[k] = root.GetQueueDiscClass(2).GetQueueDisc().GetStats().nTotalMarkedPackets
+    assert marked == {most: 1, most + 1: 0}
+    plan(load_scenario(None, [*sets, f"network.ecn_threshold={most}"]))     # accepted
+    with pytest.raises(ConfigError) as err:
+        plan(load_scenario(None, [*sets, f"network.ecn_threshold={most + 1}"]))
+    assert "never mark" in str(err.value)

@@ -369,7 +369,7 @@ def test_the_api_checks_before_the_run(tmp_path, monkeypatch, mounts, run_dir):
 
 def test_a_huge_value_is_shortened_in_messages(invoke, tmp_path):
     huge = "x" * 5_000_000
-    (tmp_path / "s.toml").write_text(f'name = ["{huge}"]\n')
+    (tmp_path / "s.toml").write_text(f'base = "default"\nname = ["{huge}"]\n')
     line = refused(invoke, "run", "s.toml", says=("name", "expected a string", "characters"))
     assert len(line) < 300
     (tmp_path / "w.toml").write_text(f'base = "default"\n[background]\nworkload = "{huge}"\n')
@@ -388,3 +388,88 @@ def test_a_huge_valid_name_is_shortened_where_it_is_echoed(invoke, tmp_path):
 def test_shorten():
     assert shorten("abc") == "'abc'" and shorten(3.5) == "3.5"
     assert shorten("y" * 1000) == "'" + "y" * 79 + "... (1,000 characters)"
+
+
+# --------------------------------------------------------------------------
+# issue 48: every writer through the same checks, auxiliary tables and stdout too
+
+
+def _frontier_sweep(d: Path) -> Path:
+    """A finished sweep with a reference arm, as `harness frontier` reads it."""
+    import pandas as pd
+
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "sweep.json").write_text('{"grid": "g", "axes": ["seed"], "arms": ["same", "low"], '
+                                  '"reference": "same", "cells": []}')
+    pd.DataFrame({"cell": ["a", "b"], "arm": ["same", "low"], "status": ["ok", "ok"]}) \
+        .to_parquet(d / "summary.parquet", index=False)
+    pd.DataFrame({"arm": ["low"] * 3,
+                  "metric": ["iteration_time", "fct_small_mean", "fct_large_mean"],
+                  "change": [0.0, -0.2, -0.1], "change_low": [-0.01, -0.3, -0.2],
+                  "change_high": [0.01, -0.1, 0.0]}).to_parquet(d / "deltas_mean.parquet",
+                                                               index=False)
+    return d
+
+
+def test_frontier_never_writes_its_table_through_a_link_to_a_users_file(invoke, tmp_path):
+    _frontier_sweep(tmp_path / "s")
+    (tmp_path / "mine.parquet").write_bytes(b"the user's")
+    (tmp_path / "s" / "frontier.parquet").symlink_to(tmp_path / "mine.parquet")
+    refused(invoke, "frontier", "s", "-o", "figs",
+            says=("SWEEP_DIR", "frontier.parquet", "not written by the harness"))
+
+
+def test_frontier_replaces_its_own_table_and_figure(invoke, tmp_path):
+    _frontier_sweep(tmp_path / "s")
+    for _ in range(2):   # the second time over its own outputs
+        result, _, _ = invoke("frontier", "s")
+        assert result.exit_code == 0, result.output
+    import pandas as pd
+
+    assert "best" in pd.read_parquet(tmp_path / "s" / "frontier.parquet")
+    assert (tmp_path / "s" / "plots" / "frontier.png").is_file()
+
+
+def test_frontier_into_a_read_only_or_full_sweep_directory_is_refused(invoke, tmp_path,
+                                                                      mounts):
+    for name in ("ro", "full"):
+        where = mounts(tmp_path / name)
+        _frontier_sweep(where / "s")   # then the file system made read-only, or filled
+        if name == "ro":
+            proc = subprocess.run(["mount", "-o", "remount,ro", str(where)],
+                                  capture_output=True, text=True, timeout=30)
+            if proc.returncode != 0:
+                pytest.skip(f"cannot remount a tmpfs read-only: {proc.stderr.strip()}")
+        else:
+            fd = os.open(where / "filler", os.O_WRONLY | os.O_CREAT)
+            try:
+                while os.write(fd, b"\0" * 4096):
+                    pass
+            except OSError:   # ENOSPC: full
+                pass
+            finally:
+                os.close(fd)
+        says = ("SWEEP_DIR", "frontier.parquet",
+                "Read-only file system" if name == "ro" else "free")
+        # -o elsewhere: the table still goes into the sweep directory, checked first
+        refused(invoke, "frontier", f"{name}/s", "-o", "figs", says=says)
+
+
+@pytest.mark.parametrize("argv", [["schema"], ["schema", "--grid"], ["check", "--json"],
+                                  ["profile", "--compute-ms", "10"], ["list"]],
+                         ids=lambda argv: "-".join(argv))
+def test_printing_to_a_full_device_is_one_line(argv, tmp_path):
+    """stdout on /dev/full: one line naming stdout, no traceback."""
+    import sys
+
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "harness.cli", *argv], stdout=full,
+                              stderr=subprocess.PIPE, text=True, cwd=tmp_path, timeout=120,
+                              env={**os.environ,
+                                   "PYTHONPATH": str(Path(cli.__file__).parents[1])})
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    assert proc.returncode == 2, proc.stderr
+    assert len(errors) == 1 and errors[0].startswith("error: stdout: ") \
+        and "No space left on device" in errors[0], proc.stderr
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+    assert not list(tmp_path.iterdir())

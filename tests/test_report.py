@@ -32,8 +32,7 @@ def page(local_sweep, tmp_path_factory):
 def test_the_page_holds_map_cells_and_manifest(page, local_sweep):
     html = page.read_text()
     assert reports.is_report(page)
-    m = re.search(r'id="map-image" alt="operating-boundary" src="data:image/png;base64,([^"]+)"',
-                  html)
+    m = re.search(r'id="map-image" alt="[^"]+" src="data:image/png;base64,([^"]+)"', html)
     assert m and base64.b64decode(m.group(1)).startswith(b"\x89PNG")
     summary = local_sweep.tables["summary"]
     cells = re.findall(r'<details id="cell-([0-9a-f]+)">(.*?)</details>', html, re.S)
@@ -50,6 +49,36 @@ def test_the_page_holds_map_cells_and_manifest(page, local_sweep):
     table = html[html.index('<section id="summary">'):html.index('<section id="cells">')]
     assert table.count("n/a") == len(re.findall(r'<span class="na" title="[^"]+">n/a</span>',
                                                 table))
+
+
+def test_the_page_answers(page, local_sweep):
+    """Issue 46: the map first and large, every metric's change with its
+    interval and verdict, captions that say what a figure shows, plain numbers."""
+    html = page.read_text()
+    assert (html.index('id="map-image"') < html.index('<section id="changes">')
+            < html.index('<section id="figures">') < html.index('<section id="summary">'))
+    # the map never shown smaller than its cells' text allows (it scrolls instead)
+    width = re.search(r'id="map-image"[^>]*style="min-width: (\d+)px"', html)
+    assert width and 600 < int(width.group(1)) < 3000
+    changes = html[html.index('<section id="changes">'):html.index('<section id="figures">')]
+    means = local_sweep.tables["deltas_mean"]
+    from harness.analysis.metrics import delta_metric_words
+
+    for metric in set(means["metric"]):   # every metric, the tails included
+        assert unescape(changes).count(delta_metric_words(metric) + "<") == \
+            (means["metric"] == metric).sum(), metric
+    assert "too few samples: " in changes and " of 368 pairs" in changes
+    for stem in reports.SWEEP_FIGURES:   # captions in words, not file names
+        assert f"<figcaption>{stem}" not in html and f'alt="{stem}"' not in html
+    tables = re.findall(r"<table.*?</table>", html, re.S)
+    assert tables and not any(re.search(r"\d\.?\d*e[+-]\d", t) for t in tables)
+
+
+def test_numbers_are_plain():
+    assert reports.plain(1610.0) == "1,610" and reports.plain(1.61e3) == "1,610"
+    assert reports.plain(12.345) == "12.3" and reports.plain(0.012345) == "0.0123"
+    assert reports.plain(0.0) == "0" and reports.plain(float("nan")) == "n/a"
+    assert reports._fmt(1.612, 1e3) == "1,612"
 
 
 def test_report_replaces_its_own_page_only(page, local_sweep):

@@ -268,3 +268,63 @@ def test_paired_deltas_with_the_seed_as_the_only_axis():
                       "mean_iteration_s": [1.0, 0.9, 1.0, 0.8], "training_stalled": [False] * 4})
     d = metrics.paired_deltas(s, ["seed"], "arm", "a", (("mean_iteration_s", "iteration_time"),))
     assert list(d["change"]) == pytest.approx([-0.1, -0.2])
+
+
+# --------------------------------------------------------------------------
+# issue 46: the tails' rule and intervals, unpaired changes, cell-keyed seeds
+
+
+def test_a_tail_needs_enough_samples_beyond_its_quantile():
+    # the fewest n with q ** n <= 2.5 %: below it, no observation beyond the
+    # quantile is more likely than 2.5 %, and no interval has an upper end
+    assert stats.min_tail_samples(0.99) == 368 and stats.min_tail_samples(0.999) == 3688
+    for q in (0.99, 0.999):
+        n = stats.min_tail_samples(q)
+        assert q ** n <= 0.025 < q ** (n - 1)
+    assert stats.MIN_FLOW_PAIRS["p99"] == stats.MIN_PAIRS["p99"] == 368
+    assert stats.MIN_PAIRS["p999"] == 3688
+    assert stats.min_pairs_of("iteration_time_p99") == 368
+    assert stats.min_pairs_of("fct_large_p999") == 3688
+    assert stats.min_pairs_of("iteration_time") == stats.MIN_ITERATION_PAIRS
+    assert stats.too_few_words("fct_small_p99", 12) == "too few samples: 12 of 368 pairs"
+
+
+def test_the_iteration_tail_is_paired_and_bootstrapped():
+    rng = np.random.default_rng(7)
+    times = list(1.0 + rng.lognormal(0, 0.5, 400))
+    ref = [Run(iterations=_iterations(times, workers=1))]
+    arm = [Run(iterations=_iterations([t * 1.3 for t in times], workers=1))]
+    iv = stats.iteration_tail_change(ref, arm, "p99", stats.rng_for("tail"))
+    assert iv.samples == 400 and iv.change == pytest.approx(0.3)
+    assert iv.low == pytest.approx(0.3) and iv.high == pytest.approx(0.3)   # every pair x 1.3
+    assert stats.judge("iteration_time_p99", iv) == (stats.SLOWER, True)
+    few = stats.iteration_tail_change(ref, arm, "p999", stats.rng_for("tail"))
+    assert few.has_too_few and few.change == pytest.approx(0.3)
+    assert stats.judge("iteration_time_p999", few) == (stats.TOO_FEW, False)
+    stalled = stats.iteration_tail_change(ref, [Run(iterations=_iterations([]))], "p99",
+                                          stats.rng_for("tail"))
+    assert stalled.change == math.inf
+
+
+def test_unpaired_change_covers_the_true_ratio_and_needs_its_minimum():
+    rng = np.random.default_rng(11)
+    ref = [rng.lognormal(0, 1, 3000)]
+    arm = [rng.lognormal(0, 1, 3000) * 1.5]
+    iv = stats.unpaired_change(ref, arm, "mean", stats.rng_for("u"))
+    assert iv.low < 0.5 < iv.high and iv.samples == 3000
+    paired_width = stats.paired_change(ref, [ref[0] * 1.5], "mean", stats.rng_for("u"))
+    assert paired_width.high - paired_width.low < (iv.high - iv.low) / 10
+    few = stats.unpaired_change([ref[0][:5]], [arm[0][:500]], "mean", stats.rng_for("u"))
+    assert few.has_too_few and few.samples == 5
+
+
+def test_the_seed_of_a_bootstrap_is_its_cells_not_their_order():
+    assert stats.cells_key(["b", "a"], ["d", "c"]) == stats.cells_key(["a", "b"], ["c", "d"])
+    assert stats.cells_key(["a"], ["b"]) != stats.cells_key(["b"], ["a"])   # the sides count
+    ref, arm = _pairs(9, 500, 0.8)
+    key = stats.cells_key(["x1"], ["y1"])
+    one = stats.paired_change([ref], [arm], "mean", stats.rng_for(*key, "small", "mean"))
+    two = stats.paired_change([ref], [arm], "mean", stats.rng_for(*key, "small", "mean"))
+    other = stats.paired_change([ref], [arm], "mean",
+                                stats.rng_for(*stats.cells_key(["x2"], ["y1"]), "small", "mean"))
+    assert one == two and (one.low, one.high) != (other.low, other.high)

@@ -7,7 +7,15 @@ A page asks for one with a marker line, replaced when the site is built:
   default and description (harness.config.keys.markdown, from harness/config/schema/);
 - ``<!-- generated: policy-parameters -->``: each scheduling policy's
   ``[training.scheduler]`` parameters (harness/traffic/schedulers.py);
-- ``<!-- generated: cli -->``: ``harness --help`` and every command's help.
+- ``<!-- generated: cli -->``: ``harness --help`` and every command's help;
+- ``<!-- generated: adaptive-seeds -->``, ``<!-- generated: decided -->``: how
+  added seeds are ordered and what a budget does (harness/sweeps/adaptive_text.py),
+  what a decided verdict is (harness/analysis/stats.py), said once;
+- ``<!-- generated: finding NAME -->``, ``<!-- generated: finding-map SWEEP
+  [METRIC] -->``, ``<!-- generated: finding-changes SWEEP METRIC ... -->``,
+  ``<!-- generated: finding-summary SWEEP -->``, ``<!-- generated: findings-status -->``:
+  a finding's provenance and tables, from its kept results
+  (harness/outputs/findings_pages.py, workloads/findings/).
 
 An unknown marker stops the build.
 """
@@ -22,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # a checkout without `pip install -e .`
     sys.path.insert(0, str(ROOT))
 
-MARKER = re.compile(r"^<!-- generated: ([a-z-]+) -->$", re.MULTILINE)
+MARKER = re.compile(r"^<!-- generated: ([a-z-]+)((?: [A-Za-z0-9_.-]+)*) -->$", re.MULTILINE)
 WIDTH = 88
 
 
@@ -54,8 +62,34 @@ def _policy_parameters() -> str:
     return keys.policies_markdown()
 
 
+def _adaptive_seeds() -> str:
+    from harness.sweeps import adaptive_text
+
+    return f"{adaptive_text.SEED_ORDER}\n\n{adaptive_text.BUDGET_MEANING}\n"
+
+
+def _decided() -> str:
+    from harness.analysis import stats
+
+    return stats.DECIDED_MEANING + "\n"
+
+
+def _findings(kind: str):
+    def generate(*args: str) -> str:
+        from harness.outputs import findings_pages
+
+        return {"finding": findings_pages.finding_block, "finding-map": findings_pages.finding_map,
+                "finding-changes": findings_pages.finding_changes,
+                "finding-summary": findings_pages.finding_summary,
+                "findings-status": findings_pages.findings_status}[kind](*args)
+
+    return generate
+
+
 GENERATORS = {"scenario-keys": _scenario_keys, "policy-parameters": _policy_parameters,
-              "cli": _cli}
+              "cli": _cli, "adaptive-seeds": _adaptive_seeds, "decided": _decided, **{k: _findings(k) for k in ("finding", "finding-map",
+                                                         "finding-changes", "finding-summary",
+                                                         "findings-status")}}
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
@@ -66,6 +100,6 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
 
             raise PluginError(f"{page.file.src_path}: unknown generated part {name!r}; "
                              f"known: {', '.join(GENERATORS)}")
-        return GENERATORS[name]()
+        return GENERATORS[name](*match.group(2).split())
 
     return MARKER.sub(fill, markdown)

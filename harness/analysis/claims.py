@@ -15,7 +15,6 @@ that start in it.
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +38,7 @@ class Cell:
 def runs(sweep_dir: Path) -> list[Cell]:
     """The sweep's finished cells."""
     sweep_dir = Path(sweep_dir)
-    record = json.loads((sweep_dir / "sweep.json").read_text())
+    record = tables.read_sweep_record(sweep_dir)
     out = []
     for cell in record["cells"]:
         path = sweep_dir / "cells" / cell["id"]
@@ -52,7 +51,7 @@ def runs(sweep_dir: Path) -> list[Cell]:
 
 def references(sweep_dir: Path) -> dict[str, str]:
     """Point label -> its reference arm (the grid's, or the point's own)."""
-    record = json.loads((Path(sweep_dir) / "sweep.json").read_text())
+    record = tables.read_sweep_record(sweep_dir)
     out = {}
     for cell in record["cells"]:
         label = str(cell["point"].get(POINT_LABEL, ""))
@@ -74,7 +73,7 @@ def _tables(run: Cell, start_s: float | None, end_s: float | None) -> tables.Run
 def phases(run: Cell) -> list[tuple[float, float]]:
     """[start, end) s of each phase of constant conditions inside the
     measurement window: split at every link-rate change and load step."""
-    config = json.loads((run.path / "config.json").read_text())
+    config = tables.read_record(run.path / "config.json", what="the cell's config")
     window = (config["run"]["warmup"], config["run"]["duration"] - config["run"]["cooldown"])
     times = {c["at_ns"] / 1e9 for c in config.get("link_changes", [])}
     times |= {at for at, _ in config["background"].get("steps", [])}

@@ -67,7 +67,8 @@ class FlowStat:
     quantile: float | None      # None: the mean
     flat: str | None = None     # summary.parquet: fct_<class>_<flat>
     change: str | None = None   # deltas: fct_<class>_<change>, paired per flow (needs `flat`)
-    min_pairs: int = 0          # flow pairs a change's interval needs
+    min_pairs: int = 0          # flow pairs a mean's interval needs (a quantile's:
+                                # harness.analysis.stats.min_tail_samples)
 
     def of(self, values: pd.Series) -> float:
         return float(values.mean() if self.quantile is None else values.quantile(self.quantile))
@@ -77,7 +78,8 @@ class FlowStat:
 FLOW_STATS = (
     FlowStat("mean_fct_s", "fct_s", None, flat="mean_s", change="mean", min_pairs=10),
     FlowStat("p50_fct_s", "fct_s", 0.5, flat="p50_s"),
-    FlowStat("p99_fct_s", "fct_s", 0.99, flat="p99_s", change="p99", min_pairs=100),
+    FlowStat("p99_fct_s", "fct_s", 0.99, flat="p99_s", change="p99"),
+    FlowStat("p999_fct_s", "fct_s", 0.999, flat="p999_s", change="p999"),
     FlowStat("mean_slowdown", "slowdown", None, flat="mean_slowdown"),
     FlowStat("p99_slowdown", "slowdown", 0.99),
 )
@@ -149,10 +151,11 @@ def iteration_summary(iterations: pd.DataFrame) -> dict[str, float | int | None]
     it = iterations.loc[iterations["measured"], "iteration_s"]
     if len(it) == 0:
         return {"iterations": 0, "mean_iteration_s": None, "p50_iteration_s": None,
-                "p99_iteration_s": None}
+                "p99_iteration_s": None, "p999_iteration_s": None}
     return {"iterations": int(len(it)), "mean_iteration_s": float(it.mean()),
             "p50_iteration_s": float(it.quantile(0.5)),
-            "p99_iteration_s": float(it.quantile(0.99))}
+            "p99_iteration_s": float(it.quantile(0.99)),
+            "p999_iteration_s": float(it.quantile(0.999))}
 
 
 def end_spread(iterations: pd.DataFrame) -> pd.DataFrame:
@@ -200,10 +203,32 @@ def spread_summary(iterations: pd.DataFrame) -> dict[str, float | None]:
 DELTA_METRICS = (
     ("mean_iteration_s", "iteration_time"),
     ("p99_iteration_s", "iteration_time_p99"),
+    ("p999_iteration_s", "iteration_time_p999"),
     ("mean_end_spread_s", "end_spread"),
     *((f"fct_{c}_{s.flat}", f"fct_{c}_{s.change}") for s in FLOW_STATS if s.change
       for c in (*SIZE_CLASSES, "all")),
 )
+
+
+_CLASS_WORDS = {"small": "small-flow FCT (<= 100 KB)", "medium": "medium-flow FCT (100 KB-10 MB)",
+                "large": "large-flow FCT (> 10 MB)", "all": "FCT of every flow"}
+_STAT_WORDS = {"mean": "mean", "p99": "99th percentile (p99)", "p999": "99.9th percentile (p999)"}
+
+
+def delta_metric_words(metric: str) -> str:
+    """A deltas metric in words: "fct_small_p99" -> "small-flow FCT (<= 100 KB),
+    99th percentile (p99)"; the name itself when unknown."""
+    if metric == "iteration_time":
+        return "training iteration time, mean"
+    if metric == "end_spread":
+        return "straggler spread (last - first worker's end of an iteration), mean"
+    if metric.startswith("iteration_time_"):
+        stat = metric.removeprefix("iteration_time_")
+        return f"training iteration time, {_STAT_WORDS.get(stat, stat)}"
+    parts = metric.split("_")
+    if len(parts) == 3 and parts[0] == "fct" and parts[1] in _CLASS_WORDS:
+        return f"{_CLASS_WORDS[parts[1]]}, {_STAT_WORDS.get(parts[2], parts[2])}"
+    return metric
 
 
 def flat_summary(summary: dict) -> dict[str, float | int | None]:
@@ -213,7 +238,7 @@ def flat_summary(summary: dict) -> dict[str, float | int | None]:
         row[f"fct_{cls}_count"] = s["count"]
         for stat in FLOW_STATS:
             if stat.flat:
-                row[f"fct_{cls}_{stat.flat}"] = s[stat.key]
+                row[f"fct_{cls}_{stat.flat}"] = s.get(stat.key)   # older runs: no p999
     for key in ("measured_flows", "completed_flows", "completion_ratio", "socket_errors"):
         row[key] = summary[key]
     util = summary.get("host_uplink_utilization", {})
@@ -221,7 +246,7 @@ def flat_summary(summary: dict) -> dict[str, float | int | None]:
     row["u_background"] = util.get("background")
     training = summary.get("training") or {}
     for key in ("iterations", "mean_iteration_s", "p50_iteration_s", "p99_iteration_s",
-                "mean_end_spread_s", "p99_end_spread_s"):
+                "p999_iteration_s", "mean_end_spread_s", "p99_end_spread_s"):
         row[key] = training.get(key)
     row["training_socket_errors"] = training.get("socket_errors") or None
     # a job that completed no iteration inside the window is stalled: its

@@ -42,9 +42,24 @@ seeds there):
 - FCT means: MIN_FLOW_PAIRS["mean"] = 10 flow pairs. A percentile bootstrap
   of n pairs has few distinct resamples when n is small (one pair: a single
   one, so "-4.5 % [-4.5, -4.5]"), and its interval undercovers heavy tails.
-- FCT p99: MIN_FLOW_PAIRS["p99"] = 100 flow pairs. Below 100 the 99th
-  percentile is interpolated between the two largest values, and no
-  resample can reach beyond the largest: the interval says nothing.
+- Tails (p99, p999 of FCTs and of iteration times): min_tail_samples(q)
+  pairs, the fewest n with q ** n <= (1 - CONFIDENCE) / 2 (p99: 368, p999:
+  3,688; about 3.7 expected observations beyond the quantile). With fewer,
+  the chance that no observation at all lies beyond the q-quantile exceeds
+  2.5 %: not even the distribution-free interval of the quantile (between
+  two order statistics) has an upper end, and a bootstrap, which never
+  draws beyond the largest value, would return an interval that says
+  nothing.
+
+Tails of the iteration time are paired as its mean is (seed and k-th
+measured iteration) and bootstrapped as the FCT tails are: the change of
+the q-quantile of the arm's iteration times against the reference's, its
+interval a percentile bootstrap resampling the pairs within each seed.
+
+Every bootstrap is seeded from the cells it reads (cells_key: the ids,
+i.e. the scenario digests, of both arms' cells) and the metric, never from
+the point's label or place in a grid: the same cells give byte-identical
+intervals in any grid.
 
 The background's change is significant when its interval excludes 0:
 "faster" or "slower", else "n.s." (no significant change at 95 %). Small
@@ -78,8 +93,23 @@ FCT_CLASSES = (*SIZE_CLASSES, "all")
 _CHANGES = tuple(s for s in FLOW_STATS if s.change)
 FCT_STATS = tuple(s.change for s in _CHANGES)
 MIN_ITERATION_PAIRS = 5
-MIN_FLOW_PAIRS = {s.change: s.min_pairs for s in _CHANGES}
+
+
+def min_tail_samples(q: float) -> int:
+    """The fewest pairs an interval of a q-quantile needs: the smallest n
+    with q ** n <= (1 - CONFIDENCE) / 2, i.e. the chance that no observation
+    lies beyond the quantile is below 2.5 % (p99: 368, p999: 3,688)."""
+    return math.ceil(math.log((1 - CONFIDENCE) / 2) / math.log(q) - 1e-9)
+
+
+MIN_FLOW_PAIRS = {s.change: (min_tail_samples(s.quantile) if s.quantile else s.min_pairs)
+                  for s in _CHANGES}
 _QUANTILE = {s.change: s.quantile for s in _CHANGES}
+#: the iteration time's tails (deltas: iteration_time_<stat>), bootstrapped
+ITERATION_TAILS = {"p99": 0.99, "p999": 0.999}
+#: pairs an interval needs, per statistic (means: MIN_FLOW_PAIRS; tails: min_tail_samples)
+MIN_PAIRS = {**MIN_FLOW_PAIRS, **{k: min_tail_samples(q) for k, q in ITERATION_TAILS.items()}}
+_QUANTILE.update(ITERATION_TAILS)
 
 # the verdicts' words
 TOO_FEW = "too few samples"     # an estimate without an interval
@@ -89,6 +119,13 @@ TRAINING_CLASSES = ("green", "yellow", "red")     # slowdown classes, by GREEN_M
 CLASS_MEANING = {"green": f"slowdown \u2264 {100 * GREEN_MAX:g} %",
                  "yellow": f"slowdown \u2264 {100 * YELLOW_MAX:g} %",
                  "red": f"slowdown > {100 * YELLOW_MAX:g} %"}
+#: what "decided" means, said once: `harness sweep --help` and the docs take these words
+DECIDED_MEANING = (
+    f"A training verdict is decided when the whole 95 % interval of the slowdown lies in one "
+    f"class (green: slowdown <= {100 * GREEN_MAX:g} %, yellow: <= {100 * YELLOW_MAX:g} %, red: "
+    "above); an interval across a class boundary is undecided (e.g. green/yellow), and the map "
+    "hatches it. A background change is significant, faster or slower, when its interval "
+    "excludes 0, else n.s.")
 FASTER, SLOWER, NOT_SIGNIFICANT = "faster", "slower", "n.s."   # background FCT changes
 SMALLER, LARGER = "smaller", "larger"                          # the straggler spread
 UNDECIDED = "undecided"       # an arm against another (claims), a slowdown against a threshold
@@ -122,11 +159,34 @@ class Interval:
         return self.samples > 0 and math.isfinite(self.change) and math.isnan(self.low)
 
 
+def min_pairs_of(metric: str) -> int | None:
+    """The pairs an interval of a deltas metric needs (iteration_time,
+    iteration_time_p99, end_spread, fct_small_p999, ...); None if unknown."""
+    if metric in ("iteration_time", "end_spread"):
+        return MIN_ITERATION_PAIRS
+    return MIN_PAIRS.get(metric.rsplit("_", 1)[-1])
+
+
+def too_few_words(metric: str, samples: float) -> str:
+    """"too few samples: 7 of 368 pairs": the verdict with its rule."""
+    need = min_pairs_of(metric)
+    n = int(samples) if samples == samples else 0
+    return f"{TOO_FEW}: {n:,} of {need:,} pairs" if need else f"{TOO_FEW}: {n:,} pairs"
+
+
 def rng_for(*key) -> np.random.Generator:
-    """A generator seeded from a key (the point, arm and metric): the same
+    """A generator seeded from a key (cells_key and the metric): the same
     inputs give the same intervals."""
     digest = hashlib.sha256(repr(key).encode()).digest()
     return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+
+
+def cells_key(reference: list[str], arm: list[str]) -> tuple:
+    """What a change's bootstrap is seeded from: the ids (scenario digests)
+    of the cells of both arms it reads, each side sorted; never the point's
+    label or place in a grid, so the same cells give the same interval in
+    any grid."""
+    return ("cells", tuple(sorted(map(str, reference))), tuple(sorted(map(str, arm))))
 
 
 def _statistic(values: np.ndarray, stat: str, axis: int = -1) -> np.ndarray:
@@ -158,7 +218,7 @@ def paired_change(reference: list[np.ndarray], arm: list[np.ndarray], stat: str,
     arm_all = np.concatenate([a for _, a in strata])
     base = float(_statistic(ref_all, stat))
     change = float(_statistic(arm_all, stat)) / base - 1 if base > 0 else float("nan")
-    if n < MIN_FLOW_PAIRS[stat]:
+    if n < MIN_PAIRS[stat]:
         return Interval.too_few(change, n, len(reference))
     # resampled pairs of every stratum side by side, in chunks of replicates
     # (memory: chunk x n indices)
@@ -177,6 +237,44 @@ def paired_change(reference: list[np.ndarray], arm: list[np.ndarray], stat: str,
     return Interval(change, low, high, n, len(reference))
 
 
+def unpaired_change(reference: list[np.ndarray], arm: list[np.ndarray], stat: str,
+                    rng: np.random.Generator, resamples: int = BOOTSTRAP_RESAMPLES,
+                    min_samples: int | None = None) -> Interval:
+    """stat(arm) / stat(reference) - 1 where the two sides share no pairs
+    (harness compare of runs with different background flows or seeds): a
+    percentile bootstrap resampling each side on its own, within each of its
+    strata (seeds). "too few samples" when the smaller side has fewer than
+    min_samples (default MIN_PAIRS[stat]) values; samples: that smaller side."""
+    ref = [r for r in reference if len(r)]
+    new = [a for a in arm if len(a)]
+    seeds = max(len(reference), len(arm))
+    n = min(sum(map(len, ref)), sum(map(len, new)))
+    if n == 0:
+        return Interval.empty(seeds)
+    ref_all, arm_all = np.concatenate(ref), np.concatenate(new)
+    base = float(_statistic(ref_all, stat))
+    change = float(_statistic(arm_all, stat)) / base - 1 if base > 0 else float("nan")
+    if n < (min_samples if min_samples is not None else MIN_PAIRS[stat]):
+        return Interval.too_few(change, n, seeds)
+
+    def replicates(side: list[np.ndarray]) -> np.ndarray:
+        values = np.concatenate(side)
+        offsets = np.cumsum([0] + [len(x) for x in side])
+        out = []
+        chunk = max(1, min(resamples, 2_000_000 // len(values)))
+        for done in range(0, resamples, chunk):
+            size = min(chunk, resamples - done)
+            picks = np.concatenate([rng.integers(a, b, size=(size, b - a))
+                                    for a, b in zip(offsets[:-1], offsets[1:])], axis=1)
+            out.append(_statistic(values[picks], stat, axis=1))
+        return np.concatenate(out)
+
+    ref_stat, arm_stat = replicates(ref), replicates(new)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low, high = _percentiles(arm_stat / ref_stat - 1)
+    return Interval(change, low, high, n, seeds)
+
+
 # --------------------------------------------------------------------------
 # one (point, arm): every change of the map, from the runs' tables
 
@@ -192,7 +290,8 @@ def _done(flows: pd.DataFrame) -> pd.DataFrame:
 def fct_changes(reference: list["Run"], arm: list["Run"],
                 key: tuple) -> dict[str, Interval]:
     """{"fct_small_mean": Interval, "fct_small_p99": ..., ...}: paired over the
-    flows both arms of a seed measured and completed."""
+    flows both arms of a seed measured and completed. key: what the
+    bootstraps are seeded from, with the metric (cells_key of the runs' cells)."""
     columns = sorted({s.column for s in _CHANGES})
     pairs: dict[tuple[str, str], tuple[list[np.ndarray], list[np.ndarray]]] = {
         (c, col): ([], []) for c in FCT_CLASSES for col in columns}
@@ -211,6 +310,14 @@ def fct_changes(reference: list["Run"], arm: list["Run"],
             out[f"fct_{cls}_{stat.change}"] = paired_change(
                 *pairs[cls, stat.column], stat.change, rng_for(*key, cls, stat.change))
     return out
+
+
+def tail_changes(reference: list["Run"], arm: list["Run"], key: tuple) -> dict[str, Interval]:
+    """{"iteration_time_p99": Interval, "iteration_time_p999": ...}: the
+    iteration time's tails (iteration_tail_change), each bootstrap seeded
+    from key (cells_key) and the metric."""
+    return {f"iteration_time_{stat}": iteration_tail_change(
+        reference, arm, stat, rng_for(*key, "iteration_time", stat)) for stat in ITERATION_TAILS}
 
 
 def _in_step(reference: pd.Series, arm: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -260,6 +367,27 @@ def iteration_change(reference: list["Run"], arm: list["Run"], key: tuple = ()) 
     return paired_t_change(np.asarray(changes, dtype=float), seeds)
 
 
+def iteration_tail_change(reference: list["Run"], arm: list["Run"], stat: str,
+                          rng: np.random.Generator) -> Interval:
+    """The change of a tail of the iteration time (stat: a key of
+    ITERATION_TAILS): quantile(arm) / quantile(reference) - 1 over the
+    iterations paired as iteration_change pairs them (seed, k-th measured),
+    with a percentile bootstrap of the pairs within each seed (paired_change);
+    "too few samples" below MIN_PAIRS[stat]; +inf when the arm stalled."""
+    ref_strata, arm_strata = [], []
+    ref_any = arm_any = False
+    for r, a in zip(reference, arm):
+        rt, at = _iteration_times(r.iterations), _iteration_times(a.iterations)
+        ref_any |= len(rt) > 0
+        arm_any |= len(at) > 0
+        ref_s, arm_s = _in_step(rt, at)
+        ref_strata.append(ref_s.astype(float))
+        arm_strata.append(arm_s.astype(float))
+    if ref_any and not arm_any:
+        return Interval(math.inf, math.inf, math.inf, 0, len(reference))   # stalled
+    return paired_change(ref_strata, arm_strata, stat, rng)
+
+
 def _spreads(iterations: pd.DataFrame | None) -> pd.Series:
     """Measured iterations: iteration number -> spread of worker end times."""
     spread = end_spread(iterations)
@@ -282,6 +410,54 @@ def end_spread_change(reference: list["Run"], arm: list["Run"], key: tuple = ())
     if mean_base <= 0:
         return Interval.empty(len(reference))
     return paired_t_change(np.asarray(differences) / mean_base, len(reference))
+
+
+def unpaired_changes(reference: list["Run"], arm: list["Run"], key: tuple) -> dict[str, Interval]:
+    """Every change of paired_changes for runs that share no flows or seeds
+    (harness compare): unpaired_change over the iteration times (averaged
+    over workers; the mean needs MIN_ITERATION_PAIRS per side), the end
+    spreads and each size class's measured, completed flows; +inf for an arm
+    that measured no iteration where the reference did."""
+    def times(runs):
+        return [_iteration_times(r.iterations).to_numpy(dtype=float) for r in runs]
+
+    def spreads(runs):
+        return [_spreads(r.iterations).to_numpy(dtype=float) for r in runs]
+
+    ref_t, arm_t = times(reference), times(arm)
+    seeds = max(len(reference), len(arm))
+    stalled = any(len(t) for t in ref_t) and not any(len(t) for t in arm_t)
+    out = {}
+    for metric, stat in (("iteration_time", "mean"),
+                         *((f"iteration_time_{q}", q) for q in ITERATION_TAILS)):
+        out[metric] = (Interval(math.inf, math.inf, math.inf, 0, seeds) if stalled else
+                       unpaired_change(ref_t, arm_t, stat, rng_for(*key, metric),
+                                       min_samples=(MIN_ITERATION_PAIRS if stat == "mean"
+                                                    else None)))
+    out["end_spread"] = unpaired_change(spreads(reference), spreads(arm), "mean",
+                                        rng_for(*key, "end_spread"),
+                                        min_samples=MIN_ITERATION_PAIRS)
+    for cls in FCT_CLASSES:
+        for flow_stat in _CHANGES:
+            def values(runs):
+                done = [_done(r.flows) for r in runs]
+                return [(d if cls == "all" else d[d["size_class"] == cls])[flow_stat.column]
+                        .to_numpy(dtype=float) for d in done]
+            metric = f"fct_{cls}_{flow_stat.change}"
+            out[metric] = unpaired_change(values(reference), values(arm), flow_stat.change,
+                                          rng_for(*key, cls, flow_stat.change))
+    return out
+
+
+def paired_changes(reference: list["Run"], arm: list["Run"], key: tuple) -> dict[str, Interval]:
+    """Every change of a sweep's deltas_mean of one arm against its
+    reference, paired per seed (the runs of reference[i] and arm[i] replay
+    the same background flows): iteration time, its tails, the end spread
+    and each size class's FCT statistics. key: cells_key."""
+    return {"iteration_time": iteration_change(reference, arm, key),
+            **tail_changes(reference, arm, key),
+            "end_spread": end_spread_change(reference, arm, key),
+            **fct_changes(reference, arm, key)}
 
 
 # --------------------------------------------------------------------------

@@ -54,6 +54,85 @@ def read_table(path: Path) -> "pd.DataFrame":
                                 "table is corrupt)") from None
 
 
+#: a JSON value's kind as a message names it
+_JSON_KINDS = {dict: "an object", list: "a list", str: "a string", int: "an integer",
+               float: "a number", bool: "true or false", type(None): "null"}
+
+
+def _kind(value: object) -> str:
+    return _JSON_KINDS.get(type(value), type(value).__name__)
+
+
+def _corrupt(path: Path, why: str, what: str):
+    from harness.config.errors import CorruptRecordError
+
+    return CorruptRecordError(str(path), f"{why}; it is {what}: restore it, or run what wrote "
+                              "it again into a new directory")
+
+
+def read_record(path: Path, fields: dict[str, type | tuple[type, ...]] | None = None,
+                what: str = "a record the harness writes") -> dict:
+    """One of the harness's own JSON records (sweep.json, reference.json): a
+    JSON object holding `fields` (name -> the Python type(s) its value has).
+    The one reader of them, so that a damaged record (cut short, edited, not
+    JSON, a list) is one CorruptRecordError naming the file and what is
+    wrong in every command and in the API, never json's traceback."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        raise _corrupt(path, "is missing", what) from None
+    except OSError as e:
+        raise _corrupt(path, f"cannot be read ({e.strerror or e})", what) from None
+    except UnicodeDecodeError:
+        raise _corrupt(path, "is not UTF-8 text", what) from None
+    except json.JSONDecodeError as e:
+        raise _corrupt(path, f"is not JSON ({e.msg} at line {e.lineno}, column {e.colno})",
+                       what) from None
+    except (ValueError, RecursionError):   # a number too long, nesting too deep
+        raise _corrupt(path, "is not JSON the harness wrote", what) from None
+    if not isinstance(data, dict):
+        raise _corrupt(path, f"holds {_kind(data)}, not a JSON object", what)
+    for name, kinds in (fields or {}).items():
+        if name not in data:
+            raise _corrupt(path, f"has no {name!r} field", what)
+        kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+        value = data[name]   # (True is an int to isinstance, not to a record)
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            raise _corrupt(path, f"its {name!r} is {_kind(value)}, not what the harness "
+                           "writes", what)
+    return data
+
+
+#: sweep.json's fields (harness.sweeps.sweepdir writes it), and each cell's
+SWEEP_RECORD_FIELDS = {"grid": str, "cells": list}
+SWEEP_CELL_FIELDS = {"id": (str,), "arm": (str, type(None)), "point": (dict,)}
+_SWEEP_NAMES = ("axes", "arms")   # lists of names, where present
+_SWEEP_WHAT = "the sweep's record of its cells"
+
+
+def read_sweep_record(directory: Path) -> dict:
+    """A sweep directory's sweep.json (read_record), each of its cells checked
+    too: every reader of a sweep (tables, figures, report, frontier, claims,
+    --map, --resume, harness reference) reads it here."""
+    path = Path(directory) / "sweep.json"
+    record = read_record(path, SWEEP_RECORD_FIELDS, _SWEEP_WHAT)
+    for name in _SWEEP_NAMES:
+        value = record.get(name, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise _corrupt(path, f"its {name!r} is not a list of names", _SWEEP_WHAT)
+    if not isinstance(record.get("reference"), (str, type(None))):
+        raise _corrupt(path, "its 'reference' is not an arm's name", _SWEEP_WHAT)
+    for i, cell in enumerate(record["cells"]):
+        if not isinstance(cell, dict):
+            raise _corrupt(path, f"its cells[{i}] is {_kind(cell)}, not an object", _SWEEP_WHAT)
+        for key, kinds in SWEEP_CELL_FIELDS.items():
+            if key not in cell or not isinstance(cell[key], kinds):
+                raise _corrupt(path, f"its cells[{i}] has no {key!r} "
+                               f"({' or '.join(_JSON_KINDS[k] for k in kinds)})", _SWEEP_WHAT)
+    return record
+
+
 def optional_table(directory: Path, name: str) -> "pd.DataFrame | None":
     """`name`.parquet of `directory`, or None when the run/sweep has none."""
     path = Path(directory) / f"{name}.parquet"
@@ -214,7 +293,7 @@ def read_run(directory: str | Path, tables: Iterable[str] = RUN_TABLES,
     d = Path(directory)
     require_files(d, required, "run")
     read = {name: optional_table(d, name) for name in tables}
-    records = {name: json.loads((d / f"{name}.json").read_text())
+    records = {name: read_record(d / f"{name}.json", what=f"the run's {name}")
                if (d / f"{name}.json").is_file() else {} for name in RUN_RECORDS}
     return Run(**records, **read, dir=d)
 
@@ -223,7 +302,7 @@ def load_sweep(path: str | Path) -> Sweep:
     """A sweep directory as a Sweep (its tables; .cell(id) loads a cell's run)."""
     d = _directory_arg(path, "path", "load_sweep", "sweep")
     require_files(d, SWEEP_REQUIRED, "sweep")
-    return Sweep(d, json.loads((d / "sweep.json").read_text()),
+    return Sweep(d, read_sweep_record(d),
                  *(optional_table(d, name) for name in ("summary", "deltas", "deltas_mean")))
 
 

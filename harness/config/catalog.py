@@ -31,13 +31,17 @@ class Section:
     entries: tuple[Entry, ...]
 
 
-def _first_sentence(path: Path, limit: int = 110) -> str:
-    """The file's leading comment, up to its first full stop."""
+def _first_sentence(path: Path, limit: int = 110, whole: bool = False) -> str:
+    """The file's leading comment, up to its first full stop (whole: all of
+    it, uncut: `harness list --long`)."""
     lines = []
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         if not line.startswith("#"):
             break
         lines.append(line.lstrip("# ").strip())
+    if whole:  # its paragraphs (blank comment lines apart), one line each
+        return "\n".join(" ".join(p.split()) for p in "\n".join(lines).split("\n\n")
+                         if p.strip())
     text = " ".join(lines)
     end = text.find(". ")
     text = text[:end + 1] if end >= 0 else text
@@ -52,8 +56,8 @@ def sweep_names() -> list[str]:
     return builtin_names(SWEEPS_DIR, ".toml")
 
 
-def _files(directory: Path, suffix: str) -> tuple[Entry, ...]:
-    return tuple(Entry(name, _first_sentence(directory / f"{name}{suffix}"))
+def _files(directory: Path, suffix: str, whole: bool = False) -> tuple[Entry, ...]:
+    return tuple(Entry(name, _first_sentence(directory / f"{name}{suffix}", whole=whole))
                  for name in builtin_names(directory, suffix))
 
 
@@ -89,30 +93,32 @@ def _policies() -> tuple[Entry, ...]:
 
 
 def _references() -> tuple[Entry, ...]:
-    import json
-
     from harness.sweeps import reference
 
     out = []
     for name in reference.builtin():
-        index = json.loads((reference.resolve(name) / reference.INDEX).read_text())
+        index = reference.read_index(reference.resolve(name))
+        commit = str(index.get("commit", "?"))[:12]
         out.append(Entry(name, f"{len(index['cells'])} cells of grid {index['grid']!r} at "
-                               f"scale {index['scale']}, made at {index['commit'][:12]}"))
+                               f"scale {index['scale']}, made at {commit}"))
     return tuple(out)
 
 
-def sections() -> list[Section]:
+def sections(whole: bool = False) -> list[Section]:
+    """Every section of `harness list`; whole: each file's whole leading
+    comment as its description, not its first sentence cut to a line."""
     from harness import training
     from harness.config.scenario import ARCHITECTURES, CONGESTION_CONTROLS, QDISCS
 
     return [
         Section("scenarios", "harness run NAME, harness check NAME",
-                _files(SCENARIOS_DIR, ".toml")),
+                _files(SCENARIOS_DIR, ".toml", whole)),
         Section("sweeps", "harness sweep NAME, harness check --sweep NAME",
-                _files(SWEEPS_DIR, ".toml")),
+                _files(SWEEPS_DIR, ".toml", whole)),
         Section("reference results", "harness sweep GRID --reference NAME (its cells not run)",
                 _references()),
-        Section("topologies", "--set topology.file=NAME", _files(TOPOLOGIES_DIR, ".toml")),
+        Section("topologies", "--set topology.file=NAME",
+                _files(TOPOLOGIES_DIR, ".toml", whole)),
         Section("workloads", "--set background.workload=NAME (background flow sizes)",
                 _workloads()),
         Section("profiles", "--set training.profile=NAME (model layers and compute)",

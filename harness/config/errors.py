@@ -30,7 +30,11 @@ def shorten_text(text: str, limit: int = 2000) -> str:
 
 
 class ConfigError(ValueError):
-    """Invalid input; the message names the field and what is allowed."""
+    """Invalid input; the message names the field and what is allowed.
+    `more`: the other errors found in the same input (a scenario or grid
+    file's, all at once), each a ConfigError; the command prints them all."""
+
+    more: tuple = ()
 
     def __init__(self, field_path: str, message: str):
         self.field = field_path
@@ -49,6 +53,13 @@ class UnknownKeyError(ConfigError):
 class CorruptTableError(ConfigError):
     """A results table (Parquet) that cannot be read: truncated by a killed
     writer or a full disk, or not Parquet at all. The field is its path."""
+
+
+class CorruptRecordError(ConfigError):
+    """One of the harness's own JSON records (sweep.json, reference.json)
+    that cannot be used: not readable, not JSON, not an object, or lacking a
+    field it always has (harness.analysis.tables.read_record). The field is
+    its path."""
 
 
 class Ns3LoadError(RuntimeError):

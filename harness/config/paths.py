@@ -37,6 +37,8 @@ CDF_DIR = WORKLOADS_DIR / "cdf"
 PROFILES_DIR = WORKLOADS_DIR / "profiles"
 #: reference results kept in the repository (harness.sweeps.reference), one folder each
 REFERENCE_DIR = WORKLOADS_DIR / "reference"
+#: the documentation's pages (docs/; in the wheel harness/docs: `harness docs`)
+DOCS_DIR = _data_dir("docs", "docs")
 
 
 def builtin_names(directory: Path, suffix: str) -> list[str]:

@@ -26,22 +26,16 @@ import os
 import sys
 from typing import Mapping
 
-from harness.config.errors import ConfigError
+from harness.config import environment as variables
 
 HUGE_PAGES_ENV = "DDNN_HARNESS_HUGE_PAGES"
 TUNABLE = "glibc.malloc.hugetlb"
-_ON, _OFF = ("1", "true", "yes", "on", ""), ("0", "false", "no", "off")
 
 
 def huge_pages_wanted(env: Mapping[str, str]) -> bool:
-    """DDNN_HARNESS_HUGE_PAGES: unset or 1/true/yes/on -> on, 0/false/no/off -> off."""
-    value = env.get(HUGE_PAGES_ENV, "").strip().lower()
-    if value in _ON:
-        return True
-    if value in _OFF:
-        return False
-    raise ConfigError(HUGE_PAGES_ENV, "expected 1 or 0 (also true/false, yes/no, on/off); "
-                                      f"got {env[HUGE_PAGES_ENV]!r}")
+    """DDNN_HARNESS_HUGE_PAGES: unset or 1/true/yes/on -> on, 0/false/no/off -> off
+    (the one rule of every switch: harness.config.environment.flag)."""
+    return variables.flag(HUGE_PAGES_ENV, env)
 
 
 def _tunable(env: Mapping[str, str]) -> str | None:

@@ -3,8 +3,11 @@
 `from ns import ns` would include every ns-3 module header (wifi, lte, ...):
 20+ s and ~600 MiB per process. A wired data-center run needs only the
 modules below, loaded through cppyy directly. Our C++ sources are compiled
-once into a shared library, cached under a key made of the sources, the
-compiler flags and the ns-3 version, and loaded with `cppyy.load_library`.
+once per machine into objects, cached under a key made of the sources, the
+compiler, its flags and the ns3 wheel by content (not where it is
+installed), linked once per virtual environment into a shared library (a
+second or so: its run path is that environment's wheel) and loaded with
+`cppyy.load_library`.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pathlib import Path
 
 from harness.engine import pch
 from harness.outputs import outdir
+from harness.config import environment
 from harness.config.errors import Ns3LoadError
 from harness.engine.pch import NS3_HEADERS, NS3_LIBRARIES  # one list for the PCH and the load
 from harness.config.paths import MODULES_DIR
@@ -59,13 +63,30 @@ def find_wheel() -> Wheel:
     return Wheel(version=version, include_dir=root / "include", lib_dir=lib_dir)
 
 
+CACHE_ENV = "DDNN_HARNESS_CACHE"
+
+
 def cache_root() -> Path:
-    """Per-user cache (override with DDNN_HARNESS_CACHE)."""
-    env = os.environ.get("DDNN_HARNESS_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "ddnn-harness"
+    """Per-user cache (override with DDNN_HARNESS_CACHE), checked as every
+    directory variable is (harness.config.environment: a file, a read-only
+    place or an unknown ~user is one error naming the variable)."""
+    own = environment.directory(CACHE_ENV)
+    if own is not None:
+        return own
+    base = environment.directory("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return base / "ddnn-harness"
+
+
+def check_environment() -> None:
+    """What a simulation needs of the environment, before anything runs: the
+    switches, a cache it can write in, and the compiler (ConfigError naming
+    the variable; the `harness` command and harness.run / harness.sweep
+    call this first, so that it is not found inside a cell)."""
+    environment.check()
+    root = cache_root()
+    if not os.environ.get(CACHE_ENV) and not os.environ.get("XDG_CACHE_HOME"):
+        environment.check_directory("HOME", root)   # ~/.cache/ddnn-harness
+    _compiler()
 
 
 def cache_dir() -> Path:
@@ -122,18 +143,21 @@ def loaded_headers(src_dir: Path = MODULES_DIR) -> list[str]:
 
 
 def _compiler() -> str:
-    cxx = os.environ.get("CXX", "g++")
-    if shutil.which(cxx) is None:
-        raise ModuleBuildError(f"C++ compiler '{cxx}' not found: install g++ (or set CXX)")
-    return cxx
+    """$CXX or g++, found on PATH: a missing compiler is the environment's
+    fault, a ConfigError naming CXX (exit code 2), not a build error."""
+    return environment.program("CXX", "g++")
 
 
 def _library_key(sources: list[Path], cxxflags: tuple[str, ...], extra: tuple[str, ...] = ()) -> str:
+    """The compiled code's key: the ns3 wheel by content (pch.wheel_identity,
+    not its path, so every virtual environment with the same wheel shares the
+    objects), the harness's version, the compiler, the flags and the sources
+    (their paths under ns3-modules/ and their content)."""
     wheel = find_wheel()
     h = hashlib.sha256()
     # the harness's own version too: a new release never loads an old build
     harness_version = importlib.metadata.version("ddnn-harness")
-    for part in (wheel.version, str(wheel.include_dir), harness_version, _compiler(), *cxxflags,
+    for part in (wheel.version, pch.wheel_identity(), harness_version, _compiler(), *cxxflags,
                  *extra):
         h.update(part.encode() + b"\0")
     for path in sources:  # the path under ns3-modules/: moving a file changes the key
@@ -163,31 +187,41 @@ def _compile(cxx: str, source: Path, obj: Path, include_dirs: list[Path],
     return None if proc.returncode == 0 else proc.stderr
 
 
+def _environment_tag() -> str:
+    """The one part of a library that is this environment's: the run path
+    to the wheel's libraries (the TCP fast path is loaded before them, so
+    the dynamic linker finds them through it)."""
+    return hashlib.sha256(str(find_wheel().lib_dir.resolve()).encode()).hexdigest()[:8]
+
+
+def _library_path(out_dir: Path, name: str) -> Path:
+    """`out_dir/<name>-<environment>.so`; its objects are `out_dir/<name>.objects/`,
+    shared by every environment."""
+    return out_dir / f"{name}-{_environment_tag()}.so"
+
+
 def _build_library(target: Path, sources: list[Path], cxxflags: tuple[str, ...],
                    libraries: tuple[str, ...], link_flags: tuple[str, ...] = (),
                    what: str = "ns3-modules", quiet: bool = False,
-                   include_dirs: list[Path] = ()) -> Path:
-    """Compile `sources` and link them into `target` (atomically, once)."""
+                   include_dirs: list[Path] = (), objects_dir: Path | None = None) -> Path:
+    """Compile `sources` into `objects_dir` (once per machine: its name is the
+    content key, shared by every environment; racing processes compile once)
+    and link them into `target` (once per environment; atomically)."""
     if target.exists():
         return target
     wheel = find_wheel()
     target.parent.mkdir(parents=True, exist_ok=True)
     cxx = _compiler()
-    if not quiet:
-        print(f"harness: compiling {len(sources)} {what} sources (one-off)...",
-              file=sys.stderr, flush=True)
-    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        objects = [Path(tmp) / (s.stem + ".o") for s in sources]
-        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            errors = list(pool.map(
-                lambda so: _compile(cxx, so[0], so[1], [wheel.include_dir, *include_dirs],
-                                    cxxflags),
-                zip(sources, objects)))
-        failed = [(s, e) for s, e in zip(sources, errors) if e is not None]
-        if failed:
-            raise ModuleBuildError(
-                f"{what} failed to compile:\n"
-                + "\n".join(f"--- {s.name}\n{_errors_only(e)}" for s, e in failed))
+    if objects_dir is None:
+        objects_dir = target.with_suffix(".objects")
+    names = [s.stem + ".o" for s in sources]
+    with pch._build_lock(objects_dir.with_name(objects_dir.name + ".lock"), _COMPILE_WAIT_S):
+        if target.exists():  # linked by another process while we waited
+            return target
+        if not all((objects_dir / n).is_file() for n in names):
+            _compile_objects(cxx, sources, names, objects_dir, wheel, include_dirs, cxxflags,
+                             what, quiet)
+        objects = [objects_dir / n for n in names]
         libs = [str(wheel.library(m)) for m in libraries]
 
         def link_to(tmp_so: Path) -> None:
@@ -202,13 +236,50 @@ def _build_library(target: Path, sources: list[Path], cxxflags: tuple[str, ...],
     return target
 
 
+#: how long a process waits for another one compiling the same sources
+_COMPILE_WAIT_S = 900.0
+
+
+def _compile_objects(cxx: str, sources: list[Path], names: list[str], objects_dir: Path,
+                     wheel: Wheel, include_dirs, cxxflags: tuple[str, ...], what: str,
+                     quiet: bool) -> None:
+    """Compile `sources` in a temporary folder beside `objects_dir`, then
+    rename it into place (a reader sees every object or none)."""
+    if not quiet:
+        print(f"harness: compiling {len(sources)} {what} sources (one-off per machine)...",
+              file=sys.stderr, flush=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{objects_dir.name}.tmp-", dir=objects_dir.parent))
+    try:
+        objects = [tmp / n for n in names]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            errors = list(pool.map(
+                lambda so: _compile(cxx, so[0], so[1], [wheel.include_dir, *include_dirs],
+                                    cxxflags),
+                zip(sources, objects)))
+        failed = [(s, e) for s, e in zip(sources, errors) if e is not None]
+        if failed:
+            raise ModuleBuildError(
+                f"{what} failed to compile:\n"
+                + "\n".join(f"--- {s.name}\n{_errors_only(e)}" for s, e in failed))
+        if objects_dir.is_dir():  # an incomplete one (a removed object): set aside, then gone
+            old = objects_dir.with_name(f".{objects_dir.name}.old-{os.getpid()}")
+            os.rename(objects_dir, old)
+            shutil.rmtree(old, ignore_errors=True)
+        os.chmod(tmp, 0o755)  # (mkdtemp's 0700) as any other folder of the cache
+        os.rename(tmp, objects_dir)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def build_modules(src_dir: Path = MODULES_DIR, out_dir: Path | None = None,
                   quiet: bool = False) -> Path:
     """Compile ns3-modules/ into one shared library (cached); return its path."""
     out_dir = out_dir or cache_dir() / "modules"
     sources = [p for p in module_sources(src_dir) if p.suffix == ".cc"]
-    return _build_library(out_dir / f"libddnn-{modules_key(src_dir)}.so", sources, CXXFLAGS,
-                          NS3_LIBRARIES, quiet=quiet, include_dirs=module_include_dirs(src_dir))
+    key = modules_key(src_dir)
+    return _build_library(_library_path(out_dir, f"libddnn-{key}"), sources, CXXFLAGS,
+                          NS3_LIBRARIES, quiet=quiet, include_dirs=module_include_dirs(src_dir),
+                          objects_dir=out_dir / f"libddnn-{key}.objects")
 
 
 # --------------------------------------------------------------------------
@@ -220,15 +291,12 @@ TCP_FASTPATH_LIBRARIES = ("core", "network", "internet")
 #: The ns3 release whose TcpTxBuffer the fast path mirrors (pyproject pins it).
 TCP_FASTPATH_NS3 = "3.44.post0"
 STOCK_TCP_ENV = "DDNN_HARNESS_STOCK_TCP"        # 1: run the wheel's slow TcpTxBuffer
+NO_PCH_ENV = "DDNN_HARNESS_NO_PCH"              # 1: no precompiled header
 CROSSCHECK_TCP_ENV = "DDNN_HARNESS_TCP_CROSSCHECK"  # 1: check every call against it
 
 
-def _env_flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
-
-
 def tcp_fastpath_wanted() -> bool:
-    return not _env_flag(STOCK_TCP_ENV)
+    return not environment.flag(STOCK_TCP_ENV)
 
 
 def build_tcp_fastpath(crosscheck: bool | None = None, quiet: bool = False) -> Path:
@@ -236,15 +304,16 @@ def build_tcp_fastpath(crosscheck: bool | None = None, quiet: bool = False) -> P
     crosscheck: the debug build that runs the wheel's member beside each call
     (default: the DDNN_HARNESS_TCP_CROSSCHECK environment variable)."""
     if crosscheck is None:
-        crosscheck = _env_flag(CROSSCHECK_TCP_ENV)
+        crosscheck = environment.flag(CROSSCHECK_TCP_ENV)
     sources = sorted(TCP_FASTPATH_DIR.glob("*.cc"))
     exports = TCP_FASTPATH_DIR / "exports.map"
     flags = CXXFLAGS + (("-DDDNN_TCP_CROSSCHECK",) if crosscheck else ())
     key = _library_key([*sorted(TCP_FASTPATH_DIR.glob("*.h")), *sources, exports], flags)
-    name = f"libddnn-tcp{'-crosscheck' if crosscheck else ''}-{key}.so"
-    return _build_library(cache_dir() / "modules" / name, sources, flags,
+    name = f"libddnn-tcp{'-crosscheck' if crosscheck else ''}-{key}"
+    out_dir = cache_dir() / "modules"
+    return _build_library(_library_path(out_dir, name), sources, flags,
                           TCP_FASTPATH_LIBRARIES, (f"-Wl,--version-script={exports}",),
-                          what="tcp-fastpath", quiet=quiet)
+                          what="tcp-fastpath", quiet=quiet, objects_dir=out_dir / f"{name}.objects")
 
 
 @dataclass(frozen=True)
@@ -390,7 +459,7 @@ def _loaded_libraries() -> list[str]:
 
 def _activate_pch(wheel: Wheel, quiet: bool) -> None:
     """Use a precompiled header of the ns-3 modules when one can be had."""
-    if "cppyy" in sys.modules or os.environ.get("DDNN_HARNESS_NO_PCH"):
+    if "cppyy" in sys.modules or environment.flag(NO_PCH_ENV):
         return  # too late (cppyy reads CLING_STANDARD_PCH at import) or disabled
     # Our umbrella header too: parsing it costs ~0.3 s per process otherwise,
     # and its extern templates (binding-instantiations.h) spare Cling the

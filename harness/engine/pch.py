@@ -11,7 +11,13 @@ The PCH is built the way cppyy builds its own standard PCH
 ``allHeaders.h``), with the ns-3 module headers appended.  It is built once per
 cache directory and per combination of ns3 / cppyy-backend / cppyy-cling /
 cppyy / Python versions, Cling flags (``EXTRA_CLING_ARGS``, and the CPU when
-they contain ``-march=native``), include directory and header list.
+they contain ``-march=native``), the ns3 wheel's content
+(:func:`wheel_identity`), the header list and our headers' content: never a
+path, so every virtual environment with the same wheel, and every checkout
+with the same sources, shares it.  The PCH records the include paths it was
+built from; Cling takes the declarations from the PCH and does not read
+those files again, so it serves an environment whose paths differ (and
+still does with the first environment's ``include/`` removed: checked).
 
 Usage (the PCH must be activated before the first ``import cppyy``)::
 
@@ -33,6 +39,7 @@ not match (a truncated or corrupt PCH crashes Cling at ``import cppyy``).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -83,7 +90,7 @@ NS3_LIBRARIES: tuple[str, ...] = (
     "applications",
 )
 
-_FORMAT = 1  # bump to invalidate every existing PCH after a change in here
+_FORMAT = 2  # bump to invalidate every existing PCH after a change in here
 _DISTS = ("ns3", "cppyy-backend", "cppyy-cling", "cppyy", "CPyCppyy")
 _OK_MARKER = "HARNESS_PCH_VALIDATION_OK"
 _BAD_OUTPUT = ("failed to materialize", "error:", "segmentation", "*** break ***")
@@ -96,6 +103,7 @@ _CHILD_BOOT = (
     "sys.exit(mod._main(sys.argv[2:]))\n"
 )
 _FAILURE_TTL_S = 3600.0  # after a failed build, don't retry for this long
+_PRUNE_MIN_AGE_S = 3 * 3600.0  # a PCH younger than this is never pruned
 _BUILD_TIMEOUT_S = 600.0
 _VALIDATE_TIMEOUT_S = 300.0
 
@@ -191,10 +199,39 @@ def _dir_digest(directory: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def _key_info(include_dir: Path, headers: Sequence[str],
-              extra_include_dirs: Sequence[Path] = ()) -> dict:
-    include_dir = Path(include_dir).resolve()
-    args = " ".join(_cling_args().split())
+@functools.cache
+def wheel_identity() -> str:
+    """The installed ns3 wheel, by content: a hash of its version and of its
+    RECORD's lines that carry a file hash (every header and library, by path
+    inside site-packages and sha256), so two virtual environments with the
+    same wheel, wherever they are, have the same identity. Without a RECORD
+    (not installed by pip): the path, name, size and mtime of every file of it."""
+    dist = importlib.metadata.distribution("ns3")
+    h = hashlib.sha256(f"ns3 {dist.version}\0".encode())
+    record = dist.read_text("RECORD")
+    lines = sorted(line for line in (record or "").splitlines()
+                   if ",sha256=" in line and ".dist-info/" not in line.split(",")[0])
+    if lines:
+        h.update("\n".join(lines).encode())
+        return "record-" + h.hexdigest()[:16]
+    root = _ns3_dir()
+    h.update(str(root.resolve()).encode())
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        st = path.stat()
+        h.update(f"{path.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    return "files-" + h.hexdigest()[:16]
+
+
+def _include_identity(include_dir: Path, headers: Sequence[str]) -> dict:
+    """What the headers under `include_dir` are: the installed wheel's by its
+    content (wheel_identity, not its path: every virtual environment with
+    the same wheel shares one PCH), any other directory by its path and the
+    headers' sizes and mtimes."""
+    try:
+        if include_dir == default_include_dir().resolve():
+            return {"ns3_wheel": wheel_identity()}
+    except (importlib.metadata.PackageNotFoundError, OSError, ValueError):
+        pass
     hdrs = []
     for h in headers:
         try:
@@ -202,6 +239,13 @@ def _key_info(include_dir: Path, headers: Sequence[str],
             hdrs.append([h, st.st_size, st.st_mtime_ns])
         except OSError:
             hdrs.append([h, None, None])
+    return {"include_dir": str(include_dir), "header_stats": hdrs}
+
+
+def _key_info(include_dir: Path, headers: Sequence[str],
+              extra_include_dirs: Sequence[Path] = ()) -> dict:
+    include_dir = Path(include_dir).resolve()
+    args = " ".join(_cling_args().split())
     info = {
         "format": _FORMAT,
         "versions": {d: _dist_version(d) for d in _DISTS},
@@ -211,14 +255,23 @@ def _key_info(include_dir: Path, headers: Sequence[str],
         "stdcxx": os.environ.get("STDCXX", ""),
         "cuda": os.environ.get("CLING_ENABLE_CUDA", ""),
         "cpu": _cpu_digest() if "native" in args else "",
-        "include_dir": str(include_dir),
-        "headers": hdrs,
+        **_include_identity(include_dir, headers),
+        "headers": list(headers),
     }
     if extra_include_dirs:
-        # Our own headers change during development: key on their content.
-        info["extra_include_dirs"] = [[str(Path(d).resolve()), _dir_digest(d)]
+        # Our own headers change during development: key on their content,
+        # by their folders' names below the first (not the checkout's path).
+        top = Path(extra_include_dirs[0]).resolve()
+        info["extra_include_dirs"] = [[_label(Path(d).resolve(), top), _dir_digest(d)]
                                       for d in extra_include_dirs]
     return info
+
+
+def _label(directory: Path, top: Path) -> str:
+    try:
+        return directory.relative_to(top).as_posix()
+    except ValueError:
+        return directory.name
 
 
 def _key(info: dict) -> str:
@@ -445,8 +498,11 @@ def _build(
         shutil.rmtree(build_dir, ignore_errors=True)
 
 
-def _prune(cache_dir: Path, current: Path, keep: int = 3) -> None:
-    """Delete all but the *keep* newest PCHs (~70 MB each) of *cache_dir*.
+def _prune(cache_dir: Path, current: Path, keep: int = 3,
+           min_age_s: float = _PRUNE_MIN_AGE_S) -> None:
+    """Delete all but the *keep* newest PCHs (~70 MB each) of *cache_dir*,
+    but none built in the last *min_age_s* (a sweep started with it may
+    still start processes that look for it: they would build it again).
 
     A new one is built whenever our own headers change; a process that has an
     older one open keeps reading it (the file lives on until closed)."""
@@ -457,7 +513,10 @@ def _prune(cache_dir: Path, current: Path, keep: int = 3) -> None:
             return 0.0
 
     pchs = sorted(cache_dir.glob("ns3-*.pch"), key=mtime, reverse=True)
+    now = time.time()
     for old in [p for p in pchs if p != current][keep - 1:]:
+        if now - mtime(old) < min_age_s:
+            continue
         for path in (old, _stamp_path(old), _failed_path(old),
                      old.with_name(old.name + ".lock")):
             with contextlib.suppress(OSError):

@@ -131,6 +131,7 @@ def plan(scenario: Scenario) -> Plan:
     topo = scaling.topology(reference_topo, k)
     network = scaling.network(scenario.network, k)
     classes = qdisc.class_table(scenario.network)
+    qdisc.check_scaled_marking(network, classes, k)
     if scenario.tcp.segment_size + 60 > scenario.network.mtu:
         raise ConfigError("tcp.segment_size", f"{scenario.tcp.segment_size} B plus TCP/IP "
                           f"headers (60 B) exceeds network.mtu {scenario.network.mtu} B")
@@ -293,6 +294,43 @@ def _run_window(run: RunConfig, iteration_s: float | None) -> RunConfig:
         return run
     cap = run.warmup + (run.min_iterations + 1) * iteration_s * STALL_FACTOR + run.cooldown
     return run.model_copy(update={"duration": max(run.duration, round(cap, 6))})
+
+
+def short_window(p: Plan) -> ConfigError | None:
+    """Why the run cannot measure one training iteration, or None: a job's
+    measurement window (iterations starting in [run.warmup, run.duration -
+    run.cooldown], from the job's start) shorter than one iteration at its
+    no-contention pace (the analytic model, the fastest it can go), so
+    that at most one iteration, by luck of phase, and usually none is measured
+    (the cell ends `stalled`). With run.min_iterations the run is lengthened
+    to measure them (_run_window): never short. The CLI and the API refuse
+    such a run unless told to run it anyway (--allow-short, allow_short=True)."""
+    if p.run.min_iterations:
+        return None
+    end = p.run.duration - p.run.cooldown
+    several = len(p.all_jobs) > 1
+    for job in p.all_jobs:
+        pace = job.ideal_iteration_s
+        begin = max(p.run.warmup, job.config.start)
+        if not pace or end - begin >= pace:
+            continue
+        who = f" of job {job.config.name!r}" if several else ""
+        need = p.run.warmup + p.run.cooldown + pace + max(0.0, job.config.start - p.run.warmup)
+        return ConfigError("run.duration", (
+            f"the measurement window{who} [{begin:g}, {end:g}] s ({max(0.0, end - begin):.3g} s) "
+            f"is shorter than one training iteration at its no-contention pace "
+            f"({pace * 1e3:.3g} ms): no iteration can be measured reliably; set run.duration "
+            f">= {_round_up(need)} s, shorten run.warmup or run.cooldown, lower training.ratio, "
+            "or set run.min_iterations (the run then lasts until they are measured)"))
+    return None
+
+
+def _round_up(seconds: float) -> str:
+    """`seconds` rounded up to 3 significant digits, as text."""
+    import math
+
+    digits = 3 - int(math.floor(math.log10(abs(seconds)))) - 1 if seconds > 0 else 3
+    return f"{math.ceil(seconds * 10**digits - 1e-9) / 10**digits:g}"
 
 
 # --------------------------------------------------------------------------

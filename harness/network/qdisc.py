@@ -113,7 +113,57 @@ def class_table(net: NetworkConfig) -> ClassTable:
     band_alphas(net.buffer, table, "network.buffer")
     if net.host_buffer is not None:
         band_alphas(net.host_buffer, table, "network.host_buffer")
+    check_marking(net, table)
     return table
+
+
+def check_marking(net: NetworkConfig, table: ClassTable) -> None:
+    """Under dynamic thresholds a band alone is admitted a packet while it
+    holds less than alpha x the free pool, so it never holds alpha / (1 +
+    alpha) x the pool: a marking threshold K at or above that never marks
+    (shared-buffer's Admit; the pool in full-size packets, NetworkConfig.
+    full_packets; static limits are the config's check)."""
+    thresholds = band_ecn_thresholds(net, table)
+    for where, buffer in (("network.buffer", net.buffer), ("network.host_buffer", net.host_buffer)):
+        if buffer is None or buffer.model != "dynamic":
+            continue
+        pool, limit = net.full_packets(buffer)
+        for band, (k, alpha) in enumerate(zip(thresholds, band_alphas(buffer, table, where))):
+            most = alpha / (1 + alpha) * pool
+            if k == 0 or k < most:
+                continue
+            field = _alpha_field(buffer, table, band, where)
+            need = f"alpha above {k / (pool - k):.3g}, or " if pool > k else ""
+            raise ConfigError(field, f"alpha = {alpha:g} lets band {band} hold less than alpha "
+                              f"/ (1 + alpha) x the pool = {most:.3g} packets ({limit}), "
+                              f"never the {k:,} of network.ecn_threshold: it would never mark; "
+                              f"allowed: {need}a threshold below {most:.3g}")
+
+
+def check_scaled_marking(simulated: NetworkConfig, table: ClassTable, k: int) -> None:
+    """The marking checks again on the network as simulated at scale = k
+    (harness.network.scaling: thresholds and sizes / k, each rounded, so a
+    threshold just below a small buffer may reach it)."""
+    if k == 1:
+        return
+    try:
+        simulated.check_thresholds()
+        check_marking(simulated, table)
+    except ConfigError as e:
+        message = str(e)[len(e.field) + 2:] if e.field else str(e)
+        field = e.field if e.field.startswith("network.") else f"network.{e.field}"
+        raise ConfigError(field, f"at scale = {k}, as simulated (thresholds and sizes / {k}, "
+                          f"rounded): {message}") from None
+
+
+def _alpha_field(buffer: BufferConfig, table: ClassTable, band: int, where: str) -> str:
+    """The field that set a band's alpha (network.ecn_threshold where alpha is its default)."""
+    if not buffer.given("alpha"):
+        return "network.ecn_threshold"
+    if isinstance(buffer.alpha, dict):
+        named = [c for c in buffer.alpha if table.classes.get(c) == band]
+        return f"{where}.alpha.{named[0]}" if named else "network.ecn_threshold"
+    return f"{where}.alpha"
 
 
 def band_alphas(buffer: BufferConfig, table: ClassTable, where: str) -> list[float]:

@@ -14,7 +14,7 @@ from harness.config.scenario import (TOPOLOGIES_DIR, ConfigError, TopologyConfig
                             resolve_data_file)
 from harness.config.errors import UnknownKeyError
 from harness.network.graph import Link, Topology, check_reachable
-from harness.config.schema.base import validate
+from harness.config.schema.base import did_you_mean, validate
 from harness.config.schema.topology import KINDS, MAX_NODES, Custom, LeafSpine, SingleTor
 
 _ADAPTERS = {kind: TypeAdapter(model) for kind, model in KINDS.items()}
@@ -92,7 +92,8 @@ def load_topology(cfg: TopologyConfig) -> Topology:
                            rename=lambda field: f"topology.{field}")
     except UnknownKeyError as e:
         allowed = [k for k in KINDS[kind].model_fields if k != "kind"]
-        raise UnknownKeyError(e.field, f"unknown key for a {kind} topology; allowed: "
+        near = did_you_mean(e.field.rsplit(".", 1)[-1], allowed)
+        raise UnknownKeyError(e.field, f"unknown key for a {kind} topology{near}; allowed: "
                               f"{', '.join(allowed)}") from None
     topo = _BUILDERS[kind](checked, params, "topology")
     check_reachable(topo)

@@ -47,6 +47,8 @@ SWEEP_FIGURES = frozenset({"operating-boundary", "per-ratio", "fct-cdf-cells", "
                            "frontier",  # harness frontier (outputs/plots/frontier_figure.py)
                            "utilization-apps"})
 FIGURE_FORMATS = frozenset({".png", ".pdf", ".svg"})
+#: `harness plot SWEEP --metric NAME`'s map of one deltas metric: map-<NAME>
+METRIC_MAP = re.compile(r"map-[a-z0-9_]{1,40}")
 #: a rough size of one figure file (measured 15-130 kB: PDFs smallest, a
 #: timeline's SVG largest), for the free-space check
 FIGURE_BYTES = 128 * 1024
@@ -66,9 +68,12 @@ class OutputError(ConfigError):
 
 
 def results_root() -> Path:
-    """$DDNN_HARNESS_RESULTS, else ./results."""
-    env = os.environ.get(RESULTS_ENV)
-    return Path(env).expanduser() if env else Path.cwd() / "results"
+    """$DDNN_HARNESS_RESULTS, else ./results. The variable is checked as every
+    directory variable is (harness.config.environment: a file, a read-only
+    place or an unknown ~user is one error naming it, before anything runs)."""
+    from harness.config import environment
+
+    return environment.directory(RESULTS_ENV) or Path.cwd() / "results"
 
 
 def safe_name(name: str) -> str:
@@ -136,7 +141,8 @@ def _is_figure(entry: Path) -> bool:
     if _LEFTOVER.fullmatch(name):
         name = name[1:].rsplit(".", 1)[0]
     stem, dot, fmt = name.rpartition(".")
-    return (bool(dot) and stem in RUN_FIGURES | SWEEP_FIGURES and f".{fmt}" in FIGURE_FORMATS
+    ours = stem in RUN_FIGURES | SWEEP_FIGURES or bool(METRIC_MAP.fullmatch(stem))
+    return (bool(dot) and ours and f".{fmt}" in FIGURE_FORMATS
             and not entry.is_symlink() and entry.is_file())
 
 
@@ -275,7 +281,9 @@ def is_half_made_sweep(path: Path) -> bool:
     except OSError:
         return False
     return (bool(entries) and not (Path(path) / "sweep.json").exists()
-            and all(e.name in SWEEP_SKELETON and (not e.is_dir() or not any(e.iterdir()))
+            and all(is_lock_file(e) if e.name == LOCK_NAME else
+                    e.name in SWEEP_SKELETON and not e.is_symlink()
+                    and (not e.is_dir() or not any(e.iterdir()))
                     for e in entries))
 
 
@@ -305,6 +313,21 @@ def check_sweep_dir(path: Path, field: str = "-o") -> Path:
         check_writable(path, field)
     else:
         check_writable(path.parent, field)
+    return path
+
+
+def check_new_dir(path: Path, field: str, what: str = "the directory") -> Path:
+    """A directory that must not exist yet (reference results: never
+    replaced); its resolved absolute path returned. Its name is checked
+    first (a name too long for the file system is that, whether or not
+    something of that name could exist), then that it is new and that its
+    parent can take it. Its free space is the caller's (check_space)."""
+    path = resolve(path, field)
+    check_names(path, field)
+    if os.path.lexists(path):
+        raise OutputError(field, f"{_show(path)} exists; give a new directory ({what} is "
+                          "never overwritten)")
+    check_writable(path.parent, field)
     return path
 
 
@@ -454,42 +477,153 @@ def remove_leftovers(directory: Path) -> list[Path]:
 LOCK_NAME = ".lock"
 
 
+#: what the harness's lock file holds (besides its owner: pid, host, since):
+#: how its own lock is told from a user's file named .lock
+LOCK_MARK = {"lock": "ddnn-harness sweep"}
+_LOCK_OWNER = ("pid", "host", "since")
+
+
+def _lock_owner(text: str) -> dict | None:
+    """The owner a lock file's text names, if it is the harness's lock (with
+    its mark, or an older harness's: exactly pid, host and since)."""
+    import json
+
+    try:
+        record = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or not all(k in record for k in _LOCK_OWNER):
+        return None
+    if set(record) - set(_LOCK_OWNER) and record.get("lock") != LOCK_MARK["lock"]:
+        return None
+    return record
+
+
+def is_lock_file(path: Path) -> bool:
+    """`path` is the harness's own lock file: a plain file (not a link) that
+    names its owner as DirectoryLock writes it."""
+    try:
+        if not os.path.isfile(path) or os.path.islink(path):
+            return False
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return _lock_owner(f.read(4096)) is not None
+    except OSError:
+        return False
+
+
 class DirectoryLock:
     """Held while a sweep writes its directory: `<dir>/.lock`, locked with
     flock(2) and holding the owner's pid, host and start time. The kernel
     drops the lock when its process dies, however it dies, so a stale lock
     (a killed sweep) is simply taken over; a live one is refused at once
     with its owner named. The file stays (a lock file that is removed can be
-    held by two processes at once)."""
+    held by two processes at once).
+
+    The file is the harness's own: made whole under a temporary name and
+    linked into place (never over anything), opened without following a
+    link, and rewritten only when it is the harness's lock. A link, a
+    directory, or a user's file named .lock is refused by name, untouched."""
 
     def __init__(self, directory: Path, field: str = "-o") -> None:
         self.directory, self.field = Path(directory), field
         self._fd: int | None = None
 
-    def acquire(self) -> "DirectoryLock":
-        import fcntl
+    @property
+    def path(self) -> Path:
+        return self.directory / LOCK_NAME
+
+    def _owner_record(self) -> bytes:
         import json
         import socket
         import time
 
-        path = self.directory / LOCK_NAME
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        return json.dumps({**LOCK_MARK, "pid": os.getpid(), "host": socket.gethostname(),
+                           "since": time.time()}).encode()
+
+    def _create(self) -> int | None:
+        """Make the lock file, whole, where none is (None: one is there)."""
+        tmp = _temporary(self.path)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            owner = os.read(fd, 4096).decode(errors="replace")
+            if os.path.lexists(tmp):   # a leftover of a writer with this pid (remove_leftovers)
+                os.unlink(tmp)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        except OSError as e:
+            raise OutputError(self.field, f"cannot write in {_show(self.directory)}: "
+                              f"{e.strerror or e}") from None
+        try:
+            os.write(fd, self._owner_record())
+        finally:
             os.close(fd)
+        try:
+            os.link(tmp, self.path, follow_symlinks=False)   # never over an existing name
+        except FileExistsError:
+            return None
+        except OSError:   # a file system without hard links: create it exclusively
             try:
-                who = json.loads(owner)
-                held = (f"pid {who['pid']} on {who['host']}, since "
-                        f"{time.strftime('%H:%M:%S', time.localtime(who['since']))}")
-            except (ValueError, KeyError, TypeError):
-                held = "another process"
-            raise OutputError(self.field, f"{self.directory} is in use by a running sweep "
-                              f"({held}); wait for it to end (or stop it), then --resume")
-        os.ftruncate(fd, 0)
-        os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                                 "since": time.time()}).encode())
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                             0o644)
+            except FileExistsError:
+                return None
+            os.write(fd, self._owner_record())
+            return fd
+        finally:
+            tmp.unlink(missing_ok=True)
+        return self._open_existing()
+
+    def _refuse(self, what: str) -> "OutputError":
+        return OutputError(self.field, f"{_show(self.path)} {what}; the harness locks a sweep "
+                           f"directory with a {LOCK_NAME} file of its own and touches no "
+                           "other: move it away, or choose another directory")
+
+    def _open_existing(self) -> int:
+        """The lock file there, opened without following a link; refused
+        unless it is a plain file."""
+        import stat
+
+        try:   # O_NONBLOCK: a FIFO named .lock does not hang the open
+            fd = os.open(self.path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError as e:
+            if os.path.islink(self.path):
+                raise self._refuse("is a symbolic link") from None
+            if os.path.isdir(self.path):
+                raise self._refuse("is a directory") from None
+            raise OutputError(self.field, f"cannot open {_show(self.path)} to lock the sweep "
+                              f"directory ({e.strerror or e})") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise self._refuse("is not a plain file")
+        return fd
+
+    def acquire(self, write: bool = True) -> "DirectoryLock":
+        import fcntl
+        import time
+
+        fd = None if os.path.lexists(self.path) else self._create()
+        created = fd is not None
+        if fd is None:
+            fd = self._open_existing()
+        try:
+            owner = _lock_owner(os.pread(fd, 4096, 0).decode(errors="replace"))
+            if owner is None and not created:
+                raise self._refuse("is not the harness's lock file (a file of yours?)")
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                try:
+                    held = (f"pid {owner['pid']} on {owner['host']}, since "
+                            f"{time.strftime('%H:%M:%S', time.localtime(owner['since']))}")
+                except (KeyError, TypeError, ValueError, OverflowError, OSError):
+                    held = "another process"
+                raise OutputError(self.field, f"{self.directory} is in use by a running "
+                                  f"sweep ({held}); wait for it to end (or stop it), then "
+                                  "--resume")
+        except BaseException:
+            os.close(fd)
+            raise
+        if write:   # the harness's own file (checked above): now naming this process
+            record = self._owner_record()
+            os.pwrite(fd, record, 0)
+            os.ftruncate(fd, len(record))
         self._fd = fd
         return self
 
@@ -498,8 +632,8 @@ class DirectoryLock:
         """OutputError now if a running sweep holds `directory`'s lock (a
         check before anything is printed or planned; the sweep takes the lock
         itself when it starts)."""
-        if (Path(directory) / LOCK_NAME).is_file():
-            cls(directory, field).acquire().release()
+        if os.path.lexists(Path(directory) / LOCK_NAME):   # a link or a directory too
+            cls(directory, field).acquire(write=False).release()
 
     def release(self) -> None:
         if self._fd is not None:

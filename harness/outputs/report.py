@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness.analysis import stats
+from harness.analysis.tables import read_record
 from harness.outputs import outdir
 from harness.sweeps.cells import MEASURED, STALLED, with_status_reasons
 from harness.config.errors import ConfigError
@@ -74,6 +74,41 @@ def is_report(path: Path) -> bool:
 
 # --------------------------------------------------------------------------
 # figures
+
+
+# what each sweep figure shows (its caption and alt text), by stem
+FIGURE_CAPTIONS = {
+    "comparison": "Iteration time and small- and large-flow mean FCT per point and arm "
+                  "(absolute values, ms), with 95 % intervals over seeds.",
+    "per-ratio": "Change of each compared arm against the reference, per R (a panel each) "
+                 "over the background's load: training iteration time and small- and "
+                 "large-flow mean FCT, with 95 % intervals.",
+    "fct-cdf-cells": "Distribution (CDF) of the background's flow completion times per size "
+                     "class, of both arms of one point (the highest background load and "
+                     "lowest R unless chosen with harness plot --cell).",
+    "utilization-apps": "Mean utilisation of the host uplinks per application (training, "
+                        "background) over the measurement window, per point and arm.",
+}
+#: the map's text is drawn MAP_TEXT_PT points high at the figures' dpi; the
+#: page never shows it smaller than this many CSS pixels (it scrolls instead)
+MAP_TEXT_MIN_PX = 12
+FIGURE_DPI = 150     # style.save_figure's
+
+
+def _png_width(png_b64: str) -> int:
+    """The width in pixels of a base64 PNG (its IHDR chunk); 0 if unreadable."""
+    head = base64.b64decode(png_b64[:64])
+    return int.from_bytes(head[16:20], "big") if head[:8] == b"\x89PNG\r\n\x1a\n" else 0
+
+
+def map_min_width(png_b64: str) -> int:
+    """The narrowest the map may be shown, in CSS pixels, for its cells' text
+    to be MAP_TEXT_MIN_PX high at least: at any grid size the map is shown at
+    the page's full width, and a map too wide for that scrolls."""
+    from harness.outputs.plots.sweep_figures import MAP_TEXT_PT
+
+    text_px = MAP_TEXT_PT * FIGURE_DPI / 72
+    return round(_png_width(png_b64) * min(1.0, MAP_TEXT_MIN_PX / text_px))
 
 
 def _png(fig, dpi: int = CELL_DPI) -> str:
@@ -137,8 +172,22 @@ def _fmt(value, scale: float = 1) -> str:
     if _missing(value):
         return "n/a"
     if isinstance(value, (int, float)):
-        return f"{value * scale:,.3g}"
+        return plain(value * scale)
     return str(value)
+
+
+def plain(value: float, digits: int = 3) -> str:
+    """A number as people write it, never in exponent notation: `digits`
+    significant digits, but every digit left of the point (1,610, not
+    1.61e+03; 0.0123; 12.3)."""
+    import math
+
+    if not math.isfinite(value):
+        return "stalled" if value == math.inf else "n/a" if value != value else "-inf"
+    if value == 0:
+        return "0"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    return f"{value:,.{decimals}f}"
 
 
 def _reason(row: pd.Series) -> str | None:
@@ -209,6 +258,50 @@ def _summary_table(summary: pd.DataFrame, fields: list[str]) -> str:
     return table.to_html(index=False, escape=False, classes="summary", border=0, na_rep="")
 
 
+def _pct(value: float) -> str:
+    return ("stalled" if value == float("inf") else "n/a" if _missing(value)
+            else f"{100 * value:+.2f}" if abs(value) < stats.GREEN_MAX else f"{100 * value:+.1f}")
+
+
+def changes_table(deltas_mean: pd.DataFrame | None, fields: list[str]) -> str:
+    """Every metric's change per point and compared arm (deltas_mean): change
+    in %, its 95 % interval, the verdict (harness.analysis.stats) and the
+    pairs and seeds it rests on; HTML, escaped here."""
+    from harness.analysis.metrics import delta_metric_words
+
+    if deltas_mean is None or deltas_mean.empty or "change" not in deltas_mean:
+        return ""
+    head = [*(f.rsplit(".", 1)[-1] for f in fields), "arm", "metric", "change %",
+            "95 % interval", "verdict", "pairs", "seeds"]
+    out = ['<table class="changes"><thead><tr>'
+           + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr></thead><tbody>"]
+    previous = None
+    for r in deltas_mean.to_dict("records"):
+        point = tuple(r.get(f) for f in [*fields, "arm"])
+        shown = [("" if point == previous else html.escape(
+            f"{v:g}" if pd.api.types.is_number(v) and not isinstance(v, bool)
+            else _fmt(v))) for v in point]
+        previous = point
+        change, low, high = r.get("change"), r.get("change_low"), r.get("change_high")
+        verdict = r.get("verdict") if isinstance(r.get("verdict"), str) else stats.NOT_APPLICABLE
+        if verdict == stats.TOO_FEW:
+            verdict = stats.too_few_words(r["metric"], r.get("samples", 0))
+        interval = ("" if _missing(low) or _missing(high) else
+                    f"[{_pct(low)}, {_pct(high)}]")
+        samples, seeds = r.get("samples"), r.get("seeds")
+        cells = [*shown, html.escape(delta_metric_words(r["metric"])),
+                 html.escape(_pct(change)), html.escape(interval),
+                 f'<span class="verdict">{html.escape(verdict)}</span>',
+                 "" if _missing(samples) else f"{int(samples):,}",
+                 "" if _missing(seeds) else f"{int(seeds)}"]
+        first = ' class="first"' if any(shown) else ""
+        out.append(f"<tr{first}>" + "".join(
+            f'<td class="m">{c}</td>' if k == len(shown) else f"<td>{c}</td>"
+            for k, c in enumerate(cells)) + "</tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
 def _manifest(sweep_dir: Path, summary: pd.DataFrame, cells: list[CellView]) -> dict:
     manifests = [c.manifest for c in cells if c.manifest]
     versions: dict[str, set] = {}
@@ -245,7 +338,7 @@ def render(sweep_dir: Path) -> str:
     """The report page of a sweep directory, as HTML text."""
     from jinja2 import Environment, PackageLoader, select_autoescape
 
-    from harness.analysis.tables import load_sweep
+    from harness.analysis.tables import SEED_AXIS, load_sweep
 
     sweep_dir = Path(sweep_dir)
     check_sweep_dir(sweep_dir)
@@ -266,7 +359,7 @@ def render(sweep_dir: Path) -> str:
         cell_dir = sweep_dir / "cells" / row["cell"]
         if row["status"] in MEASURED and cell_dir.is_dir():   # a stalled cell has its tables
             view.figures = _cell_figures(cell_dir, label)
-            view.manifest = json.loads((cell_dir / "manifest.json").read_text())
+            view.manifest = read_record(cell_dir / "manifest.json", what="the cell's manifest")
         cells.append(view)
 
     counts = summary["status"].value_counts().to_dict()
@@ -280,6 +373,9 @@ def render(sweep_dir: Path) -> str:
         map_stem=MAP_STEM if MAP_STEM in figures else ("comparison" if "comparison" in figures
                                                        else None),
         summary_table=_summary_table(summary, fields), cells=cells,
+        changes_table=changes_table(sweep.deltas_mean, [f for f in fields if f != SEED_AXIS]),
+        captions=FIGURE_CAPTIONS,
+        map_min_width=map_min_width(figures[MAP_STEM]) if MAP_STEM in figures else 0,
         manifest=_manifest(sweep_dir, summary, cells))
 
 

@@ -31,6 +31,8 @@ from harness.sweeps.grid import Grid, arm_names, make_cell
 from harness.sweeps.sweepdir import cell_dir
 from harness.analysis.tables import SEED_AXIS
 
+from harness.sweeps.adaptive_text import BUDGET_MEANING, SEED_ORDER  # noqa: E402,F401
+
 #: The verdict an adaptive sweep decides: the training slowdown class (the
 #: map's colour). The background's changes are reported as significant or
 #: not; their heavy tails would take far more seeds to pin down.

@@ -19,7 +19,8 @@ from harness.sweeps.cells import (MEASURED, NOT_RUN_REASON, STALLED, UNFINISHED,
                            cell_status, none_if_na, point_value, stall_reason)
 from harness.sweeps.grid import Grid
 from harness.sweeps.sweepdir import cell_dir, is_done, write_atomic
-from harness.analysis.tables import POINT_LABEL, SEED_AXIS, Run, optional_table, read_table
+from harness.analysis.tables import (POINT_LABEL, SEED_AXIS, Run, optional_table, read_record,
+                                     read_table)
 
 TIMING_COLUMNS = ("wall_s", "startup_s", "events_per_s", "sim_s_per_wall_s", "peak_rss_mib")
 
@@ -35,9 +36,9 @@ def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, A
     row: dict[str, Any] = {**cell.labels(), "status": status, "error": error, "reason": reason}
     if run_dir is None or error:
         return row
-    summary = json.loads((run_dir / "summary.json").read_text())
-    manifest = json.loads((run_dir / "manifest.json").read_text())
-    config = json.loads((run_dir / "config.json").read_text())
+    # the harness's own records, read as every one is (a damaged one named)
+    summary, manifest, config = (read_record(run_dir / f"{name}.json", what=f"the cell's {name}")
+                                 for name in ("summary", "manifest", "config"))
     row.update(metrics.flat_summary(summary))
     row["status"] = cell_status(True, None, row["training_stalled"])
     if row["status"] == STALLED:
@@ -77,7 +78,8 @@ def compare(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]
         if is_done(out, cell):
             rows.append(cell_row(cell, cell_dir(out, cell), None))
         elif failed.is_file():
-            rows.append(cell_row(cell, None, json.loads(failed.read_text())["error"]))
+            rows.append(cell_row(cell, None, str(read_record(
+                failed, {"error": str}, "the cell's failure record")["error"])))
         else:
             rows.append(cell_row(cell, None, None))
     summary = pd.DataFrame(rows)
@@ -153,10 +155,11 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
             shared = sorted(s for s in seeds if s in reference)
             ref_runs = [_run_tables(out, reference[s]) for s in shared]
             arm_runs = [_run_tables(out, seeds[s]) for s in shared]
-            label = (*key, arm)
-            changes = {"iteration_time": stats.iteration_change(ref_runs, arm_runs, label),
-                       "end_spread": stats.end_spread_change(ref_runs, arm_runs, label),
-                       **stats.fct_changes(ref_runs, arm_runs, label)}
+            # seeded from the cells read, not the point: the same cells give
+            # the same intervals in any grid (stats.cells_key)
+            label = stats.cells_key([reference[s].id for s in shared],
+                                    [seeds[s].id for s in shared])
+            changes = stats.paired_changes(ref_runs, arm_runs, label)
             for metric, iv in changes.items():
                 verdict, decided = stats.judge(metric, iv)
                 to_decide = (stats.seeds_to_decide(iv.change, iv.low, iv.high, iv.samples,

@@ -91,6 +91,24 @@ PROBE_DIGITS = 9
 _SLACK = 1e-8
 
 
+#: The share of its tolerance a search's slack may take: a finer tolerance
+#: would end the search at its own slack and report a wider bracket
+#: "bracketed" (_SLACK at 1 % of the tolerance keeps the claim honest).
+_SLACK_SHARE = 0.01
+
+
+def finest_tolerance(lo: float, hi: float, integral: bool = False, log: bool = False) -> float:
+    """The finest tolerance a search over [lo, hi] resolves: its slack
+    (_SLACK, relative to the range's values; log: a factor) at most
+    _SLACK_SHARE of it; an integer field's probes are at least 1 apart
+    (log: a factor hi / (hi - 1), its nearest whole numbers)."""
+    if log:
+        finest = 1 + _SLACK / _SLACK_SHARE
+        return max(finest, hi / (hi - 1)) if integral and hi > 1 else finest
+    finest = _SLACK / _SLACK_SHARE * max(abs(lo), abs(hi))
+    return max(finest, 1.0) if integral else finest
+
+
 def canonical(value: float) -> float:
     """A probe's value as its cells take it and as compared with other
     probes: rounded to PROBE_DIGITS significant digits."""

@@ -22,6 +22,7 @@ class Cell:
     predicted_bytes: float = 0.0           # what it sends: a proxy for its cost
     reference: str | None = None           # the reference arm of its point
     output_bytes: int = 0                  # its run directory's size, roughly (free space)
+    short: str | None = None               # why it cannot measure an iteration (simulation.short_window)
 
     def labels(self) -> dict[str, Any]:
         return {"cell": self.id, "arm": self.arm,

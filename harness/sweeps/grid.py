@@ -54,17 +54,19 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.sweeps.boundary import finest_tolerance
 from harness.sweeps.cells import Cell
 from harness.config.scenario import (SWEEPS_DIR, ConfigError, ConfigTypeError, alternative_field,
                             apply_values, builtin_names, check_alternatives, parse_toml,
                             read_scenario_dict, read_text, scenario_from_dict)
 from harness.sweeps.cost import predicted_bytes
 from harness.config.errors import UnknownKeyError
-from harness.engine.simulation import output_bytes, plan
+from harness.engine.simulation import output_bytes, plan, short_window
 from harness.config.schema.grid import GridFile, read_grid
 from harness.analysis.tables import POINT_LABEL, SEED_AXIS
 
@@ -286,16 +288,25 @@ def _search(base: dict, top: Any, fixed: dict, axes: dict, arms: list,
     except ConfigError as e:
         if "unknown scenario field" in str(e):
             raise
-        whole = all(float(v).is_integer() for v in (s.lo, s.hi))
-        try:   # an integer field refuses 23.0 but takes 23
-            if not whole:
-                raise e
-            _check_field(base, field, int(s.lo), "search.field")
-            integral = True
+        try:   # an integer field refuses 23.0 (and 2.5) but takes 23 (and 2)
+            _check_field(base, field, math.floor(s.lo), "search.field")
         except ConfigError:
             raise ConfigError("search.field", f"{field} does not take a number; allowed: a "
                               "numeric scenario field such as background.rate or "
                               "background.load") from None
+        integral = True
+        for end, value in (("lo", s.lo), ("hi", s.hi)):
+            if not float(value).is_integer():
+                raise ConfigError(f"search.{end}", f"{field} takes integers (its probes are "
+                                  f"whole numbers), got {value:g}; allowed: a whole number "
+                                  f"such as {math.floor(value)} or {math.ceil(value)}")
+    finest = finest_tolerance(s.lo, s.hi, integral, s.spacing == "log")
+    if s.tolerance < finest:
+        raise ConfigError("search.tolerance", f"{s.tolerance:g} is finer than a search over "
+                          f"[{s.lo:g}, {s.hi:g}] resolves (it would stop at its own slack and "
+                          f"call a wider bracket bracketed); allowed: at least {finest:.9g}"
+                          + (" (an integer field's probes are whole numbers)"
+                             if integral else ""))
     compared = [a for a, _ in arms if a != reference]
     if s.arm is None and len(compared) != 1:
         raise ConfigError("search.arm", "missing: name the arm compared with the reference; "
@@ -304,6 +315,13 @@ def _search(base: dict, top: Any, fixed: dict, axes: dict, arms: list,
     if arm not in compared:
         raise ConfigError("search.arm", f"{arm!r} is not an arm compared with the reference "
                           f"{reference!r}; allowed: {', '.join(compared)}")
+    unused = [a for a, _ in arms if a not in (reference, arm)]
+    if unused:   # each probe would simulate them, and nothing reads them
+        raise ConfigError("arms", f"a search compares {arm!r} with the reference "
+                          f"{reference!r} only; {', '.join(map(repr, unused))} would run at "
+                          "every probe unused: remove "
+                          f"{'it' if len(unused) == 1 else 'them'} (search each arm in a "
+                          "grid of its own)")
     _check_training(base, axes, dict(arms), (reference, arm))
     return SearchSpec(field, s.lo, s.hi, s.tolerance, tuple(s.thresholds), s.max_seeds,
                       s.max_undecided, arm, integral, s.spacing)
@@ -427,9 +445,10 @@ def make_cell(grid: Grid, point: tuple[tuple[str, Any], ...], arm: str | None) -
     try:
         scenario = scenario_from_dict(raw)
         planned = plan(scenario)
+        short = short_window(planned)
         return Cell(scenario.digest(), arm, tuple(point), scenario,
                     predicted_bytes=predicted_bytes(planned), reference=reference,
-                    output_bytes=output_bytes(planned))
+                    output_bytes=output_bytes(planned), short=str(short) if short else None)
     except Exception as e:  # noqa: BLE001 - one cell's problem fails that cell only
         message = str(e) if isinstance(e, ConfigError) else f"{type(e).__name__}: {e}"
         blob = json.dumps(raw, sort_keys=True, default=str).encode()

@@ -27,11 +27,11 @@ from pathlib import Path
 from harness.analysis import stats
 from harness.outputs import outdir
 from harness.sweeps.cells import Cell
-from harness.config.errors import ConfigError
+from harness.config.errors import ConfigError, CorruptRecordError
 from harness.sweeps.grid import Grid, expand, load_grid
 from harness.config.paths import REFERENCE_DIR
-from harness.sweeps.sweepdir import cell_dir, check_dir, is_done
-from harness.analysis.tables import read_table
+from harness.sweeps.sweepdir import SweepError, cell_dir, check_dir, is_done
+from harness.analysis.tables import read_record, read_sweep_record, read_table
 
 INDEX = "reference.json"
 #: what the sweep's aggregation reads of a cell, whole
@@ -56,6 +56,18 @@ def resolve(name: str | Path) -> Path:
     known = ", ".join(builtin()) or "none"
     raise ConfigError("--reference", f"{name} holds no reference results (no {INDEX}; make "
                       f"one with harness reference SWEEP -o DIR); built-in: {known}")
+
+
+def read_index(directory: Path) -> dict:
+    """A reference's reference.json (harness.analysis.tables.read_record: a
+    damaged one is one error naming it), each cell's labels an object."""
+    path = Path(directory) / INDEX
+    what = "the reference's index of its cells"
+    index = read_record(path, {"grid": str, "scale": int, "cells": dict}, what)
+    if not all(isinstance(labels, dict) for labels in index["cells"].values()):
+        raise CorruptRecordError(str(path), f"its 'cells' are not each an object; it is "
+                                 f"{what}: restore it, or make it again (harness reference)")
+    return index
 
 
 def reference_scale(grid: Grid) -> int:
@@ -88,15 +100,18 @@ def export(sweep_dir: Path, out: Path) -> int:
     record_path = sweep_dir / "sweep.json"
     if not record_path.is_file():
         raise ConfigError("SWEEP", f"{sweep_dir} is not a sweep directory (no sweep.json)")
-    out = outdir.resolve(out, "-o")
-    if out.exists():
-        raise ConfigError("-o", f"{out} exists; give a new directory (a reference is "
-                          "never overwritten)")
-    outdir.check_names(out, "-o")
-    outdir.check_writable(out.parent, "-o")
+    out = outdir.check_new_dir(out, "-o", "a reference")
+    read_sweep_record(sweep_dir)   # a damaged sweep.json: named as such, first
     grid = load_grid(sweep_dir / "grid.toml")   # the grid as the sweep ran it
+    if grid.search is not None:
+        raise ConfigError("SWEEP", f"{sweep_dir} holds a boundary search (harness boundary), "
+                          "whose probes are not a grid's cells; reference results are kept "
+                          "from a sweep (harness sweep) with a scale axis")
     base = expand(grid)
-    cells = base + check_dir(sweep_dir, grid, base, resume=True)   # + seeds it added
+    try:
+        cells = base + check_dir(sweep_dir, grid, base, resume=True)   # + seeds it added
+    except SweepError as e:   # its grid.toml and sweep.json disagree
+        raise ConfigError("SWEEP", str(e)) from None
     wanted = reference_cells(grid, cells)
     missing = [c for c in wanted if not is_done(sweep_dir, c)]
     if missing:
@@ -144,7 +159,7 @@ def check(reference: Path, grid: Grid, cells: list[Cell]) -> list[Cell]:
     """The grid's reference-scale cells, each found in `reference`; a
     ConfigError naming the first one it lacks (or holds for another
     scenario), before anything runs."""
-    index = json.loads((resolve(reference) / INDEX).read_text())
+    index = read_index(resolve(reference))
     wanted = reference_cells(grid, cells)
     for cell in wanted:
         if cell.id not in index["cells"]:

@@ -40,8 +40,8 @@ from harness.sweeps.cells import Cell, point_value
 from harness.config.scenario import ConfigError
 from harness.sweeps.grid import Grid, arm_names, make_cell
 from harness.analysis.stats import iteration_change
-from harness.sweeps.sweepdir import (cell_dir, cell_state, is_done, locked, prepare_dir, write_atomic,
-                              write_cells)
+from harness.sweeps.sweepdir import (SweepError, cell_dir, cell_state, is_done, locked, prepare_dir,
+                              write_atomic, write_cells)
 from harness.analysis.tables import SEED_AXIS
 
 BOUNDARY_TABLE, PROBES_TABLE, FIGURE_STEM = "boundary.parquet", "probes.parquet", "boundary"
@@ -92,6 +92,155 @@ def _value(spec, value: float) -> float | int:
     return int(value) if spec.integral else boundary.canonical(value)
 
 
+def probe_seeds(first: list[int], k: int) -> list[int]:
+    """A probe's first k seeds: the seed axis's, then one more at a time."""
+    extra = [max(first) + i for i in range(1, k - len(first) + 1)]
+    return (first + extra)[:k]
+
+
+def probe_values(grid: Grid) -> list[float | int]:
+    """Values a search's probes take, as their cells take them (_value): the
+    range's ends and, between them, its quartiles (geometric with log
+    spacing; whole numbers, as bisection makes them, for an integer field).
+    What check_search checks before anything runs."""
+    s = span(grid)
+    if s.log:
+        inner = [s.lo * (s.hi / s.lo) ** q for q in (0.25, 0.5, 0.75)]
+    else:
+        inner = [s.lo + (s.hi - s.lo) * q for q in (0.25, 0.5, 0.75)]
+    if s.integral:
+        inner = [math.floor(v) for v in inner]
+    values = [_value(grid.search, v) for v in (s.lo, *inner, s.hi)]
+    return list(dict.fromkeys(values))
+
+
+def _point_text(point: tuple) -> str:
+    return ", ".join(f"{f} = {v}" for f, v in point)
+
+
+def check_search(grid: Grid) -> None:
+    """ConfigError, before anything runs, unless every cell a search of
+    `grid` may ask for is valid, as `harness check` judges a grid's cells
+    (make_cell): at every point of the axes, for the reference and the
+    searched arm, the probes' values (probe_values) with the first seed, and
+    the seeds a probe may add up to max_seeds; each with a training job (the
+    slowdown is the training's), and the range's ends different simulations
+    (a field the scenario does not use, such as the background's load with
+    the background off, would search nothing)."""
+    from harness.config.scenario import apply_values, scenario_from_dict
+
+    spec = grid.search
+    first = list(dict(grid.axes)[SEED_AXIS])
+    seeds = probe_seeds(first, max(spec.max_seeds, len(first)))
+    for seed in seeds:   # the seed's own range first: a bad one fails every cell
+        try:
+            scenario_from_dict(apply_values(grid.base, [(["seed"], seed)]))
+        except ConfigError as e:
+            if e.field == SEED_AXIS:
+                _seed_error(grid, first, seed, str(e))
+    values = probe_values(grid)
+    arms = [grid.reference, spec.arm]
+    cells = {(p, a): [make_cell(grid, (*p, (spec.field, v), (SEED_AXIS, first[0])), a)
+                      for v in values]
+             for p in search_points(grid) for a in arms}
+    for (point, arm), row in cells.items():
+        _check_values(grid, point, arm, values, row, cells)
+    point = search_points(grid)[0]
+    for seed in seeds[1:]:
+        for arm in arms:
+            cell = make_cell(grid, (*point, (spec.field, values[0]), (SEED_AXIS, seed)), arm)
+            if cell.scenario is None:
+                _seed_error(grid, first, seed, cell.error)
+
+
+def _seed_error(grid: Grid, first: list[int], seed: int, error: str) -> None:
+    """A seed a probe takes makes an invalid cell: the seed axis's, or one a
+    probe adds up to max_seeds."""
+    added = seed not in first
+    raise ConfigError("search.max_seeds" if added else "axes.seed", f"seed {seed}, which a "
+                      "probe " + (f"reaches with max_seeds = {grid.search.max_seeds} (the seeds "
+                                  f"after the seed axis's largest, {max(first)})" if added
+                                  else "starts with") + f", makes an invalid cell: {error}")
+
+
+def _check_values(grid: Grid, point: tuple, arm: str, values: list, row: list[Cell],
+                  cells: dict) -> None:
+    """One point and arm of check_search: which input an invalid cell is
+    blamed on (the range's end, a value between, the field, the axes or the
+    arm), the training job, the ends' digests."""
+    spec = grid.search
+    at = f" at {_point_text(point)}" if point else ""
+    bad = [(v, c) for v, c in zip(values, row) if c.scenario is None]
+    if bad:
+        if len(bad) < len(row):   # some values: an end of the range, or one between
+            ends = {values[0]: "search.lo", values[-1]: "search.hi"}
+            value, cell = next(((v, c) for v, c in bad if v in ends), bad[0])
+            where, what = ends.get(value, "search"), "a value the search probes"
+        else:   # every value: the field itself, this arm or this point
+            value, cell = bad[0]
+            valid = {k for k, r in cells.items() if any(c.scenario is not None for c in r)}
+            where = ("search.field" if not valid else f"arms.{arm}"
+                     if (point, _other_arm(grid, arm)) in valid else "axes")
+            what = "as at every value the search probes"
+        raise ConfigError(where, f"{spec.field} = {value:g}{at} ({what}; arm {arm!r}) makes "
+                          f"an invalid cell, which `harness check` lists: {cell.error}")
+    if _simulated(row[0]) == _simulated(row[-1]):
+        raise ConfigError("search.field", f"{spec.field} changes nothing simulated{at} (arm "
+                          f"{arm!r}): ns-3 would build the same scenario at {values[0]:g} and "
+                          f"{values[-1]:g} (the scenario does not use it), so the search "
+                          "would measure nothing; allowed: a field the scenario uses")
+    for value, cell in zip(values, row):
+        if not any(job.enabled for job in cell.scenario.jobs):
+            raise ConfigError("axes" if point else "search.field",
+                              f"arm {arm!r} has no training job{at}, {spec.field} = {value:g} "
+                              "(training.enabled is false there): a search measures the "
+                              "training slowdown at every point it probes; allowed: axes and "
+                              "a range that keep training on")
+
+
+def _simulated(cell: Cell) -> list[str]:
+    """What ns-3 is told to build for a cell: its recipe (harness.engine.recipe)
+    but for the comment naming the scenario's digest."""
+    from harness.engine import recipe
+    from harness.engine.simulation import plan
+
+    return [line for line in recipe.text(plan(cell.scenario)).splitlines()
+            if not line.startswith("#")]
+
+
+def _other_arm(grid: Grid, arm: str) -> str:
+    """The other of the two arms a search compares."""
+    return grid.search.arm if arm == grid.reference else grid.reference
+
+
+def check_resume(out: Path, grid: Grid, resume: bool) -> None:
+    """--resume continues a search only with the [search] it started with
+    (the tables would be replaced by another search's while grid.toml shows
+    the old one): a changed field is named, like a changed grid."""
+    from harness.config.scenario import parse_toml
+    from harness.config.schema.grid import Search
+
+    stored = out / "grid.toml"
+    if not resume or not (out / "sweep.json").is_file() or not stored.is_file():
+        return
+    try:
+        old = parse_toml(stored.read_text(encoding="utf-8"), stored, "grid").get("search")
+        old = None if old is None else Search.model_validate(old)
+    except (OSError, UnicodeDecodeError, ValueError, ConfigError) as e:
+        raise SweepError(f"{stored} cannot be read ({' '.join(str(e).split())[:120]}); start "
+                         "the search in a new directory") from None
+    new = Search.model_validate(parse_toml(grid.text, grid.path, "grid")["search"])
+    if old is None:
+        raise SweepError(f"search: {out} holds a sweep, not a search (its grid.toml has no "
+                         "[search]); start the search in a new directory")
+    for key in Search.model_fields:
+        was, now = getattr(old, key), getattr(new, key)
+        if was != now:
+            raise SweepError(f"search.{key}: changed since {out} was started (was {was!r}, "
+                             f"now {now!r}); resume with the [search] it started with, or "
+                             "start it in a new directory")
+
+
 class Searches:
     """Every search of a grid, moved on as cells end: start() and ended()
     return the cells to run next (harness.sweeps.sweeping._run_cells' seeding)."""
@@ -110,9 +259,7 @@ class Searches:
         self.running: set[str] = set()
 
     def seeds(self, k: int) -> list[int]:
-        """A probe's first k seeds: the seed axis's, then one more at a time."""
-        extra = [max(self.first_seeds) + i for i in range(1, k - len(self.first_seeds) + 1)]
-        return (self.first_seeds + extra)[:k]
+        return probe_seeds(self.first_seeds, k)
 
     def _cell(self, point: tuple, value: float, seed: int, arm: str | None) -> Cell:
         value = _value(self.spec, value)     # two searches' equal values share cells
@@ -303,22 +450,34 @@ def as_sweep(grid: Grid, cells: list[Cell]) -> Grid:
 def run_boundary(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
                  scheduler: str | None = None, resume: bool = False,
                  retry_failed: bool = False, progress: bool | None = None,
-                 figure: bool = True, map_dir: Path | None = None) -> BoundaryReport:
+                 figure: bool = True, map_dir: Path | None = None,
+                 checked: bool = False) -> BoundaryReport:
     """Run every search of a [search] grid to its end in the sweep directory
     `out`; write the sweep's tables, boundary.parquet, probes.parquet and
     (figure) boundary.png, drawn over the map of the sweep in map_dir if
     given. Ctrl-C (KeyboardInterrupt) stops the running cells (unfinished:
-    --resume runs them), keeps sweep.json and re-raises."""
+    --resume runs them), keeps sweep.json and re-raises. The cells a search
+    may ask for and the map are checked first (check_search, check_map;
+    checked: the caller did), and a resumed directory's [search] (check_resume)."""
     import time
 
     from harness.sweeps.sweeping import _run_cells
 
     if grid.search is None:
         raise ConfigError("grid", f"{grid.name} has no [search] table; `harness sweep` runs it")
+    if not checked:
+        check_search(grid)
+        if map_dir is not None:   # read now, not after every probe has run
+            from harness.outputs.plots.boundary_figure import check_map
+
+            check_map(map_dir, [f for f, _ in grid.axes if f != SEED_AXIS], grid.search.field,
+                      grid.search.arm)
     started = time.monotonic()
     with locked(out):
-        # --resume: sweep.json's cells must be this grid's (check_dir); the
-        # searches make them again as they ask for them, and find them done
+        # --resume: sweep.json's cells must be this grid's (check_dir), and
+        # its [search] this one's; the searches make the cells again as they
+        # ask for them, and find them done
+        check_resume(out, grid, resume)
         prepare_dir(out, grid, [], resume)
         counts = {"ran": 0, "failed": 0, "todo": 0}
         searches = Searches(out, grid, retry_failed, counts)

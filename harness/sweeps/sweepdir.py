@@ -15,6 +15,7 @@ import os
 import sys
 from pathlib import Path
 
+from harness.analysis.tables import read_record, read_sweep_record
 from harness.outputs import outdir
 from harness.sweeps.cells import Cell
 from harness.sweeps.grid import Grid, make_cell
@@ -53,12 +54,8 @@ def check_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> list[Ce
         if not resume:
             raise SweepError(f"{out} already holds a sweep: --resume to continue it, or "
                              "-o another directory")
-        try:
-            old = json.loads(stored.read_text())["cells"]
-            old_ids = {c["id"] for c in old}
-        except (ValueError, KeyError, TypeError, OSError) as e:
-            raise SweepError(f"{stored} cannot be read ({e}); start the sweep in a new "
-                             "directory") from None
+        old = read_sweep_record(out)["cells"]   # damaged: CorruptRecordError, one line
+        old_ids = {c["id"] for c in old}
         new_ids = {c.id for c in cells}
         added = [make_cell(grid, tuple(c["point"].items()), c["arm"])
                  for c in old if c["id"] not in new_ids and c.get("added")]
@@ -142,7 +139,12 @@ def locked(out: Path):
     written in it (a refused grid leaves no trace)."""
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
-    lock = outdir.DirectoryLock(out).acquire()
+    try:
+        lock = outdir.DirectoryLock(out).acquire()
+    except BaseException:
+        if created and not any(out.iterdir()):
+            out.rmdir()
+        raise
     try:
         yield
     except BaseException:
@@ -159,6 +161,13 @@ def _readable(out: Path, cell: Cell) -> str | None:
     (a disk that filled up, or a copy cut short, after the cell finished)."""
     import pyarrow.parquet as pq
 
+    from harness.config.errors import CorruptRecordError
+
+    for record in sorted(cell_dir(out, cell).glob("*.json")):   # summary, manifest, ...
+        try:
+            read_record(record)
+        except CorruptRecordError as e:
+            return f"{record.name} {str(e).split(': ', 1)[1].split(';')[0]}"
     for table in sorted(cell_dir(out, cell).glob("*.parquet")):
         try:
             pq.read_metadata(table)  # the footer: what a cut-short file lacks

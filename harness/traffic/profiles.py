@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from harness.config.units import INT64_MAX, NS3_TIME_MAX_S
 from harness.outputs import outdir
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "Profile",
     "ProfileError",
     "check_fits",
+    "check_limits",
     "compute_ms_for_ratio",
     "fuse",
     "fusion_buffer_bytes",
@@ -64,6 +66,39 @@ GENERATED = "# ddnn-harness profile"
 
 class ProfileError(ValueError):
     """A profile (file or values) is invalid; the message names what and why."""
+
+
+#: The most layers a profile may have (read or generated; checked before
+#: anything is allocated): far above any real model's tensors (ResNet-50
+#: has 161, the largest transformers a few thousand).
+MAX_LAYERS = 100_000
+#: A model's bytes in all: ns-3 counts a job's bytes as int64 (training.model_bytes).
+MAX_MODEL_BYTES = INT64_MAX
+#: A layer's forward or backward time: ns-3 runs it as int64 nanoseconds.
+MAX_LAYER_MS = NS3_TIME_MAX_S * 1e3
+
+
+def _check_layer_count(name: str, n_layers: int) -> None:
+    if n_layers > MAX_LAYERS:
+        raise ProfileError(f"profile {name!r}: {n_layers:,} layers; at most {MAX_LAYERS:,}")
+
+
+def check_limits(profile: "Profile") -> None:
+    """What a simulation can take of a profile, the rules a profile file is
+    read with (load_profile) and one is generated with (resnet50_like), so
+    that `harness profile` never writes a profile its readers refuse: at
+    most MAX_LAYERS layers, MAX_MODEL_BYTES in all, MAX_LAYER_MS a layer's
+    compute."""
+    _check_layer_count(profile.name, profile.n_layers)
+    if profile.model_bytes > MAX_MODEL_BYTES:
+        raise ProfileError(f"profile {profile.name!r}: {profile.model_bytes:,} B in all; at "
+                           f"most {MAX_MODEL_BYTES:,} B (ns-3 counts a job's bytes as int64)")
+    for field, times in (("fp_ms", profile.fp_ms), ("bp_ms", profile.bp_ms)):
+        longest = max(range(len(times)), key=times.__getitem__)
+        if times[longest] > MAX_LAYER_MS:
+            raise ProfileError(f"profile {profile.name!r} layer {longest}: {field} "
+                               f"{times[longest]:.6g} ms is beyond the longest time ns-3 "
+                               f"represents ({MAX_LAYER_MS:.6g} ms)")
 
 
 def _validate_values(
@@ -260,6 +295,7 @@ def load_profile(path: str | os.PathLike, name: str | None = None) -> Profile:
         raise ProfileError(
             f"profile {pname!r}: empty profile (header only), need at least 1 layer row"
         )
+    _check_layer_count(pname, len(body))
     layer_bytes: list[int] = []
     fp: list[float] = []
     bp: list[float] = []
@@ -279,7 +315,9 @@ def load_profile(path: str | os.PathLike, name: str | None = None) -> Profile:
         layer_bytes.append(_parse_int(pname, row_no, "bytes", r[1]))
         fp.append(_parse_float(pname, row_no, "fp_ms", r[2]))
         bp.append(_parse_float(pname, row_no, "bp_ms", r[3]))
-    return Profile(pname, tuple(layer_bytes), tuple(fp), tuple(bp))
+    profile = Profile(pname, tuple(layer_bytes), tuple(fp), tuple(bp))
+    check_limits(profile)
+    return profile
 
 
 def profile_csv(profile: Profile) -> str:
@@ -336,6 +374,7 @@ def resnet50_like(
     L = int(n_layers)
     if L != n_layers or L < 2:
         raise ProfileError(f"resnet50_like: n_layers must be an integer >= 2 (got {n_layers!r})")
+    _check_layer_count("resnet50_like", L)   # before the layers are made
     M = int(model_bytes)
     if M != model_bytes or M <= 0:
         raise ProfileError(f"resnet50_like: model_bytes must be an integer > 0 (got {model_bytes!r})")
@@ -365,7 +404,9 @@ def resnet50_like(
     bp = [i * d_b for i in range(L)]
     bp[0] = d_b
     name = f"resnet50-like-L{L}-M{M}-T{T:g}"
-    return Profile(name, tuple(sizes), tuple(fp), tuple(bp))
+    profile = Profile(name, tuple(sizes), tuple(fp), tuple(bp))
+    check_limits(profile)   # as load_profile reads it back
+    return profile
 
 
 # ---------------------------------------------------------- compute/network ratio

@@ -172,11 +172,25 @@ def tagged(key: str, default: str | None, members: dict[str, type]) -> Any:
 
 def validate(adapter: TypeAdapter, data: Any, root: Any, rename=None) -> Any:
     """`data` validated by `adapter` (of type `root`); the first error as a
-    ConfigError naming its field (`rename` adjusts the field's path)."""
+    ConfigError naming its field (`rename` adjusts the field's path), with
+    every other error pydantic found in its `more` (each a ConfigError too,
+    in the file's order: the command line prints them all, one line each)."""
     try:
         return adapter.validate_python(data)
     except ValidationError as e:
-        raise config_error(e, root, rename) from None
+        first = config_error(e, root, rename)
+        seen = {str(first)}
+        more = []
+        for err in e.errors():
+            try:
+                other = _one_error(err, root, rename)
+            except Exception:  # noqa: BLE001 - the first error is reported regardless
+                continue
+            if str(other) not in seen:
+                seen.add(str(other))
+                more.append(other)
+        first.more = tuple(more)
+        raise first from None
 
 
 def _unwrap(tp: Any) -> Any:
@@ -276,7 +290,11 @@ def _first(errors: list[dict]) -> dict:
 
 def config_error(exc: ValidationError, root: Any, rename=None) -> ConfigError:
     """The first error of `exc` (validating `root`) as one ConfigError."""
-    err = _first(exc.errors())
+    return _one_error(_first(exc.errors()), root, rename)
+
+
+def _one_error(err: dict, root: Any, rename=None) -> ConfigError:
+    """One of pydantic's errors (validating `root`) as a ConfigError."""
     kind, loc, value = err["type"], err["loc"], err["input"]
     ctx = err.get("ctx") or {}
     path, seen = _walk(root, loc)
@@ -376,7 +394,17 @@ def _unknown_key(model: Any, loc: tuple, seen: list, value: Any) -> tuple[type, 
             return ConfigError, "", (f"applies to {chooser} = {' or '.join(map(repr, owners))} "
                                      f"only, not {tag!r}: leave it out or set {chooser} = "
                                      f"{owners[0]!r}{allowed}")
-    return UnknownKeyError, "", f"unknown key; allowed: {', '.join(sorted(_keys(model)))}"
+    return UnknownKeyError, "", (f"unknown key{did_you_mean(key, _keys(model))}; allowed: "
+                                 f"{', '.join(sorted(_keys(model)))}")
+
+
+def did_you_mean(word: Any, choices) -> str:
+    """" (did you mean 'x'?)" naming the nearest of `choices` to a misspelt
+    `word` (difflib's closest match), or "" when none is near."""
+    import difflib
+
+    near = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {near[0]!r}?)" if near else ""
 
 
 def _not_a_table(model: Any, path: str, value: Any, keys: bool = True) -> str:

@@ -9,7 +9,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, PrivateAttr, comput
     model_validator
 from pydantic.functional_validators import ModelWrapValidatorHandler
 
-from harness.config.errors import ConfigError, shorten
+from harness.config.errors import ConfigError
 from harness.config.schema.base import (Hosts, Int, LinkRate, Number, PerClass, Section, Str, Table,
                                  Time, Toml, unit_string)
 from harness.config.units import BYTE_UNITS, UINT32_MAX, parse_bytes
@@ -43,11 +43,8 @@ def _buffer_size(value: Any) -> Any:
     """Packets (an integer) or bytes ("1.5MB"): ns-3 keeps a QueueSize as a uint32."""
     if not isinstance(value, str):
         return value
-    size = parse_bytes(value, "", maximum=UINT32_MAX)
-    if size < 1500:
-        raise ConfigError("", f"{shorten(value)} holds no full packet; use at least \"1500B\" "
-                          "or a packet count (an integer)")
-    return size
+    # whether it holds a full packet is NetworkConfig's check: the packet is network.mtu
+    return parse_bytes(value, "", maximum=UINT32_MAX)
 
 
 def _alpha(value: float) -> float:
@@ -174,17 +171,41 @@ class NetworkConfig(Section):
                     self.given("band_limit_packets"):
                 raise ConfigError(f"{key}.size", "give the buffer's size here or "
                                   "network.band_limit_packets (its default), not both")
-        self._check_thresholds()
+        for key in ("buffer", "host_buffer"):
+            buffer = getattr(self, key)
+            if buffer is not None and buffer.unit == "bytes" and buffer.size < self.mtu:
+                raise ConfigError(f"{key}.size", f"{buffer.size:,} B holds no full packet "
+                                  f"(network.mtu = {self.mtu:,} B); use at least "
+                                  f"\"{self.mtu}B\" or a packet count (an integer)")
+        self.check_thresholds()
         return self
 
-    def _check_thresholds(self) -> None:
-        """1 <= K <= the band's limit in packets: a deeper K never marks."""
-        limit = ("network.band_limit_packets", self.band_limit_packets)
-        if self.buffer.size is not None and self.buffer.unit == "packets":
-            limit = ("network.buffer.size", self.buffer.size)
+    def full_packets(self, buffer: BufferConfig) -> tuple[int, str]:
+        """The full-size packets (network.mtu bytes) a band can hold under
+        `buffer` at most, alone in it, and where that limit is set (for
+        messages): its size in packets, or in bytes / network.mtu."""
+        size, unit = buffer.size_in(self.band_limit_packets)
+        key = "network.host_buffer" if buffer is self.host_buffer else "network.buffer"
+        if buffer.size is None:
+            return size, f"network.band_limit_packets = {size:,}"
+        if unit == "packets":
+            return size, f"{key}.size = {size:,}"
+        return size // self.mtu, (f"{key}.size = {size:,} B, {size // self.mtu:,} packets of "
+                                  f"network.mtu = {self.mtu:,} B")
+
+    def check_thresholds(self) -> None:
+        """1 <= K < the packets a band holds (full_packets), switches' and
+        hosts' alike: a packet is marked when it arrives to K queued, so a
+        band that cannot hold K and one more never marks. (dynamic buffers:
+        harness.network.qdisc.check_marking, per band.)"""
         k = self.ecn_threshold
-        for where, v in ({"ecn_threshold": k} if isinstance(k, int) else
-                         {f"ecn_threshold.{c}": v for c, v in (k or {}).items()}).items():
-            if v > limit[1]:
-                raise ConfigError(where, f"{v:,} packets is beyond the band's limit "
-                                  f"({limit[0]} = {limit[1]:,}): it would never mark")
+        for buffer in [self.buffer, *([self.host_buffer] if self.host_buffer else [])]:
+            held, limit = self.full_packets(buffer)
+            for where, v in ({"ecn_threshold": k} if isinstance(k, int) else
+                             {f"ecn_threshold.{c}": v for c, v in (k or {}).items()}).items():
+                if v >= held:
+                    allowed = f"1 to {held - 1:,}" if held > 1 else "a larger buffer"
+                    raise ConfigError(where, f"{v:,} packets is beyond the band's limit "
+                                      f"({limit}): a band never has {v:,} packets queued "
+                                      "when one arrives, so it would never mark; allowed: "
+                                      f"{allowed}")

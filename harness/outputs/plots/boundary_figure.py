@@ -6,7 +6,6 @@ training verdict of each (point, value) the map ran). Tables only, no ns-3.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +18,7 @@ from harness.sweeps import boundary
 from harness.config.scenario import ConfigError
 from harness.outputs.plots.style import PALETTE, new_figure, save_figure
 from harness.outputs.plots.sweep_figures import BOUNDARY_CLASSES, BOUNDARY_COLORS, BOUNDARY_LEGEND
-from harness.analysis.tables import SEED_AXIS, read_table
+from harness.analysis.tables import SEED_AXIS, read_sweep_record, read_table
 
 MAP_METRIC = "iteration_time"
 
@@ -31,14 +30,24 @@ def check_map(map_dir: Path, point_fields: list[str], field: str, arm: str) -> N
     if not record.is_file() or not (map_dir / "deltas_mean.parquet").is_file():
         raise ConfigError("--map", f"{map_dir} is not a sweep directory with its tables "
                           "(sweep.json, deltas_mean.parquet)")
-    axes = json.loads(record.read_text()).get("axes", [])
+    stored = read_sweep_record(map_dir)   # a damaged sweep.json: one line naming it
+    axes = stored.get("axes", [])
     missing = [f for f in (*point_fields, field) if f not in axes]
     if missing:
         raise ConfigError("--map", f"{map_dir} has no axis {', '.join(missing)}; its axes: "
                           f"{', '.join(a for a in axes if a != SEED_AXIS)}")
-    arms = json.loads(record.read_text()).get("arms", [])
+    arms = stored.get("arms", [])
     if arm not in arms:
         raise ConfigError("--map", f"{map_dir} has no arm {arm!r}; its arms: {', '.join(arms)}")
+    # the table itself, read now: not after every probe has run
+    try:
+        map_cells(map_dir, point_fields, field, arm)
+    except ConfigError as e:   # not Parquet, truncated
+        raise ConfigError("--map", str(e)) from None
+    except KeyError as e:
+        raise ConfigError("--map", f"{map_dir / 'deltas_mean.parquet'} lacks the column(s) "
+                          f"{e}; rerun the map's sweep (harness sweep GRID -o DIR "
+                          "--resume rewrites its tables)") from None
 
 
 def map_cells(map_dir: Path, point_fields: list[str], field: str, arm: str) -> pd.DataFrame:

@@ -191,13 +191,48 @@ def frontier_of_sweep(sweep_dir: Path, out_dir: Path | None = None,
                           "job)")
     keys = frontier.point_keys_of(means)
     table = frontier.frontier_table(means, keys, frontier.references_of(sweep.grid, keys))
+    # both outputs checked before anything is drawn or written: the table
+    # replaces only an earlier frontier table (a user's file of that name, or
+    # a link to one, is refused), in a directory that can take it
+    table_path = check_table_path(sweep_dir, len(table))
     figures = outdir.check_figure_dir(Path(out_dir) if out_dir is not None
                                       else sweep_dir / "plots",
                                       "-o" if out_dir is not None else "SWEEP_DIR",
                                       tuple(formats), 1)
     name = sweep.grid.get("grid", sweep_dir.name)
     fig = draw_frontier(table, keys, frontier_title(name, table))
-    outdir.write_from(sweep_dir / TABLE_NAME, lambda tmp: table.to_parquet(tmp, index=False))
+    outdir.write_from(table_path, lambda tmp: table.to_parquet(tmp, index=False))
     figures.mkdir(parents=True, exist_ok=True)
-    written = [(sweep_dir / TABLE_NAME).resolve(), *save_figure(fig, figures, FIGURE_STEM, tuple(formats))]
+    written = [table_path, *save_figure(fig, figures, FIGURE_STEM, tuple(formats))]
     return table, frontier.table_lines(table, keys), written
+
+
+#: columns only a frontier table has (frontier.frontier_table): how an
+#: earlier one is told from a user's file of the same name
+_TABLE_MARKS = frozenset({"is_reference", "slowdown_verdict", "pareto_small", "best"})
+
+
+def is_frontier_table(path: Path) -> bool:
+    """A frontier.parquet this module wrote (it may be replaced)."""
+    import pyarrow.parquet as pq
+
+    try:
+        return _TABLE_MARKS <= set(pq.read_schema(path).names)
+    except Exception:  # noqa: BLE001 - not Parquet, unreadable: not ours
+        return False
+
+
+def check_table_path(sweep_dir: Path, rows: int) -> Path:
+    """SWEEP_DIR/frontier.parquet, checked as every output is
+    (outdir.check_new_file): new or an earlier frontier table; the sweep
+    directory must take it (a read-only or full one is named, before
+    anything is drawn)."""
+    from harness.outputs import outdir
+
+    try:
+        return outdir.check_new_file(sweep_dir / TABLE_NAME, "SWEEP_DIR", is_frontier_table,
+                                     16 * 1024 + 1024 * rows)
+    except outdir.OutputError as e:
+        raise outdir.OutputError("SWEEP_DIR", f"the frontier table goes into the sweep "
+                                 f"directory as {TABLE_NAME}: {str(e).split(': ', 1)[1]}"
+                                 ) from None

@@ -24,7 +24,6 @@ plot_sweep(sweep_dir) writes:
 
 from __future__ import annotations
 
-import json
 
 from pathlib import Path
 
@@ -38,7 +37,7 @@ from harness.sweeps.cells import FAILED, MEASURED, STALLED, UNFINISHED, with_sta
 from harness.analysis.metrics import SIZE_CLASSES
 from harness.outputs.plots.run_figures import fct_cdf_frame
 from harness.outputs.plots.style import PALETTE, fit_in_data_width, new_figure, save_figure
-from harness.analysis.tables import POINT_LABEL, SEED_AXIS as SEED_FIELD, read_table
+from harness.analysis.tables import POINT_LABEL, SEED_AXIS as SEED_FIELD, read_record, read_table
 from harness.analysis.tables import Sweep as SweepTables, load_sweep  # noqa: F401 (plots' names)
 
 
@@ -62,8 +61,6 @@ BOUNDARY_PANELS = (
     ("fct_small_mean", "small_fct", "small-flow mean FCT"),
     ("fct_large_mean", "large_fct", "large-flow mean FCT"),
 )
-# size class of each FCT panel, for its n/a reason
-_PANEL_SIZE_CLASS = {"small_fct": "small", "large_fct": "large"}
 # the map's caption, one line per statement (fit_text breaks them further)
 BOUNDARY_CAPTION = (
     "(a) training slowdown class, hatched where the 95 % interval spans two classes "
@@ -157,13 +154,23 @@ def comparison_frame(summary: pd.DataFrame, grid: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["point", "arm", "metric", "value_ms"])
 
 
-def boundary_table(deltas_mean: pd.DataFrame, summary: pd.DataFrame, grid: dict) -> pd.DataFrame:
+def metric_panels(metric: str) -> tuple[tuple[str, str, str], ...]:
+    """The map of one deltas metric (`harness plot --metric`): one panel,
+    as BOUNDARY_PANELS' entries are (metric, column prefix, title)."""
+    from harness.analysis.metrics import delta_metric_words
+
+    return ((metric, "iteration" if metric == "iteration_time" else "metric",
+             delta_metric_words(metric)),)
+
+
+def boundary_table(deltas_mean: pd.DataFrame, summary: pd.DataFrame, grid: dict,
+                   panels: tuple = BOUNDARY_PANELS) -> pd.DataFrame:
     """One row per map cell: (compared arm, point) with the point's axis
     values, measured u_training / u_background of the reference arm (mean
     over its measured seeds), offered_load, seeds (seed values of the point),
     failed (cells of the pair over seeds that failed or did not run), stalled
     (those that ran and stalled), and for each panel (iteration, small_fct,
-    large_fct): {p}_change, {p}_low, {p}_high (the pooled change and its 95 %
+    large_fct; or `panels`' own): {p}_change, {p}_low, {p}_high (the pooled change and its 95 %
     bootstrap interval, fractions; +inf: stalled), {p}_seeds (seeds behind
     it), {p}_verdict and {p}_decided (harness.analysis.stats), {p}_reason (why there
     is no change, "" where there is one); color: the training verdict's class
@@ -203,7 +210,7 @@ def boundary_table(deltas_mean: pd.DataFrame, summary: pd.DataFrame, grid: dict)
             row["seeds"] = int(seeds.get(index, 1))
             row["failed"] = int(failed.get(index, 0))
             row["stalled"] = int(stalled.get(index, 0))
-            for metric, prefix, _ in BOUNDARY_PANELS:
+            for metric, prefix, _ in panels:
                 found = mine.loc[(*key, metric)] if (*key, metric) in mine.index else None
                 get = (lambda c: found[c] if found is not None and pd.notna(found[c])
                        else np.nan)
@@ -216,12 +223,13 @@ def boundary_table(deltas_mean: pd.DataFrame, summary: pd.DataFrame, grid: dict)
                 row[f"{prefix}_decided"] = bool(get("decided")) if pd.notna(get("decided")) \
                     else False
                 row[f"{prefix}_reason"] = "" if pd.notna(get("change")) else _no_change_reason(
-                    _rows_at(pair, gkeys, key), arm, reference, prefix)
-            row["color"] = _verdict_color(row["iteration_verdict"], row["iteration_change"])
+                    _rows_at(pair, gkeys, key), arm, reference, metric)
+            row["color"] = (_verdict_color(row["iteration_verdict"], row["iteration_change"])
+                            if "iteration_verdict" in row else stats.NOT_APPLICABLE)
             rows.append(row)
     columns = ["arm", *gkeys, "u_training", "u_background", "offered_load", "seeds", "failed",
                "stalled",
-               *(f"{p}_{c}" for _, p, _ in BOUNDARY_PANELS
+               *(f"{p}_{c}" for _, p, _ in panels
                  for c in ("change", "low", "high", "seeds", "verdict", "decided", "reason")),
                "color"]
     table = pd.DataFrame(rows, columns=columns)
@@ -239,7 +247,7 @@ def _rows_at(frame: pd.DataFrame, keys: list[str], key: tuple) -> pd.DataFrame:
     return frame[mask]
 
 
-def _no_change_reason(pair: pd.DataFrame, arm: str, reference: str, prefix: str) -> str:
+def _no_change_reason(pair: pd.DataFrame, arm: str, reference: str, metric: str) -> str:
     """Why a map cell has no change, in a few words: the summary rows of its
     point's two arms (all seeds) say whether no seed has both arms measured
     (cells failed or not run), the reference stalled, or, both having run,
@@ -253,14 +261,15 @@ def _no_change_reason(pair: pd.DataFrame, arm: str, reference: str, prefix: str)
         if failed:
             return f"{failed} cell{'s' if failed > 1 else ''} failed"
         return "not run yet" if (pair["status"] == UNFINISHED).any() else "no cells"
-    if prefix == "iteration":
+    if metric.startswith(("iteration_time", "end_spread")):
         in_both = (lambda rows: rows[rows[SEED_FIELD].isin(both)] if SEED_FIELD in rows
                    else rows)
         if (in_both(ref)["status"] == STALLED).all():
             return ("both arms stalled" if (in_both(mine)["status"] == STALLED).all()
                     else "reference stalled")
         return "no iteration pairs"
-    return f"no {_PANEL_SIZE_CLASS[prefix]} flow in both arms"
+    size = metric.split("_")[1] if metric.startswith("fct_") else ""
+    return f"no {size} flow in both arms" if size != "all" else "no flow in both arms"
 
 
 def _verdict_color(verdict: str, change: float) -> str:
@@ -501,25 +510,38 @@ def _fct_colors(table: pd.DataFrame, prefix: str):
     return colormaps["RdYlGn_r"], norm
 
 
-def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str) -> Figure:
+# a map cell's size (inches) and its text's size relative to it: the
+# cell's height over MAP_TEXT_LINES lines (fit_in_data_width narrows a
+# line wider than the cell); the report sizes the image from it
+MAP_CELL_WIDTH_IN, MAP_CELL_HEIGHT_IN = 1.3, 0.95
+MAP_TEXT_LINES = 6
+MAP_TEXT_PT = 72 * MAP_CELL_HEIGHT_IN / MAP_TEXT_LINES
+
+
+def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str,
+                  panels: tuple = BOUNDARY_PANELS) -> Figure:
     """Per facet row (compared arm, other axes), three maps: (a) the training
     verdict, (b) small-flow and (c) large-flow mean FCT change, each with its
-    own colours; hatched cells are undecided at 95 %."""
+    own colours; hatched cells are undecided at 95 %. `panels`: other
+    metrics instead (metric_panels: one, for `harness plot --metric`); the
+    training classes colour the mean iteration time's panel, a diverging
+    scale centred at 0 every other."""
     from matplotlib.cm import ScalarMappable
     from matplotlib.patches import Patch, Rectangle
 
     y, x = boundary_axes(grid)
     facets = _facets(table, grid)
     ys, xs = _y_order(table, y), _x_order(table, x)
-    width = 3 * max(3.6, 1.3 * len(xs) + 1.4) + 2.0
-    fig, axes = new_figure(width, len(facets) * max(2.8, 0.95 * len(ys) + 1.8) + 1.0,
-                            nrows=len(facets), ncols=3)
-    size = "small" if len(xs) <= 4 else "x-small"
+    width = len(panels) * max(3.6, MAP_CELL_WIDTH_IN * len(xs) + 1.4) + 2.0
+    fig, axes = new_figure(width, len(facets) * max(2.8, MAP_CELL_HEIGHT_IN * len(ys) + 1.8)
+                           + 1.0, nrows=len(facets), ncols=len(panels))
+    size = MAP_TEXT_PT   # relative to the cell, whatever the grid's size
+    trained = [m == "iteration_time" for m, _, _ in panels]
     for row, (facet, rows) in enumerate(facets):
-        for col, (_, prefix, name) in enumerate(BOUNDARY_PANELS):
+        for col, (metric, prefix, name) in enumerate(panels):
             ax = axes[row, col]
             # one scale per panel for every facet: colours compare across rows
-            cmap, norm = _fct_colors(table, prefix) if col else (None, None)
+            cmap, norm = _fct_colors(table, prefix) if not trained[col] else (None, None)
             for i, yv in enumerate(ys):
                 for j, xv in enumerate(xs):
                     r = _map_cell(rows, y, yv, x, xv)
@@ -530,7 +552,7 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str) -
                         text = _cell_text(change, r[f"{prefix}_low"], r[f"{prefix}_high"],
                                           int(r[f"{prefix}_seeds"]), int(r["seeds"]),
                                           r.get(f"{prefix}_reason", ""))
-                        if col == 0:
+                        if trained[col]:
                             face = BOUNDARY_COLORS[r["color"]]
                         elif np.isfinite(change):
                             face = cmap(norm(float(np.clip(change, norm.vmin, norm.vmax))))
@@ -554,24 +576,41 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str) -
                 ax.set_ylabel("U_training ≈ 1/R")
             else:
                 ax.set_yticks(range(len(ys)), [""] * len(ys))
+            if not trained[col]:
                 bar = fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.8,
                                    format=FuncFormatter(lambda v, _: f"{100 * v:+.0f} %"))
-                bar.set_label("change; green: background faster", fontsize="small")
+                bar.set_label("change; green: background faster" if metric.startswith("fct_")
+                              else "change; green: smaller", fontsize="small")
             ax.grid(False)
             ax.set_xlabel("U_background (offered load per host link)")
-            letter = "abc"[col]
-            what = "verdict: iteration-time change" if col == 0 else "mean FCT change"
+            letter = f"({'abcdefgh'[col]}) " if len(panels) > 1 else ""
+            what = ("verdict: iteration-time change" if trained[col] else
+                    "mean FCT change" if panels is BOUNDARY_PANELS else "change vs the reference")
             # a line each: fit_text breaks them further to the panel's width
-            ax.set_title(f"({letter}) {name}\n{what}\n{facet}", fontsize="medium")
+            ax.set_title(f"{letter}{name}\n{what}\n{facet}", fontsize="medium")
     # two rows of entries: the legend stays within three panels of the narrowest map
+    # the training classes where a panel is coloured by them, n/a always
+    shown = BOUNDARY_CLASSES if any(trained) else (stats.NOT_APPLICABLE,)
     fig.legend(handles=[*(Patch(facecolor=BOUNDARY_COLORS[c], label=BOUNDARY_LEGEND[c])
-                          for c in BOUNDARY_CLASSES),
+                          for c in shown),
                         Patch(facecolor="white", edgecolor="#555555", hatch="///",
                               label="undecided at 95 %")],
                loc="outside lower center", ncols=3, fontsize="small",
-               title="\n".join(BOUNDARY_CAPTION), title_fontsize="small")
+               title="\n".join(BOUNDARY_CAPTION if panels is BOUNDARY_PANELS
+                               else _metric_caption(panels)), title_fontsize="small")
     fig.suptitle(title)
     return fig
+
+
+def _metric_caption(panels: tuple) -> tuple[str, ...]:
+    """The legend's title of a map of other metrics than the three."""
+    trained = any(m == "iteration_time" for m, _, _ in panels)
+    return (("Training slowdown class, hatched where the 95 % interval spans two classes"
+             if trained else
+             "Change against the reference arm; hatched where it is not significant "
+             "(the 95 % interval contains 0)"),
+            f"Each cell: change [95 % interval]; {stats.TOO_FEW}: too few pairs for an "
+            "interval; n/a: no change measured, and why")
 
 
 def _training_label(rows: pd.DataFrame) -> str:
@@ -809,9 +848,49 @@ def _scale_title(sweep_dir: Path, summary: pd.DataFrame) -> str:
     for cell in summary["cell"]:
         config = sweep_dir / "cells" / str(cell) / "config.json"
         if config.is_file():
-            k = json.loads(config.read_text()).get("scale", 1)
+            k = read_record(config, what="the cell's config").get("scale", 1)
             return f", scale 1/{k:g}" if k > 1 else ""
     return ""
+
+
+def check_metric(deltas_mean: pd.DataFrame | None, metric: str) -> None:
+    """`harness plot --metric NAME`: a metric of the sweep's deltas_mean, else
+    a ConfigError listing the allowed ones."""
+    from harness.config.errors import ConfigError
+
+    allowed = (list(dict.fromkeys(deltas_mean["metric"])) if deltas_mean is not None
+               and "metric" in deltas_mean else [])
+    if not allowed:
+        raise ConfigError("--metric", "this sweep has no deltas_mean.parquet (its grid "
+                          "compares no arms): no metric to map")
+    if metric not in allowed:
+        raise ConfigError("--metric", f"unknown metric {metric!r}; allowed (deltas_mean): "
+                          f"{', '.join(allowed)}")
+
+
+def plot_metric(sweep_dir: Path, metric: str, out_dir: Path | None = None,
+                formats: tuple[str, ...] = ("png", "pdf")) -> list[Path]:
+    """The map of one metric of deltas_mean (map-<metric>.<fmt>): per compared
+    arm and point, its change against the reference with its 95 % interval
+    and verdict (harness.analysis.stats). metric is checked (check_metric) and
+    out_dir (default SWEEP/plots) too, before anything is drawn."""
+    from harness.outputs import outdir
+
+    sweep = load_sweep(sweep_dir)
+    check_metric(sweep.deltas_mean, metric)
+    out_dir = outdir.check_figure_dir(Path(out_dir) if out_dir is not None else sweep.dir / "plots",
+                                      "-o" if out_dir is not None else "DIRECTORY",
+                                      tuple(formats), 1)
+    grid, summary = sweep.grid, with_status_reasons(sweep.summary)
+    seeds = int(summary[SEED_FIELD].nunique()) if SEED_FIELD in summary else 1
+    over = _seeds_title(sweep.deltas_mean, seeds) + _scale_title(sweep.dir, summary)
+    panels = metric_panels(metric)
+    table = boundary_table(sweep.deltas_mean, summary, grid, panels)
+    name = grid.get("grid", sweep.dir.name)
+    fig = draw_boundary(table, grid, background_labels(summary, grid),
+                        f"{name}: {metric} vs {grid.get('reference')}{over}", panels)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return save_figure(fig, out_dir, f"map-{metric}", tuple(formats))
 
 
 def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,

@@ -1,0 +1,50 @@
+"""`harness compare` and `harness export`: commands over finished runs and
+sweeps (harness.analysis.comparing, harness.outputs.export), registered on
+the `harness` group by harness.cli. Bad input raises ConfigError, which the
+group prints as one line `error: ...` with exit code 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("a", metavar="A")
+@click.argument("b", metavar="B")
+@click.option("-o", "--output", metavar="FILE",
+              help="Also write the table to FILE, a new .csv or .parquet file (checked before "
+                   "anything is computed; an existing file is never written over).")
+def compare(a: str, b: str, output: str | None) -> None:
+    """Each metric's change of B against A, with its 95 % interval and verdict:
+    two run directories, or two sweep directories matched point by point by
+    their axis values and arm. Paired where the runs replayed the same
+    background flows and seed (equal background settings and seed), else
+    each side resampled on its own; tails (p99, p999) say "too few samples"
+    where the sample cannot support an interval."""
+    from harness.analysis import comparing
+
+    target = comparing.check_output(output)
+    result = comparing.compare(Path(a), Path(b))
+    for line in comparing.lines(result, a, b):
+        click.echo(line)
+    if target is not None:
+        click.echo(f"table: {comparing.write(result, target)}")
+
+
+@click.command()
+@click.argument("directory", metavar="DIR")
+@click.option("--format", "fmt", default="csv", show_default=True, metavar="csv|parquet",
+              help="The tables' format: csv or parquet.")
+@click.option("-o", "--output", metavar="OUT", required=True,
+              help="A new directory for the tables and data-dictionary.csv.")
+def export(directory: str, fmt: str, output: str) -> None:
+    """Write a run's tables (summary, flows, iterations, transfers, compute,
+    queues, utilization) or a sweep's (summary, deltas, deltas_mean,
+    scale_check) into OUT, a new directory, as CSV or Parquet, with
+    data-dictionary.csv: every column's table, name, type, unit and meaning."""
+    from harness.outputs import export as exporting
+
+    out = exporting.export(Path(directory), fmt, Path(output))
+    click.echo(f"tables and {exporting.DICTIONARY}: {out}")

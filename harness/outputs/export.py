@@ -1,0 +1,296 @@
+"""`harness export DIR --format csv|parquet -o OUT`: a run's or a sweep's
+tables copied into a new directory OUT, as CSV or Parquet, with a data
+dictionary (data-dictionary.csv: every column of every table written, its
+unit and meaning). Tables only, no ns-3; OUT is made whole under a
+temporary name and renamed (harness.outputs.outdir.write_dir).
+
+A run's tables: summary (summary.json as one flat row, the columns a
+sweep's summary has), flows, iterations, transfers, compute, queues,
+utilization, scheduler (those the run has). A sweep's: summary, deltas,
+deltas_mean and, where the sweep has them, scale_check.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from harness.config.errors import ConfigError
+
+FORMATS = ("csv", "parquet")
+DICTIONARY = "data-dictionary.csv"
+RUN_EXPORTED = ("flows", "iterations", "transfers", "compute", "queues", "utilization",
+                "scheduler")
+SWEEP_EXPORTED = ("summary", "deltas", "deltas_mean", "scale_check")
+
+# --------------------------------------------------------------------------
+# the data dictionary: (unit, meaning) of each column, by table and name;
+# then by pattern (the per-class and per-job columns), then the axes
+
+_CHANGE = ("fraction", "relative change of the arm against the reference arm, value / "
+           "reference - 1 (0.1 = +10 %; inf: the arm stalled)")
+_COMMON = {
+    "job": ("", "the training job's name ([[training]] name; one job: its only one)"),
+    "worker": ("", "the worker's index in its job"),
+    "iteration": ("", "the iteration's number (from 0)"),
+    "start_ns": ("ns", "simulated start time"),
+    "end_ns": ("ns", "simulated end time"),
+    "link": ("", "the link's index in the topology"),
+    "from_node": ("", "the node the link direction leaves"),
+    "to_node": ("", "the node the link direction enters"),
+    "traffic_class": ("", "the traffic class (the scenario's [classes]) its ToS maps to"),
+    "tos": ("", "the IP ToS byte its packets carry"),
+    "band": ("", "the queue disc's band"),
+    "bytes": ("bytes", "bytes sent"),
+}
+_TABLES: dict[str, dict[str, tuple[str, str]]] = {
+    "flows": {
+        "id": ("", "the background flow's id (the same flow in every run of the same "
+                   "background settings and seed)"),
+        "src": ("", "sending host (node index)"), "dst": ("", "receiving host (node index)"),
+        "size": ("bytes", "the flow's size as simulated"),
+        "size_class": ("", "small (<= 100 KB), medium (<= 10 MB) or large, of the size as "
+                           "written (simulated size x scale)"),
+        "start_s": ("s", "simulated start time"),
+        "fct_s": ("s", "flow completion time: last byte received - start (empty if not "
+                       "completed)"),
+        "completed": ("", "whether every byte arrived before the run ended"),
+        "measured": ("", "whether it started inside the measurement window"),
+        "received_bytes": ("bytes", "bytes the receiver got"),
+        "ideal_fct_s": ("s", "size / bottleneck rate + twice the path's propagation delay"),
+        "slowdown": ("ratio", "fct_s / ideal_fct_s"),
+        "error": ("", "the socket error that ended it, if any (empty: none)"),
+    },
+    "iterations": {
+        "iteration_s": ("s", "the iteration's time: start of forward layer 0 to the next"),
+        "measured": ("", "whether it lies inside the measurement window"),
+        "end_spread_s": ("s", "spread of the iteration's end times over the job's workers "
+                              "(empty if a worker did not complete it)"),
+        "compute_factor": ("ratio", "the worker's compute time factor this iteration "
+                                    "(stragglers)"),
+    },
+    "transfers": {
+        "buffer": ("", "the fused buffer (or shard) sent"),
+        "layers": ("", "the layers the buffer holds"),
+        "step": ("", "the collective's step (ring: reduce-scatter then all-gather)"),
+        "partition": ("", "the buffer's partition sent in this step"),
+    },
+    "compute": {
+        "layer": ("", "the layer computed"),
+        "phase": ("", "fp (forward) or bp (backward)"),
+    },
+    "queues": {
+        "enqueued_packets": ("packets", "packets enqueued"),
+        "enqueued_bytes": ("bytes", "bytes enqueued"),
+        "dequeued_packets": ("packets", "packets dequeued (sent)"),
+        "dequeued_bytes": ("bytes", "bytes dequeued (sent)"),
+        "dropped_packets": ("packets", "packets dropped"),
+        "dropped_bytes": ("bytes", "bytes dropped"),
+        "max_backlog_packets": ("packets", "largest backlog"),
+        "marked_packets": ("packets", "packets ECN-marked (CE)"),
+        "mean_backlog_packets": ("packets", "mean backlog an arriving packet found"),
+        "buffer_dropped_packets": ("packets", "drops the buffer model decided"),
+    },
+    "utilization": {
+        "t_s": ("s", "start of the interval (run.utilization_interval)"),
+        "app": ("", "the application: training, background or other"),
+        "bytes": ("bytes", "bytes on the wire in the interval"),
+        "utilization": ("fraction", "bytes x 8 / (link rate x interval)"),
+    },
+    "summary": {
+        "cell": ("", "the cell's id: the digest of its resolved scenario"),
+        "arm": ("", "the grid's arm"),
+        "status": ("", "ok, stalled (ran; its training completed no iteration in the window), "
+                       "failed or unfinished"),
+        "error": ("", "why the cell failed"),
+        "reason": ("", "why the cell is not ok"),
+        "measured_flows": ("flows", "background flows started in the measurement window"),
+        "completed_flows": ("flows", "measured flows that completed"),
+        "completion_ratio": ("fraction", "completed_flows / measured_flows"),
+        "socket_errors": ("flows", "background flows ended by a socket error"),
+        "u_training": ("fraction", "mean host-uplink utilisation by training in the window"),
+        "u_background": ("fraction", "mean host-uplink utilisation by the background in the "
+                                     "window"),
+        "iterations": ("iterations", "measured iterations (rows of every worker)"),
+        "mean_iteration_s": ("s", "mean measured iteration time"),
+        "p50_iteration_s": ("s", "median measured iteration time"),
+        "p99_iteration_s": ("s", "99th percentile of the measured iteration times"),
+        "p999_iteration_s": ("s", "99.9th percentile of the measured iteration times"),
+        "mean_end_spread_s": ("s", "mean spread of an iteration's end times over the workers"),
+        "p99_end_spread_s": ("s", "99th percentile of that spread"),
+        "training_socket_errors": ("", "socket errors of the training connections"),
+        "training_stalled": ("", "the job completed no iteration in the window"),
+        "offered_load": ("fraction", "the background's offered load per host link"),
+        "compute_ms": ("ms", "the training profile's compute time per iteration"),
+        "events": ("events", "ns-3 events executed"),
+        "wall_s": ("s", "the cell's wall time"),
+        "startup_s": ("s", "process start to the network built"),
+        "peak_rss_mib": ("MiB", "peak resident memory of the cell's process"),
+        "events_per_s": ("events/s", "events executed per wall second"),
+        "sim_s_per_wall_s": ("ratio", "simulated seconds per wall second"),
+        "scenario": ("", "the scenario's name"), "seed": ("", "the run's seed"),
+        "digest": ("", "the digest of the resolved scenario"),
+        "simulated_s": ("s", "simulated time"),
+    },
+    "deltas": {
+        "arm": ("", "the compared arm"),
+        "metric": ("", "what changed (iteration_time, iteration_time_p99, end_spread, "
+                       "fct_<class>_<mean|p99|p999>)"),
+        "reference": ("s", "the metric's value in the reference arm"),
+        "value": ("s", "the metric's value in the arm"),
+        "change": _CHANGE,
+    },
+    "deltas_mean": {
+        "arm": ("", "the compared arm"),
+        "metric": ("", "what changed (as in deltas)"),
+        "n": ("seeds", "seeds with a change"),
+        "mean": ("fraction", "mean over seeds of the per-seed change"),
+        "ci95_low": ("fraction", "Student t 95 % interval of that mean, low end"),
+        "ci95_high": ("fraction", "its high end"),
+        "change": ("fraction", "the change pooled over seeds, paired over the same flows "
+                               "and iterations (0.1 = +10 %)"),
+        "change_low": ("fraction", "its 95 % interval, low end (empty: too few samples)"),
+        "change_high": ("fraction", "its 95 % interval, high end"),
+        "samples": ("pairs", "the pairs (flows or iterations) the change rests on"),
+        "seeds": ("seeds", "the seeds pooled"),
+        "verdict": ("", "green / yellow / red (mean iteration time), faster / slower / n.s., "
+                        "smaller / larger (end spread), too few samples or n/a"),
+        "decided": ("", "whether the interval decides the verdict"),
+        "seeds_to_decide": ("seeds", "a rough projection of the seeds an undecided training "
+                                     "verdict needs"),
+    },
+    "compare": {
+        "metric": ("", "what changed (as in a sweep's deltas)"),
+        "change": ("fraction", "B's change against A (0.1 = +10 %)"),
+        "change_low": ("fraction", "its 95 % interval, low end (empty: too few samples)"),
+        "change_high": ("fraction", "its 95 % interval, high end"),
+        "samples": ("pairs", "the pairs (or, unpaired, the smaller side's values)"),
+        "seeds": ("seeds", "the seeds compared"),
+        "paired": ("", "whether A and B replayed the same flows and seed"),
+        "verdict": ("", "as in deltas_mean"),
+        "decided": ("", "whether the interval decides the verdict"),
+    },
+}
+_SCALE_CHECK = ("fraction", "the change (or its interval's end) at the reference scale or at "
+                "this one, and their difference with its interval")
+_PATTERNS = (
+    (re.compile(r"fct_(small|medium|large|all)_count"),
+     lambda m: ("flows", f"measured, completed {m[1]} flows")),
+    (re.compile(r"fct_(small|medium|large|all)_(mean|p50|p99|p999)_s"),
+     lambda m: ("s", f"{_STAT[m[2]]} FCT of the measured, completed {m[1]} flows")),
+    (re.compile(r"fct_(small|medium|large|all)_mean_slowdown"),
+     lambda m: ("ratio", f"mean slowdown (FCT / ideal FCT) of the {m[1]} flows")),
+    (re.compile(r"job_(.+)_(iterations|mean_iteration_s|p99_iteration_s|slowdown_vs_ideal)"),
+     lambda m: (_JOB[m[2]][0], f"job {m[1]}: {_JOB[m[2]][1]}")),
+)
+_STAT = {"mean": "mean", "p50": "median", "p99": "99th percentile", "p999": "99.9th percentile"}
+_JOB = {"iterations": ("iterations", "measured iterations"),
+        "mean_iteration_s": ("s", "mean iteration time"),
+        "p99_iteration_s": ("s", "99th percentile of the iteration time"),
+        "slowdown_vs_ideal": ("ratio", "mean iteration time / no-contention iteration time")}
+
+
+def describe(table: str, column: str, axes: tuple[str, ...] = ()) -> tuple[str, str]:
+    """(unit, meaning) of a column of an exported table; meaning "" when
+    this module does not know it."""
+    known = _TABLES.get(table, {})
+    if column in known:
+        return known[column]
+    if column in axes or "." in column:
+        return ("as the scenario key", f"the grid's axis {column}: the scenario key's value "
+                "at this point")
+    if column == "label":
+        return ("", "the grid point's label ([[points]])")
+    if table == "scale_check":
+        return ("" if column in ("arm", "metric", "within", "same_sign", "scale",
+                                 "reference_scale") else _SCALE_CHECK[0],
+                {"arm": "the compared arm", "metric": "what changed",
+                 "scale": "the scale-down k of this row",
+                 "reference_scale": "the smallest scale (the reference fidelity)",
+                 "within": "whether the change lies inside the reference's interval",
+                 "same_sign": "whether both changes have the same sign"}.get(
+                     column, _SCALE_CHECK[1] + f" ({column})"))
+    for pattern, words in _PATTERNS:
+        m = pattern.fullmatch(column)
+        if m:
+            return words(m)
+    if column in _COMMON:
+        return _COMMON[column]
+    return ("", "")
+
+
+def dictionary(tables: dict[str, pd.DataFrame], axes: tuple[str, ...] = ()) -> pd.DataFrame:
+    """The data dictionary of `tables`: table, column, dtype, unit, meaning."""
+    rows = []
+    for name, df in tables.items():
+        for column in df.columns:
+            unit, meaning = describe(name, str(column), axes)
+            rows.append({"table": name, "column": column, "dtype": str(df[column].dtype),
+                         "unit": unit, "meaning": meaning or "(not described)"})
+    return pd.DataFrame(rows, columns=["table", "column", "dtype", "unit", "meaning"])
+
+
+# --------------------------------------------------------------------------
+# export
+
+
+def check(directory: str | Path, fmt: str, out: str | Path) -> tuple[str, Path]:
+    """The checks made before anything is read or written: DIR a run or sweep
+    directory, the format, OUT a new directory. (kind, resolved OUT)."""
+    from harness.analysis.comparing import directory_kind
+    from harness.outputs import outdir
+
+    if fmt not in FORMATS:
+        raise ConfigError("--format", f"{fmt!r} is not a format; allowed: {', '.join(FORMATS)}")
+    kind = directory_kind(directory, "DIR")
+    if out is None or not str(out):
+        raise ConfigError("-o", "give a new directory for the exported tables")
+    target = outdir.check_new_dir(Path(out), "-o", "an export")
+    # a sweep's tables, or a run's: its top-level Parquet files (CSV is larger)
+    size = sum(p.stat().st_size for p in Path(directory).glob("*.parquet"))
+    outdir.check_space(target, size * (8 if fmt == "csv" else 1) + 100_000, "-o",
+                       "the exported tables")
+    return kind, target
+
+
+def tables_of(directory: Path, kind: str) -> tuple[dict[str, pd.DataFrame], tuple[str, ...]]:
+    """The tables exported of a run or sweep directory, and the sweep's axes."""
+    from harness.analysis import metrics
+    from harness.analysis.tables import optional_table, read_run, read_sweep_record
+
+    directory = Path(directory)
+    if kind == "run":
+        run = read_run(directory, RUN_EXPORTED)
+        tables = {"summary": pd.DataFrame([{
+            "scenario": run.summary.get("scenario"), "seed": run.manifest.get("seed"),
+            "digest": run.manifest.get("digest"), **metrics.flat_summary(run.summary)}])}
+        tables.update({name: getattr(run, name) for name in RUN_EXPORTED
+                       if getattr(run, name) is not None})
+        return tables, ()
+    record = read_sweep_record(directory)
+    tables = {name: optional_table(directory, name) for name in SWEEP_EXPORTED}
+    return ({k: v for k, v in tables.items() if v is not None},
+            tuple(record.get("axes", [])))
+
+
+def export(directory: str | Path, fmt: str, out: str | Path) -> Path:
+    """Write DIR's tables into the new directory OUT as `fmt` (csv or parquet)
+    with data-dictionary.csv; returns OUT. ConfigError, before anything is
+    written, for a DIR that is not a run or sweep directory, another format,
+    or an OUT that exists."""
+    from harness.outputs import outdir
+
+    kind, target = check(directory, fmt, out)
+    tables, axes = tables_of(Path(directory), kind)
+
+    def fill(tmp: Path) -> None:
+        for name, df in tables.items():
+            if fmt == "csv":
+                df.to_csv(tmp / f"{name}.csv", index=False)
+            else:
+                df.to_parquet(tmp / f"{name}.parquet", index=False)
+        dictionary(tables, axes).to_csv(tmp / DICTIONARY, index=False)
+
+    return outdir.write_dir(target, fill)

@@ -1,0 +1,291 @@
+"""The findings pages' generated parts and figures, from the kept results
+(harness.sweeps.findings): nothing a kept table holds is typed by hand.
+
+The documentation's hook (docs/hooks/generated.py) replaces marker lines of
+a findings page with these:
+
+- ``<!-- generated: finding NAME -->``: what the finding ran under (preset,
+  buffer model, scale, seeds, cells, CPU, date, commit, machine), its
+  status against today's code, and the commands that reproduce and check it;
+- ``<!-- generated: findings-status -->``: every finding, its status and
+  what it ran under (the findings index);
+- ``<!-- generated: finding-map SWEEP [METRIC] -->``: a metric's change per
+  point of a two-axis map (rows: R, columns: the background), with its 95 %
+  interval and verdict, bold where decided, seeds in parentheses;
+- ``<!-- generated: finding-changes SWEEP METRIC [METRIC ...] -->``: the
+  same as one row per point and metric;
+- ``<!-- generated: finding-summary SWEEP -->``: the map in words (verdicts
+  decided and where, the background's significant changes and their range).
+
+Figures (`draw`) carry their provenance in their title line and in the
+PNG's text chunks (preset, buffer_model, scale, seeds, commit, date).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from harness.sweeps import findings as kept
+
+METRIC_WORDS = {
+    "iteration_time": "training's iteration time",
+    "fct_small_mean": "small flows' mean FCT",
+    "fct_medium_mean": "medium flows' mean FCT",
+    "fct_large_mean": "large flows' mean FCT",
+    "fct_all_mean": "all flows' mean FCT",
+}
+
+
+def _load(key: str):
+    from harness.analysis.tables import load_sweep
+
+    sweep = kept.kept_sweep(key)
+    if not (sweep.kept_dir / "sweep.json").is_file():
+        return sweep, None
+    return sweep, load_sweep(sweep.kept_dir)
+
+
+def _pct(v: float) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    if v == math.inf:
+        return "stalled"
+    return f"{100 * v:+.2f}" if abs(v) < 0.01 else f"{100 * v:+.1f}"
+
+
+def _cell(row: dict, prefix: str | None = None) -> str:
+    g = (lambda c: row.get(f"{prefix}_{c}")) if prefix else (lambda c: row.get(c))
+    change = g("change")
+    if change is None or (isinstance(change, float) and math.isnan(change)):
+        return "n/a"
+    low = g("low") if prefix else g("change_low")
+    high = g("high") if prefix else g("change_high")
+    text = _pct(change)
+    if low is not None and not math.isnan(low):
+        text += f" [{_pct(low)}, {_pct(high)}]"
+    verdict = g("verdict")
+    if isinstance(verdict, str) and verdict:
+        text += f" {verdict}"
+    if g("decided"):
+        text = f"**{text}**"
+    seeds = g("seeds")
+    if seeds is not None and not (isinstance(seeds, float) and math.isnan(seeds)):
+        text += f" ({int(seeds)})"
+    return text
+
+
+def _seeds(record: dict) -> str:
+    seeds = str(record.get("seeds", "?"))
+    return f"{seeds} seed{'' if seeds == '1' else 's'}"
+
+
+def provenance_line(record: dict) -> str:
+    """One sentence: what a kept sweep ran under."""
+    if not record:
+        return ""
+    cpu = record.get("simulation_cpu_s") or 0
+    return (f"sweep `{record.get('grid')}` at scale {record.get('scale')}, buffer model "
+            f"`{record.get('buffer_model')}`, {_seeds(record)} a point, {record.get('cells')} cells, {cpu:,.0f} s of simulation CPU; run "
+            f"{record.get('date')} at commit `{record.get('commit')}` on "
+            f"{record.get('machine')}")
+
+
+def finding_block(name: str) -> str:
+    """The generated opening of a finding's page."""
+    finding = kept.finding(name)
+    states = [kept.check_sweep(s) for s in finding.sweeps]
+    status = kept.finding_status(states)
+    lines = []
+    if status == kept.NOT_KEPT:
+        lines += ['!!! warning "Not yet regenerated"',
+                  "    This page's numbers were typed by hand from runs made before the "
+                  "kept results existed, most under the older per-band buffer limits "
+                  "(`network.buffer.model = \"per_band\"`); they are not checked against "
+                  f"today's code. `harness findings run {name}` reruns its sweeps "
+                  f"({', '.join('`' + s.key + '`' for s in finding.sweeps)}) and "
+                  "regenerates them.", ""]
+        return "\n".join(lines)
+    lines.append(f"!!! info \"What this page ran under ({status})\"")
+    for state in states:
+        lines.append(f"    - {provenance_line(state.provenance)}.")
+    if finding.pinned:
+        lines.append(f"    - Pinned on purpose: {finding.pinned}.")
+    if status == kept.STALE:
+        lines.append("    - **Stale**: " + "; ".join(r for s in states for r in s.reasons) + ".")
+    lines += [f"    - Reproduce: `harness findings run {name}` (resumes); check against "
+              "today's code: `harness findings check`.", ""]
+    return "\n".join(lines)
+
+
+def findings_status() -> str:
+    """A table of every finding: its page, status and what it ran under."""
+    lines = ["| finding | status | ran under |", "|---|---|---|"]
+    for finding in kept.load_registry().values():
+        states = [kept.check_sweep(s) for s in finding.sweeps]
+        status = kept.finding_status(states)
+        ran = "; ".join(provenance_line(s.provenance) for s in states if s.provenance)
+        if status == kept.NOT_KEPT:
+            ran = ("typed by hand from earlier runs (most under per-band limits); not "
+                   f"regenerated yet: `harness findings run {finding.name}`")
+        link = f"[{finding.title}](../{finding.page})" if not finding.page.startswith(
+            "findings/") else f"[{finding.title}]({finding.page.split('/', 1)[1]})"
+        lines.append(f"| {link} | {status} | {ran} |")
+    return "\n".join(lines) + "\n"
+
+
+def finding_map(key: str, metric: str = "iteration_time") -> str:
+    """A markdown table of one metric's change per point of a two-axis map."""
+    from harness.outputs.plots.sweep_figures import (boundary_axes, boundary_table,
+                                                     compared_arms)
+    sweep, loaded = _load(key)
+    if loaded is None:
+        return f"*(no kept tables for `{key}` yet: `harness findings run`)*"
+    grid = loaded.grid
+    y, x = boundary_axes(grid)
+    dm = loaded.deltas_mean
+    prefix = {"iteration_time": "iteration", "fct_small_mean": "small_fct",
+              "fct_large_mean": "large_fct"}.get(metric)
+    if prefix is None:
+        return finding_changes(key, metric)
+    table = boundary_table(dm, loaded.summary, grid)
+    arms = compared_arms(grid)
+    parts = []
+    for arm in arms:
+        rows = table[table["arm"] == arm]
+        ys = sorted(rows[y].unique(), reverse=True) if y else [None]
+        xs = sorted(rows[x].unique()) if x else [None]
+        head = f"| {_short(y)} | " + " | ".join(f"{_short(x)} {v:g}" for v in xs) + " |"
+        lines = [f"{METRIC_WORDS.get(metric, metric)}: `{arm}` vs `{grid.get('reference')}`"
+                 " (%, [95 % interval], verdict; bold: decided; seeds in parentheses)", "",
+                 head, "|" + "---|" * (len(xs) + 1)]
+        for yv in ys:
+            cells = []
+            for xv in xs:
+                match = rows[(rows[y] == yv) if y else True]
+                match = match[(match[x] == xv)] if x else match
+                cells.append(_cell(match.iloc[0].to_dict(), prefix) if len(match) else "")
+            lines.append(f"| {yv:g} | " + " | ".join(cells) + " |")
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
+def finding_summary(key: str) -> str:
+    """A kept map in words: how many training verdicts are decided and where
+    each class lies; for each FCT mean, where it is significantly faster or
+    slower, and its range. Bullets, for a page or the findings index."""
+    from harness.analysis import stats
+    from harness.outputs.plots.sweep_figures import boundary_axes, compared_arms
+
+    sweep, loaded = _load(key)
+    if loaded is None:
+        return f"*(no kept tables for `{key}` yet: `harness findings run`)*"
+    grid, dm = loaded.grid, loaded.deltas_mean
+    y, x = boundary_axes(grid)
+    lines = []
+    for arm in compared_arms(grid):
+        mine = dm[dm["arm"] == arm]
+        training = mine[mine["metric"] == "iteration_time"]
+        decided = training[training["decided"].eq(True)]
+        where = []
+        for verdict in stats.TRAINING_CLASSES:
+            rows = decided[decided["verdict"] == verdict]
+            if len(rows):
+                where.append(f"{verdict} at {_points(rows, y, x)}")
+        lines.append(f"- **Training** (`{arm}` vs `{grid.get('reference')}`): "
+                     f"{len(decided)} of {len(training)} verdicts decided"
+                     + (": " + "; ".join(where) if where else "") + ".")
+        for metric in ("fct_small_mean", "fct_medium_mean", "fct_large_mean"):
+            rows = mine[mine["metric"] == metric]
+            if not len(rows):
+                continue
+            faster = rows[rows["verdict"] == stats.FASTER]
+            slower = rows[rows["verdict"] == stats.SLOWER]
+            span = (f"; changes from {_pct(rows['change'].min())} to "
+                    f"{_pct(rows['change'].max())} %") if rows["change"].notna().any() else ""
+            few = rows[rows["verdict"] == stats.TOO_FEW]
+            words = METRIC_WORDS[metric]
+            text = (f"- **{words[0].upper()}{words[1:]}**: significantly faster at "
+                    f"{len(faster)} of {len(rows)} points, slower at {len(slower)}"
+                    + (f" ({_points(slower, y, x)})" if len(slower) else "")
+                    + (f", too few samples at {len(few)}" if len(few) else "") + span + ".")
+            lines.append(text)
+    return "\n".join(lines) + "\n"
+
+
+def _points(rows, y: str | None, x: str | None) -> str:
+    """Points as 'R = 16 (lambda 23, 46), R = 8 (lambda 46)'."""
+    if not y:
+        return ", ".join(f"{_short(x)} {v:g}" for v in rows[x]) if x else f"{len(rows)} points"
+    parts = []
+    for yv in sorted(rows[y].unique(), reverse=True):
+        xs = sorted(rows[rows[y] == yv][x]) if x else []
+        inner = f" ({_short(x)} {', '.join(f'{v:g}' for v in xs)})" if xs else ""
+        parts.append(f"{_short(y)} = {yv:g}{inner}")
+    return ", ".join(parts)
+
+
+def _short(field: str | None) -> str:
+    return {"training.ratio": "R", "background.rate": "lambda",
+            "background.load": "load"}.get(field or "", field or "")
+
+
+def finding_changes(key: str, *metrics: str) -> str:
+    """One row per point, arm and metric: change [interval] verdict (seeds)."""
+    from harness.outputs.plots.sweep_figures import point_fields
+
+    sweep, loaded = _load(key)
+    if loaded is None:
+        return f"*(no kept tables for `{key}` yet: `harness findings run`)*"
+    dm = loaded.deltas_mean
+    keys = [k for k in point_fields(loaded.grid) if k in dm]
+    rows = dm[dm["metric"].isin(metrics)] if metrics else dm
+    head = "| " + " | ".join([*(_short(k) for k in keys), "arm", "metric", "change, %"]) + " |"
+    lines = [head, "|" + "---|" * (len(keys) + 3)]
+    for row in rows.sort_values([*keys, "arm", "metric"]).to_dict("records"):
+        values = [f"{row[k]:g}" if isinstance(row[k], float) else str(row[k]) for k in keys]
+        lines.append("| " + " | ".join([*values, f"`{row['arm']}`", row["metric"],
+                                        _cell(row)]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------
+# figures
+
+
+def figure_metadata(record: dict) -> dict[str, str]:
+    """The PNG text chunks of a figure drawn from a kept sweep."""
+    return {k: str(record.get(k, "")) for k in
+            ("preset", "buffer_model", "scale", "seeds", "commit", "date")} | {
+        "preset": str(record.get("grid", ""))}
+
+
+def draw(figure: kept.Figure, docs_dir: Path) -> Path:
+    """Draw one of a finding's figures from its kept sweep into docs_dir."""
+    from harness.outputs import outdir
+    from harness.outputs.plots.style import fit_text
+    from harness.outputs.plots.sweep_figures import (background_labels, boundary_table,
+                                                     draw_boundary)
+
+    sweep, loaded = _load(figure.sweep)
+    if loaded is None:
+        raise FileNotFoundError(f"no kept tables for {figure.sweep!r}")
+    record = kept.provenance(sweep)
+    table = boundary_table(loaded.deltas_mean, loaded.summary, loaded.grid)
+    title = (f"{record.get('grid')}: operating boundary (scale {record.get('scale')}, "
+             f"buffer {record.get('buffer_model')}, {_seeds(record)} a point; "
+             f"{record.get('date')}, {record.get('commit')})")
+    fig = draw_boundary(table, loaded.grid, background_labels(loaded.summary, loaded.grid), title)
+    fit_text(fig)
+    meta = figure_metadata(record)
+    target = docs_dir / figure.file
+    return outdir.write_from(target, lambda tmp: fig.savefig(
+        tmp, format="png", dpi=110, bbox_inches="tight", pad_inches=0.05, metadata=meta))
+
+
+def png_metadata(path: Path) -> dict[str, str]:
+    """A PNG's text chunks (what figure_metadata wrote)."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return {k: str(v) for k, v in (getattr(image, "text", None) or {}).items()}
