@@ -349,31 +349,10 @@ def paired_t_change(changes: np.ndarray, seeds: int) -> Interval:
     return Interval(mean, mean - half, mean + half, n, seeds)
 
 
-def iteration_change(reference: list["Run"], arm: list["Run"], key: tuple = ()) -> Interval:
-    """The arm's iteration-time change against the reference, paired by seed
-    and measured iteration in order (see the module doc); +inf when the arm
-    measured no iteration where the reference did."""
-    changes = []
-    ref_any = arm_any = False
-    for r, a in zip(reference, arm):
-        rt, at = _iteration_times(r.iterations), _iteration_times(a.iterations)
-        ref_any |= len(rt) > 0
-        arm_any |= len(at) > 0
-        ref_s, arm_s = _in_step(rt, at)
-        changes.extend(arm_s / ref_s - 1)
-    seeds = len(reference)
-    if ref_any and not arm_any:
-        return Interval(math.inf, math.inf, math.inf, 0, seeds)   # stalled
-    return paired_t_change(np.asarray(changes, dtype=float), seeds)
-
-
-def iteration_tail_change(reference: list["Run"], arm: list["Run"], stat: str,
-                          rng: np.random.Generator) -> Interval:
-    """The change of a tail of the iteration time (stat: a key of
-    ITERATION_TAILS): quantile(arm) / quantile(reference) - 1 over the
-    iterations paired as iteration_change pairs them (seed, k-th measured),
-    with a percentile bootstrap of the pairs within each seed (paired_change);
-    "too few samples" below MIN_PAIRS[stat]; +inf when the arm stalled."""
+def _paired_iterations(reference: list["Run"], arm: list["Run"]):
+    """Each seed's measured iteration times of both arms, in step (seed and
+    k-th measured iteration), and whether the arm stalled (measured no
+    iteration where the reference did)."""
     ref_strata, arm_strata = [], []
     ref_any = arm_any = False
     for r, a in zip(reference, arm):
@@ -383,8 +362,31 @@ def iteration_tail_change(reference: list["Run"], arm: list["Run"], stat: str,
         ref_s, arm_s = _in_step(rt, at)
         ref_strata.append(ref_s.astype(float))
         arm_strata.append(arm_s.astype(float))
-    if ref_any and not arm_any:
-        return Interval(math.inf, math.inf, math.inf, 0, len(reference))   # stalled
+    return ref_strata, arm_strata, ref_any and not arm_any
+
+
+def iteration_change(reference: list["Run"], arm: list["Run"], key: tuple = ()) -> Interval:
+    """The arm's iteration-time change against the reference, paired by seed
+    and measured iteration in order (see the module doc); +inf when the arm
+    measured no iteration where the reference did."""
+    ref_strata, arm_strata, stalled = _paired_iterations(reference, arm)
+    if stalled:
+        return Interval(math.inf, math.inf, math.inf, 0, len(reference))
+    changes = [a / r - 1 for r, a in zip(ref_strata, arm_strata)]
+    return paired_t_change(np.concatenate(changes) if changes else np.asarray([], dtype=float),
+                           len(reference))
+
+
+def iteration_tail_change(reference: list["Run"], arm: list["Run"], stat: str,
+                          rng: np.random.Generator) -> Interval:
+    """The change of a tail of the iteration time (stat: a key of
+    ITERATION_TAILS): quantile(arm) / quantile(reference) - 1 over the
+    iterations paired as iteration_change pairs them (seed, k-th measured),
+    with a percentile bootstrap of the pairs within each seed (paired_change);
+    "too few samples" below MIN_PAIRS[stat]; +inf when the arm stalled."""
+    ref_strata, arm_strata, stalled = _paired_iterations(reference, arm)
+    if stalled:
+        return Interval(math.inf, math.inf, math.inf, 0, len(reference))
     return paired_change(ref_strata, arm_strata, stat, rng)
 
 
