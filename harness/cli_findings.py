@@ -10,12 +10,7 @@ from pathlib import Path
 
 import click
 
-from harness.config.errors import EXIT_BAD_INPUT, ConfigError
-
-
-def _echo_error(message: str) -> None:
-    click.echo(f"error: {' '.join(str(message).split())}", err=True)
-    sys.exit(EXIT_BAD_INPUT)
+from harness.config.errors import ConfigError
 
 
 def _jobs(value: int | None) -> int:
@@ -100,15 +95,13 @@ def run(name: str, jobs: int | None, results: Path | None, no_added_seeds: bool)
     from harness.outputs import findings_pages, outdir
     from harness.sweeps import findings as kept
 
-    try:
-        finding = kept.finding(name)
-        jobs = _jobs(jobs)
-        root = results if results is not None else outdir.results_root() / "findings"
-    except (ConfigError, click.BadParameter) as e:
-        _echo_error(e.format_message() if isinstance(e, click.BadParameter) else e)
+    # a bad name or -j, and a ConfigError below, end as the command's one line (cli._Cli)
+    finding = kept.finding(name)
+    jobs = _jobs(jobs)
+    root = results if results is not None else outdir.results_root() / "findings"
     if not os.access(kept.FINDINGS_DIR, os.W_OK):
-        _echo_error(f"{kept.FINDINGS_DIR}: not writable: findings run keeps its tables in a "
-                    "checkout of the project")
+        raise ConfigError(str(kept.FINDINGS_DIR), "not writable: findings run keeps its "
+                          "tables in a checkout of the project")
     for sweep in finding.sweeps:
         out = root / sweep.key
         command = [sys.executable, "-m", "harness.cli", "sweep", str(sweep.grid_path()),
@@ -148,10 +141,7 @@ def draw(name: str | None) -> None:
     from harness.outputs import findings_pages
     from harness.sweeps import findings as kept
 
-    try:
-        chosen = [kept.finding(name)] if name else list(kept.load_registry().values())
-    except ConfigError as e:
-        _echo_error(e)
+    chosen = [kept.finding(name)] if name else list(kept.load_registry().values())
     for finding in chosen:
         for figure in finding.figures:
             state = kept.check_sweep(kept.kept_sweep(figure.sweep))
