@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from bench import config, procs, sections
-from harness.outputs import outdir
+from harness.io import outdir
 
 DEFAULT_OUTPUT = sections.REPO_DIR / "results" / "bench" / "report.json"
 
@@ -87,7 +87,7 @@ def targets(results: dict) -> list[dict]:
 
 
 def write_report(report: dict, path: Path) -> None:
-    """Write the report as JSON, whole (harness.outputs.outdir's writer)."""
+    """Write the report as JSON, whole (harness.io.outdir's writer)."""
     outdir.write_file(path, json.dumps(report, indent=2, default=str) + "\n")
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from harness.config import environment
 from harness.engine import ns3
-from harness.outputs import outdir
+from harness.io import outdir
 
 SOURCE = Path(__file__).resolve().parent / "native" / "main.cc"
 MARKER_SOURCE = SOURCE.parent / "marker.c"

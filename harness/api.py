@@ -105,7 +105,7 @@ def run(scenario: "str | Path | Scenario | None" = None,
     iterations at the no-contention pace is refused (allow_short=True runs it).
     Raises ConfigError (a ValueError naming the field) before ns-3 starts."""
     from harness.engine import ns3
-    from harness.outputs import outdir
+    from harness.io import outdir
     from harness.config.scenario import Scenario
     from harness.engine.simulation import (execute, output_bytes, plan, short_window,
                                            write_run_dir)
@@ -165,7 +165,7 @@ def sweep(grid: str | Path, out: str | Path | None = None, *, jobs: int | None =
     runs it), harness.sweeps.sweeping.SweepError for a directory
     that cannot be used as asked, before any cell runs."""
     from harness.engine import ns3
-    from harness.outputs import outdir
+    from harness.io import outdir
     from harness.sweeps import sweepdir
     from harness.sweeps.grid import expand, load_grid
     from harness.sweeps.sweeping import run_sweep

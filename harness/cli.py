@@ -178,7 +178,7 @@ def main() -> None:
 def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
         output: str | None, progress: bool | None, allow_short: bool = False) -> None:
     # obj: from a program that calls main(obj={"on_phase": ...}) (python -m bench)
-    from harness.outputs import outdir
+    from harness.io import outdir
     from harness.config.scenario import load_scenario
     from harness.config.errors import Ns3LoadError
     from harness.engine.simulation import execute, output_bytes, plan, write_run_dir
@@ -465,7 +465,7 @@ def alone(scenario: str, overrides: tuple[str, ...], output: str | None) -> None
     runs once with every job, then once per job with the others disabled (same
     placement, ports, seed and background); prints together / alone / slowdown."""
     from harness.sweeps import alone as jobs_alone
-    from harness.outputs import outdir
+    from harness.io import outdir
 
     try:  # the output is checked before anything runs; only an earlier table is replaced
         _check_simulation_environment()
@@ -598,7 +598,7 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
     or check a profile CSV (layer, bytes, fp_ms, bp_ms)."""
     import math
 
-    from harness.outputs import outdir
+    from harness.io import outdir
     from harness.traffic import profiles
     from harness.config.scenario import parse_rate
 
@@ -740,7 +740,7 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
           reference_dir: str | None, progress: bool | None, allow_short: bool = False) -> None:
     import os
 
-    from harness.outputs import outdir
+    from harness.io import outdir
     from harness.sweeps import sweepdir
     from harness.sweeps import sweeping
     from harness.sweeps.grid import check_adaptive, expand, load_grid
@@ -840,7 +840,7 @@ def boundary(grid_file: str, jobs: int | None, executor: str, scheduler: str | N
              progress: bool | None) -> None:
     import os
 
-    from harness.outputs import outdir
+    from harness.io import outdir
     from harness.sweeps import searching, sweepdir
     from harness.outputs.plots.boundary_figure import check_map
     from harness.analysis.tables import SEED_AXIS
@@ -1136,7 +1136,7 @@ def report(directory: str, output: str | None) -> None:
     the operating-boundary map and the sweep's figures, a drill-down per cell
     (FCT CDFs, iteration-time distribution, utilisation), and the manifest
     (versions, seeds, digests, cost)."""
-    from harness.outputs import outdir
+    from harness.io import outdir
     from harness.outputs import report as reports
 
     sweep_dir = Path(directory)

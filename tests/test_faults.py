@@ -25,7 +25,7 @@ from click.testing import CliRunner
 import harness
 from harness import cli
 from harness.engine import ns3
-from harness.outputs import outdir
+from harness.io import outdir
 from harness.traffic import profiles
 from harness.config.errors import ConfigError, shorten
 

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness import cli
-from harness.outputs import outdir
+from harness.io import outdir
 from harness.config.errors import ConfigError
 
 

@@ -1,4 +1,4 @@
-"""The sweep directory's lock (harness.outputs.outdir.DirectoryLock) on real
+"""The sweep directory's lock (harness.io.outdir.DirectoryLock) on real
 files: made by the harness without following links and never over anything,
 rewritten only when it is the harness's own, a user's `.lock` (a file, a
 link, a directory, a FIFO) refused by name and left as it was; a directory
@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from harness import cli
-from harness.outputs import outdir
-from harness.outputs.outdir import LOCK_NAME, DirectoryLock, OutputError
+from harness.io import outdir
+from harness.io.outdir import LOCK_NAME, DirectoryLock, OutputError
 
 DEAD_PID = 4_194_305  # above Linux's largest pid: no such process
 

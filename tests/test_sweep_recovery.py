@@ -12,7 +12,7 @@ import sys
 import pandas as pd
 import pytest
 
-from harness.outputs import outdir
+from harness.io import outdir
 from harness.sweeps import sweeping
 from harness.config.errors import CorruptTableError
 from harness.sweeps.grid import load_grid

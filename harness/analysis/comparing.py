@@ -64,7 +64,7 @@ def check_output(path: str | Path | None) -> Path | None:
     .parquet (an existing file is never written over)."""
     if path is None:
         return None
-    from harness.outputs import outdir
+    from harness.io import outdir
 
     out = Path(path)
     if out.suffix not in OUTPUT_SUFFIXES:
@@ -216,7 +216,7 @@ def compare(a: str | Path, b: str | Path) -> Comparison:
 def write(comparison: Comparison, out: Path) -> Path:
     """The table into `out` (checked by check_output), as CSV or Parquet by
     its suffix, atomically."""
-    from harness.outputs import outdir
+    from harness.io import outdir
 
     table = comparison.table
     if out.suffix == ".csv":

@@ -7,7 +7,7 @@ or read from a run directory (load_run, read_run): the figures
 harness.sweeps.aggregate) and the report read a run through it the same way. Also
 here: a sweep directory's tables, the names their columns share with the
 grid files, and the CSV text ns-3's C++ trackers return (read_csv). No run
-logic and no ns-3 (harness.outputs.outdir places what is written). pandas loads on
+logic and no ns-3 (harness.io.outdir places what is written). pandas loads on
 the first read, so importing this stays cheap.
 """
 
@@ -190,7 +190,7 @@ class Run:
         """Write this run's directory (as `harness run` does) to `out`: new,
         empty, or an earlier run directory (replaced whole; anything else is
         refused with a ConfigError naming `out`). Sets and returns `dir`."""
-        from harness.outputs import outdir
+        from harness.io import outdir
 
         # its size, roughly, for the free-space check: the tables as held in
         # memory (Parquet takes less) and the JSON files

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.engine import pch
-from harness.outputs import outdir
+from harness.io import outdir
 from harness.config import environment
 from harness.config.errors import Ns3LoadError
 from harness.engine.pch import NS3_HEADERS, NS3_LIBRARIES  # one list for the PCH and the load

@@ -21,7 +21,7 @@ from harness import training
 from harness.analysis import metrics
 from harness.engine import memory, recipe
 from harness.network import qdisc, routing, scaling, tcp
-from harness.outputs import outdir
+from harness.io import outdir
 from harness.traffic import background
 from harness.config.scenario import MAX_UTILIZATION_INTERVALS, ConfigError, NetworkConfig, RunConfig, Scenario
 from harness.training import stragglers
@@ -619,7 +619,7 @@ def _versions() -> dict[str, str]:
 
 def output_bytes(p: Plan) -> int:
     """A rough (generous) size of the run directory p writes, for the free-space
-    check made before the run (harness.outputs.outdir.check_space): JSON files and
+    check made before the run (harness.io.outdir.check_space): JSON files and
     Parquet overheads, a row per background flow, per link, interval and
     class of the utilisation, and per worker, iteration and layer of a
     training job's compute and transfer tables (measured: ~7-60 B a row)."""
@@ -635,7 +635,7 @@ def output_bytes(p: Plan) -> int:
 
 def write_run_dir(result: Run, out_dir: Path, extra_json: dict | None = None) -> Path:
     """Write the run's files into a temporary directory, then rename it into
-    place (harness.outputs.outdir.write_dir): a reader never sees a half-written run,
+    place (harness.io.outdir.write_dir): a reader never sees a half-written run,
     and an existing directory is replaced only if it is empty or an earlier
     run directory. extra_json: more files ({name: data}) to write alongside,
     e.g. a sweep cell's cell.json. Sets and returns the run's `dir`."""

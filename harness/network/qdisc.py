@@ -51,7 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.config.scenario import BufferConfig, ConfigError, NetworkConfig
-from harness.engine.recipe_tokens import token_list
+from harness.io.recipe_tokens import token_list
 
 PFIFO_FAST_BAND_TOS = (0x10, 0x00, 0x08)
 PRIO_BAND_TOS = (0x10, 0x18, 0x00, 0x08)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from harness.config.scenario import CONGESTION_CONTROLS, NetworkConfig, TcpConfig
 from harness.network.graph import Topology, distances_to
 from harness.network.qdisc import port_buffer_packets
-from harness.engine.recipe_tokens import token
+from harness.io.recipe_tokens import token
 
 PPP_HEADER = 2
 

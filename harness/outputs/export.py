@@ -2,7 +2,7 @@
 tables copied into a new directory OUT, as CSV or Parquet, with a data
 dictionary (data-dictionary.csv: every column of every table written, its
 unit and meaning). Tables only, no ns-3; OUT is made whole under a
-temporary name and renamed (harness.outputs.outdir.write_dir).
+temporary name and renamed (harness.io.outdir.write_dir).
 
 A run's tables: summary (summary.json as one flat row, the columns a
 sweep's summary has), flows, iterations, transfers, compute, queues,
@@ -240,7 +240,7 @@ def check(directory: str | Path, fmt: str, out: str | Path) -> tuple[str, Path]:
     """The checks made before anything is read or written: DIR a run or sweep
     directory, the format, OUT a new directory. (kind, resolved OUT)."""
     from harness.analysis.comparing import directory_kind
-    from harness.outputs import outdir
+    from harness.io import outdir
 
     if fmt not in FORMATS:
         raise ConfigError("--format", f"{fmt!r} is not a format; allowed: {', '.join(FORMATS)}")
@@ -280,7 +280,7 @@ def export(directory: str | Path, fmt: str, out: str | Path) -> Path:
     with data-dictionary.csv; returns OUT. ConfigError, before anything is
     written, for a DIR that is not a run or sweep directory, another format,
     or an OUT that exists."""
-    from harness.outputs import outdir
+    from harness.io import outdir
 
     kind, target = check(directory, fmt, out)
     tables, axes = tables_of(Path(directory), kind)

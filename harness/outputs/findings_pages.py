@@ -262,7 +262,7 @@ def figure_metadata(record: dict) -> dict[str, str]:
 
 def draw(figure: kept.Figure, docs_dir: Path) -> Path:
     """Draw one of a finding's figures from its kept sweep into docs_dir."""
-    from harness.outputs import outdir
+    from harness.io import outdir
     from harness.outputs.plots.style import fit_text
     from harness.outputs.plots.sweep_figures import (background_labels, boundary_table,
                                                      draw_boundary)

@@ -22,7 +22,7 @@ import pandas as pd
 
 from harness.analysis import stats
 from harness.analysis.tables import read_record
-from harness.outputs import outdir
+from harness.io import outdir
 from harness.sweeps.cells import MEASURED, STALLED, with_status_reasons
 from harness.config.errors import ConfigError
 

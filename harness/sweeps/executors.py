@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from harness.engine import memory
-from harness.outputs import outdir
+from harness.io import outdir
 from harness.sweeps.cells import Cell, cell_json
 from harness.config.errors import ConfigError
 

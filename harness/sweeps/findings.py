@@ -33,7 +33,7 @@ from typing import Any
 
 from harness.config.errors import ConfigError
 from harness.config.paths import PACKAGE_DIR, WORKLOADS_DIR
-from harness.outputs import outdir
+from harness.io import outdir
 
 FINDINGS_DIR = WORKLOADS_DIR / "findings"
 REGISTRY = FINDINGS_DIR / "findings.toml"

@@ -25,7 +25,7 @@ import subprocess
 from pathlib import Path
 
 from harness.analysis import stats
-from harness.outputs import outdir
+from harness.io import outdir
 from harness.sweeps.cells import Cell
 from harness.config.errors import ConfigError, CorruptRecordError
 from harness.sweeps.grid import Grid, expand, load_grid

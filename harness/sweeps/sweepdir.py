@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from harness.analysis.tables import read_record, read_sweep_record
-from harness.outputs import outdir
+from harness.io import outdir
 from harness.sweeps.cells import Cell
 from harness.sweeps.grid import Grid, make_cell
 
@@ -126,7 +126,7 @@ def output_bytes_left(out: Path, cells: list[Cell]) -> int:
     """A rough size of what the sweep still writes into `out`: the run
     directories of its valid cells not done yet (Cell.output_bytes) and its
     tables, for the free-space check made before any cell runs
-    (harness.outputs.outdir.check_space)."""
+    (harness.io.outdir.check_space)."""
     todo = [c for c in cells if c.scenario is not None and not is_done(out, c)]
     return sum(c.output_bytes for c in todo) + 256 * 1024 + 4096 * len(cells)
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from harness.config.units import INT64_MAX, NS3_TIME_MAX_S
-from harness.outputs import outdir
+from harness.io import outdir
 
 __all__ = [
     "CSV_COLUMNS",
@@ -344,7 +344,7 @@ def is_generated(path: str | os.PathLike) -> bool:
 
 
 def save_profile(profile: Profile, path: str | os.PathLike) -> Path:
-    """Write ``profile`` as CSV (profile_csv), whole (harness.outputs.outdir's writer:
+    """Write ``profile`` as CSV (profile_csv), whole (harness.io.outdir's writer:
     a link at ``path`` is followed). Checking that ``path`` may be written is
     the caller's (``harness profile -o``: outdir.check_new_file with
     is_generated)."""

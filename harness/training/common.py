@@ -19,7 +19,7 @@ import pandas as pd
 from harness.traffic import profiles, schedulers
 from harness.config.errors import ConfigError
 from harness.config.paths import PROFILES_DIR, resolve_data_file
-from harness.engine.recipe_tokens import token, token_list
+from harness.io.recipe_tokens import token, token_list
 # the architectures read their C++ tables with it (harness.analysis.tables: every ns-3 CSV)
 from harness.analysis.tables import read_csv  # noqa: F401
 from harness.config.units import INT64_MAX, NS3_TIME_MAX_S

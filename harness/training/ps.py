@@ -13,7 +13,7 @@ from pydantic import AfterValidator, Field, model_validator
 from harness.analysis import analytic
 from harness.traffic import profiles, schedulers
 from harness.config.errors import ConfigError
-from harness.engine.recipe_tokens import token_list
+from harness.io.recipe_tokens import token_list
 from harness.config.schema.base import Bool, Bytes, Hosts, Int, Str, Time, Toml
 from harness.config.schema.topology import MAX_NODES
 from harness.config.schema.training import TrainingConfig

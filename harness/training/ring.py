@@ -15,7 +15,7 @@ from pydantic import Field
 from harness.analysis import analytic
 from harness.traffic import profiles, schedulers
 from harness.config.errors import ConfigError
-from harness.engine.recipe_tokens import token_list
+from harness.io.recipe_tokens import token_list
 from harness.config.schema.base import Int, Toml
 from harness.config.schema.training import TrainingConfig
 from harness.training.common import (Architecture, JobPlan, JobTables, deadline_lines,

@@ -1,5 +1,5 @@
 // The arguments of one scenario-recipe directive, read in order. The recipe
-// writes them as harness/recipe_tokens.py does: one token per value, a list
+// writes them as harness/io/recipe_tokens.py does: one token per value, a list
 // as one comma-separated token ("-" when empty). ScenarioRecipe reads every
 // directive through this class, and so do the training-job helpers
 // (TrainingJobHelper::ApplyDirective), so that every value is checked the

@@ -178,7 +178,7 @@ def frontier_of_sweep(sweep_dir: Path, out_dir: Path | None = None,
     (default sweep_dir/plots, checked before anything is drawn:
     outdir.check_figure_dir). ConfigError for a directory that is not a
     sweep with compared arms."""
-    from harness.outputs import outdir
+    from harness.io import outdir
     from harness.analysis.tables import load_sweep
 
     sweep_dir = Path(sweep_dir)
@@ -227,7 +227,7 @@ def check_table_path(sweep_dir: Path, rows: int) -> Path:
     (outdir.check_new_file): new or an earlier frontier table; the sweep
     directory must take it (a read-only or full one is named, before
     anything is drawn)."""
-    from harness.outputs import outdir
+    from harness.io import outdir
 
     try:
         return outdir.check_new_file(sweep_dir / TABLE_NAME, "SWEEP_DIR", is_frontier_table,

@@ -435,7 +435,7 @@ def plot_run(run: "Run | Path", out_dir: Path | None = None,
     out_dir (default RUN/plots) is checked before anything is drawn
     (outdir.check_figure_dir: new, or holding nothing but the harness's
     figures; else OutputError)."""
-    from harness.outputs import outdir
+    from harness.io import outdir
 
     if not isinstance(run, Run):
         run = load_run(Path(run))

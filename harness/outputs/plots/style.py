@@ -1,5 +1,5 @@
 """What every figure shares: the palette, a figure not tied to pyplot, fitting
-its text to it, and writing it (each format whole, through harness.outputs.outdir's
+its text to it, and writing it (each format whole, through harness.io.outdir's
 writer)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from matplotlib.category import StrCategoryFormatter
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter
 
-from harness.outputs import outdir
+from harness.io import outdir
 
 #: seaborn "deep", in its order.
 PALETTE = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3",

@@ -874,7 +874,7 @@ def plot_metric(sweep_dir: Path, metric: str, out_dir: Path | None = None,
     arm and point, its change against the reference with its 95 % interval
     and verdict (harness.analysis.stats). metric is checked (check_metric) and
     out_dir (default SWEEP/plots) too, before anything is drawn."""
-    from harness.outputs import outdir
+    from harness.io import outdir
 
     sweep = load_sweep(sweep_dir)
     check_metric(sweep.deltas_mean, metric)
@@ -904,7 +904,7 @@ def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,
     cell id UnknownCellError. out_dir (default SWEEP/plots) is checked before
     anything is drawn (outdir.check_figure_dir: new, or holding nothing but
     the harness's figures; else OutputError)."""
-    from harness.outputs import outdir
+    from harness.io import outdir
 
     sweep = load_sweep(sweep_dir)
     grid, summary = sweep.grid, with_status_reasons(sweep.summary)
