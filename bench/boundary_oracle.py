@@ -14,7 +14,7 @@ the range, the thresholds, the tolerance (a map step) and the seeds a probe.
 
 The curve. Per point and searched value with >= 2 seeds pooled: the
 training slowdown of the arm against the reference
-(harness.analysis.stats.iteration_change over every seed), the spread of its
+(harness.analysis.run_changes.iteration_change over every seed), the spread of its
 paired iteration changes, the iterations a seed, and the simulation CPU of a
 seed (both arms); between the values, each interpolated linearly over
 log(value).
@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats as sps
 
-from harness.analysis import stats
+from harness.analysis import run_changes, stats
 from harness.analysis.tables import read_run, read_sweep_record
 from harness.sweeps import boundary, searching
 from harness.sweeps.grid import load_grid, resolve_grid_file
@@ -135,7 +135,7 @@ def measured_curves(cells: dict, reference: str, arm: str) -> dict[object, Curve
             continue
         refs = [read_run(cells[a, f, s, reference], tables=("iterations",)) for s in ss]
         arms = [read_run(cells[a, f, s, arm], tables=("iterations",)) for s in ss]
-        iv = stats.iteration_change(refs, arms)
+        iv = run_changes.iteration_change(refs, arms)
         if not np.isfinite(iv.low):
             continue
         cpu = np.mean([r.manifest["simulation_cpu_s"] + x.manifest["simulation_cpu_s"]

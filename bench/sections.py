@@ -103,7 +103,7 @@ class Runner:
     def recipe(self, run: ScenarioRun) -> Path:
         from harness.engine import recipe
         from harness.config.scenario import load_scenario
-        from harness.engine.simulation import plan
+        from harness.engine.planning import plan
 
         path = self.work / "recipes" / f"{run.label}.recipe"
         if not path.exists():

@@ -118,11 +118,11 @@ class TcpTracer
 def trace(scenario: str | None, sets: list[str]) -> tuple[pd.DataFrame, dict]:
     """Per training sender socket: timeouts, recoveries and mean cwnd in the
     measurement window; and the run's mean iteration time and window."""
-    from harness.engine import ns3, simulation
+    from harness.engine import ns3, planning, simulation
     from harness.config.scenario import load_scenario
 
     sc = load_scenario(scenario, sets)
-    p = simulation.plan(sc)
+    p = planning.plan(sc)
     ns = ns3.load(quiet=True)
     import cppyy
 

@@ -5,6 +5,7 @@
     r.flows.groupby("size_class")["fct_s"].mean()
     r.save("results/runs/mine")   # no out= given: r was in memory only (r.dir None)
     s = harness.sweep("my-grid.toml", jobs=2)
+    b = harness.api.boundary("boundary-quick", jobs=2)   # b.table: the boundary
     s.summary, s.deltas_mean, s.cell(s.summary["cell"][0]).iterations
     harness.load_run("results/runs/default-..."), harness.load_sweep("results/sweeps/quick")
     harness.load_sweeps(["results/sweeps/a", "results/sweeps/b"]).summary
@@ -104,92 +105,77 @@ def run(scenario: "str | Path | Scenario | None" = None,
     A training job whose measurement window is shorter than one of its
     iterations at the no-contention pace is refused (allow_short=True runs it).
     Raises ConfigError (a ValueError naming the field) before ns-3 starts."""
-    from harness.engine import ns3
-    from harness.io import outdir
     from harness.config.scenario import Scenario
-    from harness.engine.simulation import (execute, output_bytes, plan, short_window,
-                                           write_run_dir)
-    from harness.sweeps.cost import long_run_note
+    from harness.services import checks, running
 
-    if isinstance(scenario, Scenario):
-        if overrides or more:
-            raise ConfigError("overrides", "apply overrides to a scenario name or file, "
-                              "not to a Scenario object")
-        sc = scenario
-    else:
-        sc = check(scenario, overrides, **more)
-    ns3.check_environment()   # the switches, the cache, the compiler: before the run
-    p = plan(sc)
-    short = None if allow_short else short_window(p)
-    if short is not None:
-        raise ConfigError(short.field, f"{str(short)[len(short.field) + 2:]}; allow_short=True "
-                          "runs it anyway")
-    target = outdir.check_run_dir(Path(out), "out", output_bytes(p)) if out is not None else None
-    long_run = long_run_note(p)
-    if long_run:
-        _warn(long_run)
-    result = execute(p, progress=progress, quiet=True)
-    if target is not None:
-        write_run_dir(result, target)
+    if isinstance(scenario, Scenario) and (overrides or more):
+        raise ConfigError("overrides", "apply overrides to a scenario name or file, "
+                          "not to a Scenario object")
+
+    def load() -> "Scenario":
+        return scenario if isinstance(scenario, Scenario) else check(scenario, overrides, **more)
+
+    # the switches, the cache, the compiler, the window, `out`: before the run
+    prepared = running.prepare(load, Path(out) if out is not None else None, allow_short,
+                               checks.API)
+    if prepared.long_run:
+        _warn(prepared.long_run)
+    result = running.execute(prepared, progress=progress, quiet=True)
+    running.write(result, prepared)
     return result
-
-
-def _jobs(jobs: Any) -> int:
-    """`jobs` as the CLI's -j takes it: a whole number >= 1, or None for the
-    CPU count; anything else a ConfigError naming jobs (0 is not "every
-    CPU": None is)."""
-    if jobs is None:
-        return os.cpu_count() or 1
-    if isinstance(jobs, bool) or not isinstance(jobs, int):
-        raise ConfigError("jobs", f"expected a whole number >= 1 (cells at once) or None for "
-                          f"the CPU count; got {shorten(jobs)}")
-    if jobs < 1:
-        raise ConfigError("jobs", f"must be >= 1 (cells at once; None: the CPU count); got "
-                          f"{jobs}")
-    return jobs
 
 
 def sweep(grid: str | Path, out: str | Path | None = None, *, jobs: int | None = None,
           executor: str = "local", scheduler: str | None = None, resume: bool = False,
-          retry_failed: bool = False, progress: bool = False, allow_short: bool = False) -> Sweep:
+          retry_failed: bool = False, progress: bool = False, allow_short: bool = False,
+          max_seeds: int | None = None, budget: "str | float | None" = None,
+          reference: str | Path | None = None) -> Sweep:
     """Run a grid (a grid file or a preset name: "quick", ...) and return its tables.
 
     out: the sweep directory (default results/sweeps/<grid name> under
     $DDNN_HARNESS_RESULTS or the current directory); resume=True continues one.
     jobs: cells at once (default: CPU count); executor: "local" or "dask"
     (scheduler: a Dask scheduler address, default a LocalCluster).
+    max_seeds: add seeds to undecided points up to this many (default: the
+    grid's [adaptive]); budget: their wall time from the start ("20min", or
+    seconds); reference: reference results for the cells of the grid's
+    smallest scale (as `harness sweep --reference`).
     A failing cell is recorded (status "failed", its error) and the others run;
     a grid with a cell whose window cannot measure one training iteration is
     refused, as by harness.run (allow_short=True runs it).
-    Raises ConfigError for a bad grid (a boundary search's too: `harness boundary`
-    runs it), harness.sweeps.sweeping.SweepError for a directory
-    that cannot be used as asked, before any cell runs."""
-    from harness.engine import ns3
-    from harness.io import outdir
-    from harness.sweeps import sweepdir
-    from harness.sweeps.grid import expand, load_grid
-    from harness.sweeps.sweeping import run_sweep
+    Every check `harness sweep` makes is made here, before any cell runs
+    (harness.services.sweeping): raises ConfigError for bad input (a boundary
+    search's grid too: harness.api.boundary runs it),
+    harness.sweeps.sweeping.SweepError for a directory that cannot be used as
+    asked."""
+    from harness.services import checks, sweeping
 
-    jobs = _jobs(jobs)   # before anything is read or made, as the CLI's -j
-    ns3.check_environment()   # the switches, the cache, the compiler
-    g = load_grid(grid)
-    if g.search is not None:   # as `harness sweep` refuses it: its points are probes
-        raise ConfigError("search", f"{grid} is a boundary search, not a sweep; run it with "
-                          f"`harness boundary {grid}` (Python: harness.sweeps.searching."
-                          "run_boundary)")
-    target = outdir.check_sweep_dir(Path(out) if out is not None else sweepdir.default_dir(g),
-                                    "out")
-    cells = expand(g)
-    short = [] if allow_short else [c for c in cells if c.scenario is not None and c.short]
-    if short:
-        field, _, problem = short[0].short.partition(": ")
-        raise ConfigError(field, f"cell {short[0].id} {dict(short[0].point)} (arm "
-                          f"{short[0].arm}), {len(short)} of {len(cells)} cells: {problem}; "
-                          "allow_short=True runs them anyway")
-    outdir.check_space(target, sweepdir.output_bytes_left(target, cells), "out", "the sweep")
-    run_sweep(g, target, jobs, executor, scheduler, resume,
-              retry_failed, progress, cells)
-    return load_sweep(target)
+    prepared = sweeping.prepare(grid, Path(out) if out is not None else None, checks.API,
+                                jobs=jobs, executor=executor, scheduler=scheduler,
+                                resume=resume, retry_failed=retry_failed, max_seeds=max_seeds,
+                                budget=budget, reference=reference, allow_short=allow_short)
+    sweeping.run(prepared, progress)
+    return load_sweep(prepared.out)
+
+
+def boundary(grid: str | Path, out: str | Path | None = None, *, jobs: int | None = None,
+             executor: str = "local", scheduler: str | None = None, resume: bool = False,
+             retry_failed: bool = False, progress: bool = False,
+             map_dir: str | Path | None = None):
+    """Run a boundary search (a grid with a [search] table, or a preset:
+    "boundary-quick") as `harness boundary` does: for each point of its other
+    axes and each threshold, where the training slowdown crosses it; writes
+    boundary.parquet, probes.parquet and boundary.png (over the map of the
+    sweep in map_dir if given) in `out` and returns the report (its .table
+    is the boundary table). Raises ConfigError or SweepError, as
+    `harness boundary` refuses, before any cell runs."""
+    from harness.services import boundary as searching, checks
+
+    prepared = searching.prepare(grid, Path(out) if out is not None else None, checks.API,
+                                 jobs=jobs, executor=executor, scheduler=scheduler,
+                                 resume=resume, retry_failed=retry_failed,
+                                 map_dir=Path(map_dir) if map_dir is not None else None)
+    return searching.run(prepared, progress)
 
 
 def compare(a: str | Path, b: str | Path, out: str | Path | None = None) -> "pd.DataFrame":
@@ -202,16 +188,15 @@ def compare(a: str | Path, b: str | Path, out: str | Path | None = None) -> "pd.
     .parquet file (checked before anything is computed). Raises ConfigError
     for a path that is not a run or sweep directory, a run against a sweep,
     sweeps with different axes or no matching point, or a bad `out`."""
-    from harness.analysis import comparing
+    from harness.services import results
 
     for name, value in (("a", a), ("b", b)):
         if not isinstance(value, (str, os.PathLike)) or not str(value):
             raise ConfigError(name, f"expected a run or sweep directory path; got "
                               f"{shorten(value)}")
-    target = comparing.check_output(out)
-    result = comparing.compare(a, b)
+    result, target = results.compare(a, b, out)
     if target is not None:
-        comparing.write(result, target)
+        results.write_comparison(result, target)
     return result.table
 
 
@@ -221,9 +206,9 @@ def export(directory: str | Path, out: str | Path, format: str = "csv") -> Path:
     name, dtype, unit and meaning); returns `out`. Raises ConfigError, before
     anything is written, for a `directory` that is not a run or sweep
     directory, another format, or an `out` that exists."""
-    from harness.outputs import export as exporting
+    from harness.services import results
 
     for name, value in (("directory", directory), ("out", out)):
         if not isinstance(value, (str, os.PathLike)) or not str(value):
             raise ConfigError(name, f"expected a directory path; got {shorten(value)}")
-    return exporting.export(directory, format, out)
+    return results.export(directory, format, out)

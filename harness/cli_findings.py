@@ -1,5 +1,6 @@
 """`harness findings`: the findings' kept results, listed, rerun, redrawn and
-checked against today's code (harness.sweeps.findings)."""
+checked against today's code (harness.services.findings, over
+harness.sweeps.findings). Registered on the group by harness.cli."""
 
 from __future__ import annotations
 
@@ -9,8 +10,6 @@ import sys
 from pathlib import Path
 
 import click
-
-from harness.config.errors import ConfigError
 
 
 def _jobs(value: int | None) -> int:
@@ -35,23 +34,10 @@ def findings() -> None:
     tables yet: its page says so)."""
 
 
-def _estimate_cpu_s(sweep) -> float | None:
-    """A not-yet-kept sweep's rough simulation CPU, from harness check's cost model."""
-    from harness.sweeps.cost import Cost
-    from harness.sweeps.grid import expand, load_grid
-
-    try:
-        grid = load_grid(sweep.grid_path())
-        cells = [c for c in expand(grid) if c.scenario is not None]
-    except ConfigError:
-        return None
-    low, high = Cost(sum(c.predicted_bytes for c in cells)).core_s
-    return (low + high) / 2
-
-
 @findings.command(name="list")
 def list_() -> None:
     """Each finding: status, the sweeps it stands on and their CPU cost."""
+    from harness.services import findings as service
     from harness.sweeps import findings as kept
 
     for finding in kept.load_registry().values():
@@ -65,7 +51,7 @@ def list_() -> None:
                 cost = (f"{record.get('cells')} cells, {record.get('simulation_cpu_s', 0):,.0f} s "
                         f"CPU, kept {record.get('date')} at {record.get('commit')}")
             else:
-                estimate = _estimate_cpu_s(state.sweep)
+                estimate = service.estimate_cpu_s(state.sweep)
                 cost = ("not kept; first round ~" + f"{estimate:,.0f} s CPU (estimate)"
                         if estimate else "not kept")
             click.echo(f"    sweep {state.sweep.key} ({state.sweep.grid}): {cost}")
@@ -92,30 +78,16 @@ def run(name: str, jobs: int | None, results: Path | None, no_added_seeds: bool)
     Each sweep runs as `harness sweep` would, with its grid, budget and
     reference results as findings.toml gives them; a sweep already finished
     there only has its tables kept again."""
-    from harness.outputs import findings_pages, outdir
+    from harness.services import findings as service
     from harness.sweeps import findings as kept
 
     # a bad name or -j, and a ConfigError below, end as the command's one line (cli._Cli)
     finding = kept.finding(name)
     jobs = _jobs(jobs)
-    root = results if results is not None else outdir.results_root() / "findings"
-    if not os.access(kept.FINDINGS_DIR, os.W_OK):
-        raise ConfigError(str(kept.FINDINGS_DIR), "not writable: findings run keeps its "
-                          "tables in a checkout of the project")
+    root = service.results_root(results)
     for sweep in finding.sweeps:
         out = root / sweep.key
-        command = [sys.executable, "-m", "harness.cli", "sweep", str(sweep.grid_path()),
-                   "-o", str(out), "-j", str(jobs)]
-        if (out / "sweep.json").is_file():
-            command.append("--resume")
-        if no_added_seeds:
-            command += ["--max-seeds", "1"]
-        elif sweep.budget:
-            command += ["--budget", sweep.budget]
-        if sweep.max_seeds and not no_added_seeds:
-            command += ["--max-seeds", str(sweep.max_seeds)]
-        if sweep.reference:
-            command += ["--reference", sweep.reference]
+        command = service.sweep_command(sweep, out, jobs, no_added_seeds)
         click.echo("+ " + " ".join(command[2:]), err=True)
         code = subprocess.call(command)
         if code != 0:
@@ -123,14 +95,7 @@ def run(name: str, jobs: int | None, results: Path | None, no_added_seeds: bool)
         where = kept.keep(sweep, out)
         click.echo(f"kept {sweep.key}: {where}", err=True)
     for figure in finding.figures:
-        click.echo(f"drew {findings_pages.draw(figure, _docs_dir())}", err=True)
-
-
-def _docs_dir() -> Path:
-    """The documentation's folder: the checkout's, or the copy a wheel carries."""
-    from harness.config.paths import DOCS_DIR
-
-    return DOCS_DIR
+        click.echo(f"drew {service.draw(figure)}", err=True)
 
 
 @findings.command()
@@ -138,7 +103,7 @@ def _docs_dir() -> Path:
 def draw(name: str | None) -> None:
     """Redraw a finding's figures (default: every finding's) from its kept
     tables, with their provenance in the PNG's metadata."""
-    from harness.outputs import findings_pages
+    from harness.services import findings as service
     from harness.sweeps import findings as kept
 
     chosen = [kept.finding(name)] if name else list(kept.load_registry().values())
@@ -148,7 +113,7 @@ def draw(name: str | None) -> None:
             if state.status == kept.NOT_KEPT:
                 click.echo(f"skipped {figure.file}: {figure.sweep} is not kept", err=True)
                 continue
-            click.echo(f"drew {findings_pages.draw(figure, _docs_dir())}", err=True)
+            click.echo(f"drew {service.draw(figure)}", err=True)
 
 
 @findings.command()
@@ -159,35 +124,16 @@ def check(strict: bool) -> None:
     defaults must have its kept digest, and every figure the provenance of
     its kept tables. Exits 1 naming each stale finding and the settings that
     changed (and, with --strict, each finding not kept yet)."""
-    from harness.outputs import findings_pages
+    from harness.services import findings as service
     from harness.sweeps import findings as kept
 
     bad = []
     for finding in kept.load_registry().values():
-        states = [kept.check_sweep(s) for s in finding.sweeps]
-        status = kept.finding_status(states)
-        reasons = [f"{s.sweep.key}: {r}" for s in states for r in s.reasons
-                   if s.status != kept.PINNED]
-        for figure in finding.figures:
-            record = kept.provenance(kept.kept_sweep(figure.sweep))
-            path = _docs_dir() / figure.file
-            if not record:
-                continue
-            if not path.is_file():
-                reasons.append(f"figure {figure.file} missing: harness findings draw")
-                status = kept.STALE
-                continue
-            meta = findings_pages.png_metadata(path)
-            if (meta.get("commit"), meta.get("date")) != (record.get("commit"),
-                                                           record.get("date")):
-                reasons.append(f"figure {figure.file} was drawn from other tables "
-                               f"({meta.get('date')}, {meta.get('commit')}): "
-                               f"harness findings draw {finding.name}")
-                status = kept.STALE
-        click.echo(f"{finding.name:<26} {status}")
-        for reason in reasons:
+        checked = service.check(finding)
+        click.echo(f"{finding.name:<26} {checked.status}")
+        for reason in checked.reasons:
             click.echo(f"    {reason}")
-        if status == kept.STALE or (strict and status == kept.NOT_KEPT):
+        if checked.status == kept.STALE or (strict and checked.status == kept.NOT_KEPT):
             bad.append(finding.name)
     if bad:
         click.echo(f"error: findings not current: {', '.join(bad)}", err=True)

@@ -1,10 +1,11 @@
 // Umbrella header: what the harness loads from ns3-modules/ besides the
 // training jobs (and what the PCH precompiles). The harness includes every
-// header of jobs/ after this one (harness/ns3.py, loaded_headers), so an
-// architecture's job, workers and helper need no line here. Sources live in
-// role folders (apps/, core/, jobs/, schedulers/, network/, tcp/, trackers/, bindings/),
-// each on the include path, so they include each other by file name as
-// within an ns-3 module.
+// header of jobs/ after this one (harness/engine/ns3.py, loaded_headers), so
+// an architecture's job, workers and helper need no line here. Sources live
+// in role folders (apps/, core/, jobs/, schedulers/, network/, tcp/, trackers/,
+// bindings/, and scenario/: the composition root, ScenarioRecipe, the only
+// folder that knows the others), each on the include path, so they include
+// each other by file name as within an ns-3 module.
 
 /**
  * \defgroup ddnn Distributed DNN training next to background traffic

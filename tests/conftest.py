@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 from harness.config.scenario import load_scenario
-from harness.engine.simulation import Plan, execute, plan
+from harness.engine.simulation import execute
+from harness.engine.planning import Plan, plan
 
 # The default scenario is 4 hosts at 1 Gbit/s: ns-3 tests stay in seconds.
 

@@ -1,4 +1,5 @@
-"""Tests for harness.analysis.analytic (pure logic, no ns-3).
+"""Tests for the ring's no-contention model, harness.training.ring.simulate, and
+the ring-allreduce time it is built on (pure logic, no ns-3).
 
 Expected numbers are derived by hand in the comments, not copied from the code.
 """
@@ -8,8 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.analysis.analytic import AnalyticResult, allreduce_ms, simulate
-from harness.traffic.profiles import Profile, compute_ms_for_ratio, fuse, resnet50_like
+from harness.training.common import AnalyticResult, allreduce_ms
+from harness.training.ring import simulate
+from harness.traffic.fusion import fuse
+from harness.traffic.profiles import Profile, compute_ms_for_ratio, resnet50_like
 
 M = 100_000_000
 GBPS10 = 10e9

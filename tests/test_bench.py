@@ -172,7 +172,7 @@ def test_bad_scaling_hosts_is_one_line_naming_the_option(value):
 def test_recipe_lists_the_plan_in_order():
     from harness.engine import recipe
     from harness.config.scenario import load_scenario
-    from harness.engine.simulation import plan
+    from harness.engine.planning import plan
 
     p = plan(load_scenario("thesis", ["scale=10", "run.duration=0.05", "run.warmup=0.01",
                                       "run.cooldown=0.01"]))
@@ -193,7 +193,7 @@ def test_recipe_lists_the_plan_in_order():
 def test_a_ps_job_with_two_shards_is_in_the_recipe_with_its_servers():
     from harness.engine import recipe
     from harness.config.scenario import load_scenario
-    from harness.engine.simulation import plan
+    from harness.engine.planning import plan
 
     p = plan(load_scenario("ps-small", ["run.duration=0.05", "training.servers=2",
                                         "training.server_placement=colocated"]))
@@ -216,7 +216,8 @@ def test_native_main_builds_what_the_harness_builds_from_one_recipe(tmp_path):
     from bench import compare, native
     from harness.engine import recipe
     from harness.config.scenario import load_scenario
-    from harness.engine.simulation import execute, plan, write_run_dir
+    from harness.engine.simulation import execute, write_run_dir
+    from harness.engine.planning import plan
 
     p = plan(load_scenario("ps-small", [
         "run.duration=0.2", "run.warmup=0.02", "run.cooldown=0.02", "training.servers=2",
@@ -242,7 +243,7 @@ def test_native_window_counts_the_events_between_its_ends_and_stops_there(tmp_pa
     from bench import native
     from harness.config.scenario import load_scenario
     from harness.engine import recipe
-    from harness.engine.simulation import plan
+    from harness.engine.planning import plan
 
     p = plan(load_scenario(None, ["run.duration=0.1", "run.warmup=0.01", "run.cooldown=0.01"]))
     path = recipe.write(p, tmp_path / "r.recipe")

@@ -1,7 +1,8 @@
 """Buffer models (network.buffer): how an egress's bands share buffer space.
 
 The admission tests offer packets straight to real ns-3 queue discs, built by
-the harness's QueueDiscInstaller on real point-to-point devices, with nothing
+the harness's QueueDiscInstaller (from the recipe components the harness
+writes) on real point-to-point devices, with nothing
 dequeuing them: what each band accepts is the buffer model's defining
 behaviour, exactly. The run tests check the same through the whole harness.
 """
@@ -16,7 +17,8 @@ import pytest
 from harness.config.scenario import load_scenario
 from harness.config.errors import ConfigError
 from harness.network.qdisc import PFIFO_FAST_PRIOMAP, port_buffer_packets
-from harness.engine.simulation import execute, plan
+from harness.engine.simulation import execute
+from harness.engine.planning import plan
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("cppyy") is None or importlib.util.find_spec("ns3") is None,
@@ -33,9 +35,15 @@ _HELPER = r"""
 #include "ns3/socket.h"
 namespace buffer_test {
 using namespace ns3;
-/// One node with `ports` egresses (each to a peer of its own), the
-/// installer's queue disc on each; returns the root queue discs, initialised.
-std::vector<Ptr<QueueDisc>> Build(const QueueDiscInstaller& installer, uint32_t ports) {
+/// One node with `ports` egresses (each to a peer of its own), the queue
+/// disc of a `queue-disc` recipe line's components (EGRESS ROOT BANDS, as
+/// ScenarioRecipe reads them) on each; returns the root queue discs, initialised.
+std::vector<Ptr<QueueDisc>> Build(const std::string& components, uint32_t ports) {
+    RecipeArgs args("queue-disc " + components, 1);
+    const RecipeComponent egress(args, QueueDiscInstaller::GetTypeId());
+    Ptr<QueueDiscInstaller> installer = egress.GetFactory().Create<QueueDiscInstaller>();
+    installer->SetRoot(RecipeComponent(args, QueueDisc::GetTypeId()));
+    installer->SetBands(RecipeComponent(args, QueueDisc::GetTypeId(), installer->GetNBands()));
     NodeContainer hub;
     hub.Create(1);
     NodeContainer peers;
@@ -47,7 +55,7 @@ std::vector<Ptr<QueueDisc>> Build(const QueueDiscInstaller& installer, uint32_t 
     std::vector<Ptr<QueueDisc>> roots;
     for (uint32_t i = 0; i < ports; ++i) {
         NetDeviceContainer devices = p2p.Install(hub.Get(0), peers.Get(i));
-        Ptr<QueueDisc> root = installer.Install(devices.Get(0));
+        Ptr<QueueDisc> root = installer->Install(devices.Get(0));
         root->Initialize();
         roots.push_back(root);
     }
@@ -82,15 +90,26 @@ def ns():
     return namespace
 
 
+def _components(model: str, limit: str, pool: str = "port", alphas: str = "",
+                thresholds: str = "") -> str:
+    """A pfifo_fast egress's recipe components (EGRESS ROOT BANDS), written
+    as the harness writes them (harness.io.recipe_tokens.component)."""
+    from harness.io.recipe_tokens import component
+    from harness.network.qdisc import Bands
+
+    return " ".join((
+        component(Bands.EGRESS, {"Bands": 3, "BufferModel": model, "BufferSize": limit,
+                                 "BufferPool": pool}),
+        component("ns3::PrioQueueDisc", {"Priomap": PFIFO_FAST_PRIOMAP}),
+        component(Bands.BAND, {"MarkThreshold": [int(k) for k in thresholds.split()],
+                               "Alpha": [float(a) for a in alphas.split()]})))
+
+
 def _ports(ns, model: str, limit: str, ports: int = 1, pool: str = "port",
            alphas: str = ""):
     import cppyy
 
-    installer = ns.QueueDiscInstaller("ns3::PrioQueueDisc", 3,
-                                      " ".join(map(str, PFIFO_FAST_PRIOMAP)))
-    installer.SetBuffer(ns.QueueDiscInstaller.ParseBufferModel(model), ns.QueueSize(limit),
-                        pool == "switch", alphas)
-    return list(cppyy.gbl.buffer_test.Build(installer, ports))
+    return list(cppyy.gbl.buffer_test.Build(_components(model, limit, pool, alphas), ports))
 
 
 def _offer(root, n: int, priority: int) -> int:
@@ -226,11 +245,16 @@ def test_host_buffer_may_differ_from_the_switches():
 
     lines = [line.split() for line in recipe.text(p).splitlines()
              if line.startswith("queue-disc")]
+
+    def buffer(ln):   # the egress component's attributes (ns3::QueueDiscInstaller)
+        attributes = dict(a.split("=", 1) for a in ln if a.startswith("Buffer"))
+        return attributes["BufferModel"], attributes["BufferPool"]
+
     host_lines = [ln for ln in lines if int(ln[3]) < p.topology.n_hosts]
     switch_lines = [ln for ln in lines if int(ln[3]) >= p.topology.n_hosts]
     assert host_lines and switch_lines
-    assert {ln[-3] for ln in host_lines} == {"per_band"}
-    assert {(ln[-3], ln[-2]) for ln in switch_lines} == {("dynamic", "switch")}
+    assert {buffer(ln)[0] for ln in host_lines} == {"per_band"}
+    assert {buffer(ln) for ln in switch_lines} == {("dynamic", "switch")}
 
 
 def test_scale_divides_buffer_sizes():
@@ -317,12 +341,8 @@ def test_the_threshold_check_matches_where_ns3_can_mark(ns, model, limit, sets, 
     alphas = "0.25 0.25 0.25" if "alpha=0.25" in sets[0] else ""
     marked = {}
     for k in (most, most + 1):
-        installer = ns.QueueDiscInstaller("ns3::PrioQueueDisc", 3,
-                                          " ".join(map(str, PFIFO_FAST_PRIOMAP)))
-        installer.SetBuffer(ns.QueueDiscInstaller.ParseBufferModel(model), ns.QueueSize(limit),
-                            False, alphas)
-        installer.SetEcnThresholds(f"{k} {k} {k}", False)
-        [root] = list(cppyy.gbl.buffer_test.Build(installer, 1))
+        components = _components(model, limit, alphas=alphas, thresholds=f"{k} {k} {k}")
+        [root] = list(cppyy.gbl.buffer_test.Build(components, 1))
         cppyy.gbl.ecn_edge_test.OfferEct(root, 200, LOW, PAYLOAD)
         marked[k] = root.GetQueueDiscClass(2).GetQueueDisc().GetStats().nTotalMarkedPackets
     assert marked == {most: 1, most + 1: 0}

@@ -11,7 +11,7 @@ import pytest
 from conftest import small_plan
 from harness.traffic import background
 from harness.config.scenario import ConfigError, load_scenario
-from harness.engine.simulation import plan
+from harness.engine.planning import plan
 
 HOSTS = tuple(range(8))
 

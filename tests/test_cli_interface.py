@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness import cli
-from harness.config import catalog
+from harness import catalog
 from harness.engine import ns3
 
 

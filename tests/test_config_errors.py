@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from harness.config.scenario import ConfigError, load_scenario
-from harness.engine.simulation import plan
+from harness.engine.planning import plan
 
 
 def plan_with(*overrides):

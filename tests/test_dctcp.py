@@ -23,7 +23,8 @@ import pytest
 
 from harness.api import check
 from harness.config.schema.tcp import CONGESTION_CONTROLS
-from harness.engine.simulation import execute, plan
+from harness.engine.simulation import execute
+from harness.engine.planning import plan
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("cppyy") is None or importlib.util.find_spec("ns3") is None,

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 import harness
 from harness import cli
-from harness.config import catalog
+from harness import catalog
 from harness.engine import ns3
 
 SHORT = {"run.duration": 0.3, "background.load": 0.1}

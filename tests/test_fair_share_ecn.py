@@ -168,7 +168,7 @@ def test_dctcp_without_marking_is_refused():
 
 
 def test_ecn_settings_scale_and_enter_the_digest():
-    from harness.engine.simulation import plan
+    from harness.engine.planning import plan
 
     base = load_scenario(None, [])
     marked = load_scenario(None, ["network.ecn_threshold={ low = 20 }"])

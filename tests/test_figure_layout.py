@@ -17,7 +17,7 @@ from matplotlib.text import Text
 
 from harness.analysis import stats
 from harness.outputs import plots
-from harness.outputs.plots import sweep_figures as sf
+from harness.outputs.plots import sweep_data as sd, sweep_draw as sw
 
 RATIOS = (1, 2, 4, 8)
 LOADS = (0.05, 0.1, 0.2, 0.4)
@@ -58,7 +58,7 @@ def sweep_tables(ratios, backgrounds, background_field="background.load", arms=A
                             "fct_small_mean_s": 0.001, "fct_large_mean_s": 0.2})
         if failed:
             continue
-        for metric, _, _ in sf.BOUNDARY_PANELS:
+        for metric, _, _ in sd.BOUNDARY_PANELS:
             change = float(rng.normal(0.1, 0.3))
             if stalled and metric != "fct_small_mean":
                 change = np.nan
@@ -163,10 +163,10 @@ def test_comparison_and_utilization_with_long_point_labels(points, tmp_path):
             for p in range(points) for arm in LONG_ARMS for seed in (1, 2)]
     summary = pd.DataFrame(rows)
 
-    fig = sf.draw_comparison(sf.comparison_frame(summary, grid), grid, "layout: comparison")
+    fig = sw.draw_comparison(sd.comparison_frame(summary, grid), grid, "layout: comparison")
     check_layout(fig, saved(fig, tmp_path))
 
-    fig = sf.draw_utilization_apps(plots.utilization_frame(summary, grid), grid,
+    fig = sw.draw_utilization_apps(plots.utilization_frame(summary, grid), grid,
                                    "layout: host-uplink utilisation per application")
     check_layout(fig, saved(fig, tmp_path))
 

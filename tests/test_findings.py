@@ -106,7 +106,7 @@ def test_figure_carries_provenance_and_check_compares_it(kept_tiny, tmp_path, mo
 
     docs = tmp_path / "docs"
     docs.mkdir()
-    monkeypatch.setattr("harness.cli_findings._docs_dir", lambda: docs)
+    monkeypatch.setattr("harness.services.findings.docs_dir", lambda: docs)
     result = CliRunner().invoke(cli.main, ["findings", "draw", "tiny-map"])
     assert result.exit_code == 0, result.output
     meta = findings_pages.png_metadata(docs / "tiny-map.png")
@@ -161,7 +161,7 @@ def test_findings_run_resumes_keeps_and_draws(registry, local_sweep, tmp_path, m
     shutil.copytree(local_sweep.out, results / "tiny")
     docs = tmp_path / "docs"
     docs.mkdir()
-    monkeypatch.setattr("harness.cli_findings._docs_dir", lambda: docs)
+    monkeypatch.setattr("harness.services.findings.docs_dir", lambda: docs)
     result = CliRunner().invoke(cli.main, ["findings", "run", "tiny-map", "-j", "1",
                                            "--results", str(results)])
     assert result.exit_code == 0, result.output

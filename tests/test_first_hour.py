@@ -27,7 +27,7 @@ SHORT = ["--set", "scale=10", "--set", "run.duration=0.6", "--set", "run.warmup=
 def test_a_short_window_is_refused_and_allow_short_forces_it():
     import harness
     from harness.config.scenario import load_scenario
-    from harness.engine.simulation import plan, short_window
+    from harness.engine.planning import plan, short_window
 
     runner = CliRunner()
     refused = runner.invoke(cli.main, ["run", "thesis", *SHORT], prog_name="harness")
@@ -54,7 +54,7 @@ def test_a_later_job_start_shortens_its_window(tmp_path):
     window ends cannot measure, and is named."""
     from harness.config.paths import SCENARIOS_DIR
     from harness.config.scenario import load_scenario
-    from harness.engine.simulation import plan, short_window
+    from harness.engine.planning import plan, short_window
 
     text = (SCENARIOS_DIR / "two-jobs.toml").read_text()
     assert short_window(plan(load_scenario("two-jobs", [], []))) is None
@@ -155,7 +155,7 @@ def test_the_resume_command_leaves_defaults_out_and_quotes_values(tmp_path, monk
 def test_the_wheel_identity_is_its_content_not_its_place(monkeypatch):
     import importlib.metadata
 
-    from harness.engine import pch
+    from harness.engine import pch_key
 
     record = ("ns3/include/ns3/nstime.h,sha256=abc,10\nns3/__pycache__/x.pyc,,\n"
               "ns3-3.44.post0.dist-info/INSTALLER,sha256=def,4\n")
@@ -169,8 +169,8 @@ def test_the_wheel_identity_is_its_content_not_its_place(monkeypatch):
 
     def identity(dist):
         monkeypatch.setattr(importlib.metadata, "distribution", lambda name: dist)
-        pch.wheel_identity.cache_clear()
-        return pch.wheel_identity()
+        pch_key.wheel_identity.cache_clear()
+        return pch_key.wheel_identity()
 
     try:
         a = identity(Dist("/venv-a", record))
@@ -179,29 +179,29 @@ def test_the_wheel_identity_is_its_content_not_its_place(monkeypatch):
         assert a == identity(Dist("/c", record.replace("sha256=def", "sha256=xyz")))
         assert a != identity(Dist("/d", record.replace("sha256=abc", "sha256=abd")))
     finally:
-        pch.wheel_identity.cache_clear()
+        pch_key.wheel_identity.cache_clear()
 
 
 def test_the_pch_key_holds_no_path_of_the_environment_or_checkout(tmp_path):
     import json
     import shutil
 
-    from harness.engine import ns3, pch
+    from harness.engine import ns3, pch_key
 
     wheel = ns3.find_wheel()
-    headers = [*pch.NS3_HEADERS, *ns3.loaded_headers()]
-    info = pch._key_info(wheel.include_dir, headers, ns3.module_include_dirs())
+    headers = [*pch_key.NS3_HEADERS, *ns3.loaded_headers()]
+    info = pch_key.key_info(wheel.include_dir, headers, ns3.module_include_dirs())
     text = json.dumps(info)
     assert str(wheel.include_dir) not in text and str(ns3.MODULES_DIR) not in text
-    assert info["ns3_wheel"] == pch.wheel_identity()
+    assert info["ns3_wheel"] == pch_key.wheel_identity()
     # our headers by content: two copies of the same folders, one key
     copies = []
     for name in ("one", "two"):
         shutil.copytree(ns3.MODULES_DIR, tmp_path / name / "ns3-modules")
-        copies.append(pch.pch_path(tmp_path, wheel.include_dir, headers,
+        copies.append(pch_key.pch_path(tmp_path, wheel.include_dir, headers,
                                    extra_include_dirs=ns3.module_include_dirs(
                                        tmp_path / name / "ns3-modules")))
-    assert copies[0] == copies[1] == pch.pch_path(
+    assert copies[0] == copies[1] == pch_key.pch_path(
         tmp_path, wheel.include_dir, headers, extra_include_dirs=ns3.module_include_dirs())
 
 
@@ -251,7 +251,7 @@ def test_the_console_summary_names_every_job_with_its_iterations(tmp_path):
 
 
 def test_list_long_and_list_name_print_whole_descriptions():
-    from harness.config.catalog import _first_sentence
+    from harness.catalog import _first_sentence
     from harness.config.paths import SCENARIOS_DIR
 
     runner = CliRunner()

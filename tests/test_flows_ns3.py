@@ -98,7 +98,7 @@ def test_ack_class_can_be_fixed(run_plan):
 
 def test_leaf_spine_spreads_flows_over_spines_without_splitting_any(run_plan):
     from harness.config.scenario import load_scenario
-    from harness.engine.simulation import plan
+    from harness.engine.planning import plan
 
     spines = 3
     p = plan(load_scenario(None, [

@@ -9,7 +9,7 @@ import pytest
 
 from harness.sweeps import alone
 from harness.config.scenario import ConfigError, load_scenario, read_scenario_dict, scenario_from_dict
-from harness.engine.simulation import plan
+from harness.engine.planning import plan
 
 PACKED = ['training.0.placement="packed"', 'training.1.placement="packed"']
 

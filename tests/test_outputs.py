@@ -79,6 +79,35 @@ def test_write_dir_replaces_only_empty_or_run_directories(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no leftovers
 
 
+def test_figure_directories_know_our_figures_by_the_registrys_names(tmp_path):
+    """harness.io knows no sweep figure: `harness plot` passes the registry's
+    names (registry.FIGURE_NAMES) to the check. Every figure of the registry
+    (and a run's, and a metric map) is then ours; a user's PNG never is, nor
+    a sweep figure where only a run's figures are known (a run directory's
+    plots/, checked by writers below the figures' layer)."""
+    from harness.outputs import report
+    from harness.outputs.plots import registry
+
+    names = registry.FIGURE_NAMES
+    assert outdir.RUN_FIGURES <= names
+    assert {f.name for f in registry.SWEEP_FIGURES} <= names
+    assert report.SWEEP_FIGURES == registry.report_order()
+    figs = tmp_path / "figs"
+    figs.mkdir()
+    for figure in registry.SWEEP_FIGURES:
+        (figs / f"{figure.name}.png").write_bytes(b"png")
+    (figs / "fct-cdf.pdf").write_bytes(b"pdf")
+    (figs / "map-fct_small_p99.svg").write_bytes(b"svg")
+    assert outdir.is_figure_dir(figs, names)
+    assert outdir.check_figure_dir(figs, "-o", ("png",), 1, names) == figs.resolve()
+    assert not outdir.is_figure_dir(figs)   # a run's names only: the sweep's are not
+    (figs / "my-plot.png").write_bytes(b"mine")
+    assert not outdir.is_figure_dir(figs, names)
+    with pytest.raises(ConfigError, match="my-plot.png"):
+        outdir.check_figure_dir(figs, "-o", ("png",), 1, names)
+    assert (figs / "my-plot.png").read_bytes() == b"mine"
+
+
 def test_write_dir_keeps_an_existing_result_when_asked_and_cleans_up_on_error(tmp_path):
     done = _fake_run(tmp_path / "cell")
     outdir.write_dir(done, lambda tmp: (tmp / "config.json").write_text("new"), existing="keep")

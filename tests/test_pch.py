@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.engine import pch
+from harness.engine import pch, pch_key
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -32,7 +32,7 @@ def built(tmp_path_factory):
     cache = tmp_path_factory.mktemp("pch-cache")
     had_cppyy = "cppyy" in sys.modules
     t0 = time.monotonic()
-    path = pch.ensure_pch(cache, pch.default_include_dir(), pch.NS3_HEADERS)
+    path = pch.ensure_pch(cache, pch_key.default_include_dir(), pch_key.NS3_HEADERS)
     elapsed = time.monotonic() - t0
     assert path is not None, _failure_log(cache)
     # building happens in subprocesses: this process must not have imported cppyy
@@ -55,8 +55,8 @@ def _clean_env() -> dict:
 
 def test_build_creates_validated_pch(built):
     cache, path, _ = built
-    assert path == pch.pch_path(cache)
-    assert path == pch.pch_path(cache, pch.default_include_dir(), pch.NS3_HEADERS)
+    assert path == pch_key.pch_path(cache)
+    assert path == pch_key.pch_path(cache, pch_key.default_include_dir(), pch_key.NS3_HEADERS)
     assert path.parent == cache and path.name.startswith("ns3-") and path.suffix == ".pch"
     assert path.is_file() and path.stat().st_size > 10_000_000
     assert pch.is_valid(path)
@@ -69,7 +69,7 @@ def test_second_call_reuses_without_rebuilding(built):
     cache, path, _ = built
     mtime = path.stat().st_mtime_ns
     t0 = time.monotonic()
-    again = pch.ensure_pch(cache, pch.default_include_dir(), pch.NS3_HEADERS, quiet=False)
+    again = pch.ensure_pch(cache, pch_key.default_include_dir(), pch_key.NS3_HEADERS, quiet=False)
     assert again == path
     assert path.stat().st_mtime_ns == mtime
     assert time.monotonic() - t0 < 2.0
@@ -81,17 +81,17 @@ def test_subprocess_with_pch_loads_modules(built):
         """
         import sys, time
         from pathlib import Path
-        from harness.engine import pch
+        from harness.engine import pch, pch_key
         pch.activate(Path(sys.argv[1]))
         import cppyy, libcppyy
         libcppyy.AddSmartPtrType("Ptr")
-        for lib in pch.default_library_paths():
+        for lib in pch_key.default_library_paths():
             cppyy.load_library(str(lib))
         # declared by the PCH before any include: proves it is in use
         assert hasattr(cppyy.gbl, "ns3")
-        cppyy.add_include_path(str(pch.default_include_dir()))
+        cppyy.add_include_path(str(pch_key.default_include_dir()))
         t = time.monotonic()
-        for h in pch.NS3_HEADERS:
+        for h in pch_key.NS3_HEADERS:
             cppyy.include(h)
         inc = time.monotonic() - t
         ns3 = cppyy.gbl.ns3
@@ -132,7 +132,7 @@ def test_truncated_pch_is_rejected_and_rebuilt(built, tmp_path):
     assert not pch.is_valid(copy)
     with pytest.raises(ValueError):
         pch.activate(copy)
-    rebuilt = pch.ensure_pch(other, pch.default_include_dir(), pch.NS3_HEADERS)
+    rebuilt = pch.ensure_pch(other, pch_key.default_include_dir(), pch_key.NS3_HEADERS)
     assert rebuilt == copy and pch.is_valid(copy)
 
 
@@ -153,8 +153,8 @@ def test_activate_missing_raises(tmp_path):
 
 
 def test_build_failure_returns_none(tmp_path, capfd):
-    headers = pch.NS3_HEADERS[:1] + ["ns3/no-such-header-for-test.h"]
-    got = pch.ensure_pch(tmp_path, pch.default_include_dir(), headers, quiet=False)
+    headers = pch_key.NS3_HEADERS[:1] + ["ns3/no-such-header-for-test.h"]
+    got = pch.ensure_pch(tmp_path, pch_key.default_include_dir(), headers, quiet=False)
     assert got is None
     err = capfd.readouterr().err
     assert "building ns-3 precompiled header" in err
@@ -163,7 +163,7 @@ def test_build_failure_returns_none(tmp_path, capfd):
     assert list(tmp_path.glob("*.failed"))
     # the failure is remembered: no second attempt (and no output) right away
     t0 = time.monotonic()
-    assert pch.ensure_pch(tmp_path, pch.default_include_dir(), headers, quiet=False) is None
+    assert pch.ensure_pch(tmp_path, pch_key.default_include_dir(), headers, quiet=False) is None
     assert time.monotonic() - t0 < 1.0
     assert capfd.readouterr().err == ""
 
@@ -171,23 +171,23 @@ def test_build_failure_returns_none(tmp_path, capfd):
 def test_unusable_cache_dir_returns_none(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    assert pch.ensure_pch(blocker / "cache", pch.default_include_dir(), pch.NS3_HEADERS) is None
+    assert pch.ensure_pch(blocker / "cache", pch_key.default_include_dir(), pch_key.NS3_HEADERS) is None
 
 
 def test_key_depends_on_headers_and_flags(tmp_path, monkeypatch):
     monkeypatch.delenv("EXTRA_CLING_ARGS", raising=False)
-    base = pch.pch_path(tmp_path)
-    assert base == pch.pch_path(tmp_path)
-    assert pch.pch_path(tmp_path, headers=pch.NS3_HEADERS[:2]) != base
+    base = pch_key.pch_path(tmp_path)
+    assert base == pch_key.pch_path(tmp_path)
+    assert pch_key.pch_path(tmp_path, headers=pch_key.NS3_HEADERS[:2]) != base
     monkeypatch.setenv("EXTRA_CLING_ARGS", "-O1")
-    assert pch.pch_path(tmp_path) != base
+    assert pch_key.pch_path(tmp_path) != base
 
 
 def test_default_library_paths_match_module_names():
-    libs = pch.default_library_paths()
+    libs = pch_key.default_library_paths()
     names = [p.name for p in libs]
-    assert len(libs) == len(pch.NS3_LIBRARIES)
-    for m, name in zip(pch.NS3_LIBRARIES, names):
+    assert len(libs) == len(pch_key.NS3_LIBRARIES)
+    for m, name in zip(pch_key.NS3_LIBRARIES, names):
         assert name.endswith(f"-{m}.so")
     assert all(p.is_file() for p in libs)
 
@@ -198,12 +198,12 @@ def test_key_follows_the_content_of_extra_include_dirs(tmp_path):
     header = ours / "mine.h"
     header.write_text("int f();\n")
     cache = tmp_path / "cache"
-    first = pch.pch_path(cache, extra_include_dirs=[ours])
-    assert first != pch.pch_path(cache)
+    first = pch_key.pch_path(cache, extra_include_dirs=[ours])
+    assert first != pch_key.pch_path(cache)
     os.utime(header, ns=(1, 1))          # a fresh clone: same content, new mtime
-    assert pch.pch_path(cache, extra_include_dirs=[ours]) == first
+    assert pch_key.pch_path(cache, extra_include_dirs=[ours]) == first
     header.write_text("int f();\nint g();\n")
-    assert pch.pch_path(cache, extra_include_dirs=[ours]) != first
+    assert pch_key.pch_path(cache, extra_include_dirs=[ours]) != first
 
 
 def test_prune_keeps_the_newest_pchs(tmp_path):

@@ -75,7 +75,8 @@ out = {"package": harness.__file__, "architectures": list(training.ARCHITECTURES
        "digests": {name: load_scenario(name).digest()
                    for name in builtin_names(SCENARIOS_DIR, ".toml")}}
 if "--run" in sys.argv:
-    from harness.engine.simulation import execute, plan
+    from harness.engine.simulation import execute
+    from harness.engine.planning import plan
     result = execute(plan(load_scenario(None, JOB + [
         "run.duration=0.05", "run.warmup=0", "run.cooldown=0", "training.ratio=1"])),
         progress=False, quiet=True)

@@ -8,15 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from harness.traffic.fusion import Buffer, check_fits, fuse, fusion_buffer_bytes
 from harness.traffic.profiles import (
     GENERATED,
-    Buffer,
     Profile,
     ProfileError,
-    check_fits,
     compute_ms_for_ratio,
-    fuse,
-    fusion_buffer_bytes,
     is_generated,
     load_profile,
     network_time_ms,

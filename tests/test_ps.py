@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 from conftest import small_plan
-from harness.analysis import analytic
 from harness.traffic import profiles, schedulers
 from harness.training import ps
 from harness.config.scenario import ConfigError, parse_bytes
@@ -48,7 +47,7 @@ def test_compute_bound_job_matches_the_analytic_model_and_moves_exact_bytes(smal
     r = run_plan(p)
     got = r.summary["training"]
     assert got["socket_errors"] == ""
-    expected = analytic.simulate_ps(p.job.profile, W, LINK_BPS, p.job.tensor_shards, iterations=6)
+    expected = ps.simulate_ps(p.job.profile, W, LINK_BPS, p.job.tensor_shards, iterations=6)
     assert got["mean_iteration_s"] * 1e3 == pytest.approx(expected.iteration_ms[1:].mean(),
                                                           rel=0.02)
 
@@ -89,14 +88,14 @@ def test_analytic_ps_model_is_bound_by_the_shard_link(small_model):
     profile = profiles.load_profile(small_model)
     shards = ps.assign_shards(profile.layer_bytes, 1)
     fast = dict(profile=profile, n_workers=W, tensor_shards=shards, iterations=4)
-    r = analytic.simulate_ps(link_bps=LINK_BPS, **fast)
+    r = ps.simulate_ps(link_bps=LINK_BPS, **fast)
     shard_ms = W * profile.model_bytes * 8 / LINK_BPS * 1e3
     assert r.iteration_ms[1:].min() >= shard_ms
     # co-located: the local worker's share skips the network
-    local = analytic.simulate_ps(link_bps=LINK_BPS, colocated=(True,), **fast)
+    local = ps.simulate_ps(link_bps=LINK_BPS, colocated=(True,), **fast)
     assert local.iteration_ms[1:].mean() < r.iteration_ms[1:].mean()
     # per-chunk aggregation lets pulls overlap pushes
-    chunked = analytic.simulate_ps(link_bps=LINK_BPS, aggregation_bytes=30_000, **fast)
+    chunked = ps.simulate_ps(link_bps=LINK_BPS, aggregation_bytes=30_000, **fast)
     assert chunked.iteration_ms[1:].mean() < r.iteration_ms[1:].mean()
 
 

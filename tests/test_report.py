@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from harness import cli
 from harness.outputs import plots
-from harness.sweeps import cells
+from harness.analysis import summary as sweep_summary
 from harness.outputs import report as reports
 from harness.outputs.plots import BOUNDARY_COLORS
 
@@ -148,11 +148,11 @@ def stalled_sweep(grid_file, tmp_path_factory):
 def test_a_stalled_cell_is_its_own_status_with_its_reason(stalled_sweep):
     out = stalled_sweep.out
     summary = pd.read_parquet(out / "summary.parquet")
-    assert len(summary) == 4 and (summary["status"] == cells.STALLED).all()
+    assert len(summary) == 4 and (summary["status"] == sweep_summary.STALLED).all()
     assert summary["error"].isna().all()   # it ran: not an error
     for row in summary.itertuples():
         run = json.loads((out / "cells" / row.cell / "config.json").read_text())["run"]
-        assert row.reason == cells.stall_reason(run)
+        assert row.reason == sweep_summary.stall_reason(run)
         assert f"({run['warmup']} s to {run['duration'] - run['cooldown']:g} s)" in row.reason
     # no iteration time, but the background was measured
     assert summary["mean_iteration_s"].isna().all() and (summary["u_background"] > 0).all()
@@ -196,15 +196,15 @@ def test_summaries_read_with_their_status_reasons():
                         "status": ["ok", "ok", "failed", "unfinished"],
                         "error": [None, stall, "ns-3 exited with -9", None],
                         "training_stalled": [False, True, None, None]})
-    new = cells.with_status_reasons(old)
+    new = sweep_summary.with_status_reasons(old)
     assert list(new["status"]) == ["ok", "stalled", "failed", "unfinished"]
-    assert list(new["reason"]) == [None, stall, "ns-3 exited with -9", cells.NOT_RUN_REASON]
+    assert list(new["reason"]) == [None, stall, "ns-3 exited with -9", sweep_summary.NOT_RUN_REASON]
     assert list(old["status"]) == ["ok", "ok", "failed", "unfinished"]   # a copy
     # ran, error, training stalled -> status
-    assert cells.cell_status(True, None) == "ok"
-    assert cells.cell_status(True, None, training_stalled=True) == "stalled"
-    assert cells.cell_status(False, "boom") == "failed"
-    assert cells.cell_status(False, None) == "unfinished"
+    assert sweep_summary.cell_status(True, None) == "ok"
+    assert sweep_summary.cell_status(True, None, training_stalled=True) == "stalled"
+    assert sweep_summary.cell_status(False, "boom") == "failed"
+    assert sweep_summary.cell_status(False, None) == "unfinished"
     row = new.iloc[1]
     assert reports.na_reason(row, "mean_iteration_s") == stall
     assert reports.na_reason(new.iloc[0], "fct_large_mean_s") == "no measured large flow completed"

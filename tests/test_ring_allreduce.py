@@ -1,6 +1,6 @@
 """Real-ns-3 tests of the ring-allreduce training job (ns3-modules/jobs/ring-allreduce-*).
 
-The analytic model (harness.analysis.analytic) is the oracle: at zero background load
+The analytic model (harness.training.ring.simulate) is the oracle: at zero background load
 the ns-3 job must reproduce its iteration times.
 
 Setting (small, so that every ns-3 run takes ~1-3 s of wall time): 4 workers
@@ -46,11 +46,11 @@ pytestmark = pytest.mark.skipif(
     reason="needs the ns3 wheel and cppyy",
 )
 
-from harness.analysis import analytic  # noqa: E402
 from harness.config import scenario as config  # noqa: E402
-from harness.traffic import profiles, schedulers  # noqa: E402
+from harness.traffic import fusion, profiles, schedulers  # noqa: E402
 from harness.training import ring  # noqa: E402
-from harness.engine import simulation  # noqa: E402
+from harness.training.common import AnalyticResult  # noqa: E402
+from harness.engine import planning, simulation  # noqa: E402
 
 N = 4
 LINK_BPS = 1e9
@@ -110,10 +110,10 @@ class JobRun:
     def mean_iteration_ms(self, skip: int = 1) -> float:
         return float(self.iteration_ms().iloc[skip:].mean())
 
-    def analytic(self) -> analytic.AnalyticResult:
+    def analytic(self) -> AnalyticResult:
         n = len(self.iteration_ms())
-        return analytic.simulate(self.profile, N, LINK_BPS, iterations=n, queue=self.queue,
-                                 barrier=self.barrier, **_ANALYTIC)
+        return ring.simulate(self.profile, N, LINK_BPS, iterations=n, queue=self.queue,
+                             barrier=self.barrier, **_ANALYTIC)
 
 
 def _run(ratio: float, queue: str, barrier: bool, duration: float, overrides=(),
@@ -129,7 +129,7 @@ def _run(ratio: float, queue: str, barrier: bool, duration: float, overrides=(),
         "background.enabled=false", f"topology.hosts={N}", 'topology.link_rate="1Gbps"',
         f'topology.link_delay="{DELAY_S * 1e6:g}us"', f"network.mtu={MTU}",
         f"tcp.segment_size={SEGMENT}", *overrides])
-    plan = simulation.plan(scenario)
+    plan = planning.plan(scenario)
     net = simulation._Network(ns, plan)
 
     prof = profile_for(ratio)
@@ -142,7 +142,7 @@ def _run(ratio: float, queue: str, barrier: bool, duration: float, overrides=(),
     # ordering the buffers
     classes = [(layer_tos or {}).get(layer, default_tos or 0) for layer in range(prof.n_layers)]
     helper.SetLayerClasses(classes)
-    helper.SetBuffers(*ring.buffer_arguments(profiles.fuse(prof)))
+    helper.SetBuffers(*ring.buffer_arguments(fusion.fuse(prof)))
     helper.SetScheduler(schedulers.POLICIES[queue].push, [])
     helper.SetJobAttribute("Barrier", ns.BooleanValue(barrier))
     helper.SetJobAttribute("Port", ns.UintegerValue(PORT))
@@ -269,7 +269,7 @@ def _expected_bytes_per_iteration(prof: profiles.Profile) -> list[int]:
     out = []
     for r in range(N):
         total = 0
-        for b in profiles.fuse(prof):
+        for b in fusion.fuse(prof):
             parts = [b.bytes // N + (1 if p < b.bytes % N else 0) for p in range(N)]
             total += sum(parts[(r - s) % N] for s in range(2 * (N - 1)))
         out.append(total)
@@ -286,7 +286,7 @@ def test_bytes_per_iteration_exact(small_socket_buffers):
     assert r.n_errors == 0, r.errors
     expected = _expected_bytes_per_iteration(r.profile)
     model = r.profile.model_bytes
-    nb = len(profiles.fuse(r.profile))
+    nb = len(fusion.fuse(r.profile))
     # ~ 2(N-1)/N x M: rounding moves each buffer by less than 2 bytes per rank
     for e in expected:
         assert abs(e - 2 * (N - 1) / N * model) <= 2 * nb
@@ -370,7 +370,7 @@ def _part(size: int, p: int) -> int:
 
 def test_buffers_match_harness_fuse():
     r = cached_run(4.0, "fifo", False, DURATION[4.0])
-    expected = profiles.fuse(r.profile)
+    expected = fusion.fuse(r.profile)
     assert list(r.buffers.bytes) == [b.bytes for b in expected]
     assert list(r.buffers.layers) == [b.label for b in expected]
     assert list(r.buffers.priority) == [b.priority for b in expected]
@@ -432,7 +432,7 @@ def test_connection_failure_mid_run_is_recorded():
 
 @pytest.mark.parametrize("fusion_factor", [1.0, 2.5, 100.0])
 def test_fusion_buffer_attribute_matches_fuse(fusion_factor):
-    """The C++ job replays harness.traffic.profiles.fuse's buffers for any fusion
+    """The C++ job replays harness.traffic.fusion.fuse's buffers for any fusion
     buffer (no simulation needed), and a buffer's ToS is that of its lowest
     layer."""
     from harness.engine import ns3
@@ -443,7 +443,7 @@ def test_fusion_buffer_attribute_matches_fuse(fusion_factor):
     job = ns.CreateObject["ns3::RingAllreduceJob"]()
     job.SetLayers([int(b) for b in prof.layer_bytes], [1] * prof.n_layers, [1] * prof.n_layers)
     # Python plans the buffers (harness/training/ring.py), the C++ job replays them
-    expected = profiles.fuse(prof, fb)
+    expected = fusion.fuse(prof, fb)
     job.SetLayerClasses([4 * layer for layer in range(prof.n_layers)])
     job.SetBuffers(*ring.buffer_arguments(expected))
     got = _csv(job.BuffersCsv())

@@ -10,7 +10,7 @@ import pytest
 from harness.analysis import metrics
 from harness.network import scaling
 from harness.config.scenario import ConfigError, load_scenario
-from harness.engine.simulation import plan
+from harness.engine.planning import plan
 
 THESIS_CELL = ["training.ratio=4", "background.rate=92"]
 
@@ -68,7 +68,7 @@ def test_size_classes_are_those_of_the_reference_sizes():
 
 
 def test_min_iterations_caps_the_run_at_a_stalled_pace():
-    from harness.engine.simulation import STALL_FACTOR
+    from harness.engine.planning import STALL_FACTOR
 
     base = ["training.ratio=16", "background.rate=23", "run.duration=1.1", "run.warmup=0.5",
             "run.cooldown=0.5"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness.config.scenario import SCENARIOS_DIR, ConfigError, load_scenario
-from harness.engine.simulation import plan
+from harness.engine.planning import plan
 
 
 @pytest.mark.parametrize("path", sorted(SCENARIOS_DIR.glob("*.toml")), ids=lambda p: p.stem)

@@ -98,7 +98,7 @@ def test_own_keys_accepted_and_ring_scenarios_unchanged():
 
 
 def test_group_smaller_than_the_workers_is_refused(tmp_path):
-    from harness.engine.simulation import plan
+    from harness.engine.planning import plan
 
     csv = tmp_path / "tiny.csv"
     csv.write_text("layer,bytes,fp_ms,bp_ms\n0,3,1.0,1.0\n1,3,1.0,1.0\n2,3,1.0,1.0\n")
@@ -110,7 +110,7 @@ def test_group_smaller_than_the_workers_is_refused(tmp_path):
 
 
 def test_scale_divides_group_bytes():
-    from harness.engine.simulation import plan
+    from harness.engine.planning import plan
 
     p = plan(_load("training.group_bytes=400000", "scale=10"))
     assert p.job.group_bytes == 40_000
@@ -201,11 +201,11 @@ def run_job(ratio: float, prefetch: int, duration: float, reshard: bool = True) 
     """The plug-in's plan through the scenario recipe into ns-3; the workers
     stop computing at `duration` and the run goes on 0.2 s, so every byte
     written into a socket is delivered."""
-    from harness.engine import ns3, simulation
+    from harness.engine import ns3, planning, simulation
 
     t0 = time.perf_counter()
     ns = ns3.load(quiet=True)
-    p = simulation.plan(_load(f"training.ratio={ratio}", f"training.prefetch_depth={prefetch}",
+    p = planning.plan(_load(f"training.ratio={ratio}", f"training.prefetch_depth={prefetch}",
                               f"training.reshard_after_forward={str(reshard).lower()}"))
     net = simulation._Network(ns, p)
     job = net.job
@@ -342,7 +342,8 @@ def test_zero_load_other_settings_match_analytic(ratio, prefetch, reshard):
 @needs_ns3
 def test_a_run_through_the_harness():
     """The whole run path: the recipe, the tables, summary.json's training part."""
-    from harness.engine.simulation import execute, plan
+    from harness.engine.simulation import execute
+    from harness.engine.planning import plan
 
     result = execute(plan(_load("training.ratio=2", "training.prefetch_depth=1",
                                 "run.duration=0.3", "run.warmup=0.05", "run.cooldown=0")),
@@ -356,7 +357,8 @@ def test_a_run_through_the_harness():
 
 @needs_ns3
 def test_a_group_travels_in_its_lowest_layers_class_and_slowdowns_stretch_compute():
-    from harness.engine.simulation import execute, plan
+    from harness.engine.simulation import execute
+    from harness.engine.planning import plan
 
     p = plan(_load("training.ratio=2", "training.priority=\"low\"",
                    'training.layer_classes={ high = "0-23" }',
@@ -386,7 +388,8 @@ def test_a_group_travels_in_its_lowest_layers_class_and_slowdowns_stretch_comput
 @needs_ns3
 def test_next_to_a_ring_job(tmp_path):
     """Two jobs, a ring and a sharded one, on their own hosts of one switch."""
-    from harness.engine.simulation import execute, plan
+    from harness.engine.simulation import execute
+    from harness.engine.planning import plan
 
     toml = tmp_path / "mixed.toml"
     toml.write_text("""name = "mixed"

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness.analysis import stats
+from harness.analysis import run_changes, stats
 from harness.analysis.tables import Run
 
 
@@ -63,7 +63,7 @@ def test_arms_out_of_step_keep_every_pair():
     # number only 4 of 5 would pair; in order all 5 do, each with its twin
     ref = [Run(iterations=_iterations([1.0, 1.2, 0.9, 1.1, 1.0], first=2))]
     arm = [Run(iterations=_iterations([1.5, 1.8, 1.35, 1.65, 1.5], first=1))]
-    iv = stats.iteration_change(ref, arm)
+    iv = run_changes.iteration_change(ref, arm)
     assert iv.samples == 5 and not iv.has_too_few
     assert iv.change == pytest.approx(0.5) and iv.high - iv.low == pytest.approx(0, abs=1e-9)
 
@@ -75,7 +75,7 @@ def test_iteration_change_is_paired_by_seed_and_iteration():
            Run(iterations=_iterations([1.2, 1.0]))]
     arm = [Run(iterations=_iterations([1.10, 1.68, 0.888])),
            Run(iterations=_iterations([1.32, 1.11, 5.0]))]   # 3rd: not in the reference
-    iv = stats.iteration_change(ref, arm)
+    iv = run_changes.iteration_change(ref, arm)
     changes = np.array([0.10, 0.12, 0.11, 0.10, 0.11])
     half = 2.776445 * changes.std(ddof=1) / math.sqrt(5)              # t(0.975, 4)
     assert iv.change == pytest.approx(changes.mean())
@@ -83,19 +83,19 @@ def test_iteration_change_is_paired_by_seed_and_iteration():
                                  pytest.approx(changes.mean() + half))
     assert (iv.samples, iv.seeds) == (5, 2)
     # worker times are averaged per iteration: 4 workers are one sample, not 4
-    assert stats.iteration_change(ref[:1], arm[:1]).samples == 3
+    assert run_changes.iteration_change(ref[:1], arm[:1]).samples == 3
 
 
 def test_iteration_change_stalls_and_edges():
     ref = [Run(iterations=_iterations([1.0, 1.1]))]
-    stalled = stats.iteration_change(ref, [Run(iterations=_iterations([]))])
+    stalled = run_changes.iteration_change(ref, [Run(iterations=_iterations([]))])
     assert stalled.change == stalled.low == stalled.high == math.inf
     # the k-th measured iteration of each arm, whatever its number: an arm
     # one iteration behind at warm-up pairs its first with the reference's first
-    one = stats.iteration_change(ref, [Run(iterations=_iterations([1.2], first=2))])
+    one = run_changes.iteration_change(ref, [Run(iterations=_iterations([1.2], first=2))])
     assert one.change == pytest.approx(1.2 / 1.0 - 1) and one.has_too_few
     assert stats.judge("iteration_time", one) == (stats.TOO_FEW, False)   # undecided
-    none = stats.iteration_change([Run()],
+    none = run_changes.iteration_change([Run()],
                                   [Run(iterations=_iterations([1.0]))])
     assert math.isnan(none.change)
 
@@ -108,7 +108,7 @@ def test_iteration_interval_needs_its_minimum_of_pairs(pairs):
     ref = [Run(iterations=_iterations([1.0 + 0.1 * k for k in range(pairs)]))]
     arm = [Run(iterations=_iterations([(1.0 + 0.1 * k) * (1.1 + 0.001 * (-1) ** k)
                                        for k in range(pairs)]))]
-    iv = stats.iteration_change(ref, arm)
+    iv = run_changes.iteration_change(ref, arm)
     assert iv.samples == pairs and iv.change == pytest.approx(0.1, abs=0.002)
     if pairs < stats.MIN_ITERATION_PAIRS:
         assert iv.has_too_few and math.isnan(iv.low) and math.isnan(iv.high)
@@ -294,14 +294,14 @@ def test_the_iteration_tail_is_paired_and_bootstrapped():
     times = list(1.0 + rng.lognormal(0, 0.5, 400))
     ref = [Run(iterations=_iterations(times, workers=1))]
     arm = [Run(iterations=_iterations([t * 1.3 for t in times], workers=1))]
-    iv = stats.iteration_tail_change(ref, arm, "p99", stats.rng_for("tail"))
+    iv = run_changes.iteration_tail_change(ref, arm, "p99", stats.rng_for("tail"))
     assert iv.samples == 400 and iv.change == pytest.approx(0.3)
     assert iv.low == pytest.approx(0.3) and iv.high == pytest.approx(0.3)   # every pair x 1.3
     assert stats.judge("iteration_time_p99", iv) == (stats.SLOWER, True)
-    few = stats.iteration_tail_change(ref, arm, "p999", stats.rng_for("tail"))
+    few = run_changes.iteration_tail_change(ref, arm, "p999", stats.rng_for("tail"))
     assert few.has_too_few and few.change == pytest.approx(0.3)
     assert stats.judge("iteration_time_p999", few) == (stats.TOO_FEW, False)
-    stalled = stats.iteration_tail_change(ref, [Run(iterations=_iterations([]))], "p99",
+    stalled = run_changes.iteration_tail_change(ref, [Run(iterations=_iterations([]))], "p99",
                                           stats.rng_for("tail"))
     assert stalled.change == math.inf
 

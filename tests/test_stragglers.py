@@ -9,7 +9,7 @@ import pytest
 
 from conftest import small_plan
 from harness.config.scenario import ConfigError, load_scenario
-from harness.engine.simulation import plan
+from harness.engine.planning import plan
 from harness.training import stragglers
 
 ST = "training.straggler"

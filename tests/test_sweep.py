@@ -469,7 +469,7 @@ def own_arms_file(tmp_path_factory):
 
 
 def test_points_with_their_own_arms_compare_each_with_its_own_reference(own_arms_file, tmp_path):
-    from harness.outputs.plots import sweep_figures
+    from harness.outputs.plots import sweep_data
 
     grid = load_grid(own_arms_file)
     cells = expand(grid)
@@ -496,7 +496,7 @@ def test_points_with_their_own_arms_compare_each_with_its_own_reference(own_arms
     assert m.loc[("tictac", "iteration_time"), "change"] < 0   # tictac beats random order
     record = json.loads((tmp_path / "out" / "sweep.json").read_text())
     assert {c["reference"] for c in record["cells"]} == {"random", "fifo"}
-    frame = sweep_figures.comparison_frame(report.tables["summary"], record)
+    frame = sweep_data.comparison_frame(report.tables["summary"], record)
     # labelled points with their own arms: a bar per "label: arm", hue = role
     assert set(frame["point"]) == {"tictac: random", "tictac: tictac", "p3: fifo", "p3: p3"}
     roles = frame.drop_duplicates("point").set_index("point")["arm"]
@@ -548,7 +548,7 @@ def test_own_arms_errors_name_the_field(own_arms_file, tmp_path, change, field):
 
 
 def test_seed_claims_grid_sets_every_system_against_its_baseline():
-    from harness.engine.simulation import plan
+    from harness.engine.planning import plan
 
     grid = load_grid("seed-claims")
     cells = expand(grid)

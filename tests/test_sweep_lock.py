@@ -1,4 +1,4 @@
-"""The sweep directory's lock (harness.io.outdir.DirectoryLock) on real
+"""The sweep directory's lock (harness.io.lock.DirectoryLock) on real
 files: made by the harness without following links and never over anything,
 rewritten only when it is the harness's own, a user's `.lock` (a file, a
 link, a directory, a FIFO) refused by name and left as it was; a directory
@@ -17,7 +17,9 @@ from click.testing import CliRunner
 
 from harness import cli
 from harness.io import outdir
-from harness.io.outdir import LOCK_NAME, DirectoryLock, OutputError
+from harness.config.errors import OutputError
+from harness.io import lock as sweep_lock
+from harness.io.lock import LOCK_NAME, DirectoryLock
 
 DEAD_PID = 4_194_305  # above Linux's largest pid: no such process
 
@@ -40,8 +42,8 @@ def _refused(directory: Path, says: str) -> str:
 def test_the_lock_is_made_whole_and_names_its_owner(tmp_path):
     with DirectoryLock(tmp_path):
         owner = json.loads((tmp_path / LOCK_NAME).read_text())
-        assert owner["pid"] == os.getpid() and owner["lock"] == outdir.LOCK_MARK["lock"]
-        assert outdir.is_lock_file(tmp_path / LOCK_NAME)
+        assert owner["pid"] == os.getpid() and owner["lock"] == sweep_lock.LOCK_MARK["lock"]
+        assert sweep_lock.is_lock_file(tmp_path / LOCK_NAME)
         with pytest.raises(OutputError, match=f"in use by a running sweep .pid {os.getpid()}"):
             DirectoryLock(tmp_path).acquire()
     # no temporary name left beside it; the file stays (see DirectoryLock)
@@ -50,7 +52,7 @@ def test_the_lock_is_made_whole_and_names_its_owner(tmp_path):
 
 def test_a_dead_sweeps_lock_is_taken_over_an_older_harness_one_too(tmp_path):
     for record in ({"pid": DEAD_PID, "host": "gone", "since": 0},   # before the mark
-                   {**outdir.LOCK_MARK, "pid": DEAD_PID, "host": "gone", "since": 0}):
+                   {**sweep_lock.LOCK_MARK, "pid": DEAD_PID, "host": "gone", "since": 0}):
         (tmp_path / LOCK_NAME).write_text(json.dumps(record))
         with DirectoryLock(tmp_path):
             assert json.loads((tmp_path / LOCK_NAME).read_text())["pid"] == os.getpid()

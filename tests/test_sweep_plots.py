@@ -228,7 +228,7 @@ def test_plot_command_dispatches_on_sweep_json(local_sweep, tmp_path):
 def test_a_policy_grid_gets_a_comparison_instead_of_a_map():
     """A grid over training.policy (no R or background axis): bars per policy
     and arm, from the ok cells; a ratio x load grid gets none."""
-    from harness.outputs.plots import sweep_figures as sf
+    from harness.outputs.plots import sweep_data as sd, sweep_draw as sw
 
     grid = {"axes": ["training.policy", "seed"], "arms": ["same", "low"], "reference": "same"}
     rows = []
@@ -239,12 +239,12 @@ def test_a_policy_grid_gets_a_comparison_instead_of_a_map():
                              "mean_iteration_s": base * factor, "fct_small_mean_s": 0.001,
                              "fct_large_mean_s": 0.2})
     rows.append({**rows[0], "status": "failed", "mean_iteration_s": 99.0})
-    frame = sf.comparison_frame(pd.DataFrame(rows), grid)
-    assert len(frame) == 8 * len(sf.COMPARISON_PANELS)  # the failed cell left out
-    it = frame[frame["metric"] == sf.COMPARISON_PANELS[0][1]]
+    frame = sd.comparison_frame(pd.DataFrame(rows), grid)
+    assert len(frame) == 8 * len(sd.COMPARISON_PANELS)  # the failed cell left out
+    it = frame[frame["metric"] == sd.COMPARISON_PANELS[0][1]]
     assert it.groupby(["point", "arm"])["value_ms"].mean().to_dict() == pytest.approx(
         {("fifo", "low"): 210.0, ("fifo", "same"): 140.0,
          ("mercury", "low"): 180.0, ("mercury", "same"): 120.0})
-    fig = sf.draw_comparison(frame, grid, "t")
-    assert len(fig.axes) == len(sf.COMPARISON_PANELS)
-    assert sf.comparison_frame(pd.DataFrame(rows), {"axes": ["training.ratio", "seed"]}).empty
+    fig = sw.draw_comparison(frame, grid, "t")
+    assert len(fig.axes) == len(sd.COMPARISON_PANELS)
+    assert sd.comparison_frame(pd.DataFrame(rows), {"axes": ["training.ratio", "seed"]}).empty

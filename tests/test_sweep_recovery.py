@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from harness.io import outdir
+from harness.io.lock import LOCK_NAME, DirectoryLock
 from harness.sweeps import sweeping
 from harness.config.errors import CorruptTableError
 from harness.sweeps.grid import load_grid
@@ -47,7 +48,7 @@ def cut_short(path):
 
 def test_a_running_sweep_refuses_a_second_one_and_its_resume(sweep_copy, grid_file):
     # the lock as a running sweep holds it (this process is its owner)
-    with outdir.DirectoryLock(sweep_copy):
+    with DirectoryLock(sweep_copy):
         for extra in ((), ("--resume",)):
             proc = harness_cli("sweep", str(grid_file), "-o", str(sweep_copy), "--no-progress",
                                *extra)
@@ -63,12 +64,12 @@ def test_a_running_sweep_refuses_a_second_one_and_its_resume(sweep_copy, grid_fi
 
 def test_the_lock_of_a_dead_sweep_is_taken_over(sweep_copy, grid_file):
     # a killed sweep leaves its lock file; the kernel dropped its lock
-    (sweep_copy / outdir.LOCK_NAME).write_text(json.dumps(
+    (sweep_copy / LOCK_NAME).write_text(json.dumps(
         {"pid": DEAD_PID, "host": "gone", "since": 0}))
     proc = harness_cli("sweep", str(grid_file), "-o", str(sweep_copy), "--no-progress",
                        "--resume")
     assert proc.returncode == 0, proc.stderr
-    owner = json.loads((sweep_copy / outdir.LOCK_NAME).read_text())
+    owner = json.loads((sweep_copy / LOCK_NAME).read_text())
     assert owner["pid"] != DEAD_PID
 
 

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 import harness
-from harness import cli
+from harness import cli, cli_sweeps
 from harness.analysis import metrics, stats
 from harness.outputs import export as exporting
 
@@ -115,7 +115,7 @@ def test_tails_have_an_estimate_and_a_verdict_never_nan(two_grids):
 
 def test_the_sweeps_console_summary_shows_the_tails(two_grids, capsys):
     table = pd.read_parquet(two_grids[1] / "deltas_mean.parquet")
-    cli._print_deltas(table, ["training.ratio", "background.load"])
+    cli_sweeps._print_deltas(table, ["training.ratio", "background.load"])
     out = capsys.readouterr().out
     tails = [line for line in out.splitlines() if line.startswith("    tails: ")]
     assert len(tails) == 2                        # one per point and compared arm

@@ -149,7 +149,7 @@ def test_flow_completed_fires_once_per_completed_flow(counter_class):
 ])
 def test_transfer_completed_fires_once_per_finished_transfer(counter_class, scenario, sets):
     from harness.config.scenario import load_scenario
-    from harness.engine.simulation import plan
+    from harness.engine.planning import plan
 
     p = plan(load_scenario(scenario, [*sets, "run.warmup=0", "run.cooldown=0.001"]))
     counter, t = run_counted(p, counter_class)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import small_plan
-from harness.analysis import analytic
-from harness.traffic import profiles
+from harness.traffic import fusion
 from harness.config.scenario import ConfigError
+from harness.training import ring
 
 N, LINK_BPS = 4, 1e9
 # Wire cost of a 1380 B segment and the per-step gap, as in test_ring_allreduce.
@@ -23,7 +23,7 @@ def test_scenario_job_matches_the_analytic_model(small_model, run_plan):
     p = training_plan(small_model, "training.ratio=4", "background.enabled=false",
                       "run.duration=0.6", "run.warmup=0.1", "run.cooldown=0.001")
     r = run_plan(p)
-    expected = analytic.simulate(p.job.profile, N, LINK_BPS, iterations=8, **ANALYTIC)
+    expected = ring.simulate(p.job.profile, N, LINK_BPS, iterations=8, **ANALYTIC)
     got = r.summary["training"]
     assert got["iterations"] >= 4 * N
     assert got["mean_iteration_s"] * 1e3 == pytest.approx(expected.iteration_ms[1:].mean(),
@@ -52,7 +52,7 @@ def test_layer_classes_send_each_buffer_in_its_lowest_layers_class(small_model, 
     high, low = p.classes.tos("high", ""), p.classes.tos("low", "")
     assert p.job.layer_tos == (high,) * 5 + (low,) * 15
     r = run_plan(p)
-    buffers = profiles.fuse(p.job.profile)
+    buffers = fusion.fuse(p.job.profile)
     lowest = {b.index: b.priority for b in buffers}
     expected = r.transfers["buffer"].map(lambda b: "high" if lowest[b] <= 4 else "low")
     assert (r.transfers["traffic_class"] == expected).all()
@@ -108,14 +108,14 @@ def test_ring_bytescheduler_matches_the_analytic_model(small_model, run_plan):
                       'training.policy="bytescheduler"', "training.scheduler.partition=100000",
                       "run.duration=0.6", "run.warmup=0.1", "run.cooldown=0.001")
     r = run_plan(p)
-    expected = analytic.simulate(p.job.profile, N, LINK_BPS, iterations=8, queue="priority",
-                                 partition_bytes=100_000, **ANALYTIC)
+    expected = ring.simulate(p.job.profile, N, LINK_BPS, iterations=8, queue="priority",
+                             partition_bytes=100_000, **ANALYTIC)
     got = r.summary["training"]
     assert got["socket_errors"] == ""
     assert got["mean_iteration_s"] * 1e3 == pytest.approx(expected.iteration_ms[1:].mean(),
                                                           rel=0.02)
     # one allreduce per partition: a layer of P bytes is ceil(P / 100 KB) buffers
-    n_buffers = len(profiles.partition(p.job.profile, 100_000))
+    n_buffers = len(fusion.partition(p.job.profile, 100_000))
     assert r.transfers["buffer"].max() + 1 == n_buffers > p.job.profile.n_layers
     sent = r.transfers.groupby(["iteration", "buffer"])["bytes"].sum()
     first = sent.loc[0]

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from conftest import small_plan
-from harness.analysis import analytic, metrics
+from harness.analysis import metrics
 from harness.traffic import profiles
 from harness.training import ps
 
@@ -142,10 +142,10 @@ def test_analytic_pull_barrier_front_order_beats_the_aggregation_order(model):
     profile = profiles.load_profile(model)
     shards = ps.assign_shards(profile.layer_bytes, 1)
     args = dict(profile=profile, n_workers=W, link_bps=1e9, tensor_shards=shards, iterations=5)
-    free = analytic.simulate_ps(**args).iteration_ms[1:].mean()
-    fifo = analytic.simulate_ps(pull_barrier=True, **args).iteration_ms[1:].mean()
-    front = analytic.simulate_ps(pull_barrier=True, pull_order="front", **args)
+    free = ps.simulate_ps(**args).iteration_ms[1:].mean()
+    fifo = ps.simulate_ps(pull_barrier=True, **args).iteration_ms[1:].mean()
+    front = ps.simulate_ps(pull_barrier=True, pull_order="front", **args)
     assert fifo > free                      # pulls no longer overlap pushes
     assert front.iteration_ms[1:].mean() < fifo
     with pytest.raises(ValueError, match="pull_order"):
-        analytic.simulate_ps(pull_order="random", **args)
+        ps.simulate_ps(pull_order="random", **args)

@@ -129,17 +129,19 @@ def test_the_api_refuses_a_search_grid_and_still_runs_a_sweep(no_ns3, monkeypatc
     assert [g.name for g in ran] == ["g"]
 
 
-def test_run_boundary_refuses_what_harness_boundary_refuses(no_ns3):
-    """The Python side of a search (harness.sweeps.searching.run_boundary)
-    checks the probes' cells and the map itself, before anything is written."""
-    from harness.sweeps import searching
+def test_the_api_boundary_refuses_what_harness_boundary_refuses(no_ns3):
+    """The Python side of a search (harness.api.boundary, through
+    harness.services.boundary) checks the probes' cells and the map itself,
+    before anything is written."""
+    import harness.api
 
+    (no_ns3 / "hi.toml").write_text(SEARCH.replace("hi = 0.3", "hi = 1.5"))
     with pytest.raises(ConfigError, match="search.hi: background.load = 1.5"):
-        searching.run_boundary(_grid(no_ns3, SEARCH.replace("hi = 0.3", "hi = 1.5")),
-                               no_ns3 / "out")
+        harness.api.boundary(no_ns3 / "hi.toml", no_ns3 / "out")
     (no_ns3 / "m").mkdir()
+    (no_ns3 / "b.toml").write_text(SEARCH)
     with pytest.raises(ConfigError, match="--map"):
-        searching.run_boundary(_grid(no_ns3, SEARCH), no_ns3 / "out", map_dir=no_ns3 / "m")
+        harness.api.boundary(no_ns3 / "b.toml", no_ns3 / "out", map_dir=no_ns3 / "m")
     assert not (no_ns3 / "out").exists()
 
 

@@ -1,6 +1,6 @@
 // The harness's scenario without Python: builds it from the recipe the
 // harness writes for one plan (harness/engine/recipe.py), with the same C++ class
-// the harness builds from (ns3-modules/network/scenario-recipe), runs it, and
+// the harness builds from (ns3-modules/scenario/scenario-recipe), runs it, and
 // prints what it did as "key value" lines: events executed, the sizes of the
 // result tables, and the cost of the simulation phase (wall and CPU time,
 // user-space instructions when the CPU has a PMU; -1 otherwise).

@@ -15,7 +15,9 @@ A page asks for one with a marker line, replaced when the site is built:
   [METRIC] -->``, ``<!-- generated: finding-changes SWEEP METRIC ... -->``,
   ``<!-- generated: finding-summary SWEEP -->``, ``<!-- generated: findings-status -->``:
   a finding's provenance and tables, from its kept results
-  (harness/outputs/findings_pages.py, workloads/findings/).
+  (harness/outputs/findings_pages.py, workloads/findings/);
+- ``<!-- generated: code-map -->``: the packages, their layers, modules and
+  imports, read from the code (docs/hooks/code_map.py).
 
 An unknown marker stops the build.
 """
@@ -74,6 +76,13 @@ def _decided() -> str:
     return stats.DECIDED_MEANING + "\n"
 
 
+def _code_map() -> str:
+    sys.path.insert(0, str(Path(__file__).parent))
+    import code_map
+
+    return code_map.markdown()
+
+
 def _findings(kind: str):
     def generate(*args: str) -> str:
         from harness.outputs import findings_pages
@@ -87,7 +96,7 @@ def _findings(kind: str):
 
 
 GENERATORS = {"scenario-keys": _scenario_keys, "policy-parameters": _policy_parameters,
-              "cli": _cli, "adaptive-seeds": _adaptive_seeds, "decided": _decided, **{k: _findings(k) for k in ("finding", "finding-map",
+              "cli": _cli, "code-map": _code_map, "adaptive-seeds": _adaptive_seeds, "decided": _decided, **{k: _findings(k) for k in ("finding", "finding-map",
                                                          "finding-changes", "finding-summary",
                                                          "findings-status")}}
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.analysis import stats, tables
+from harness.analysis import run_changes, stats, tables
 from harness.analysis.tables import POINT_LABEL, SEED_AXIS, read_table
 
 
@@ -91,8 +91,8 @@ def compare(all_runs: list[Cell], label: str, arm: str, baseline: str,
     ref = [_tables(base[s], start_s, end_s) for s in seeds]
     other = [_tables(mine[s], start_s, end_s) for s in seeds]
     key = (label, arm, baseline, start_s, end_s)
-    it = stats.iteration_change(ref, other, key)
-    spread = stats.end_spread_change(ref, other, key)
+    it = run_changes.iteration_change(ref, other, key)
+    spread = run_changes.end_spread_change(ref, other, key)
     mean = {name: [t.iterations[t.iterations["measured"]]["iteration_s"].mean() for t in side]
             for name, side in (("arm", other), ("baseline", ref))}
     verdict = stats.comparison_verdict(it.low, it.high)

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable
 
 import pandas as pd
 
-from harness.analysis import stats
+from harness.analysis import run_changes, stats
 from harness.analysis.tables import (RUN_FILES, SEED_AXIS, SWEEP_REQUIRED, Run, read_run,
                                      read_sweep_record)
 from harness.config.errors import ConfigError
@@ -103,9 +104,9 @@ def changes(a_runs: list[Run], b_runs: list[Run]) -> tuple[dict[str, stats.Inter
     if pairs:
         ref, arm = [a for a, _ in pairs], [b for _, b in pairs]
         key = stats.cells_key(list(map(_cell_id, ref)), list(map(_cell_id, arm)))
-        return stats.paired_changes(ref, arm, key), True
+        return run_changes.paired_changes(ref, arm, key), True
     key = stats.cells_key(list(map(_cell_id, a_runs)), list(map(_cell_id, b_runs)))
-    return stats.unpaired_changes(a_runs, b_runs, (*key, "unpaired")), False
+    return run_changes.unpaired_changes(a_runs, b_runs, (*key, "unpaired")), False
 
 
 def _rows(intervals: dict[str, stats.Interval], paired: bool, labels: dict) -> list[dict]:
@@ -121,7 +122,7 @@ def _rows(intervals: dict[str, stats.Interval], paired: bool, labels: dict) -> l
 def _sweep_points(d: Path) -> tuple[list[str], dict[tuple, list[tuple]]]:
     """A sweep's point fields (its axes but the seed) and, per (axis values...,
     arm), its measured cells as (seed, cell id)."""
-    from harness.sweeps.cells import MEASURED, none_if_na, point_value
+    from harness.analysis.summary import MEASURED, none_if_na, point_value
     from harness.analysis.tables import read_table
 
     record = read_sweep_record(d)
@@ -139,11 +140,10 @@ def _sweep_points(d: Path) -> tuple[list[str], dict[tuple, list[tuple]]]:
 _UNSET = object()
 
 
-def _setting(d: Path, field_name: str):
+def _setting(d: Path, field_name: str, load_grid: Callable[[Path], Any]):
     """The value a sweep gives a field it does not vary: its grid's [set], else
     its base scenario's (grid.toml as the sweep kept it); _UNSET if unknown."""
-    from harness.sweeps.cells import point_value
-    from harness.sweeps.grid import load_grid
+    from harness.analysis.summary import point_value
 
     try:
         grid = load_grid(d / "grid.toml")
@@ -160,13 +160,14 @@ def _setting(d: Path, field_name: str):
     return point_value(value)
 
 
-def _rekeyed(d: Path, name: str, fields: list[str], points: dict, union: list[str]) -> dict:
+def _rekeyed(d: Path, name: str, fields: list[str], points: dict, union: list[str],
+             load_grid: Callable[[Path], Any]) -> dict:
     """points keyed by the values of every field of `union` (and the arm):
     a field the sweep does not vary takes the value it sets (_setting)."""
     settings = {}
     for f in union:
         if f not in fields:
-            settings[f] = _setting(d, f)
+            settings[f] = _setting(d, f, load_grid)
             if settings[f] is _UNSET:
                 raise ConfigError(name, f"{d} neither varies nor sets {f}, an axis of the "
                                   "other sweep: points are matched by their values of "
@@ -178,11 +179,13 @@ def _rekeyed(d: Path, name: str, fields: list[str], points: dict, union: list[st
     return out
 
 
-def compare(a: str | Path, b: str | Path) -> Comparison:
+def compare(a: str | Path, b: str | Path, load_grid: Callable[[Path], Any]) -> Comparison:
     """B's change against A: two run directories, or two sweep directories
     matched by their settings: the values of every axis of either sweep (a
     field one sweep does not vary takes the value it sets) and the arm
-    (ConfigError when the kinds differ or no point matches)."""
+    (ConfigError when the kinds differ or no point matches). `load_grid`
+    reads the grid.toml a sweep kept, for the values it sets
+    (harness.sweeps.grid.load_grid: grid files are the sweeps' to read)."""
     kind_a, kind_b = directory_kind(a, "A"), directory_kind(b, "B")
     if kind_a != kind_b:
         raise ConfigError("B", f"A is a {kind_a} directory and B a {kind_b} directory: "
@@ -194,8 +197,8 @@ def compare(a: str | Path, b: str | Path) -> Comparison:
     fields_a, points_a = _sweep_points(a)
     fields_b, points_b = _sweep_points(b)
     union = list(dict.fromkeys([*fields_a, *fields_b]))
-    keyed_a = _rekeyed(a, "A", fields_a, points_a, union)
-    keyed_b = _rekeyed(b, "B", fields_b, points_b, union)
+    keyed_a = _rekeyed(a, "A", fields_a, points_a, union, load_grid)
+    keyed_b = _rekeyed(b, "B", fields_b, points_b, union, load_grid)
     matched = [k for k in keyed_a if k in keyed_b]
     if not matched:
         raise ConfigError("B", f"no point of {b} matches one of {a}: points are matched by "

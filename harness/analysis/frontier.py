@@ -347,7 +347,7 @@ def references_of(sweep_grid: dict, point_keys: list[str]) -> str | dict[str, st
     """The reference arm of a sweep (sweep.json): the grid's, or per point
     (grids whose points carry their own arms), keyed as frontier_table
     expects."""
-    from harness.sweeps.cells import point_value
+    from harness.analysis.summary import point_value
 
     per_point = {}
     for cell in sweep_grid.get("cells", []):

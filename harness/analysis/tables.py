@@ -175,7 +175,7 @@ class Run:
     # where it was written or read; None: a harness.run(...) without `out`,
     # in memory only (save() writes it)
     dir: Path | None = None
-    # the harness.engine.simulation.Plan it ran from (a run just run; None when read)
+    # the harness.engine.planning.Plan it ran from (a run just run; None when read)
     plan: Any = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:

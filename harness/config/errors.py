@@ -22,6 +22,12 @@ def shorten(value: object, limit: int = SHOWN_CHARS) -> str:
     return f"{text[:limit]}... ({length:,} characters)"
 
 
+def shown_path(path) -> str:
+    """A path as echoed in a message (a long one shortened)."""
+    text = str(path)
+    return text if len(text) <= 300 else shorten(text, 300)
+
+
 def shorten_text(text: str, limit: int = 2000) -> str:
     """A whole message cut to `limit` characters (the CLI's last guard: a
     message that echoes a long value some check did not shorten)."""
@@ -65,3 +71,7 @@ class CorruptRecordError(ConfigError):
 class Ns3LoadError(RuntimeError):
     """ns-3 or our C++ modules could not be found, built or loaded (raised by
     harness.engine.ns3, caught by the CLI without importing it)."""
+
+
+class OutputError(ConfigError):
+    """An output path that cannot be used; raised before anything runs."""

@@ -22,9 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from harness import training
-from harness.config import scenario as config, units
-from harness.traffic import schedulers
+from harness.config import registry, scenario as config, units
 from harness.config.paths import TOPOLOGIES_DIR
 from harness.config.schema.base import Toml
 from harness.config.schema.topology import KINDS
@@ -50,7 +48,7 @@ class Section:
 
 def _training_models() -> list[type[BaseModel]]:
     """Every architecture's settings model (the keys of [training])."""
-    return [a.settings for a in training.ARCHITECTURES.values()]
+    return [a.settings for a in registry.architectures().values()]
 
 
 #: Section -> its models, in the reference's order (several: the union of
@@ -283,11 +281,11 @@ def _topology_files() -> list[str]:
 
 def policies_markdown() -> str:
     """[training.scheduler]: each policy's parameters, defaults and meaning
-    (harness.traffic.schedulers.POLICIES)."""
+    (harness.traffic.schedulers.POLICIES, as registered)."""
     lines = ["| policy | architectures | parameter | kind | default | description |",
              "|---|---|---|---|---|---|"]
-    for p in schedulers.POLICIES.values():
-        archs = ", ".join(training.architectures_taking(p))
+    for p in registry.policies().values():
+        archs = ", ".join(registry.architectures_taking(p))
         if not p.params:
             lines.append(f"| `{p.name}` | {archs} | (none) | | | |")
         for i, (name, param) in enumerate(p.params.items()):

@@ -25,11 +25,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.engine import pch
+from harness.engine import pch, pch_key
 from harness.io import outdir
 from harness.config import environment
 from harness.config.errors import Ns3LoadError
-from harness.engine.pch import NS3_HEADERS, NS3_LIBRARIES  # one list for the PCH and the load
+from harness.engine.pch_key import NS3_HEADERS, NS3_LIBRARIES  # one list for the PCH and the load
 from harness.config.paths import MODULES_DIR
 
 UMBRELLA_HEADER = "ddnn-modules.h"
@@ -108,7 +108,7 @@ SEPARATE_LIBRARIES = ("tcp-fastpath",)
 
 def module_sources(src_dir: Path = MODULES_DIR) -> list[Path]:
     """The .h/.cc files of libddnn: those at the top of `src_dir` and in its
-    role folders (apps/, core/, jobs/, schedulers/, network/, tcp/, trackers/, bindings/;
+    role folders (apps/, core/, jobs/, schedulers/, network/, scenario/, tcp/, trackers/, bindings/;
     any depth), not those of SEPARATE_LIBRARIES. Sources include each other
     by file name (`#include "comm-scheduler.h"`, as within an ns-3 module),
     so a file name must be unique across the folders."""
@@ -149,7 +149,7 @@ def _compiler() -> str:
 
 
 def _library_key(sources: list[Path], cxxflags: tuple[str, ...], extra: tuple[str, ...] = ()) -> str:
-    """The compiled code's key: the ns3 wheel by content (pch.wheel_identity,
+    """The compiled code's key: the ns3 wheel by content (pch_key.wheel_identity,
     not its path, so every virtual environment with the same wheel shares the
     objects), the harness's version, the compiler, the flags and the sources
     (their paths under ns3-modules/ and their content)."""
@@ -157,7 +157,7 @@ def _library_key(sources: list[Path], cxxflags: tuple[str, ...], extra: tuple[st
     h = hashlib.sha256()
     # the harness's own version too: a new release never loads an old build
     harness_version = importlib.metadata.version("ddnn-harness")
-    for part in (wheel.version, pch.wheel_identity(), harness_version, _compiler(), *cxxflags,
+    for part in (wheel.version, pch_key.wheel_identity(), harness_version, _compiler(), *cxxflags,
                  *extra):
         h.update(part.encode() + b"\0")
     for path in sources:  # the path under ns3-modules/: moving a file changes the key

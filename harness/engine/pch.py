@@ -39,13 +39,11 @@ not match (a truncated or corrupt PCH crashes Cling at ``import cppyy``).
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import importlib.metadata
 import importlib.util
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -55,44 +53,16 @@ import warnings
 from pathlib import Path
 from typing import Iterator, Sequence
 
+from harness.engine.pch_child import OK_MARKER
+from harness.engine.pch_key import (NS3_LIBRARIES, cache_key, cling_args, default_library_paths,
+                                    key_info, modules_of)
+
 __all__ = [
-    "NS3_MODULES",
-    "NS3_HEADERS",
-    "NS3_LIBRARIES",
-    "default_include_dir",
-    "default_library_paths",
-    "pch_path",
     "ensure_pch",
     "activate",
     "is_valid",
 ]
 
-#: Modules whose ``<module>-module.h`` the harness includes, in include order.
-NS3_MODULES: tuple[str, ...] = (
-    "core",
-    "network",
-    "internet",
-    "point-to-point",
-    "traffic-control",
-    "applications",
-)
-#: The headers compiled into the PCH (relative to the wheel's include dir).
-NS3_HEADERS: list[str] = [f"ns3/{m}-module.h" for m in NS3_MODULES]
-#: Libraries the harness loads (dependencies first), ``libns3.<ver>-<m>.so``.
-NS3_LIBRARIES: tuple[str, ...] = (
-    "core",
-    "stats",
-    "network",
-    "bridge",
-    "traffic-control",
-    "internet",
-    "point-to-point",
-    "applications",
-)
-
-_FORMAT = 2  # bump to invalidate every existing PCH after a change in here
-_DISTS = ("ns3", "cppyy-backend", "cppyy-cling", "cppyy", "CPyCppyy")
-_OK_MARKER = "HARNESS_PCH_VALIDATION_OK"
 _BAD_OUTPUT = ("failed to materialize", "error:", "segmentation", "*** break ***")
 _DIGEST_CHUNK = 1 << 20
 _CHILD_BOOT = (
@@ -100,205 +70,12 @@ _CHILD_BOOT = (
     "spec = importlib.util.spec_from_file_location('_harness_pch_child', sys.argv[1])\n"
     "mod = importlib.util.module_from_spec(spec)\n"
     "spec.loader.exec_module(mod)\n"
-    "sys.exit(mod._main(sys.argv[2:]))\n"
+    "sys.exit(mod.main(sys.argv[2:]))\n"
 )
 _FAILURE_TTL_S = 3600.0  # after a failed build, don't retry for this long
 _PRUNE_MIN_AGE_S = 3 * 3600.0  # a PCH younger than this is never pruned
 _BUILD_TIMEOUT_S = 600.0
 _VALIDATE_TIMEOUT_S = 300.0
-
-
-# --------------------------------------------------------------------------
-# locations and cache key
-
-
-def _ns3_dir() -> Path:
-    spec = importlib.util.find_spec("ns3")
-    if spec is not None and spec.submodule_search_locations:
-        for loc in spec.submodule_search_locations:
-            if (Path(loc) / "include").is_dir():
-                return Path(loc)
-    return Path(importlib.metadata.distribution("ns3").locate_file("ns3")).resolve()
-
-
-def default_include_dir() -> Path:
-    """``site-packages/ns3/include`` of the installed ns3 wheel."""
-    return _ns3_dir() / "include"
-
-
-def default_library_paths(
-    include_dir: Path | None = None, modules: Sequence[str] = NS3_LIBRARIES
-) -> list[Path]:
-    """Absolute paths of ``libns3*-<m>.so`` for *modules*, next to *include_dir*.
-
-    Modules without a library file are skipped.
-    """
-    root = Path(include_dir).parent if include_dir is not None else _ns3_dir()
-    found: list[Path] = []
-    for m in modules:
-        for libdir in ("lib64", "lib"):
-            suffix = f"-{m}.so"
-            hits = sorted(
-                h
-                for h in (root / libdir).glob(f"libns3*{suffix}")
-                if "-" not in h.name[: -len(suffix)]  # not "...-point-to-point.so" for "point"
-            )
-            if hits:
-                found.append(hits[0])
-                break
-    return found
-
-
-def _modules_of(headers: Sequence[str]) -> list[str]:
-    out = []
-    for h in headers:
-        name = Path(h).name
-        if name.endswith("-module.h"):
-            out.append(name[: -len("-module.h")])
-    return out
-
-
-def _dist_version(name: str) -> str:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return "missing"
-
-
-def _cling_args() -> str:
-    """EXTRA_CLING_ARGS as cppyy will see it at import time.
-
-    Mirrors ``cppyy_backend.loader.set_cling_compile_options`` (which sets a
-    default when the variable is unset) without importing it.
-    """
-    if "EXTRA_CLING_ARGS" in os.environ:
-        return os.environ["EXTRA_CLING_ARGS"]
-    if "arm64" in platform.machine():
-        return " -O2"
-    return " -O2 -march=native"
-
-
-def _cpu_digest() -> str:
-    """Fingerprint of the CPU features (relevant with ``-march=native``)."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if line.startswith(("flags", "Features")):
-                    feats = " ".join(sorted(line.split(":", 1)[1].split()))
-                    return hashlib.sha256(feats.encode()).hexdigest()[:12]
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def _dir_digest(directory: Path) -> str:
-    """Content hash of every header in *directory* (an extra include dir)."""
-    h = hashlib.sha256()
-    for path in sorted(Path(directory).glob("*.h")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()[:16]
-
-
-@functools.cache
-def wheel_identity() -> str:
-    """The installed ns3 wheel, by content: a hash of its version and of its
-    RECORD's lines that carry a file hash (every header and library, by path
-    inside site-packages and sha256), so two virtual environments with the
-    same wheel, wherever they are, have the same identity. Without a RECORD
-    (not installed by pip): the path, name, size and mtime of every file of it."""
-    dist = importlib.metadata.distribution("ns3")
-    h = hashlib.sha256(f"ns3 {dist.version}\0".encode())
-    record = dist.read_text("RECORD")
-    lines = sorted(line for line in (record or "").splitlines()
-                   if ",sha256=" in line and ".dist-info/" not in line.split(",")[0])
-    if lines:
-        h.update("\n".join(lines).encode())
-        return "record-" + h.hexdigest()[:16]
-    root = _ns3_dir()
-    h.update(str(root.resolve()).encode())
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        st = path.stat()
-        h.update(f"{path.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-    return "files-" + h.hexdigest()[:16]
-
-
-def _include_identity(include_dir: Path, headers: Sequence[str]) -> dict:
-    """What the headers under `include_dir` are: the installed wheel's by its
-    content (wheel_identity, not its path: every virtual environment with
-    the same wheel shares one PCH), any other directory by its path and the
-    headers' sizes and mtimes."""
-    try:
-        if include_dir == default_include_dir().resolve():
-            return {"ns3_wheel": wheel_identity()}
-    except (importlib.metadata.PackageNotFoundError, OSError, ValueError):
-        pass
-    hdrs = []
-    for h in headers:
-        try:
-            st = (include_dir / h).stat()
-            hdrs.append([h, st.st_size, st.st_mtime_ns])
-        except OSError:
-            hdrs.append([h, None, None])
-    return {"include_dir": str(include_dir), "header_stats": hdrs}
-
-
-def _key_info(include_dir: Path, headers: Sequence[str],
-              extra_include_dirs: Sequence[Path] = ()) -> dict:
-    include_dir = Path(include_dir).resolve()
-    args = " ".join(_cling_args().split())
-    info = {
-        "format": _FORMAT,
-        "versions": {d: _dist_version(d) for d in _DISTS},
-        "python": f"{sys.implementation.name}-{sys.version_info[0]}.{sys.version_info[1]}",
-        "machine": platform.machine(),
-        "cling_args": args,
-        "stdcxx": os.environ.get("STDCXX", ""),
-        "cuda": os.environ.get("CLING_ENABLE_CUDA", ""),
-        "cpu": _cpu_digest() if "native" in args else "",
-        **_include_identity(include_dir, headers),
-        "headers": list(headers),
-    }
-    if extra_include_dirs:
-        # Our own headers change during development: key on their content,
-        # by their folders' names below the first (not the checkout's path).
-        top = Path(extra_include_dirs[0]).resolve()
-        info["extra_include_dirs"] = [[_label(Path(d).resolve(), top), _dir_digest(d)]
-                                      for d in extra_include_dirs]
-    return info
-
-
-def _label(directory: Path, top: Path) -> str:
-    try:
-        return directory.relative_to(top).as_posix()
-    except ValueError:
-        return directory.name
-
-
-def _key(info: dict) -> str:
-    blob = json.dumps(info, sort_keys=True).encode()
-    return hashlib.sha256(blob).hexdigest()[:16]
-
-
-def pch_path(
-    cache_dir: Path,
-    include_dir: Path | None = None,
-    headers: Sequence[str] | None = None,
-    *,
-    extra_include_dirs: Sequence[Path] = (),
-) -> Path:
-    """Where the PCH for the current versions, flags and header list lives.
-
-    ``cache_dir / "ns3-<key>.pch"``; *key* is a short hash of the ns3,
-    cppyy-backend, cppyy-cling, cppyy and Python versions, the Cling flags,
-    the include directory and the headers (names, sizes, mtimes).  Defaults:
-    the wheel's include directory and :data:`NS3_HEADERS`.
-    """
-    if include_dir is None:
-        include_dir = default_include_dir()
-    if headers is None:
-        headers = NS3_HEADERS
-    info = _key_info(Path(include_dir), list(headers), extra_include_dirs)
-    return Path(cache_dir) / f"ns3-{_key(info)}.pch"
 
 
 # --------------------------------------------------------------------------
@@ -409,7 +186,7 @@ def _run(cmd: list[str], env: dict, cwd: str | None, timeout: float) -> tuple[bo
 def _child_env() -> dict:
     env = os.environ.copy()
     # Build and validate with exactly the flags cppyy will use at import.
-    env["EXTRA_CLING_ARGS"] = _cling_args()
+    env["EXTRA_CLING_ARGS"] = cling_args()
     for var in ("CLING_STANDARD_PCH", "CLING_REBUILD_PCH"):
         env.pop(var, None)
     return env
@@ -469,13 +246,13 @@ def _build(
         # Load this file by path (not "python harness/engine/pch.py", which would put
         # harness/ first on sys.path where a module could shadow the stdlib).
         ok, vlog = _run(
-            [sys.executable, "-c", _CHILD_BOOT, str(Path(__file__).resolve()), "_validate", request],
+            [sys.executable, "-c", _CHILD_BOOT, str(Path(__file__).resolve().with_name("pch_child.py")), "_validate", request],
             venv,
             str(build_dir),
             min(timeout, _VALIDATE_TIMEOUT_S),
         )
         low = vlog.lower()
-        if not ok or _OK_MARKER not in vlog or any(b in low for b in _BAD_OUTPUT):
+        if not ok or OK_MARKER not in vlog or any(b in low for b in _BAD_OUTPUT):
             return False, "validation of the new PCH failed:\n" + vlog
 
         size, digest = _digest(tmp_pch)
@@ -557,8 +334,8 @@ def ensure_pch(
         cache_dir = Path(cache_dir)
         include_dir = Path(include_dir).resolve()
         headers = list(headers)
-        info = _key_info(include_dir, headers, extra_include_dirs)
-        pch = cache_dir / f"ns3-{_key(info)}.pch"
+        info = key_info(include_dir, headers, extra_include_dirs)
+        pch = cache_dir / f"ns3-{cache_key(info)}.pch"
         if is_valid(pch):
             return pch
         if _recent_failure(pch):
@@ -566,7 +343,7 @@ def ensure_pch(
         cache_dir.mkdir(parents=True, exist_ok=True)
         if libraries is None:
             mods = list(NS3_LIBRARIES)
-            mods += [m for m in _modules_of(headers) if m not in mods]
+            mods += [m for m in modules_of(headers) if m not in mods]
             libraries = default_library_paths(include_dir, mods)
         libs = [Path(p) for p in libraries]
         with _build_lock(pch.with_name(pch.name + ".lock"), timeout):
@@ -629,54 +406,3 @@ def activate(pch: Path) -> None:
         return
     os.environ["CLING_STANDARD_PCH"] = str(pch)
     os.environ["CLING_REBUILD_PCH"] = "0"
-
-
-# --------------------------------------------------------------------------
-# subprocess entry points
-
-
-def _validate_main(request: str) -> int:
-    """Run in a child with CLING_STANDARD_PCH set to the candidate PCH."""
-    req = json.loads(request)
-    import cppyy  # noqa: PLC0415 - only ever in the validation subprocess
-
-    import libcppyy  # noqa: PLC0415
-
-    libcppyy.AddSmartPtrType("Ptr")
-    for lib in req["libraries"]:
-        cppyy.load_library(lib)
-    # The PCH must already declare ns-3 before any include; otherwise it was
-    # not picked up and would bring nothing.
-    if not hasattr(cppyy.gbl, "ns3"):
-        print("namespace ns3 not declared: the PCH was not used")
-        return 3
-    for directory in req["include_dirs"]:
-        cppyy.add_include_path(directory)
-    for h in req["headers"]:
-        cppyy.include(h)  # raises ImportError on failure
-    ns3 = cppyy.gbl.ns3
-    if hasattr(ns3, "NodeContainer"):
-        nodes = ns3.NodeContainer()
-        nodes.Create(2)
-        if nodes.GetN() != 2:
-            print("NodeContainer.Create(2) misbehaved")
-            return 5
-    if hasattr(ns3, "Simulator") and hasattr(ns3, "Seconds"):
-        ns3.Simulator.Stop(ns3.Seconds(1.0))
-        ns3.Simulator.Run()
-        ns3.Simulator.Destroy()
-    sys.stdout.flush()
-    print(_OK_MARKER, flush=True)
-    return 0
-
-
-def _main(argv: list[str]) -> int:
-    if len(argv) == 2 and argv[0] == "_validate":
-        return _validate_main(argv[1])
-    # The PCH the harness uses is built on demand by harness.engine.ns3.load().
-    print("internal: python harness/engine/pch.py _validate REQUEST_JSON", file=sys.stderr)
-    return 2
-
-
-if __name__ == "__main__":
-    sys.exit(_main(sys.argv[1:]))

@@ -1,5 +1,5 @@
 """A plan as the scenario recipe: plain text, one directive per line, that
-ns-3's ScenarioRecipe (ns3-modules/network/scenario-recipe.h, where the
+ns-3's ScenarioRecipe (ns3-modules/scenario/scenario-recipe.h, where the
 directives are listed) builds the scenario from. harness.engine.simulation hands it to
 ns-3 through cppyy; the bench's native program (bench/native/main.cc) reads
 it from a file: one build sequence for both, in the recipe's order.
@@ -22,7 +22,7 @@ from harness import training
 from harness.network import qdisc, routing, tcp, topology
 from harness.traffic import background
 
-FORMAT = "ddnn-recipe 4"   # ScenarioRecipe::FORMAT
+FORMAT = "ddnn-recipe 5"   # ScenarioRecipe::FORMAT
 
 # Application classes of the utilisation tracker's ports.
 APP_OTHER, APP_BACKGROUND, APP_TRAINING = 0, 1, 2
@@ -64,7 +64,7 @@ def _training_lines(p) -> list[str]:
 
 
 def text(p) -> str:
-    """The recipe of a plan (harness.engine.simulation.Plan)."""
+    """The recipe of a plan (harness.engine.planning.Plan)."""
     sc = p.scenario
     lines = [FORMAT, f"# scenario {sc.name} digest {sc.digest()}"]
     lines += tcp.recipe_lines(p.tcp_defaults)

@@ -31,7 +31,9 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from harness.config.errors import ConfigError, shorten
+from harness.config.errors import OutputError, shorten, shown_path
+from harness.io import lock
+from harness.io.lock import LOCK_NAME, DirectoryLock, is_lock_file, temporary_name
 
 RESULTS_ENV = "DDNN_HARNESS_RESULTS"
 
@@ -41,13 +43,14 @@ RUN_FILES = frozenset({
     "config.json", "summary.json", "manifest.json", "cell.json", "flows.parquet",
     "queues.parquet", "utilization.parquet", "iterations.parquet", "transfers.parquet",
     "compute.parquet", "scheduler.parquet"})
-RUN_FIGURES = frozenset({"training-timeline", "job-phases", "fct-cdf",  # plots/<stem>.<fmt>
-                         "utilization"})
-SWEEP_FIGURES = frozenset({"operating-boundary", "per-ratio", "fct-cdf-cells", "comparison",
-                           "frontier",  # harness frontier (outputs/plots/frontier_figure.py)
-                           "utilization-apps"})
+# `harness plot RUN`'s figures (plots/<stem>.<fmt>), part of what a run
+# directory holds, so that every writer of one tells it from a user's. Every
+# other figure name is harness.outputs.plots.registry's, above this layer:
+# the figure-directory checks take the names from their caller (`names`).
+RUN_FIGURES = frozenset({"training-timeline", "job-phases", "fct-cdf", "utilization"})
 FIGURE_FORMATS = frozenset({".png", ".pdf", ".svg"})
 #: `harness plot SWEEP --metric NAME`'s map of one deltas metric: map-<NAME>
+#: (a name pattern, not one figure: it is accepted wherever figures are)
 METRIC_MAP = re.compile(r"map-[a-z0-9_]{1,40}")
 #: a rough size of one figure file (measured 15-130 kB: PDFs smallest, a
 #: timeline's SVG largest), for the free-space check
@@ -57,10 +60,6 @@ FIGURE_BYTES = 128 * 1024
 _PID_DIGITS = 7
 
 _LEFTOVER = re.compile(r"\..+\.(?:tmp|old)-(\d+)")
-
-
-class OutputError(ConfigError):
-    """An output path that cannot be used; raised before anything runs."""
 
 
 # --------------------------------------------------------------------------
@@ -109,15 +108,9 @@ def resolve(path: Path, field: str = "-o") -> Path:
                 target = f" to {shorten(os.readlink(part))}"
             except OSError:
                 target = ""
-            raise OutputError(field, f"{_show(part)} is a symbolic link{target}, which does not "
+            raise OutputError(field, f"{shown_path(part)} is a symbolic link{target}, which does not "
                               "exist (or loops); give an existing target or a new name")
     return Path(os.path.realpath(path))
-
-
-def _show(path: Path | str) -> str:
-    """A path as echoed in a message (a long one shortened)."""
-    text = str(path)
-    return text if len(text) <= 300 else shorten(text, 300)
 
 
 def _existing_ancestor(path: Path) -> Path:
@@ -135,13 +128,14 @@ def _pathconf(path: Path, name: str, default: int) -> int:
     return value if value and value > 0 else default
 
 
-def _is_figure(entry: Path) -> bool:
-    """One of our figure files (<stem>.<fmt>), or a killed writer's leftover of one."""
+def _is_figure(entry: Path, names: frozenset[str] = RUN_FIGURES) -> bool:
+    """One of our figure files (<stem>.<fmt>, stem one of `names` or a metric
+    map), or a killed writer's leftover of one."""
     name = entry.name
     if _LEFTOVER.fullmatch(name):
         name = name[1:].rsplit(".", 1)[0]
     stem, dot, fmt = name.rpartition(".")
-    ours = stem in RUN_FIGURES | SWEEP_FIGURES or bool(METRIC_MAP.fullmatch(stem))
+    ours = stem in names or bool(METRIC_MAP.fullmatch(stem))
     return (bool(dot) and ours and f".{fmt}" in FIGURE_FORMATS
             and not entry.is_symlink() and entry.is_file())
 
@@ -164,11 +158,12 @@ def is_run_dir(path: Path) -> bool:
     return True
 
 
-def is_figure_dir(path: Path) -> bool:
+def is_figure_dir(path: Path, names: frozenset[str] = RUN_FIGURES) -> bool:
     """A directory holding nothing but the harness's figures (or nothing):
-    `harness plot` may write into it."""
+    `harness plot` may write into it. names: the figure stems that are ours
+    (default a run's, as in a run directory's plots/)."""
     try:
-        return all(_is_figure(entry) for entry in Path(path).iterdir())
+        return all(_is_figure(entry, names) for entry in Path(path).iterdir())
     except OSError:
         return False
 
@@ -195,11 +190,11 @@ def check_names(path: Path, field: str, temporary: bool = True) -> None:
                    f"have at most {room} bytes" if name != given else
                    f"a name there has at most {name_max} bytes")
             raise OutputError(field, f"the name {shorten(given, 60)} is too long for the file "
-                              f"system of {_show(existing)} ({len(os.fsencode(given))} bytes; "
+                              f"system of {shown_path(existing)} ({len(os.fsencode(given))} bytes; "
                               f"{how}); choose a shorter name")
     if len(os.fsencode(str(longest))) >= path_max:
-        raise OutputError(field, f"{_show(path)} is too long a path for the file system of "
-                          f"{_show(existing)} (at most {path_max - 1} bytes, with the "
+        raise OutputError(field, f"{shown_path(path)} is too long a path for the file system of "
+                          f"{shown_path(existing)} (at most {path_max - 1} bytes, with the "
                           "temporary name the harness writes first); choose a shorter one")
 
 
@@ -222,11 +217,11 @@ def check_space(path: Path, size: float, field: str, what: str = "the output") -
     free = st.f_bavail * st.f_frsize
     size = max(size, st.f_frsize or 4096)  # any new file takes a block
     if free < size:
-        raise OutputError(field, f"{_show(path)}: {what} would take about {_size(size)} (a "
-                          f"rough estimate) but the file system of {_show(existing)} has "
+        raise OutputError(field, f"{shown_path(path)}: {what} would take about {_size(size)} (a "
+                          f"rough estimate) but the file system of {shown_path(existing)} has "
                           f"{_size(free)} free; free some space or choose another place")
     if st.f_files and not st.f_favail:
-        raise OutputError(field, f"{_show(path)}: the file system of {_show(existing)} has no "
+        raise OutputError(field, f"{shown_path(path)}: the file system of {shown_path(existing)} has no "
                           "free inodes (no new file can be made); free some or choose another "
                           "place")
 
@@ -237,11 +232,11 @@ def check_writable(directory: Path, field: str) -> None:
     file system or mount is refused, for root too)."""
     existing = _existing_ancestor(Path(os.path.abspath(directory)))
     if not existing.is_dir():
-        raise OutputError(field, f"{_show(existing)} is a file, not a directory")
+        raise OutputError(field, f"{shown_path(existing)} is a file, not a directory")
     try:  # os.access misleads for root and for special file systems (/proc)
         os.rmdir(tempfile.mkdtemp(prefix=".ddnn-harness-probe-", dir=existing))
     except OSError as e:
-        raise OutputError(field, f"cannot write in {_show(existing)}: {e.strerror or e}") from None
+        raise OutputError(field, f"cannot write in {shown_path(existing)}: {e.strerror or e}") from None
 
 
 def check_run_dir(path: Path, field: str = "-o", size: float = 0) -> Path:
@@ -253,15 +248,15 @@ def check_run_dir(path: Path, field: str = "-o", size: float = 0) -> Path:
     path = resolve(path, field)
     cwd = Path.cwd().resolve()
     if path == cwd or path in cwd.parents:
-        raise OutputError(field, f"{_show(path)} is the current directory or holds it; a run "
+        raise OutputError(field, f"{shown_path(path)} is the current directory or holds it; a run "
                           "directory is written whole and renamed into place: give a new "
                           "name, e.g. -o my-run")
     check_names(path, field)
     if os.path.lexists(path):
         if not path.is_dir():
-            raise OutputError(field, f"{_show(path)} exists and is not a directory")
+            raise OutputError(field, f"{shown_path(path)} exists and is not a directory")
         if any(path.iterdir()) and not is_run_dir(path):
-            raise OutputError(field, f"{_show(path)} is not empty and is not a run directory; "
+            raise OutputError(field, f"{shown_path(path)} is not empty and is not a run directory; "
                               "nothing in it is replaced: choose a new or empty directory")
     check_writable(path.parent, field)
     check_space(path, size, field, "the run directory")
@@ -304,11 +299,11 @@ def check_sweep_dir(path: Path, field: str = "-o") -> Path:
     check_names(path, field, temporary=False)
     if os.path.lexists(path):
         if not path.is_dir():
-            raise OutputError(field, f"{_show(path)} exists and is not a directory")
+            raise OutputError(field, f"{shown_path(path)} exists and is not a directory")
         DirectoryLock.check_free(path, field)
         if (any(path.iterdir()) and not (path / "sweep.json").is_file()
                 and not is_half_made_sweep(path)):
-            raise OutputError(field, f"{_show(path)} is not empty and is not a sweep directory; "
+            raise OutputError(field, f"{shown_path(path)} is not empty and is not a sweep directory; "
                               "choose a new or empty directory")
         check_writable(path, field)
     else:
@@ -325,7 +320,7 @@ def check_new_dir(path: Path, field: str, what: str = "the directory") -> Path:
     path = resolve(path, field)
     check_names(path, field)
     if os.path.lexists(path):
-        raise OutputError(field, f"{_show(path)} exists; give a new directory ({what} is "
+        raise OutputError(field, f"{shown_path(path)} exists; give a new directory ({what} is "
                           "never overwritten)")
     check_writable(path.parent, field)
     return path
@@ -338,7 +333,7 @@ def check_new_file(path: Path, field: str, ours: Callable[[Path], bool],
     path = resolve(path, field)
     check_names(path, field)
     if os.path.lexists(path) and (not path.is_file() or not ours(path)):
-        raise OutputError(field, f"{_show(path)} exists and was not written by the harness; "
+        raise OutputError(field, f"{shown_path(path)} exists and was not written by the harness; "
                           "choose another file")
     check_writable(path.parent, field)
     check_space(path, size, field, "the file")
@@ -346,24 +341,28 @@ def check_new_file(path: Path, field: str, ours: Callable[[Path], bool],
 
 
 def check_figure_dir(path: Path, field: str = "-o", formats: tuple[str, ...] = ("png", "pdf"),
-                     figures: int = len(SWEEP_FIGURES)) -> Path:
+                     figures: int | None = None,
+                     names: frozenset[str] = RUN_FIGURES) -> Path:
     """A directory for `harness plot`'s figures, checked before anything is
     drawn: new, empty, or holding nothing but the harness's own figures
-    (<stem>.<fmt>, RUN_FIGURES and SWEEP_FIGURES; those of the same name are
+    (<stem>.<fmt>, stem one of `names`: the caller's, every figure of ours
+    (harness.outputs.plots.registry.FIGURE_NAMES); those of the same name are
     replaced). A user's file in it, or a link, is refused: nothing of theirs
-    is overwritten. figures: how many may be drawn, for the space estimate."""
+    is overwritten. figures: how many may be drawn, for the space estimate
+    (default: one per name)."""
     path = resolve(path, field)
-    longest = max((f"{stem}.{fmt}" for stem in RUN_FIGURES | SWEEP_FIGURES for fmt in formats),
+    figures = len(names) if figures is None else figures
+    longest = max((f"{stem}.{fmt}" for stem in names for fmt in formats),
                   key=len, default="")
     check_names(path / longest if longest else path, field)
     if os.path.lexists(path):
         if not path.is_dir():
-            raise OutputError(field, f"{_show(path)} exists and is not a directory")
-        if not is_figure_dir(path):
-            theirs = sorted(e.name for e in path.iterdir() if not _is_figure(e))
+            raise OutputError(field, f"{shown_path(path)} exists and is not a directory")
+        if not is_figure_dir(path, names):
+            theirs = sorted(e.name for e in path.iterdir() if not _is_figure(e, names))
             named = ", ".join(shorten(n, 40) for n in theirs[:3]) + \
                 (f" and {len(theirs) - 3} more" if len(theirs) > 3 else "")
-            raise OutputError(field, f"{_show(path)} holds files the harness did not write "
+            raise OutputError(field, f"{shown_path(path)} holds files the harness did not write "
                               f"({named}); figures go only into a new directory or one "
                               "holding nothing but the harness's figures: choose another")
         check_writable(path, field)
@@ -377,10 +376,6 @@ def check_figure_dir(path: Path, field: str = "-o", formats: tuple[str, ...] = (
 # writers
 
 
-def _temporary(path: Path) -> Path:
-    return path.parent / f".{path.name}.tmp-{os.getpid()}"
-
-
 def write_from(path: Path, produce: Callable[[Path], None]) -> Path:
     """Create a file whole: produce(tmp) writes it under a temporary name in
     the same directory (a figure, a compiler's output), which is then renamed
@@ -389,7 +384,7 @@ def write_from(path: Path, produce: Callable[[Path], None]) -> Path:
     is replaced, the link stays."""
     path = resolve(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temporary(path)
+    tmp = temporary_name(path)
     try:
         produce(tmp)
         os.replace(tmp, path)
@@ -413,7 +408,7 @@ def write_dir(out_dir: Path, fill: Callable[[Path], None], existing: str = "repl
     directory it points at is replaced, the link stays."""
     out_dir = resolve(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temporary(out_dir)
+    tmp = temporary_name(out_dir)
     if tmp.exists():  # this process's own leftover
         shutil.rmtree(tmp)
     tmp.mkdir()
@@ -431,24 +426,12 @@ def write_dir(out_dir: Path, fill: Callable[[Path], None], existing: str = "repl
             os.replace(tmp, out_dir)
             shutil.rmtree(old, ignore_errors=True)  # what stays, remove_leftovers clears
         else:
-            raise OutputError("-o", f"{_show(out_dir)} is not empty and is not a run directory; "
+            raise OutputError("-o", f"{shown_path(out_dir)} is not empty and is not a run directory; "
                               "nothing in it is replaced")
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return out_dir
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return False  # ours, and not being written now
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def remove_leftovers(directory: Path) -> list[Path]:
@@ -460,7 +443,7 @@ def remove_leftovers(directory: Path) -> list[Path]:
         return removed
     for entry in directory.iterdir():
         m = _LEFTOVER.fullmatch(entry.name)
-        if not m or _alive(int(m.group(1))):
+        if not m or lock.process_alive(int(m.group(1))):
             continue
         if entry.is_dir() and not entry.is_symlink():
             shutil.rmtree(entry, ignore_errors=True)
@@ -468,180 +451,3 @@ def remove_leftovers(directory: Path) -> list[Path]:
             entry.unlink(missing_ok=True)
         removed.append(entry)
     return removed
-
-
-# --------------------------------------------------------------------------
-# a directory's owner: one sweep at a time
-
-
-LOCK_NAME = ".lock"
-
-
-#: what the harness's lock file holds (besides its owner: pid, host, since):
-#: how its own lock is told from a user's file named .lock
-LOCK_MARK = {"lock": "ddnn-harness sweep"}
-_LOCK_OWNER = ("pid", "host", "since")
-
-
-def _lock_owner(text: str) -> dict | None:
-    """The owner a lock file's text names, if it is the harness's lock (with
-    its mark, or an older harness's: exactly pid, host and since)."""
-    import json
-
-    try:
-        record = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(record, dict) or not all(k in record for k in _LOCK_OWNER):
-        return None
-    if set(record) - set(_LOCK_OWNER) and record.get("lock") != LOCK_MARK["lock"]:
-        return None
-    return record
-
-
-def is_lock_file(path: Path) -> bool:
-    """`path` is the harness's own lock file: a plain file (not a link) that
-    names its owner as DirectoryLock writes it."""
-    try:
-        if not os.path.isfile(path) or os.path.islink(path):
-            return False
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return _lock_owner(f.read(4096)) is not None
-    except OSError:
-        return False
-
-
-class DirectoryLock:
-    """Held while a sweep writes its directory: `<dir>/.lock`, locked with
-    flock(2) and holding the owner's pid, host and start time. The kernel
-    drops the lock when its process dies, however it dies, so a stale lock
-    (a killed sweep) is simply taken over; a live one is refused at once
-    with its owner named. The file stays (a lock file that is removed can be
-    held by two processes at once).
-
-    The file is the harness's own: made whole under a temporary name and
-    linked into place (never over anything), opened without following a
-    link, and rewritten only when it is the harness's lock. A link, a
-    directory, or a user's file named .lock is refused by name, untouched."""
-
-    def __init__(self, directory: Path, field: str = "-o") -> None:
-        self.directory, self.field = Path(directory), field
-        self._fd: int | None = None
-
-    @property
-    def path(self) -> Path:
-        return self.directory / LOCK_NAME
-
-    def _owner_record(self) -> bytes:
-        import json
-        import socket
-        import time
-
-        return json.dumps({**LOCK_MARK, "pid": os.getpid(), "host": socket.gethostname(),
-                           "since": time.time()}).encode()
-
-    def _create(self) -> int | None:
-        """Make the lock file, whole, where none is (None: one is there)."""
-        tmp = _temporary(self.path)
-        try:
-            if os.path.lexists(tmp):   # a leftover of a writer with this pid (remove_leftovers)
-                os.unlink(tmp)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-        except OSError as e:
-            raise OutputError(self.field, f"cannot write in {_show(self.directory)}: "
-                              f"{e.strerror or e}") from None
-        try:
-            os.write(fd, self._owner_record())
-        finally:
-            os.close(fd)
-        try:
-            os.link(tmp, self.path, follow_symlinks=False)   # never over an existing name
-        except FileExistsError:
-            return None
-        except OSError:   # a file system without hard links: create it exclusively
-            try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
-                             0o644)
-            except FileExistsError:
-                return None
-            os.write(fd, self._owner_record())
-            return fd
-        finally:
-            tmp.unlink(missing_ok=True)
-        return self._open_existing()
-
-    def _refuse(self, what: str) -> "OutputError":
-        return OutputError(self.field, f"{_show(self.path)} {what}; the harness locks a sweep "
-                           f"directory with a {LOCK_NAME} file of its own and touches no "
-                           "other: move it away, or choose another directory")
-
-    def _open_existing(self) -> int:
-        """The lock file there, opened without following a link; refused
-        unless it is a plain file."""
-        import stat
-
-        try:   # O_NONBLOCK: a FIFO named .lock does not hang the open
-            fd = os.open(self.path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError as e:
-            if os.path.islink(self.path):
-                raise self._refuse("is a symbolic link") from None
-            if os.path.isdir(self.path):
-                raise self._refuse("is a directory") from None
-            raise OutputError(self.field, f"cannot open {_show(self.path)} to lock the sweep "
-                              f"directory ({e.strerror or e})") from None
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            raise self._refuse("is not a plain file")
-        return fd
-
-    def acquire(self, write: bool = True) -> "DirectoryLock":
-        import fcntl
-        import time
-
-        fd = None if os.path.lexists(self.path) else self._create()
-        created = fd is not None
-        if fd is None:
-            fd = self._open_existing()
-        try:
-            owner = _lock_owner(os.pread(fd, 4096, 0).decode(errors="replace"))
-            if owner is None and not created:
-                raise self._refuse("is not the harness's lock file (a file of yours?)")
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                try:
-                    held = (f"pid {owner['pid']} on {owner['host']}, since "
-                            f"{time.strftime('%H:%M:%S', time.localtime(owner['since']))}")
-                except (KeyError, TypeError, ValueError, OverflowError, OSError):
-                    held = "another process"
-                raise OutputError(self.field, f"{self.directory} is in use by a running "
-                                  f"sweep ({held}); wait for it to end (or stop it), then "
-                                  "--resume")
-        except BaseException:
-            os.close(fd)
-            raise
-        if write:   # the harness's own file (checked above): now naming this process
-            record = self._owner_record()
-            os.pwrite(fd, record, 0)
-            os.ftruncate(fd, len(record))
-        self._fd = fd
-        return self
-
-    @classmethod
-    def check_free(cls, directory: Path, field: str = "-o") -> None:
-        """OutputError now if a running sweep holds `directory`'s lock (a
-        check before anything is printed or planned; the sweep takes the lock
-        itself when it starts)."""
-        if os.path.lexists(Path(directory) / LOCK_NAME):   # a link or a directory too
-            cls(directory, field).acquire(write=False).release()
-
-    def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)  # closing drops the flock
-            self._fd = None
-
-    def __enter__(self) -> "DirectoryLock":
-        return self.acquire()
-
-    def __exit__(self, *exc) -> None:
-        self.release()

@@ -51,7 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.config.scenario import BufferConfig, ConfigError, NetworkConfig
-from harness.io.recipe_tokens import token_list
+from harness.io.recipe_tokens import component
 
 PFIFO_FAST_BAND_TOS = (0x10, 0x00, 0x08)
 PRIO_BAND_TOS = (0x10, 0x18, 0x00, 0x08)
@@ -110,6 +110,7 @@ def class_table(net: NetworkConfig) -> ClassTable:
         for name in net.ecn_threshold:
             table.band(name, f"network.ecn_threshold.{name}")
     band_weights(net, table)
+    band_attributes(net, table)   # every setting of a band names classes of the table
     band_alphas(net.buffer, table, "network.buffer")
     if net.host_buffer is not None:
         band_alphas(net.host_buffer, table, "network.host_buffer")
@@ -187,9 +188,9 @@ def band_weights(net: NetworkConfig, table: ClassTable) -> list[float]:
 
 
 def _per_band(by_class: dict[str, float], table: ClassTable, where: str,
-              what: str) -> list[float]:
-    """Per-class values as one per band (1 where no class of the band is
-    named); two classes of one band with different values are an error."""
+              what: str, default: float = 1.0) -> list[float]:
+    """Per-class values as one per band (`default` where no class of the
+    band is named); two classes of one band with different values are an error."""
     out: list[float | None] = [None] * table.bands
     for name, value in by_class.items():
         band = table.band(name, f"{where}.{name}")
@@ -199,7 +200,7 @@ def _per_band(by_class: dict[str, float], table: ClassTable, where: str,
                               f"with {', '.join(map(repr, others))}, which has {what} "
                               f"{out[band]:g}: one {what} per band")
         out[band] = value
-    return [1.0 if v is None else v for v in out]
+    return [default if v is None else v for v in out]
 
 
 def drr_quanta(net: NetworkConfig, table: ClassTable) -> list[int]:
@@ -240,10 +241,19 @@ def buffer_settings(buffer: BufferConfig, net: NetworkConfig, table: ClassTable,
     return out
 
 
-def _limit_token(buffer: BufferConfig, band_limit_packets: int) -> str:
+def _queue_size(buffer: BufferConfig, band_limit_packets: int) -> str:
     """The buffer's size as ns-3 reads a QueueSize: "100p" or "150000B"."""
     size, unit = buffer.size_in(band_limit_packets)
     return f"{size}{'p' if unit == 'packets' else 'B'}"
+
+
+@dataclass(frozen=True)
+class BufferAttributes:
+    """A buffer model as ns-3 attributes: the egress's (QueueDiscInstaller)
+    and the bands' (BandQueueDisc, one value per band)."""
+
+    egress: dict
+    bands: dict
 
 
 class Bands:
@@ -251,43 +261,71 @@ class Bands:
     prio with Linux's priomap) or weighted DRR over N bands, each a FIFO or an
     ECN step-marking FIFO, sharing buffer space as the buffer model says
     (the switches' and the hosts' may differ). It writes itself into the
-    scenario recipe (harness.engine.recipe): one `queue-disc` line per egress, which
-    ns-3's ScenarioRecipe installs with QueueDiscInstaller and tracks with
+    scenario recipe (harness.engine.recipe): one `queue-disc` line per egress,
+    three ns-3 components (harness.io.recipe_tokens.component): the egress
+    (ns3::QueueDiscInstaller), its root and its bands, which ns-3's
+    ScenarioRecipe installs with QueueDiscInstaller and tracks with
     QueueTracker."""
 
     ROOTS = {"prio": "ns3::PrioQueueDisc", "drr": "ns3::WeightedDrrQueueDisc"}
+    BAND = "ns3::BandQueueDisc"
+    EGRESS = "ns3::QueueDiscInstaller"
 
-    def __init__(self, root: str, bands: int, priomap, switch_buffer: tuple[str, ...],
-                 host_buffer: tuple[str, ...], quanta=(), ecn_thresholds=(),
+    def __init__(self, root: str, bands: int, priomap, switch_buffer: BufferAttributes,
+                 host_buffer: BufferAttributes, quanta=(), band_settings: dict | None = None,
                  ecn_capable: bool = False):
-        """switch_buffer / host_buffer: the recipe's LIMIT and BUFFER POOL
-        ALPHAS tokens (buffer_tokens)."""
+        """switch_buffer / host_buffer: the buffer models (buffer_attributes);
+        band_settings: the bands' own attributes (band_attributes)."""
         self.root = self.ROOTS[root]
         self.bands = bands
         self.priomap = tuple(priomap)
         self.switch_buffer = switch_buffer
         self.host_buffer = host_buffer
         self.quanta = tuple(quanta)
-        self.ecn_thresholds = tuple(ecn_thresholds) if any(ecn_thresholds) else ()
+        self.band_settings = dict(band_settings or {})
         self.ecn_capable = ecn_capable   # TCP negotiates ECN: hosts set ECT on data
+
+    def root_attributes(self) -> dict:
+        """The root queue disc's attributes (lists: ns-3's space-separated lists)."""
+        return {"Priomap": self.priomap, "Quanta": self.quanta}
+
+    def band_attributes(self, host: bool) -> dict:
+        """Every attribute of the bands, one value per band (None: the
+        default). host: the marking bands make TCP data ECN-capable (SetEct)."""
+        buffer = self.host_buffer if host else self.switch_buffer
+        marking = self.band_settings.get("MarkThreshold") or ()
+        return {**self.band_settings,
+                "SetEct": [host and self.ecn_capable and k > 0 for k in marking],
+                **buffer.bands}
 
     def recipe_line(self, link: int, side: int, from_node: int, to_node: int,
                     host: bool) -> str:
         """The egress of `link`'s `side` (from_node -> to_node); host: the
         egress of a host (its buffer model; data made ECN-capable there)."""
-        limit, buffer, pool, alphas = self.host_buffer if host else self.switch_buffer
-        return (f"queue-disc {link} {side} {from_node} {to_node} {self.root} {self.bands} "
-                f"{limit} {token_list(self.priomap)} {token_list(self.quanta)} "
-                f"{token_list(self.ecn_thresholds)} {int(host and self.ecn_capable)} "
-                f"{buffer} {pool} {alphas}")
+        buffer = self.host_buffer if host else self.switch_buffer
+        return " ".join((f"queue-disc {link} {side} {from_node} {to_node}",
+                         component(self.EGRESS, {"Bands": self.bands, **buffer.egress}),
+                         component(self.root, self.root_attributes()),
+                         component(self.BAND, self.band_attributes(host))))
 
 
-def buffer_tokens(buffer: BufferConfig, net: NetworkConfig, table: ClassTable,
-                  where: str) -> tuple[str, ...]:
-    """LIMIT BUFFER POOL ALPHAS of a queue-disc recipe line."""
+def band_attributes(net: NetworkConfig, table: ClassTable) -> dict:
+    """The bands' own settings as attributes of ns3::BandQueueDisc, one value
+    per band (None: the attribute's default). A new setting of a band is one
+    entry here and one attribute of BandQueueDisc."""
+    thresholds = band_ecn_thresholds(net, table)
+    return {"MarkThreshold": thresholds if any(thresholds) else None}
+
+
+def buffer_attributes(buffer: BufferConfig, net: NetworkConfig, table: ClassTable,
+                      where: str) -> BufferAttributes:
+    """A buffer model as the egress's and the bands' ns-3 attributes."""
     alphas = band_alphas(buffer, table, where) if buffer.model == "dynamic" else []
-    return (_limit_token(buffer, net.band_limit_packets), buffer.model, buffer.pool,
-            token_list(alphas))
+    return BufferAttributes(
+        egress={"BufferModel": buffer.model,
+                "BufferSize": _queue_size(buffer, net.band_limit_packets),
+                "BufferPool": buffer.pool},
+        bands={"Alpha": alphas})
 
 
 def strategy(net: NetworkConfig, table: ClassTable | None = None, ecn: bool = False):
@@ -298,6 +336,6 @@ def strategy(net: NetworkConfig, table: ClassTable | None = None, ecn: bool = Fa
     priomap = PFIFO_FAST_PRIOMAP if net.qdisc == "pfifo_fast" else prio_priomap(table.bands)
     quanta = drr_quanta(net, table) if net.qdisc == "drr" else ()
     return Bands("drr" if net.qdisc == "drr" else "prio", table.bands, priomap,
-                 buffer_tokens(net.buffer, net, table, "network.buffer"),
-                 buffer_tokens(net.hosts_buffer, net, table, "network.host_buffer"),
-                 quanta, band_ecn_thresholds(net, table), ecn)
+                 buffer_attributes(net.buffer, net, table, "network.buffer"),
+                 buffer_attributes(net.hosts_buffer, net, table, "network.host_buffer"),
+                 quanta, band_attributes(net, table), ecn)

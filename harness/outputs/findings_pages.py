@@ -136,8 +136,8 @@ def findings_status() -> str:
 
 def finding_map(key: str, metric: str = "iteration_time") -> str:
     """A markdown table of one metric's change per point of a two-axis map."""
-    from harness.outputs.plots.sweep_figures import (boundary_axes, boundary_table,
-                                                     compared_arms)
+    from harness.outputs.plots.sweep_axes import boundary_axes, compared_arms
+    from harness.outputs.plots.sweep_data import boundary_table
     sweep, loaded = _load(key)
     if loaded is None:
         return f"*(no kept tables for `{key}` yet: `harness findings run`)*"
@@ -175,7 +175,7 @@ def finding_summary(key: str) -> str:
     each class lies; for each FCT mean, where it is significantly faster or
     slower, and its range. Bullets, for a page or the findings index."""
     from harness.analysis import stats
-    from harness.outputs.plots.sweep_figures import boundary_axes, compared_arms
+    from harness.outputs.plots.sweep_axes import boundary_axes, compared_arms
 
     sweep, loaded = _load(key)
     if loaded is None:
@@ -232,7 +232,7 @@ def _short(field: str | None) -> str:
 
 def finding_changes(key: str, *metrics: str) -> str:
     """One row per point, arm and metric: change [interval] verdict (seeds)."""
-    from harness.outputs.plots.sweep_figures import point_fields
+    from harness.outputs.plots.sweep_axes import point_fields
 
     sweep, loaded = _load(key)
     if loaded is None:
@@ -264,8 +264,9 @@ def draw(figure: kept.Figure, docs_dir: Path) -> Path:
     """Draw one of a finding's figures from its kept sweep into docs_dir."""
     from harness.io import outdir
     from harness.outputs.plots.style import fit_text
-    from harness.outputs.plots.sweep_figures import (background_labels, boundary_table,
-                                                     draw_boundary)
+    from harness.outputs.plots.boundary_map import draw_boundary
+    from harness.outputs.plots.sweep_axes import background_labels
+    from harness.outputs.plots.sweep_data import boundary_table
 
     sweep, loaded = _load(figure.sweep)
     if loaded is None:

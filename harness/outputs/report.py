@@ -23,16 +23,17 @@ import pandas as pd
 from harness.analysis import stats
 from harness.analysis.tables import read_record
 from harness.io import outdir
-from harness.sweeps.cells import MEASURED, STALLED, with_status_reasons
+from harness.outputs.plots import registry
+from harness.analysis.summary import MEASURED, STALLED, with_status_reasons
 from harness.config.errors import ConfigError
 
 GENERATOR = "ddnn-harness report"   # <meta name="generator">: marks our own pages
 SWEEP_FILES = ("sweep.json", "summary.parquet")
 CELL_DPI = 72                        # small per-cell figures keep the page light
 MAP_STEM = "operating-boundary"
-# shown first, in this order; a grid without R x background axes has a
-# comparison figure instead of the map
-SWEEP_FIGURES = (MAP_STEM, "comparison", "per-ratio", "fct-cdf-cells", "utilization-apps")
+# shown first, in the registry's order (a grid without R x background axes
+# has a comparison figure instead of the map)
+SWEEP_FIGURES = registry.report_order()
 SUMMARY_COLUMNS = {  # summary.parquet column -> (header, scale)
     "mean_iteration_s": ("iteration mean ms", 1e3),
     "p99_iteration_s": ("iteration p99 ms", 1e3),
@@ -76,19 +77,9 @@ def is_report(path: Path) -> bool:
 # figures
 
 
-# what each sweep figure shows (its caption and alt text), by stem
-FIGURE_CAPTIONS = {
-    "comparison": "Iteration time and small- and large-flow mean FCT per point and arm "
-                  "(absolute values, ms), with 95 % intervals over seeds.",
-    "per-ratio": "Change of each compared arm against the reference, per R (a panel each) "
-                 "over the background's load: training iteration time and small- and "
-                 "large-flow mean FCT, with 95 % intervals.",
-    "fct-cdf-cells": "Distribution (CDF) of the background's flow completion times per size "
-                     "class, of both arms of one point (the highest background load and "
-                     "lowest R unless chosen with harness plot --cell).",
-    "utilization-apps": "Mean utilisation of the host uplinks per application (training, "
-                        "background) over the measurement window, per point and arm.",
-}
+# what each sweep figure shows (its caption and alt text), by stem: the
+# registry's (the map's own is the template's)
+FIGURE_CAPTIONS = registry.captions()
 #: the map's text is drawn MAP_TEXT_PT points high at the figures' dpi; the
 #: page never shows it smaller than this many CSS pixels (it scrolls instead)
 MAP_TEXT_MIN_PX = 12
@@ -105,7 +96,7 @@ def map_min_width(png_b64: str) -> int:
     """The narrowest the map may be shown, in CSS pixels, for its cells' text
     to be MAP_TEXT_MIN_PX high at least: at any grid size the map is shown at
     the page's full width, and a map too wide for that scrolls."""
-    from harness.outputs.plots.sweep_figures import MAP_TEXT_PT
+    from harness.outputs.plots.boundary_map import MAP_TEXT_PT
 
     text_px = MAP_TEXT_PT * FIGURE_DPI / 72
     return round(_png_width(png_b64) * min(1.0, MAP_TEXT_MIN_PX / text_px))

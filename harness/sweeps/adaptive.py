@@ -14,7 +14,7 @@ the added seeds end in time (within_budget). From each undecided interval,
 stats.seeds_to_decide projects the seeds that would decide it
 (`seeds_to_decide` in deltas_mean); a point projected to be decided within
 max_seeds keeps room for its later seeds. Given several points at once (the
-round-by-round sweep, run_sweep(_rounds=True)), within_budget takes those
+round-by-round rule, as tests/test_async_seeding.py replays it), within_budget takes those
 cheapest-to-decide first, the others sharing what is left.
 """
 
@@ -26,7 +26,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.sweeps.cells import Cell, none_if_na, point_value
+from harness.analysis.summary import none_if_na, point_value
+from harness.sweeps.cells import Cell
 from harness.sweeps.grid import Grid, arm_names, make_cell
 from harness.sweeps.sweepdir import cell_dir
 from harness.analysis.tables import SEED_AXIS

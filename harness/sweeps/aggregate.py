@@ -13,10 +13,11 @@ from typing import Any
 
 import pandas as pd
 
-from harness.analysis import metrics, stats
+from harness.analysis import metrics, run_changes, stats
 from harness.sweeps.adaptive import DECIDING_METRICS
-from harness.sweeps.cells import (MEASURED, NOT_RUN_REASON, STALLED, UNFINISHED, Cell,
-                           cell_status, none_if_na, point_value, stall_reason)
+from harness.analysis.summary import (MEASURED, NOT_RUN_REASON, STALLED, UNFINISHED, cell_status,
+                                      none_if_na, point_value, stall_reason)
+from harness.sweeps.cells import Cell
 from harness.sweeps.grid import Grid
 from harness.sweeps.sweepdir import cell_dir, is_done, write_atomic
 from harness.analysis.tables import (POINT_LABEL, SEED_AXIS, Run, optional_table, read_record,
@@ -27,7 +28,7 @@ TIMING_COLUMNS = ("wall_s", "startup_s", "events_per_s", "sim_s_per_wall_s", "pe
 
 def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, Any]:
     """One tidy summary row: the cell's labels, status, reason and metrics.
-    status (harness.sweeps.cells): ok (run_dir), stalled (run_dir, but its training
+    status (harness.analysis.summary): ok (run_dir), stalled (run_dir, but its training
     completed no iteration in the window: its other metrics stand), failed
     (error) or unfinished (neither: not run yet, or stopped by Ctrl-C;
     --resume runs it); reason: why a cell is not ok (failed: its error)."""
@@ -159,7 +160,7 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
             # the same intervals in any grid (stats.cells_key)
             label = stats.cells_key([reference[s].id for s in shared],
                                     [seeds[s].id for s in shared])
-            changes = stats.paired_changes(ref_runs, arm_runs, label)
+            changes = run_changes.paired_changes(ref_runs, arm_runs, label)
             for metric, iv in changes.items():
                 verdict, decided = stats.judge(metric, iv)
                 to_decide = (stats.seeds_to_decide(iv.change, iv.low, iv.high, iv.samples,

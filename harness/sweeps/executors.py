@@ -91,7 +91,8 @@ def _redirect_stderr(log_file: Path) -> None:
 
 def run_cell(cell: Cell, out_dir: Path) -> None:
     """Plan, run and write one cell (in the calling process)."""
-    from harness.engine.simulation import execute, plan, write_run_dir
+    from harness.engine.simulation import execute, write_run_dir
+    from harness.engine.planning import plan
 
     result = execute(plan(cell.scenario), progress=False, quiet=True)
     write_run_dir(result, out_dir, {"cell.json": cell_json(cell)})
@@ -190,7 +191,8 @@ def _warm_up() -> None:
     wrappers on first use (~0.6 s, and ~0.3 s more for a parameter-server
     job), and forked children inherit them compiled."""
     from harness.config.scenario import load_scenario
-    from harness.engine.simulation import execute, plan
+    from harness.engine.simulation import execute
+    from harness.engine.planning import plan
 
     for overrides in warm_ups():
         execute(plan(load_scenario(None, overrides)), progress=False, quiet=True)

@@ -66,7 +66,7 @@ from harness.config.scenario import (SWEEPS_DIR, ConfigError, ConfigTypeError, a
                             read_scenario_dict, read_text, scenario_from_dict)
 from harness.sweeps.cost import predicted_bytes
 from harness.config.errors import UnknownKeyError
-from harness.engine.simulation import output_bytes, plan, short_window
+from harness.engine.planning import output_bytes, plan, short_window
 from harness.config.schema.grid import GridFile, read_grid
 from harness.analysis.tables import POINT_LABEL, SEED_AXIS
 

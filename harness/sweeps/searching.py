@@ -18,7 +18,8 @@ runner: as each ends, the searches waiting on it move on and their next
 cells run at once. The sweep directory is a sweep's (harness.sweeps.sweepdir:
 sweep.json lists every cell run, --resume), plus boundary.parquet (one row
 per point and threshold), probes.parquet (every probe in the order each
-search made it) and boundary.png (harness.outputs.plots.boundary_figure).
+search made it) and the figure its caller draws (harness.services.boundary:
+boundary.png), before the directory's lock is let go.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import math
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 
@@ -36,10 +37,11 @@ from harness.analysis import stats
 from harness.sweeps import boundary
 from harness.sweeps.aggregate import _run_tables, aggregate
 from harness.sweeps.boundary import UNDECIDED, Crossing, Observation, Range
-from harness.sweeps.cells import Cell, point_value
+from harness.analysis.summary import point_value
+from harness.sweeps.cells import Cell
 from harness.config.scenario import ConfigError
 from harness.sweeps.grid import Grid, arm_names, make_cell
-from harness.analysis.stats import iteration_change
+from harness.analysis.run_changes import iteration_change
 from harness.sweeps.sweepdir import (SweepError, cell_dir, cell_state, is_done, locked, prepare_dir,
                               write_atomic, write_cells)
 from harness.analysis.tables import SEED_AXIS
@@ -202,7 +204,7 @@ def _simulated(cell: Cell) -> list[str]:
     """What ns-3 is told to build for a cell: its recipe (harness.engine.recipe)
     but for the comment naming the scenario's digest."""
     from harness.engine import recipe
-    from harness.engine.simulation import plan
+    from harness.engine.planning import plan
 
     return [line for line in recipe.text(plan(cell.scenario)).splitlines()
             if not line.startswith("#")]
@@ -450,14 +452,14 @@ def as_sweep(grid: Grid, cells: list[Cell]) -> Grid:
 def run_boundary(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
                  scheduler: str | None = None, resume: bool = False,
                  retry_failed: bool = False, progress: bool | None = None,
-                 figure: bool = True, map_dir: Path | None = None,
+                 draw: Callable[[Path, Grid, pd.DataFrame, pd.DataFrame], None] | None = None,
                  checked: bool = False) -> BoundaryReport:
     """Run every search of a [search] grid to its end in the sweep directory
-    `out`; write the sweep's tables, boundary.parquet, probes.parquet and
-    (figure) boundary.png, drawn over the map of the sweep in map_dir if
-    given. Ctrl-C (KeyboardInterrupt) stops the running cells (unfinished:
-    --resume runs them), keeps sweep.json and re-raises. The cells a search
-    may ask for and the map are checked first (check_search, check_map;
+    `out`; write the sweep's tables, boundary.parquet and probes.parquet, then
+    call draw(out, grid, table, probes) (the figure: harness.services.boundary)
+    while the directory is still locked. Ctrl-C (KeyboardInterrupt) stops the
+    running cells (unfinished: --resume runs them), keeps sweep.json and
+    re-raises. The cells a search may ask for are checked first (check_search;
     checked: the caller did), and a resumed directory's [search] (check_resume)."""
     import time
 
@@ -467,11 +469,6 @@ def run_boundary(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
         raise ConfigError("grid", f"{grid.name} has no [search] table; `harness sweep` runs it")
     if not checked:
         check_search(grid)
-        if map_dir is not None:   # read now, not after every probe has run
-            from harness.outputs.plots.boundary_figure import check_map
-
-            check_map(map_dir, [f for f, _ in grid.axes if f != SEED_AXIS], grid.search.field,
-                      grid.search.arm)
     started = time.monotonic()
     with locked(out):
         # --resume: sweep.json's cells must be this grid's (check_dir), and
@@ -491,39 +488,8 @@ def run_boundary(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
         table, probes = tables(searches)
         write_atomic(out / BOUNDARY_TABLE, table.to_parquet(index=False))
         write_atomic(out / PROBES_TABLE, probes.to_parquet(index=False))
-        if figure:
-            from harness.outputs.plots.boundary_figure import plot_boundary
-
-            plot_boundary(out, grid, table, map_dir, probes=probes)
+        if draw is not None:
+            draw(out, grid, table, probes)
     failed = sum((out / "failed" / f"{c.id}.json").is_file() for c in cells)
     return BoundaryReport(out, table, probes, len(cells), counts["ran"], failed,
                           sum(_cpu_s(out, c) for c in cells), time.monotonic() - started)
-
-
-@dataclass(frozen=True)
-class SearchPlan:
-    """What a search grid would do, for `harness check`: the cells of the
-    range's ends with their first seeds (every search probes the low end
-    first, the high end when its bracket reaches it), the probes per search
-    at most, and the cost's bounds in bytes sent (harness.sweeps.cost)."""
-
-    end_cells: list[Cell]
-    most_probes: int
-    least_bytes: float      # the low end only, first seeds
-    most_bytes: float       # every search all its probes, max_seeds each, none shared
-
-
-def plan_search(grid: Grid) -> SearchPlan:
-    spec = grid.search
-    first = list(dict(grid.axes)[SEED_AXIS])
-    ends = [make_cell(grid, (*p, (spec.field, _value(spec, v)), (SEED_AXIS, s)), a)
-            for p in search_points(grid) for v in (spec.lo, spec.hi) for s in first
-            for a in arm_names(grid)]
-    low_end = _value(spec, spec.lo)
-    least = sum(c.predicted_bytes for c in ends if dict(c.point)[spec.field] == low_end)
-    probes = boundary.most_probes(span(grid))
-    # the ends are shared by the thresholds; the halvings may not be
-    per_seed = sum(c.predicted_bytes for c in ends) / max(1, len(first)) / 2   # the ends' mean
-    most = (2 + len(spec.thresholds) * (probes - 2)) * len(search_points(grid)) * \
-        max(spec.max_seeds, len(first)) * per_seed / max(1, len(search_points(grid)))
-    return SearchPlan(ends, probes, least, most)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from harness.analysis.tables import read_record, read_sweep_record
 from harness.io import outdir
+from harness.io.lock import LOCK_NAME, DirectoryLock
 from harness.sweeps.cells import Cell
 from harness.sweeps.grid import Grid, make_cell
 
@@ -67,7 +68,7 @@ def check_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> list[Ce
         return added
     if outdir.is_half_made_sweep(out):  # stopped before sweep.json: nothing ran
         outdir.clear_half_made_sweep(out)
-    elif out.exists() and any(e.name != outdir.LOCK_NAME for e in out.iterdir()):
+    elif out.exists() and any(e.name != LOCK_NAME for e in out.iterdir()):
         raise SweepError(f"{out} exists and is not a sweep directory")
     return []
 
@@ -133,14 +134,14 @@ def output_bytes_left(out: Path, cells: list[Cell]) -> int:
 
 @contextlib.contextmanager
 def locked(out: Path):
-    """Hold `out`'s lock (outdir.DirectoryLock) while the sweep writes it: a
+    """Hold `out`'s lock (harness.io.lock.DirectoryLock) while the sweep writes it: a
     second sweep or --resume on a running sweep is refused at once. A
     directory this call had to create is removed again if nothing was
     written in it (a refused grid leaves no trace)."""
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     try:
-        lock = outdir.DirectoryLock(out).acquire()
+        lock = DirectoryLock(out).acquire()
     except BaseException:
         if created and not any(out.iterdir()):
             out.rmdir()
@@ -148,8 +149,8 @@ def locked(out: Path):
     try:
         yield
     except BaseException:
-        if created and {e.name for e in out.iterdir()} <= {outdir.LOCK_NAME}:
-            (out / outdir.LOCK_NAME).unlink(missing_ok=True)
+        if created and {e.name for e in out.iterdir()} <= {LOCK_NAME}:
+            (out / LOCK_NAME).unlink(missing_ok=True)
             out.rmdir()
         raise
     finally:

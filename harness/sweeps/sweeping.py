@@ -20,7 +20,6 @@ the same tables.
 from __future__ import annotations
 
 import contextlib
-import json
 import signal
 import sys
 import threading
@@ -33,8 +32,7 @@ from harness.sweeps.adaptive import (_cell_wall_s, _point_keys, _point_of, more_
                                undecided_points, within_budget)
 from harness.sweeps.aggregate import aggregate, compare
 from harness.sweeps.cells import Cell
-from harness.config.scenario import ConfigError
-from harness.sweeps.grid import Grid, check_adaptive, expand
+from harness.sweeps.grid import Grid, expand
 from harness.sweeps.sweepdir import (cell_dir, cell_state, clear_failure, is_done, is_failed,
                               locked, prepare_dir, record_failure, write_cells)
 from harness.analysis.tables import SEED_AXIS
@@ -86,7 +84,7 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
               scheduler: str | None = None, resume: bool = False, retry_failed: bool = False,
               progress: bool | None = None, cells: list[Cell] | None = None,
               max_seeds: int | None = None, budget_s: float | None = None,
-              reference: Path | None = None, _rounds: bool = False) -> SweepReport:
+              reference: Path | None = None) -> SweepReport:
     """Run every cell not yet done, record failures, aggregate the tables.
     cells: expand(grid), when the caller has it already. max_seeds: add seeds
     to undecided points up to this many (default: the grid's [adaptive]);
@@ -97,21 +95,15 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
     Ctrl-C (KeyboardInterrupt) stops the running cells, which stay unfinished
     (not failed: --resume runs them), writes the tables of what finished and
     raises SweepInterrupted carrying the report.
-    _rounds: added seeds round by round, each round waiting for its slowest
-    cell (the former way; the tests compare the two)."""
+    The input is checked before: the executor, the scheduler and added seeds
+    (harness.services.sweeping.prepare, which `harness sweep` and
+    harness.api.sweep call; a grid's own [adaptive] by load_grid)."""
     import time
 
-    if executor not in ("local", "dask"):
-        raise ConfigError("--executor", f"unknown executor {executor!r}; allowed: local, dask")
-    if executor == "dask" and scheduler is not None:
-        executors.check_scheduler(scheduler)  # before the directory is made
     started = time.monotonic()
     base = expand(grid) if cells is None else cells
     max_seeds = grid.max_seeds if max_seeds is None else max_seeds
     budget_s = grid.budget_s if budget_s is None else budget_s
-    if max_seeds:
-        check_adaptive(dict(grid.axes), grid.reference or
-                       next((own[1] for own in grid.point_arms if own), None), "--max-seeds")
     from_reference = (reference_results.check(reference, grid, base)
                       if reference is not None else [])
     with locked(out):  # one sweep at a time in a directory
@@ -123,7 +115,7 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
         counts = {"ran": 0, "failed": 0, "todo": len(todo)}
         rounds, interrupted = 1, False
         seeding = None
-        if max_seeds and not _rounds:
+        if max_seeds:
             seeding = _Seeding(out, grid, cells, max_seeds, budget_s, started, jobs,
                                retry_failed, added, counts)
         try:
@@ -132,31 +124,6 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
                 cells = seeding.finish()
                 rounds = seeding.rounds
             tables = aggregate(out, grid, cells)
-            while max_seeds and _rounds and "deltas_mean" in tables:
-                extra = more_seeds(grid, cells, tables["deltas_mean"], max_seeds)
-                if extra and budget_s is not None:
-                    left_s = budget_s - (time.monotonic() - started)
-                    extra, left_out = within_budget(out, grid, cells, extra, left_s, jobs,
-                                                    undecided_points(grid, tables["deltas_mean"]),
-                                                    max_seeds)
-                    if left_out:
-                        print(f"sweep {grid.name}: budget: {left_out} undecided point"
-                              f"{'s' if left_out != 1 else ''} get no more seeds "
-                              f"({max(0.0, left_s) / 60:.1f} min of the {budget_s / 60:.0f} min "
-                              "budget left)", file=sys.stderr, flush=True)
-                if not extra:
-                    break
-                rounds += 1
-                cells += extra
-                added |= {c.id for c in extra}
-                write_cells(out, grid, cells, added)
-                points = len({json.dumps(c.point, default=str) for c in extra})
-                print(f"sweep {grid.name}: round {rounds}: {points} undecided point"
-                      f"{'s' if points != 1 else ''} get one more seed", file=sys.stderr, flush=True)
-                todo = [c for c in extra if cell_state(out, c, retry_failed) == "run"]
-                counts["todo"] += len(todo)
-                _run_cells(out, grid, todo, jobs, executor, scheduler, progress, counts)
-                tables = aggregate(out, grid, cells)
         except KeyboardInterrupt:
             interrupted = True  # the executor has stopped its cells; record what finished
             with _uninterruptible():

@@ -14,7 +14,8 @@ policies a ring may use: fifo and priority (the queue of fused buffers),
 bytescheduler and p3 (no fusion: layers cut into partitions, each allreduced
 on its own, lowest layer first; one allreduce runs at a time, so the credit
 is one partition). Which architecture takes which policy is the plug-in's
-question (harness.training); this table only describes the policies.
+question (harness.training); this table only describes the policies, and
+registers them with the configuration (harness.config.registry).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from harness.config import registry
 from harness.config.errors import ConfigError, ConfigTypeError
 from harness.config.units import UINT32_MAX, finite, parse_bytes, parse_rate
 
@@ -44,7 +46,7 @@ class Policy:
     push: str                        # CommScheduler TypeId at the workers
     pull: str                        # ... at the shards
     params: dict[str, Param] = field(default_factory=dict)
-    order: str = "fifo"              # order it serves ready units (harness.analysis.analytic's queue)
+    order: str = "fifo"              # order it serves ready units (harness.training.ring.simulate's queue)
     rings: bool = False              # a ring-allreduce job may use it
     chunk_param: str | None = None   # the parameter that cuts tensors, if any
     chunk_aggregation: bool = False  # the shards aggregate per chunk (mercury)
@@ -141,6 +143,8 @@ _FIXED = {"p3": {"CreditBytes": None},          # = the partition (one in flight
           "mercury-np": {"Preemptive": "false"}}
 
 RING_POLICIES = tuple(n for n, p in POLICIES.items() if p.rings)
+for _policy in POLICIES.values():   # the configuration's key reference lists them
+    registry.add_policy(_policy)
 
 
 def policy(name: str, where: str = "training.policy") -> Policy:

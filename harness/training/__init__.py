@@ -2,21 +2,21 @@
 
 An architecture is a module of this package with an `ARCHITECTURE`: an
 instance of its `Architecture` subclass (harness.training.common: check /
-plan / recipe / collect / predict, and `job_type`, its C++ job's TypeId),
-and its C++ job, workers and helper in ns3-modules/jobs/
+plan / recipe / collect / no_contention, and `job_type`, its C++ job's
+TypeId), and its C++ job, workers and helper in ns3-modules/jobs/
 (docs/architecture/extending.md). Nothing else names it: the registry below
-is every such module of the package."""
+is every such module of the package, and each is registered with the
+configuration (harness.config.registry), which reads a job's settings
+through it without importing this package."""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
 
-from harness.config.errors import ConfigError
+from harness.config import registry
+from harness.config.registry import DEFAULT_ARCHITECTURE, architecture, architectures_taking
 from harness.training.common import Architecture, JobPlan, JobTables
-
-#: A job without `architecture` (and the registry's first entry).
-DEFAULT_ARCHITECTURE = "ring"
 
 
 def _plug_ins() -> list[Architecture]:
@@ -33,6 +33,8 @@ def _plug_ins() -> list[Architecture]:
 
 #: The registry: scenario name (training.architecture) -> plug-in.
 ARCHITECTURES: dict[str, Architecture] = {a.name: a for a in _plug_ins()}
+for _plug_in in ARCHITECTURES.values():
+    registry.add_architecture(_plug_in)
 
 #: config.json["training"] holds every architecture's own keys for every job:
 #: each at its empty value where the job's architecture has no such key.
@@ -42,19 +44,6 @@ UNUSED_PLAN_KEYS = {key: value for a in ARCHITECTURES.values()
 #: config.json["training"] of a scenario without a training job.
 NO_JOB = {"hosts": [], "tos": 0, "layer_tos": [], **UNUSED_PLAN_KEYS, "profile": None,
           "compute_ms": None, "ideal_iteration_s": None}
-
-
-def architectures_taking(policy) -> list[str]:
-    """The architectures whose jobs take `policy` (harness.traffic.schedulers.Policy)."""
-    return [name for name, a in ARCHITECTURES.items() if a.supports(policy)]
-
-
-def architecture(name: str, where: str = "training.architecture") -> Architecture:
-    if name not in ARCHITECTURES:
-        raise ConfigError(where, f"unknown architecture {name!r}; allowed: "
-                          f"{', '.join(ARCHITECTURES)}")
-    return ARCHITECTURES[name]
-
 
 __all__ = ["ARCHITECTURES", "DEFAULT_ARCHITECTURE", "NO_JOB", "UNUSED_PLAN_KEYS",
            "Architecture", "JobPlan", "JobTables", "architecture", "architectures_taking"]

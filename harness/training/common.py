@@ -14,6 +14,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar
 
+import numpy as np
 import pandas as pd
 
 from harness.traffic import profiles, schedulers
@@ -91,7 +92,9 @@ class Architecture:
               which ns-3's ScenarioRecipe installs (the C++ job replays the
               plan); `installed` finds that ns-3 job after the build
     collect   the job's tables, read once after the run
-    predict   the analytic no-contention iteration time (ms)
+    no_contention  the plug-in's own no-contention model of the planned job
+              (the oracle of its ns-3 job at zero background load), from
+              which predict takes the ideal iteration time (ms)
     """
 
     name: ClassVar[str]
@@ -165,6 +168,12 @@ class Architecture:
         return job
 
     def predict(self, job: JobPlan) -> float:
+        """The no-contention iteration time (ms): the mean of the model's
+        iterations after the first (which starts without waiting)."""
+        return float(self.no_contention(job, iterations=4).iteration_ms[1:].mean())
+
+    def no_contention(self, job: JobPlan, iterations: int) -> AnalyticResult:
+        """`iterations` iterations of the planned job without contention."""
         raise NotImplementedError
 
     def bytes_per_iteration(self, job: JobPlan) -> float:
@@ -190,6 +199,61 @@ class Architecture:
 
     def collect(self, ns_job, job: JobPlan, tos_class: dict[int, str]) -> JobTables:
         raise NotImplementedError
+
+
+# --------------------------------------------------------------------------
+# what the no-contention models share (each plug-in owns its model: ring.simulate,
+# ps.simulate_ps, sharded.simulate_sharded)
+
+@dataclass
+class AnalyticResult:
+    """A no-contention model's result; all times in milliseconds.
+
+    ``iteration_ms``: iteration times (length ``iterations``).
+    ``iteration_start_ms``: start of forward layer 0, length ``iterations + 1``.
+    ``timeline``: one row per collective or transfer (the model's own columns).
+    ``compute``: one row per compute phase (iteration, layer or group, phase,
+    start_ms, end_ms).
+    """
+
+    iteration_ms: np.ndarray
+    timeline: "object"  # pandas.DataFrame
+    compute: "object"  # pandas.DataFrame
+    iteration_start_ms: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    buffers: tuple = ()  # the ring's fused buffers (harness.traffic.fusion.Buffer)
+    params: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def mean_iteration_ms(self) -> float:
+        return float(np.mean(self.iteration_ms))
+
+
+def allreduce_ms(
+    size_bytes: int,
+    n_workers: int,
+    link_bps: float,
+    payload_efficiency: float = 1.0,
+    step_latency_s: float = 0.0,
+) -> float:
+    """Ring-allreduce time (ms) of one buffer of ``size_bytes``: N partitions
+    (S // N, the first S % N one byte larger), 2(N-1) steps of the largest at
+    the link's payload rate plus the step latency (harness.training.ring's
+    model; the sharded job's collectives are half of it)."""
+    largest = size_bytes // n_workers + (1 if size_bytes % n_workers else 0)
+    step_s = largest * 8.0 / (link_bps * payload_efficiency) + step_latency_s
+    return 2 * (n_workers - 1) * step_s * 1e3
+
+
+def forward_spans(t0: float, fp_ms, sync_prev: list[float] | None) -> list[tuple[float, float]]:
+    """(start, end) of each layer's forward pass from t0: layer i waits for
+    forward of i-1 and, after iteration 0, for its parameters (sync_prev[i])."""
+    spans = []
+    cur = t0
+    for i, f in enumerate(fp_ms):
+        start = cur if (sync_prev is None or i == 0) else max(cur, sync_prev[i])
+        cur = start + f
+        spans.append((start, cur))
+    return spans
 
 
 def scaled_bytes(value: int | None, k: int) -> int | None:

@@ -1,25 +1,28 @@
 """Parameter-server jobs as a training plug-in: where the shards
 go, which tensors each holds, the job's network time (for the
 compute-to-network ratio), and the installation of a PsJob
-(ns3-modules/jobs/ps-*.{h,cc}) on the hosts, which replays the plan."""
+(ns3-modules/jobs/ps-*.{h,cc}) on the hosts, which replays the plan.
+`simulate_ps` is its no-contention model, the oracle of the ns-3 job at
+zero background load."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Optional
 
+import numpy as np
 from pydantic import AfterValidator, Field, model_validator
 
-from harness.analysis import analytic
 from harness.traffic import profiles, schedulers
 from harness.config.errors import ConfigError
 from harness.io.recipe_tokens import token_list
 from harness.config.schema.base import Bool, Bytes, Hosts, Int, Str, Time, Toml
 from harness.config.schema.topology import MAX_NODES
 from harness.config.schema.training import TrainingConfig
-from harness.training.common import (Architecture, JobPlan, JobTables, deadline_lines,
-                                     deadline_tos, layer_lines, load, recipe_attribute,
-                                     recipe_scheduler, read_csv, scaled_bytes)
+from harness.training.common import (AnalyticResult, Architecture, JobPlan, JobTables,
+                                     deadline_lines, deadline_tos, forward_spans, layer_lines,
+                                     load, recipe_attribute, recipe_scheduler, read_csv,
+                                     scaled_bytes)
 
 
 #: Aggregation unit for aggregation = "chunk" with a policy that sends whole tensors.
@@ -193,14 +196,13 @@ class ParameterServer(Architecture):
                       tensor_shards=assign_shards(profile.layer_bytes, len(shards)),
                       deadline_tos=deadline_tos(cfg, classes))
 
-    def predict(self, job: PsPlan) -> float:
+    def no_contention(self, job: PsPlan, iterations: int) -> AnalyticResult:
         cfg = job.config
-        result = analytic.simulate_ps(
+        return simulate_ps(
             job.profile, len(job.hosts), job.link_bps, tensor_shards=job.tensor_shards,
             colocated=tuple(h in job.hosts for h in job.server_hosts),
-            iterations=4, barrier=cfg.barrier, pull_barrier=cfg.pull_barrier,
+            iterations=iterations, barrier=cfg.barrier, pull_barrier=cfg.pull_barrier,
             pull_order="front" if cfg.policy == "tictac" else "aggregated")
-        return float(result.iteration_ms[1:].mean())
 
     def bytes_per_iteration(self, job: PsPlan) -> float:
         # each worker pushes and pulls the model
@@ -230,6 +232,113 @@ class ParameterServer(Architecture):
                          compute=read_csv(ns_job.ComputeCsv()),
                          errors=str(ns_job.GetErrors()),
                          scheduler=read_csv(ns_job.SchedulerCsv()))
+
+
+# --------------------------------------------------------------------------
+# the no-contention model
+
+def simulate_ps(
+    profile: profiles.Profile,
+    n_workers: int,
+    link_bps: float,
+    tensor_shards: tuple[int, ...],
+    colocated: tuple[bool, ...] = (),
+    iterations: int = 10,
+    barrier: bool = False,
+    aggregation_bytes: int = 0,
+    pull_barrier: bool = False,
+    pull_order: str = "aggregated",
+) -> AnalyticResult:
+    """No-contention model of a parameter-server job under the fifo policy
+    (docs/model/training.md). Compute is as in the ring's (harness.training.ring.simulate); tensor i (= layer i) is
+    pushed when backward of i ends.
+
+    Each shard k has two links, each a FIFO server at ``link_bps``: in, which
+    carries the W' remote workers' pushes of its tensors (W' x P_i, the
+    W-to-1 incast), and out, which carries the pulls (1-to-W fan-out). W' = W,
+    or W - 1 when shard k is co-located with a worker (``colocated[k]``):
+    the local copy takes no time. Every worker's own links carry P_i per
+    tensor and are never the bottleneck while W' >= number of shards, which
+    the model assumes (the busiest shard link is the bottleneck).
+
+    Push of i occupies shard-in from max(ready_i, in free); aggregation
+    completes when it ends. Pull of i occupies shard-out from max(aggregated,
+    out free) for W' x P_i. With ``aggregation_bytes`` > 0 the pull may start
+    once the first unit of the push arrived and ends no earlier than one unit
+    after the push. Layer i is synchronised at the end of its pull.
+    Propagation delay and TCP's ramp-up are not modelled.
+
+    With ``pull_barrier`` (TensorFlow's synchronous PS) every pull of an
+    iteration waits until the last push of that iteration has ended, on every
+    shard, and the pulls leave each shard in ``pull_order``: "aggregated" (the
+    order their pushes ended: back layers first; fifo) or "front" (front
+    layers first: tictac).
+    """
+    if pull_order not in ("aggregated", "front"):
+        raise ValueError(f"pull_order must be 'aggregated' or 'front', got {pull_order!r}")
+    n_layers = profile.n_layers
+    if len(tensor_shards) != n_layers:
+        raise ValueError(f"tensor_shards has {len(tensor_shards)} entries for {n_layers} tensors")
+    n_shards = max(tensor_shards) + 1
+    colocated = tuple(colocated) or (False,) * n_shards
+    F, B, P = profile.fp_ms, profile.bp_ms, profile.layer_bytes
+    ms_per_byte = 8e3 / link_bps
+    remote = [n_workers - (1 if colocated[k] else 0) for k in range(n_shards)]
+    in_free = [0.0] * n_shards
+    out_free = [0.0] * n_shards
+    starts = np.empty(iterations + 1)
+    sync_prev: list[float] | None = None
+    t = 0.0
+    rows = []
+    for k in range(iterations + 1):
+        t0 = 0.0 if sync_prev is None else max(t, sync_prev[0],
+                                                max(sync_prev) if barrier else 0.0)
+        starts[k] = t0
+        if k == iterations:
+            break
+        cur = forward_spans(t0, F, sync_prev)[-1][1]
+        sync = [0.0] * n_layers
+        for i in range(n_layers - 1, -1, -1):  # backward; tensors leave in this order
+            cur += B[i]
+            shard, w = tensor_shards[i], remote[tensor_shards[i]]
+            push_start = max(cur, in_free[shard])
+            push_end = push_start + w * P[i] * ms_per_byte
+            in_free[shard] = push_end
+            if aggregation_bytes:
+                unit = min(aggregation_bytes, P[i]) * w * ms_per_byte
+                pull_start = max(push_start + unit, out_free[shard])
+                pull_end = max(pull_start + w * P[i] * ms_per_byte, push_end + unit)
+            else:
+                pull_start = max(push_end, out_free[shard])
+                pull_end = pull_start + w * P[i] * ms_per_byte
+            if not pull_barrier:
+                out_free[shard] = pull_end
+            sync[i] = pull_end if w > 0 else cur
+            rows.append([k, i, P[i], shard, cur, push_start, push_end, pull_start, pull_end])
+        if pull_barrier:
+            released = max(r[6] for r in rows[-n_layers:])
+            order = rows[-n_layers:] if pull_order == "aggregated" else rows[-n_layers:][::-1]
+            for r in order:
+                i, shard = r[1], r[3]
+                w = remote[shard]
+                r[7] = max(released, out_free[shard])
+                r[8] = out_free[shard] = r[7] + w * P[i] * ms_per_byte
+                sync[i] = r[8] if w > 0 else r[4]
+        t = cur
+        sync_prev = sync
+
+    import pandas as pd
+
+    timeline = pd.DataFrame(rows, columns=["iteration", "tensor", "bytes", "shard", "ready_ms",
+                                           "push_start_ms", "push_end_ms", "pull_start_ms",
+                                           "pull_end_ms"])
+    return AnalyticResult(
+        iteration_ms=np.diff(starts), timeline=timeline, compute=pd.DataFrame(),
+        iteration_start_ms=starts,
+        params=dict(profile=profile.name, n_workers=int(n_workers), link_bps=float(link_bps),
+                    shards=n_shards, iterations=iterations, barrier=bool(barrier),
+                    aggregation_bytes=int(aggregation_bytes), pull_barrier=bool(pull_barrier),
+                    pull_order=pull_order))
 
 
 ARCHITECTURE = ParameterServer()

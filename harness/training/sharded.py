@@ -20,14 +20,14 @@ from typing import Annotated, Any, Literal, Optional
 import numpy as np
 from pydantic import Field
 
-from harness.analysis import analytic
-from harness.traffic import profiles, schedulers
+from harness.traffic import fusion, profiles, schedulers
 from harness.config.errors import ConfigError
 from harness.io.recipe_tokens import token_list
 from harness.config.schema.base import Bool, Int, Toml
 from harness.config.schema.training import TrainingConfig
-from harness.training.common import (Architecture, JobPlan, JobTables, layer_lines, load,
-                                     recipe_attribute, read_csv, scaled_bytes)
+from harness.training.common import (AnalyticResult, Architecture, JobPlan, JobTables,
+                                     allreduce_ms, layer_lines, load, recipe_attribute, read_csv,
+                                     scaled_bytes)
 from harness.config.units import INT64_MAX
 
 UINT32_MAX = 2**32 - 1
@@ -96,9 +96,9 @@ def collective_ms(size_bytes: int, n_workers: int, link_bps: float,
     """A ring all-gather or reduce-scatter of `size_bytes` (ms): N-1 steps, each
     the largest partition (S//N, the first S%N one byte larger) at the link's
     payload rate plus the step latency; half a ring allreduce
-    (harness.analysis.analytic.allreduce_ms)."""
-    return analytic.allreduce_ms(size_bytes, n_workers, link_bps, payload_efficiency,
-                                 step_latency_s) / 2
+    (harness.training.common.allreduce_ms)."""
+    return allreduce_ms(size_bytes, n_workers, link_bps, payload_efficiency,
+                        step_latency_s) / 2
 
 
 def simulate_sharded(
@@ -111,7 +111,7 @@ def simulate_sharded(
     iterations: int = 10,
     payload_efficiency: float = 1.0,
     step_latency_s: float = 0.0,
-) -> analytic.AnalyticResult:
+) -> AnalyticResult:
     """No-contention model of a sharded job: one worker's compute and the
     job's one ring (workers are identical). All times in ms. The ns-3 job
     (ns3-modules/jobs/sharded-job.h) implements exactly this; change both
@@ -256,7 +256,7 @@ def simulate_sharded(
     import pandas as pd
 
     starts_ms = np.asarray(starts[:iterations + 1])
-    return analytic.AnalyticResult(
+    return AnalyticResult(
         iteration_ms=np.diff(starts_ms),
         timeline=pd.DataFrame(timeline, columns=[
             "iteration", "buffer", "kind", "group", "layers", "bytes", "ready_ms", "start_ms",
@@ -312,7 +312,7 @@ class Sharded(Architecture):
             return network_time_ms(model_bytes, len(hosts), link_bps, reshard)
 
         profile = load(cfg, network_ms, scale)
-        group_bytes = cfg.group_bytes or profiles.fusion_buffer_bytes(profile)
+        group_bytes = cfg.group_bytes or fusion.fusion_buffer_bytes(profile)
         groups = make_groups(profile, group_bytes)
         small = min(groups, key=lambda g: g.bytes)
         if small.bytes < len(hosts):
@@ -324,12 +324,11 @@ class Sharded(Architecture):
                            network_ms(profile.model_bytes), group_bytes=group_bytes,
                            groups=groups)
 
-    def predict(self, job: ShardedPlan) -> float:
+    def no_contention(self, job: ShardedPlan, iterations: int) -> AnalyticResult:
         cfg = job.config
-        result = simulate_sharded(job.profile, len(job.hosts), job.link_bps, job.groups,
-                                  prefetch_depth=cfg.prefetch_depth,
-                                  reshard=cfg.reshard_after_forward, iterations=4)
-        return float(result.iteration_ms[1:].mean())
+        return simulate_sharded(job.profile, len(job.hosts), job.link_bps, job.groups,
+                                prefetch_depth=cfg.prefetch_depth,
+                                reshard=cfg.reshard_after_forward, iterations=iterations)
 
     def bytes_per_iteration(self, job: ShardedPlan) -> float:
         # each collective: every worker sends (N-1)/N of the group

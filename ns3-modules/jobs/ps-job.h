@@ -56,7 +56,7 @@ class PsJob : public TrainingJob
     /// \brief Number of shards.
     uint32_t GetNShards() const;
     /// \brief The tensors of `shard`, ascending.
-    std::vector<uint32_t> GetShardTensors(uint32_t shard) const;
+    std::vector<uint32_t> GetShardTensors(uint32_t shard) const override;
     /// \brief The shards pull an iteration's parameters only once every tensor of
     /// that iteration is aggregated on every shard.
     bool GetPullBarrier() const;

@@ -33,10 +33,7 @@ RingAllreduceJob::GetTypeId()
 }
 
 RingAllreduceJob::RingAllreduceJob()
-    : m_active(false),
-      m_current(0, 0),
-      m_finishedWorkers(0),
-      m_nAllreduces(0)
+    : m_nAllreduces(0)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -45,7 +42,6 @@ void
 RingAllreduceJob::DoDispose()
 {
     NS_LOG_FUNCTION(this);
-    m_tryStartEvent.Cancel();
     m_workers.clear();
     m_scheduler = nullptr;
     RingJob::DoDispose();
@@ -210,7 +206,7 @@ uint32_t
 RingAllreduceJob::AddWorker(Ptr<RingAllreduceWorker> worker)
 {
     NS_LOG_FUNCTION(this << worker);
-    NS_ABORT_MSG_IF(Simulator::Now() > Time(0) || m_nAllreduces > 0 || m_active,
+    NS_ABORT_MSG_IF(Simulator::Now() > Time(0) || m_nAllreduces > 0 || IsCollectiveActive(),
                     "RingAllreduceJob: workers must be added before the job runs");
     NS_ABORT_MSG_IF(m_buffers.empty(), "RingAllreduceJob: SetBuffers() before adding workers");
     if (!m_scheduler)
@@ -218,7 +214,6 @@ RingAllreduceJob::AddWorker(Ptr<RingAllreduceWorker> worker)
         SetScheduler("ns3::FifoScheduler", {});
     }
     m_workers.push_back(worker);
-    m_workerFinished.push_back(false);
     return AddRingWorker(worker);
 }
 
@@ -303,7 +298,7 @@ RingAllreduceJob::RaiseNow(uint64_t iteration, uint32_t buffer)
     NS_LOG_FUNCTION(this << iteration << buffer);
     const Key key(iteration, buffer);
     const uint8_t tos = uint8_t(GetDeadlineTos());
-    if (m_active && m_current == key)
+    if (IsCollectiveActive() && GetCurrentCollective() == key)
     {
         // being allreduced: what the workers have not transmitted yet moves up
         AllreduceRow& row = m_allreduces.back();
@@ -332,71 +327,56 @@ void
 RingAllreduceJob::NotifyAllreduceFinished(uint32_t rank)
 {
     NS_LOG_FUNCTION(this << rank);
-    CheckRank(rank);
-    if (!m_active || m_workerFinished[rank])
-    {
-        NotifyError(rank, "allreduce finished twice or while none is in flight");
-        return;
-    }
-    m_workerFinished[rank] = true;
-    if (++m_finishedWorkers < m_workers.size())
-    {
-        return;
-    }
-    m_active = false;
+    NotifyWorkerFinished(rank, "allreduce");
+}
+
+void
+RingAllreduceJob::DoCollectiveFinished()
+{
+    NS_LOG_FUNCTION(this);
     m_nAllreduces++;
     AllreduceRow& row = m_allreduces.back();
     row.endNs = Simulator::Now().GetNanoSeconds();
     m_allreduceTrace(row.iteration, row.buffer, NanoSeconds(row.startNs), Simulator::Now());
-    ScheduleTryStart();
+}
+
+bool
+RingAllreduceJob::PickCollective(Collective& next)
+{
+    NS_LOG_FUNCTION(this);
+    PsChunk chunk;
+    // the scheduler is asked with nothing in flight
+    if (!m_scheduler->Next(0, chunk))
+    {
+        return false;
+    }
+    next = Collective{chunk.iteration, chunk.unit, chunk.tos, -1};
+    return true;
 }
 
 void
-RingAllreduceJob::ScheduleTryStart()
+RingAllreduceJob::StartCollective(const Collective& c)
 {
     NS_LOG_FUNCTION(this);
-    // Decide after every other event of this instant: a buffer that becomes
-    // ready at the very instant the ring frees is already in the queue
-    // (as in the analytic model).
-    if (!m_tryStartEvent.IsPending())
-    {
-        m_tryStartEvent = Simulator::ScheduleNow(&RingAllreduceJob::TryStart, this);
-    }
-}
-
-void
-RingAllreduceJob::TryStart()
-{
-    NS_LOG_FUNCTION(this);
-    PsChunk next;
-    // one allreduce at a time: the scheduler is asked with nothing in flight
-    if (m_active || !m_scheduler->Next(0, next))
-    {
-        return;
-    }
-    m_current = Key(next.iteration, next.unit);
-    m_active = true;
-    m_finishedWorkers = 0;
-    std::fill(m_workerFinished.begin(), m_workerFinished.end(), false);
-    m_waiting.erase(m_current);
+    const Key current(c.iteration, c.unit);
+    m_waiting.erase(current);
     int64_t raisedNs = -1;
-    if (auto it = m_raised.find(m_current); it != m_raised.end())
+    if (auto it = m_raised.find(current); it != m_raised.end())
     {
         raisedNs = it->second;
         m_raised.erase(it);
     }
-    m_allreduces.push_back(AllreduceRow{m_current.first,
-                                        m_current.second,
-                                        next.tos,
+    m_allreduces.push_back(AllreduceRow{c.iteration,
+                                        c.unit,
+                                        c.tos,
                                         raisedNs,
                                         Simulator::Now().GetNanoSeconds(),
                                         -1});
-    SetCollective(m_current.first, m_current.second, next.tos);
-    NS_LOG_INFO("job " << m_jobId << " starts allreduce of iteration " << m_current.first
-                       << " buffer " << m_current.second);
+    NS_LOG_INFO("job " << m_jobId << " starts allreduce of iteration " << c.iteration
+                       << " buffer " << c.unit);
     for (auto& worker : m_workers)
     {
-        worker->StartAllreduce(m_current.first, m_current.second, next.tos);
+        worker->StartAllreduce(c.iteration, c.unit, c.tos);
     }
 }
 

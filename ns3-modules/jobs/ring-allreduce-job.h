@@ -9,7 +9,7 @@
 // transfers, allreduces; iterations and compute in TrainingJob), read once by
 // the harness.
 //
-// The semantics are those of harness/analytic.py (its module docstring is the
+// The semantics are those of harness/training/ring.py's no-contention model (its docstring is the
 // reference); the workers are RingAllreduceWorker applications.
 #ifndef DDNN_RING_ALLREDUCE_JOB_H
 #define DDNN_RING_ALLREDUCE_JOB_H
@@ -137,10 +137,10 @@ class RingAllreduceJob : public RingJob
         int64_t endNs;
     };
 
-    using Key = std::pair<uint64_t, uint32_t>; //!< (iteration, buffer)
-
-    void ScheduleTryStart();
-    void TryStart();
+    // the arbiter's order (RingJob): the scheduler's, one allreduce at a time
+    bool PickCollective(Collective& next) override;
+    void StartCollective(const Collective& c) override;
+    void DoCollectiveFinished() override;
     /// An allreduce of `bytes` at LinkBps (2(N-1)/N of them leave each worker).
     Time GetAllreduceTime(uint64_t bytes) const;
     /// With a deadline class: raise `unit` now if its slack is gone, else
@@ -158,13 +158,8 @@ class RingAllreduceJob : public RingJob
     std::vector<Ptr<RingAllreduceWorker>> m_workers;
     std::map<Key, uint32_t> m_readyCount; //!< buffers ready on some, not all workers
     Ptr<CommScheduler> m_scheduler;       //!< ready on every worker, not started
-    bool m_active;                        //!< an allreduce is in flight
-    Key m_current;
     std::set<Key> m_waiting;           //!< ready on every worker, not started
     std::map<Key, int64_t> m_raised;   //!< waiting ones raised to the deadline class, at (ns)
-    uint32_t m_finishedWorkers;
-    std::vector<bool> m_workerFinished;
-    EventId m_tryStartEvent;
 
     // results
     std::vector<AllreduceRow> m_allreduces;

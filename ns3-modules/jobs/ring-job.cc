@@ -5,6 +5,9 @@
 #include "ns3/abort.h"
 #include "ns3/integer.h"
 #include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -39,7 +42,10 @@ RingJob::RingJob()
     : m_ackTos(-1),
       m_collIteration(0),
       m_collUnit(0),
-      m_collTos(0)
+      m_collTos(0),
+      m_active(false),
+      m_current(0, 0),
+      m_finishedWorkers(0)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -48,6 +54,7 @@ void
 RingJob::DoDispose()
 {
     NS_LOG_FUNCTION(this);
+    m_tryStartEvent.Cancel();
     m_ringWorkers.clear();
     TrainingJob::DoDispose();
 }
@@ -71,6 +78,7 @@ RingJob::AddRingWorker(Ptr<RingWorker> worker)
 {
     NS_LOG_FUNCTION(this << worker);
     m_ringWorkers.push_back(worker);
+    m_workerFinished.push_back(false);
     m_records.AddWorker(m_ringWorkers.size() - 1);
     m_transfers.AddWorker();
     return m_ringWorkers.size() - 1;
@@ -91,6 +99,70 @@ RingJob::CheckRank(uint32_t rank) const
     NS_LOG_FUNCTION(this << rank);
     NS_ABORT_MSG_IF(rank >= m_ringWorkers.size(),
                     GetInstanceTypeId().GetName() << ": no worker " << rank);
+}
+
+// ------------------------------------------------------------------ the arbiter
+
+void
+RingJob::ScheduleTryStart()
+{
+    NS_LOG_FUNCTION(this);
+    if (!m_tryStartEvent.IsPending())
+    {
+        m_tryStartEvent = Simulator::ScheduleNow(&RingJob::TryStart, this);
+    }
+}
+
+void
+RingJob::TryStart()
+{
+    NS_LOG_FUNCTION(this);
+    Collective next;
+    // one collective at a time: the order is asked only with none in flight
+    if (m_active || !PickCollective(next))
+    {
+        return;
+    }
+    m_current = Key(next.iteration, next.unit);
+    m_active = true;
+    m_finishedWorkers = 0;
+    std::fill(m_workerFinished.begin(), m_workerFinished.end(), false);
+    SetCollective(next.iteration, next.unit, next.tos);
+    StartCollective(next);
+}
+
+void
+RingJob::NotifyWorkerFinished(uint32_t rank, const char* what)
+{
+    NS_LOG_FUNCTION(this << rank << what);
+    CheckRank(rank);
+    if (!m_active || m_workerFinished[rank])
+    {
+        NotifyError(rank, std::string(what) + " finished twice or while none is in flight");
+        return;
+    }
+    m_workerFinished[rank] = true;
+    if (++m_finishedWorkers < m_ringWorkers.size())
+    {
+        return;
+    }
+    m_active = false;
+    DoCollectiveFinished();
+    ScheduleTryStart();
+}
+
+bool
+RingJob::IsCollectiveActive() const
+{
+    NS_LOG_FUNCTION(this);
+    return m_active;
+}
+
+RingJob::Key
+RingJob::GetCurrentCollective() const
+{
+    NS_LOG_FUNCTION(this);
+    return m_current;
 }
 
 // ------------------------------------------------------------------ records

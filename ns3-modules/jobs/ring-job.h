@@ -2,20 +2,24 @@
 // collectives: RingAllreduceJob (allreduces of fused buffers) and ShardedJob
 // (all-gathers and reduce-scatters of layer groups) derive from it. It holds
 // the workers' rings (RingWorker), the class of what a ring carries back
-// (AckTos), the collective in flight that partition rows are attributed to,
-// and the transfers table (RingTransfers) with its trace source; the
-// derived job decides which collective runs next and what its rows say.
+// (AckTos), the transfers table (RingTransfers) with its trace source, and
+// the arbiter: the ring runs one collective at a time (its workers' one pair
+// of connections), the next chosen after every other event of the instant
+// it frees. The derived job supplies the order (PickCollective) and what
+// starting and finishing one records (StartCollective, DoCollectiveFinished).
 #ifndef DDNN_RING_JOB_H
 #define DDNN_RING_JOB_H
 
 #include "ring-transfers.h"
 #include "training-job.h"
 
+#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -86,24 +90,67 @@ class RingJob : public TrainingJob
                                      Time end);
 
   protected:
+    /// (iteration, unit): a collective (RingAllreduceJob's buffer, ShardedJob's slot).
+    using Key = std::pair<uint64_t, uint32_t>;
+
+    /// A collective the architecture's order picks to run next.
+    struct Collective
+    {
+        uint64_t iteration;
+        uint32_t unit;      //!< the buffer or slot
+        uint8_t tos;        //!< the class it starts in
+        int64_t readyNs;    //!< when it was ready on every worker (-1: not kept)
+    };
+
     void DoDispose() override;
     /// Register the worker of rank GetNWorkers() (its records and transfer
     /// rows); returns that rank. The derived AddWorker keeps its typed pointer.
     uint32_t AddRingWorker(Ptr<RingWorker> worker);
     /// The collective now in flight, which partition rows belong to; called
-    /// when it starts, and again when its class changes.
+    /// when it starts (by the arbiter), and again when its class changes.
     void SetCollective(uint64_t iteration, uint32_t unit, uint8_t tos);
     /// Abort unless `rank` is a worker of the job.
     void CheckRank(uint32_t rank) const;
 
+    // ---- the arbiter: one collective at a time
+    /// Ask the order for the next collective after every other event of this
+    /// instant: one that becomes ready at the very instant the ring frees is
+    /// already among the candidates (as in the analytic model).
+    void ScheduleTryStart();
+    /// Worker `rank` finished the collective in flight; once every worker
+    /// has, the derived job records it (DoCollectiveFinished) and the next
+    /// may start. `what` names the collective in the error of a worker that
+    /// finishes twice or with none in flight.
+    void NotifyWorkerFinished(uint32_t rank, const char* what);
+    /// Whether a collective is in flight.
+    bool IsCollectiveActive() const;
+    /// The collective in flight (or the last one).
+    Key GetCurrentCollective() const;
+    /// The architecture's order: the collective to start now, if one is
+    /// ready (asked only with none in flight; a picked one is started).
+    virtual bool PickCollective(Collective& next) = 0;
+    /// `c` has started (in flight, its class set): record it and start it on
+    /// every worker.
+    virtual void StartCollective(const Collective& c) = 0;
+    /// The collective in flight finished on every worker: record it.
+    virtual void DoCollectiveFinished() = 0;
+
     RingTransfers m_transfers; //!< partitions sent and received, bytes written
 
   private:
+    /// Start the collective the order picks, unless one is in flight.
+    void TryStart();
+
     int32_t m_ackTos;
     std::vector<Ptr<RingWorker>> m_ringWorkers;
     uint64_t m_collIteration; //!< the collective in flight
     uint32_t m_collUnit;
     uint8_t m_collTos;
+    bool m_active;                      //!< a collective is in flight
+    Key m_current;                      //!< the collective in flight (or the last)
+    uint32_t m_finishedWorkers;         //!< workers done with the collective in flight
+    std::vector<bool> m_workerFinished; //!< per worker: done with it
+    EventId m_tryStartEvent;
 
     /// A partition was received: see TransferCallback.
     TracedCallback<uint32_t, uint64_t, uint32_t, uint32_t, uint32_t, uint64_t, Time, Time>

@@ -50,9 +50,6 @@ ShardedJob::GetTypeId()
 ShardedJob::ShardedJob()
     : m_prefetchDepth(0),
       m_reshard(true),
-      m_active(false),
-      m_current(0, 0),
-      m_finishedWorkers(0),
       m_nCollectives(0)
 {
     NS_LOG_FUNCTION(this);
@@ -62,7 +59,6 @@ void
 ShardedJob::DoDispose()
 {
     NS_LOG_FUNCTION(this);
-    m_tryStartEvent.Cancel();
     m_workers.clear();
     RingJob::DoDispose();
 }
@@ -277,11 +273,10 @@ uint32_t
 ShardedJob::AddWorker(Ptr<ShardedWorker> worker)
 {
     NS_LOG_FUNCTION(this << worker);
-    NS_ABORT_MSG_IF(Simulator::Now() > Time(0) || m_nCollectives > 0 || m_active,
+    NS_ABORT_MSG_IF(Simulator::Now() > Time(0) || m_nCollectives > 0 || IsCollectiveActive(),
                     "ShardedJob: workers must be added before the job runs");
     NS_ABORT_MSG_IF(m_groups.empty(), "ShardedJob: SetGroups() before adding workers");
     m_workers.push_back(worker);
-    m_workerFinished.push_back(false);
     return AddRingWorker(worker);
 }
 
@@ -326,64 +321,46 @@ void
 ShardedJob::NotifyCollectiveFinished(uint32_t rank)
 {
     NS_LOG_FUNCTION(this << rank);
-    CheckRank(rank);
-    if (!m_active || m_workerFinished[rank])
-    {
-        NotifyError(rank, "collective finished twice or while none is in flight");
-        return;
-    }
-    m_workerFinished[rank] = true;
-    if (++m_finishedWorkers < m_workers.size())
-    {
-        return;
-    }
-    m_active = false;
+    NotifyWorkerFinished(rank, "collective");
+}
+
+void
+ShardedJob::DoCollectiveFinished()
+{
+    NS_LOG_FUNCTION(this);
     m_nCollectives++;
     CollectiveRow& row = m_collectives.back();
     row.endNs = Simulator::Now().GetNanoSeconds();
     m_collectiveTrace(row.iteration, row.slot, NanoSeconds(row.startNs), Simulator::Now());
-    ScheduleTryStart();
 }
 
-void
-ShardedJob::ScheduleTryStart()
+bool
+ShardedJob::PickCollective(Collective& next)
 {
     NS_LOG_FUNCTION(this);
-    // Decide after every other event of this instant: a collective issued
-    // at the very instant the ring frees is already in the queue (as in the
-    // analytic model).
-    if (!m_tryStartEvent.IsPending())
+    if (m_queue.empty())
     {
-        m_tryStartEvent = Simulator::ScheduleNow(&ShardedJob::TryStart, this);
+        return false;
     }
-}
-
-void
-ShardedJob::TryStart()
-{
-    NS_LOG_FUNCTION(this);
-    if (m_active || m_queue.empty())
-    {
-        return;
-    }
-    const QueueEntry next = *m_queue.begin();
+    const QueueEntry entry = *m_queue.begin();
     m_queue.erase(m_queue.begin());
-    m_current = Key(std::get<2>(next), std::get<3>(next));
-    m_active = true;
-    m_finishedWorkers = 0;
-    std::fill(m_workerFinished.begin(), m_workerFinished.end(), false);
-    m_collectives.push_back(CollectiveRow{m_current.first,
-                                          m_current.second,
-                                          std::get<0>(next),
-                                          Simulator::Now().GetNanoSeconds(),
-                                          -1});
-    NS_LOG_INFO("job " << m_jobId << " starts " << KindName(m_current.second) << " of group "
-                       << GetSlotGroup(m_current.second) << " in iteration "
-                       << m_current.first);
-    SetCollective(m_current.first, m_current.second, GetGroupTos(GetSlotGroup(m_current.second)));
+    const uint32_t slot = std::get<3>(entry);
+    next = Collective{std::get<2>(entry), slot, GetGroupTos(GetSlotGroup(slot)),
+                      std::get<0>(entry)};
+    return true;
+}
+
+void
+ShardedJob::StartCollective(const Collective& c)
+{
+    NS_LOG_FUNCTION(this);
+    m_collectives.push_back(
+        CollectiveRow{c.iteration, c.unit, c.readyNs, Simulator::Now().GetNanoSeconds(), -1});
+    NS_LOG_INFO("job " << m_jobId << " starts " << KindName(c.unit) << " of group "
+                       << GetSlotGroup(c.unit) << " in iteration " << c.iteration);
     for (auto& worker : m_workers)
     {
-        worker->StartCollective(m_current.first, m_current.second);
+        worker->StartCollective(c.iteration, c.unit);
     }
 }
 

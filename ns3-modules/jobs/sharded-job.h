@@ -165,12 +165,13 @@ class ShardedJob : public RingJob
         int64_t endNs;
     };
 
-    using Key = std::pair<uint64_t, uint32_t>; //!< (iteration, slot)
     /// (issued on every worker, ns; kind; iteration; slot): the queue's order
     using QueueEntry = std::tuple<int64_t, uint32_t, uint64_t, uint32_t>;
 
-    void ScheduleTryStart();
-    void TryStart();
+    // the arbiter's order (RingJob): the queue's, one collective at a time
+    bool PickCollective(Collective& next) override;
+    void StartCollective(const Collective& c) override;
+    void DoCollectiveFinished() override;
     void CheckSlot(uint32_t slot) const;
     std::string KindName(uint32_t slot) const;
 
@@ -183,11 +184,6 @@ class ShardedJob : public RingJob
     std::vector<Ptr<ShardedWorker>> m_workers;
     std::map<Key, uint32_t> m_readyCount; //!< collectives issued on some, not all workers
     std::set<QueueEntry> m_queue;         //!< issued on every worker, not started
-    bool m_active;                        //!< a collective is in flight
-    Key m_current;
-    uint32_t m_finishedWorkers;
-    std::vector<bool> m_workerFinished;
-    EventId m_tryStartEvent;
 
     // results
     std::vector<CollectiveRow> m_collectives;

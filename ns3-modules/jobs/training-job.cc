@@ -193,6 +193,18 @@ TrainingJob::GetTimeUntilNeeded(uint32_t layer) const
     return sum;
 }
 
+std::vector<uint32_t>
+TrainingJob::GetShardTensors(uint32_t shard) const
+{
+    NS_LOG_FUNCTION(this << shard);
+    std::vector<uint32_t> out(GetNLayers());
+    for (uint32_t layer = 0; layer < out.size(); ++layer)
+    {
+        out[layer] = layer;
+    }
+    return out;
+}
+
 ObjectFactory
 TrainingJob::SchedulerFactory(const std::string& typeId,
                               const std::vector<std::string>& attributes,

@@ -69,6 +69,10 @@ class TrainingJob : public Object
     Time GetTimeUntilNeeded(uint32_t layer) const;
     /// \brief Number of workers installed.
     virtual uint32_t GetNWorkers() const = 0;
+    /// \brief The tensors (layers) that the sender of `shard` carries, ascending:
+    /// what a scheduler attached to that shard orders (CommScheduler::Attach).
+    /// Every layer, unless the architecture splits them (PsJob's shards).
+    virtual std::vector<uint32_t> GetShardTensors(uint32_t shard) const;
 
     // ---- records (used by the workers)
     /// \brief Worker `worker` starts forward of layer 0 of `iteration` now.

@@ -188,6 +188,11 @@ BandQueueDisc::CheckConfig()
         NS_LOG_ERROR("BandQueueDisc needs exactly one internal queue");
         return false;
     }
+    if (m_setEct && m_threshold == 0)
+    {
+        NS_LOG_ERROR("BandQueueDisc: SetEct on a band that does not mark (MarkThreshold 0)");
+        return false;
+    }
     return true;
 }
 

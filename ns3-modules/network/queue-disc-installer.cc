@@ -1,90 +1,105 @@
 #include "queue-disc-installer.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
-#include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/pointer.h"
-#include "ns3/string.h"
 #include "ns3/traffic-control-helper.h"
 #include "ns3/uinteger.h"
-
-#include <sstream>
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("QueueDiscInstaller");
 
-namespace
-{
-template <typename T>
-std::vector<T>
-SpacedList(const std::string& text)
-{
-    std::vector<T> out;
-    std::istringstream in(text);
-    T value;
-    while (in >> value)
-    {
-        out.push_back(value);
-    }
-    return out;
-}
-} // namespace
+NS_OBJECT_ENSURE_REGISTERED(QueueDiscInstaller);
 
-QueueDiscInstaller::QueueDiscInstaller(const std::string& rootType,
-                                       uint32_t nBands,
-                                       const std::string& priomap)
-    : m_rootType(rootType),
-      m_nBands(nBands),
-      m_priomap(priomap)
+TypeId
+QueueDiscInstaller::GetTypeId()
 {
-    NS_LOG_FUNCTION(this << rootType << nBands << priomap);
+    static TypeId tid =
+        TypeId("ns3::QueueDiscInstaller")
+            .SetParent<Object>()
+            .SetGroupName("Ddnn")
+            .AddConstructor<QueueDiscInstaller>()
+            .AddAttribute("Bands",
+                          "Number of bands (classes of the root, one BandQueueDisc each)",
+                          UintegerValue(3),
+                          MakeUintegerAccessor(&QueueDiscInstaller::m_nBands),
+                          MakeUintegerChecker<uint32_t>(1, 16))
+            .AddAttribute("BufferModel",
+                          "How the bands share buffer space: per_band (each its own "
+                          "BufferSize), shared (one BufferSize for the port) or dynamic (a "
+                          "pool of BufferSize with dynamic thresholds)",
+                          EnumValue(QueueDiscInstaller::PER_BAND),
+                          MakeEnumAccessor<BufferModel>(&QueueDiscInstaller::m_model),
+                          MakeEnumChecker(QueueDiscInstaller::PER_BAND,
+                                          "per_band",
+                                          QueueDiscInstaller::SHARED,
+                                          "shared",
+                                          QueueDiscInstaller::DYNAMIC,
+                                          "dynamic"))
+            .AddAttribute("BufferSize",
+                          "A band's limit (per_band), the port's (shared) or the pool's "
+                          "(dynamic), in packets or bytes",
+                          QueueSizeValue(QueueSize("1000p")),
+                          MakeQueueSizeAccessor(&QueueDiscInstaller::m_size),
+                          MakeQueueSizeChecker())
+            .AddAttribute("BufferPool",
+                          "dynamic: one pool per egress (port) or one for every egress of "
+                          "the node (switch)",
+                          EnumValue(QueueDiscInstaller::PORT),
+                          MakeEnumAccessor<BufferPool>(&QueueDiscInstaller::m_pool),
+                          MakeEnumChecker(QueueDiscInstaller::PORT,
+                                          "port",
+                                          QueueDiscInstaller::SWITCH,
+                                          "switch"));
+    return tid;
+}
+
+QueueDiscInstaller::QueueDiscInstaller()
+    : m_nBands(3),
+      m_model(PER_BAND),
+      m_size("1000p"),
+      m_pool(PORT)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+uint32_t
+QueueDiscInstaller::GetNBands() const
+{
+    NS_LOG_FUNCTION(this);
+    return m_nBands;
 }
 
 void
-QueueDiscInstaller::SetQuanta(const std::string& quanta)
+QueueDiscInstaller::SetRoot(const RecipeComponent& root)
 {
-    NS_LOG_FUNCTION(this << quanta);
-    m_quanta = quanta;
+    NS_LOG_FUNCTION(this);
+    m_root = root;
 }
 
 void
-QueueDiscInstaller::SetEcnThresholds(const std::string& thresholds, bool setEct)
+QueueDiscInstaller::SetBands(const RecipeComponent& bands)
 {
-    NS_LOG_FUNCTION(this << thresholds << setEct);
-    m_ecnThresholds = SpacedList<uint32_t>(thresholds);
-    m_setEct = setEct;
+    NS_LOG_FUNCTION(this);
+    m_bands = bands;
 }
 
 void
-QueueDiscInstaller::SetBuffer(BufferModel model,
-                              QueueSize limit,
-                              bool switchPool,
-                              const std::string& alphas)
+QueueDiscInstaller::CheckConfig() const
 {
-    NS_LOG_FUNCTION(this << limit << switchPool << alphas);
-    m_model = model;
-    m_limit = limit;
-    m_switchPool = switchPool;
-    m_alphas = SpacedList<double>(alphas);
-}
-
-QueueDiscInstaller::BufferModel
-QueueDiscInstaller::ParseBufferModel(const std::string& name)
-{
-    NS_LOG_FUNCTION(name);
-    if (name == "per_band")
-    {
-        return PER_BAND;
-    }
-    if (name == "shared")
-    {
-        return SHARED;
-    }
-    NS_ABORT_MSG_UNLESS(name == "dynamic", "unknown buffer model " << name);
-    return DYNAMIC;
+    NS_LOG_FUNCTION(this);
+    NS_ABORT_MSG_IF(!m_root || !m_bands, "QueueDiscInstaller: SetRoot and SetBands first");
+    NS_ABORT_MSG_IF(m_bands->GetCount() != m_nBands,
+                    "QueueDiscInstaller: the bands' component configures "
+                        << m_bands->GetCount() << " bands, not Bands = " << m_nBands);
+    NS_ABORT_MSG_IF(m_pool == SWITCH && m_model != DYNAMIC,
+                    "QueueDiscInstaller: BufferPool = switch needs BufferModel = dynamic");
+    NS_ABORT_MSG_IF(m_size.GetValue() == 0, "QueueDiscInstaller: BufferSize must hold something");
 }
 
 Ptr<SharedBuffer>
@@ -97,11 +112,11 @@ QueueDiscInstaller::PoolFor(Ptr<NetDevice> device) const
     }
     auto makePool = [this]() {
         return CreateObjectWithAttributes<SharedBuffer>("Size",
-                                                        QueueSizeValue(m_limit),
+                                                        QueueSizeValue(m_size),
                                                         "DynamicThresholds",
                                                         BooleanValue(m_model == DYNAMIC));
     };
-    if (m_model == DYNAMIC && m_switchPool)
+    if (m_model == DYNAMIC && m_pool == SWITCH)
     {
         // One pool per node: the first egress installed creates it.
         Ptr<Node> node = device->GetNode();
@@ -111,7 +126,7 @@ QueueDiscInstaller::PoolFor(Ptr<NetDevice> device) const
             pool = makePool();
             node->AggregateObject(pool);
         }
-        NS_ABORT_MSG_UNLESS(pool->GetSize() == m_limit,
+        NS_ABORT_MSG_UNLESS(pool->GetSize() == m_size,
                             "the egresses of one switch name different pool sizes");
         return pool;
     }
@@ -122,37 +137,31 @@ Ptr<QueueDisc>
 QueueDiscInstaller::Install(Ptr<NetDevice> device) const
 {
     NS_LOG_FUNCTION(this << device);
+    CheckConfig();
     TrafficControlHelper tch;
-    uint16_t handle = m_rootType == "ns3::WeightedDrrQueueDisc"
-                          ? tch.SetRootQueueDisc(m_rootType,
-                                                 "Priomap",
-                                                 StringValue(m_priomap),
-                                                 "Quanta",
-                                                 StringValue(m_quanta))
-                          : tch.SetRootQueueDisc(m_rootType, "Priomap", StringValue(m_priomap));
+    uint16_t handle = tch.SetRootQueueDisc(m_root->GetTypeId().GetName());
     auto classes = tch.AddQueueDiscClasses(handle, m_nBands, "ns3::QueueDiscClass");
     Ptr<SharedBuffer> pool = PoolFor(device);
     for (uint32_t band = 0; band < m_nBands; ++band)
     {
-        uint32_t threshold = band < m_ecnThresholds.size() ? m_ecnThresholds[band] : 0;
-        double alpha = band < m_alphas.size() ? m_alphas[band] : 1.0;
         // Under a shared buffer a band's own limit is the pool's size: the
         // pool decides.
         tch.AddChildQueueDisc(handle,
                               classes[band],
-                              "ns3::BandQueueDisc",
+                              m_bands->GetTypeId().GetName(),
                               "MaxSize",
-                              QueueSizeValue(m_limit),
-                              "MarkThreshold",
-                              UintegerValue(threshold),
-                              "SetEct",
-                              BooleanValue(threshold > 0 && m_setEct),
+                              QueueSizeValue(m_size),
                               "Buffer",
-                              PointerValue(pool),
-                              "Alpha",
-                              DoubleValue(alpha));
+                              PointerValue(pool));
     }
-    return tch.Install(device).Get(0);
+    Ptr<QueueDisc> root = tch.Install(device).Get(0);
+    // the components' own attributes, before the queue discs are initialised
+    m_root->Apply(root);
+    for (uint32_t band = 0; band < m_nBands; ++band)
+    {
+        m_bands->Apply(root->GetQueueDiscClass(band)->GetQueueDisc(), band);
+    }
+    return root;
 }
 
 } // namespace ns3

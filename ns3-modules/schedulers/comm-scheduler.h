@@ -13,7 +13,7 @@
 // GetCreditBytes(). A policy is a subclass overriding those three (and, for
 // stateful ones, Pick() and the Notify* hooks); it is chosen by TypeId name
 // (ns3::FifoScheduler, ...), so adding one touches its own file pair and the
-// harness's policy table (harness/schedulers.py), whichever architecture uses it.
+// harness's policy table (harness/traffic/schedulers.py), whichever architecture uses it.
 #ifndef DDNN_COMM_SCHEDULER_H
 #define DDNN_COMM_SCHEDULER_H
 

@@ -1,6 +1,6 @@
 #include "tictac-scheduler.h"
 
-#include "ps-job.h"
+#include "training-job.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -44,10 +44,8 @@ TicTacScheduler::Attach(const TrainingJob* job, uint32_t shard, bool push)
 {
     NS_LOG_FUNCTION(this << job << shard << push);
     CommScheduler::Attach(job, shard, push);
-    // the shard's tensors: a parameter-server policy
-    const auto* ps = dynamic_cast<const PsJob*>(job);
-    NS_ABORT_MSG_IF(ps == nullptr, "TicTacScheduler needs a parameter-server job");
-    m_tensors = ps->GetShardTensors(shard);
+    // the order covers the tensors this shard's sender carries
+    m_tensors = job->GetShardTensors(shard);
 }
 
 const std::vector<uint32_t>&

@@ -23,7 +23,7 @@ class RunConfig(Section):
     utilization_interval: PositiveTime = Field(0.1, description=(
         "length of the link-utilisation intervals"))
     # measure at least this many complete training iterations: the run is made
-    # long enough at the job's no-contention pace (harness.engine.simulation.plan)
+    # long enough at the job's no-contention pace (harness.engine.planning.plan)
     min_iterations: Int(0, 1000) = Field(0, description=(
         "end the run once every worker completed this many iterations started after "
         "warm-up (`duration` is then a cap); 0 = off"))

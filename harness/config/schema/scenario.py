@@ -11,7 +11,7 @@ from typing import Annotated, Any, Union
 from pydantic import BeforeValidator, Field, TypeAdapter, model_validator
 from pydantic.json_schema import GenerateJsonSchema
 
-from harness import training
+from harness.config import registry
 from harness.config.errors import ConfigError, ConfigTypeError, shorten
 from harness.config.schema.background import BackgroundConfig
 from harness.config.schema.base import Int, Section, Str, tagged, validate
@@ -23,10 +23,10 @@ from harness.config.schema.training import (JOB_PORT_STRIDE, STRAGGLER_SHAPE, Tr
                                      job_fields)
 from harness.config.units import INT64_MAX, UINT32_MAX
 
-ARCHITECTURES = tuple(training.ARCHITECTURES)  # the plug-ins' registry
+ARCHITECTURES = tuple(registry.architectures())  # the plug-ins' registry
 #: A job's settings: the model its `architecture` names (default "ring").
-Job = tagged("architecture", training.DEFAULT_ARCHITECTURE,
-             {name: a.settings for name, a in training.ARCHITECTURES.items()})
+Job = tagged("architecture", registry.DEFAULT_ARCHITECTURE,
+             {name: a.settings for name, a in registry.architectures().items()})
 
 
 def _jobs(value: Any) -> Any:
@@ -141,7 +141,7 @@ def _job_dict(raw: dict[str, Any]) -> dict[str, Any]:
 
 #: Every key of every architecture at its default (config.json keeps one shape).
 _JOB_SHAPE = {name: info.get_default(call_default_factory=True)
-              for a in training.ARCHITECTURES.values()
+              for a in registry.architectures().values()
               for name, info in a.settings.model_fields.items() if not info.is_required()}
 
 #: The keys of each section that always enter the digest: those it had when

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import AfterValidator, BeforeValidator, Field, TypeAdapter, model_validator
 
+from harness.config import registry
 from harness.config.errors import ConfigError, shorten
 from harness.config.schema.base import Bool, Hosts, Int, Number, Section, Str, Time, Toml, tagged
 from harness.config.schema.topology import MAX_NODES
@@ -242,18 +243,14 @@ class TrainingConfig(Section):
             self._finish(workers=len(self.hosts))
             if self.given("placement"):
                 raise ConfigError("placement", "give either hosts or placement, not both")
-        from harness import training   # the registry (its plug-ins import this module)
-
-        values = training.architecture(self.architecture).check(self, self.scheduler_params)
+        values = registry.architecture(self.architecture).check(self, self.scheduler_params)
         self._finish(scheduler=tuple(sorted(values.items())))
         return self
 
 
 def _default_elsewhere(model: type[TrainingConfig], key: str, value: Any) -> bool:
     """`value` is another architecture's default for its `key`."""
-    from harness import training   # the registry (its plug-ins import this module)
-
-    for other in (a.settings for a in training.ARCHITECTURES.values()):
+    for other in (a.settings for a in registry.architectures().values()):
         info = other.model_fields.get(key)
         if other is model or info is None or info.is_required():
             continue

@@ -17,7 +17,8 @@ from harness.analysis import stats
 from harness.sweeps import boundary
 from harness.config.scenario import ConfigError
 from harness.outputs.plots.style import PALETTE, new_figure, save_figure
-from harness.outputs.plots.sweep_figures import BOUNDARY_CLASSES, BOUNDARY_COLORS, BOUNDARY_LEGEND
+from harness.outputs.plots.boundary_map import BOUNDARY_COLORS, BOUNDARY_LEGEND
+from harness.outputs.plots.sweep_data import BOUNDARY_CLASSES
 from harness.analysis.tables import SEED_AXIS, read_sweep_record, read_table
 
 MAP_METRIC = "iteration_time"

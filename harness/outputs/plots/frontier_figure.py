@@ -180,6 +180,7 @@ def frontier_of_sweep(sweep_dir: Path, out_dir: Path | None = None,
     sweep with compared arms."""
     from harness.io import outdir
     from harness.analysis.tables import load_sweep
+    from harness.outputs.plots.registry import FIGURE_NAMES
 
     sweep_dir = Path(sweep_dir)
     check_frontier_sweep(sweep_dir)
@@ -198,7 +199,7 @@ def frontier_of_sweep(sweep_dir: Path, out_dir: Path | None = None,
     figures = outdir.check_figure_dir(Path(out_dir) if out_dir is not None
                                       else sweep_dir / "plots",
                                       "-o" if out_dir is not None else "SWEEP_DIR",
-                                      tuple(formats), 1)
+                                      tuple(formats), 1, FIGURE_NAMES)
     name = sweep.grid.get("grid", sweep_dir.name)
     fig = draw_frontier(table, keys, frontier_title(name, table))
     outdir.write_from(table_path, lambda tmp: table.to_parquet(tmp, index=False))

@@ -436,6 +436,7 @@ def plot_run(run: "Run | Path", out_dir: Path | None = None,
     (outdir.check_figure_dir: new, or holding nothing but the harness's
     figures; else OutputError)."""
     from harness.io import outdir
+    from harness.outputs.plots.registry import FIGURE_NAMES
 
     if not isinstance(run, Run):
         run = load_run(Path(run))
@@ -446,7 +447,7 @@ def plot_run(run: "Run | Path", out_dir: Path | None = None,
     out_dir = outdir.check_figure_dir(Path(out_dir) if out_dir is not None
                                       else Path(run.dir) / "plots",
                                       "-o" if out_dir is not None else "DIRECTORY", formats,
-                                      len(outdir.RUN_FIGURES))
+                                      len(outdir.RUN_FIGURES), FIGURE_NAMES)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for stem, fig in draw_run(run):

@@ -38,6 +38,13 @@ RecipeArgs::AtEnd() const
     return m_next == m_args.size();
 }
 
+bool
+RecipeArgs::NextIsAttribute() const
+{
+    NS_LOG_FUNCTION(this);
+    return !AtEnd() && m_args[m_next].find('=') != std::string::npos;
+}
+
 const std::string&
 RecipeArgs::NextToken()
 {

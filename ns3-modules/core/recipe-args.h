@@ -37,6 +37,9 @@ class RecipeArgs
     const std::string& GetDirective() const;
     /// \return whether every argument has been read
     bool AtEnd() const;
+    /// \return whether the next argument is an attribute, `Name=Value`
+    /// (RecipeComponent reads a TypeId and the attributes after it)
+    bool NextIsAttribute() const;
 
     /**
      * \brief The next argument as a T: a string, a floating-point number, a

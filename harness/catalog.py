@@ -4,7 +4,9 @@ one-line description (`harness list`, and the names in `--help`).
 
 Names come from the files in workloads/ and topologies/ (a new file is a new
 entry); descriptions from each file's leading comment, or from its content
-for the CSVs.
+for the CSVs. It reads the built-ins of every layer (traffic's workloads and
+profiles, the training plug-ins, sweeps' reference results), so it sits
+above them, beside the service layer, not in harness.config.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.config.scenario import (CDF_DIR, SCENARIOS_DIR, SWEEPS_DIR, TOPOLOGIES_DIR, WORKLOADS_DIR,
-                            builtin_names)
+from harness.config.scenario import (CDF_DIR, SCENARIOS_DIR, SWEEPS_DIR, TOPOLOGIES_DIR,
+                                     WORKLOADS_DIR, builtin_names)
 
 PROFILES_DIR = WORKLOADS_DIR / "profiles"
 

@@ -1,18 +1,29 @@
 // Builds a whole scenario from a recipe: plain text, one directive per line,
-// written by the harness (harness/recipe.py) from its plan. The harness
-// (harness/simulation.py, through cppyy) and the bench's native program
+// written by the harness (harness/engine/recipe.py) from its plan. The harness
+// (harness/engine/simulation.py, through cppyy) and the bench's native program
 // (bench/native/main.cc) both build from it, so there is one build sequence:
 // the recipe's order is the order of the ns-3 calls.
 //
-// Directives (tokens separated by spaces; LIST = comma-separated, "-" empty):
+// The composition root: it alone knows every part (network, trackers, jobs,
+// background flows), each of which knows none of the others.
+//
+// Directives (tokens separated by spaces; LIST = comma-separated, "-" empty;
+// COMPONENT = a TypeId and its Name=Value attributes, RecipeComponent):
 //   default NAME VALUE                 Config::SetDefault(NAME, StringValue(VALUE))
 //   seed SEED / run RUN                RngSeedManager::SetSeed / SetRun (+ ResetNextStreamIndex)
 //   nodes N                            TopologyBuilder::CreateNodes; a QueueTracker
 //   link A B RATE_BPS DELAY_NS MTU     TopologyBuilder::AddLink
-//   queue-disc LINK SIDE FROM TO ROOT BANDS LIMIT PRIOMAP QUANTA ECN_K SET_ECT BUFFER POOL ALPHAS
-//                                      QueueDiscInstaller (LIMIT a QueueSize, e.g. 100p or
-//                                      150000B; BUFFER per_band|shared|dynamic; POOL port|switch;
-//                                      ALPHAS a LIST) + QueueTracker::TrackPrio
+//   queue-disc LINK SIDE FROM TO EGRESS ROOT BANDS
+//                                      three COMPONENTs: EGRESS an ns3::QueueDiscInstaller
+//                                      (Bands, BufferModel, BufferSize, BufferPool), ROOT its
+//                                      root queue disc (e.g. ns3::PrioQueueDisc Priomap=...),
+//                                      BANDS its bands (ns3::BandQueueDisc; a value with
+//                                      commas: one per band); QueueDiscInstaller::Install on
+//                                      the link's SIDE, + QueueTracker::TrackPrio. E.g.
+//                                      queue-disc 0 0 0 4 ns3::QueueDiscInstaller Bands=3
+//                                      BufferModel=shared BufferSize=100p BufferPool=port
+//                                      ns3::PrioQueueDisc Priomap=1,2,2,2,1,2,0,0,1,1,1,1,1,1,1,1
+//                                      ns3::BandQueueDisc MarkThreshold=0,0,20 SetEct=0,0,1
 //   assign                             TopologyBuilder::AssignAddresses
 //   host H LINK                        host H's address is side 0 of LINK, and H's
 //                                      default route is LINK (AddDefaultRoute)
@@ -47,6 +58,7 @@
 #include "link-utilization-tracker.h"
 #include "queue-tracker.h"
 #include "recipe-args.h"
+#include "recipe-component.h"
 #include "topology-builder.h"
 #include "training-job-helper.h"
 
@@ -76,7 +88,7 @@ class ScenarioRecipe : public Object
     static TypeId GetTypeId();
 
     /// The first line of every recipe.
-    static constexpr const char* FORMAT = "ddnn-recipe 4";
+    static constexpr const char* FORMAT = "ddnn-recipe 5";
 
     /// The simulator's default event queue, set by Apply (attribute
     /// EventQueue). ns-3's default (a std::map) chases pointers through a
@@ -132,7 +144,7 @@ class ScenarioRecipe : public Object
     void ApplyRun(RecipeArgs& args);       //!< `run RUN`
     void ApplyNodes(RecipeArgs& args);     //!< `nodes N`
     void ApplyLink(RecipeArgs& args);      //!< `link A B RATE_BPS DELAY_NS MTU`
-    void ApplyQueueDisc(RecipeArgs& args); //!< `queue-disc LINK SIDE FROM TO ROOT ...`
+    void ApplyQueueDisc(RecipeArgs& args); //!< `queue-disc LINK SIDE FROM TO EGRESS ROOT BANDS`
     void ApplyAssign(RecipeArgs& args);    //!< `assign`
     void ApplyHost(RecipeArgs& args);      //!< `host H LINK`
     void ApplyRoute(RecipeArgs& args);     //!< `route NODE HOST LINK`

@@ -167,24 +167,11 @@ ScenarioRecipe::ApplyQueueDisc(RecipeArgs& args)
     const auto side = args.Next<uint32_t>();
     const auto from = args.Next<uint32_t>();
     const auto to = args.Next<uint32_t>();
-    const auto root = args.Next<std::string>();
-    const auto bands = args.Next<uint32_t>();
-    const auto limit = args.Next<std::string>();
-    const auto priomap = args.NextSpaced();
-    const auto quanta = args.NextSpaced();
-    const auto ecn = args.NextSpaced();
-    const auto setEct = args.Next<bool>();
-    const auto buffer = args.Next<std::string>();
-    const auto pool = args.Next<std::string>();
-    const auto alphas = args.NextSpaced();
-    QueueDiscInstaller installer(root, bands, priomap);
-    installer.SetQuanta(quanta);
-    installer.SetEcnThresholds(ecn, setEct);
-    installer.SetBuffer(QueueDiscInstaller::ParseBufferModel(buffer),
-                        QueueSize(limit),
-                        pool == "switch",
-                        alphas);
-    Ptr<QueueDisc> qdisc = installer.Install(m_topology->GetLinkDevice(link, side));
+    const RecipeComponent egress(args, QueueDiscInstaller::GetTypeId());
+    Ptr<QueueDiscInstaller> installer = egress.GetFactory().Create<QueueDiscInstaller>();
+    installer->SetRoot(RecipeComponent(args, QueueDisc::GetTypeId()));
+    installer->SetBands(RecipeComponent(args, QueueDisc::GetTypeId(), installer->GetNBands()));
+    Ptr<QueueDisc> qdisc = installer->Install(m_topology->GetLinkDevice(link, side));
     m_queues->TrackPrio(qdisc, link, from, to);
 }
 

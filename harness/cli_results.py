@@ -1,0 +1,206 @@
+"""Commands over a scenario's jobs, a model profile and finished sweeps:
+`harness alone`, `profile`, `reference`, `plot`, `frontier` and `report`
+(harness.services: alone, profile, results). Registered on the group by
+harness.cli."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from harness.cli_common import completions, fail
+from harness.config.errors import ConfigError
+
+
+@click.command()
+@click.argument("scenario", shell_complete=completions("scenario"))
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a scenario field (repeatable), as for `harness run`.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Also write the table as CSV here: a new file, or one this command "
+                   "wrote (replaced).")
+def alone(scenario: str, overrides: tuple[str, ...], output: str | None) -> None:
+    """Each job's slowdown against the same job alone ([[training]]): SCENARIO
+    runs once with every job, then once per job with the others disabled (same
+    placement, ports, seed and background); prints together / alone / slowdown."""
+    from harness.services import alone as service, checks
+
+    try:  # the output is checked before anything runs; only an earlier table is replaced
+        out = service.prepare(Path(output) if output else None, checks.CLI)
+        table = service.slowdowns(scenario, list(overrides))
+    except ConfigError as e:
+        fail(e)
+    if out is not None:   # before printing: a full stdout leaves the table written
+        try:
+            service.write(table, out)
+        except OSError as e:  # checked before the runs: a race, or a disk filled since
+            fail(f"-o: writing {out} failed after the runs ({e.strerror or e}); nothing "
+                 "was written", 1)
+    click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+
+
+@click.command()
+@click.option("--layers", "n_layers", type=int, default=50, show_default=True,
+              help="Number of layers L.")
+@click.option("--model-bytes", type=float, default=1e8, show_default=True,
+              help="Model size M in bytes (e.g. 1e8).")
+@click.option("--compute-ms", type=float, help="Iteration compute time T in ms.")
+@click.option("--ratio", type=float,
+              help="Compute-to-network ratio R instead of --compute-ms: T = R x ring time.")
+@click.option("--workers", type=int, default=8, show_default=True,
+              help="Ring size N, for --ratio.")
+@click.option("--link-rate", default="10Gbps", show_default=True, help="Link rate, for --ratio.")
+@click.option("--check", "check_file", type=click.Path(dir_okay=False),
+              help="Validate an existing profile CSV instead of generating one (it only "
+                   "reads: no other option goes with it).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Write the profile CSV here: a new file, or one this command wrote "
+                   "(default: print it).")
+def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: float | None,
+            workers: int, link_rate: str, check_file: str | None, output: str | None) -> None:
+    """Generate a resnet50-like profile for any L, M and T or R,
+    or check a profile CSV (layer, bytes, fp_ms, bp_ms)."""
+    from harness.services import profile as service
+    from harness.traffic import profiles
+
+    if check_file:
+        _check_reads_only()
+    try:
+        # the output first: only a profile the harness wrote is replaced
+        out = service.output(output if not check_file else None)
+        if check_file:
+            prof = service.load(check_file)
+        else:
+            prof = service.generate(n_layers, model_bytes, compute_ms, ratio, workers,
+                                    link_rate)
+        if out is not None:
+            service.check_room(out, prof)
+    except (profiles.ProfileError, ValueError) as e:
+        fail(e)
+    buffers, buffer_bytes = service.fusion(prof)
+    click.echo(f"profile {prof.name}: {prof.n_layers} layers, {prof.model_bytes:,} B, "
+               f"compute {prof.compute_ms:.3f} ms, largest layer {prof.largest_layer:,} B, "
+               f"{buffers} fusion buffers of <= {buffer_bytes:,} B", err=True)
+    if check_file:
+        return
+    if out is not None:
+        click.echo(f"wrote {service.save(prof, out)}", err=True)
+    else:
+        click.echo(prof.to_frame().to_csv(index=False), nl=False)
+
+
+def _check_reads_only() -> None:
+    """`harness profile --check` only reads: an option that generates or
+    writes (-o, --layers, ...) given beside it is refused, not ignored."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    given = [p.opts[0] for p in ctx.command.params if p.name != "check_file"
+             and ctx.get_parameter_source(p.name) == ParameterSource.COMMANDLINE]
+    if given:
+        fail(f"{given[0]}: --check only reads a profile (nothing is generated or written); "
+              f"leave {', '.join(given)} out, or drop --check to generate one")
+
+
+@click.command()
+@click.argument("directory", metavar="SWEEP", type=click.Path(file_okay=False, exists=True))
+@click.option("-o", "--output", metavar="DIR", required=True,
+              help="A new directory for the reference results.")
+def reference(directory: str, output: str) -> None:
+    """Keep the cells of a finished sweep's smallest scale (its reference
+    fidelity) as compact tables in DIR: per cell its summary, config and
+    manifest, the iterations and the flow columns the paired intervals need.
+    `harness sweep GRID --reference DIR` then takes those cells from DIR and
+    runs only the others."""
+    from harness.services import results
+
+    try:
+        n = results.export_reference(Path(directory), Path(output))
+    except ConfigError as e:
+        fail(e)
+    click.echo(f"{n} reference cells -> {output}")
+
+
+@click.command()
+@click.argument("directory", type=click.Path(file_okay=False, exists=True))
+@click.option("-o", "--output", type=click.Path(file_okay=False),
+              help="Where the figures go: a new directory or one holding only the harness's "
+                   "figures (default: DIRECTORY/plots).")
+@click.option("--format", "formats", multiple=True, default=("png", "pdf"), show_default=True,
+              type=click.Choice(["png", "pdf", "svg"]), help="Figure formats (repeatable).")
+@click.option("--cell", "cells", multiple=True, metavar="ID",
+              help="Sweep directories: a cell (id or unique prefix) for the FCT CDFs "
+                   "(repeatable; default: both arms of the highest-load, lowest-R point).")
+@click.option("--metric", metavar="NAME",
+              help="Sweep directories: only the map of this metric of deltas_mean "
+                   "(e.g. fct_small_p99, iteration_time_p99), as map-NAME.")
+def plot(directory: str, output: str | None, formats: tuple[str, ...],
+         cells: tuple[str, ...], metric: str | None = None) -> None:
+    """Figures of a run directory (training timeline, FCT CDFs, utilisation) or of
+    a sweep directory, one holding sweep.json (operating-boundary map, changes per
+    R, FCT CDFs of chosen cells, utilisation per application; with --metric,
+    the map of any metric of its deltas_mean instead)."""
+    from harness.outputs import plots
+    from harness.services import results
+
+    try:
+        written = results.plot(directory, Path(output) if output else None, tuple(formats),
+                               cells, metric)
+    except (FileNotFoundError, plots.UnknownCellError, ConfigError) as e:
+        fail(e)  # ConfigError: the options, the output (outdir.check_figure_dir), before drawing
+    except OSError as e:  # checked before drawing: a race, or a disk filled since
+        fail(f"-o: writing the figures failed ({e.strerror or e}: {e.filename}); the figures "
+             "already written stay", 1)
+    for path in written:
+        click.echo(str(path))
+
+
+@click.command()
+@click.argument("directory", metavar="SWEEP_DIR",
+                type=click.Path(file_okay=False, exists=True))
+@click.option("-o", "--output", metavar="DIR",
+              help="Where the figure goes: a new directory or one holding only the harness's "
+                   "figures (default: SWEEP_DIR/plots).")
+@click.option("--format", "formats", multiple=True, default=("png",), show_default=True,
+              type=click.Choice(["png", "pdf", "svg"]), help="Figure formats (repeatable).")
+def frontier(directory: str, output: str | None, formats: tuple[str, ...]) -> None:
+    """Per point of a sweep, each arm's training slowdown against the
+    background's small- and large-flow FCT gains (95 % intervals), the Pareto
+    set and the best arm with a slowdown decided <= 1 % and a significant gain:
+    printed, written as SWEEP_DIR/frontier.parquet and drawn as frontier.png
+    (docs/user-guide/frontier.md)."""
+    from harness.services import results
+
+    try:
+        _, lines, written = results.frontier(Path(directory), Path(output) if output else None,
+                                             tuple(formats))
+    except ConfigError as e:
+        fail(e)
+    except OSError as e:  # checked before drawing: a race, or a disk filled since
+        fail(f"writing the frontier failed ({e.strerror or e}: {e.filename}); what was "
+              "already written stays", 1)
+    for line in lines:
+        click.echo(line)
+    for path in written:
+        click.echo(str(path))
+
+
+@click.command()
+@click.argument("directory", metavar="SWEEP_DIR",
+                type=click.Path(file_okay=False, exists=True))
+@click.option("-o", "--output", metavar="FILE",
+              help="The HTML file (default: SWEEP_DIR/report.html).")
+def report(directory: str, output: str | None) -> None:
+    """Write one static HTML page of a sweep (open it in any browser, no server):
+    the operating-boundary map and the sweep's figures, a drill-down per cell
+    (FCT CDFs, iteration-time distribution, utilisation), and the manifest
+    (versions, seeds, digests, cost)."""
+    from harness.services import checks, results
+
+    sweep_dir = Path(directory)
+    try:
+        out = results.report_target(sweep_dir, Path(output) if output else None, checks.CLI)
+    except ConfigError as e:
+        fail(e)
+    click.echo(f"report: {results.write_report(sweep_dir, out)}")

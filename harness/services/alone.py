@@ -1,0 +1,33 @@
+"""Each job's slowdown against the same job alone (`harness alone`):
+SCENARIO with every job, then once per job with the others disabled."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.services import checks
+from harness.services.checks import Names
+
+
+def prepare(output: Path | None, names: Names) -> Path | None:
+    """Before anything runs: the environment, and the output table (new, or
+    one this command wrote, which is replaced)."""
+    from harness.io import outdir
+    from harness.sweeps import alone as jobs_alone
+
+    checks.check_environment()
+    return outdir.check_new_file(Path(output), names.out, jobs_alone.is_alone_table,
+                                 64 * 1024) if output is not None else None
+
+
+def slowdowns(scenario: str, overrides: list[str]):
+    """The table: per job together / alone / slowdown."""
+    from harness.sweeps import alone as jobs_alone
+
+    return jobs_alone.slowdowns(scenario, overrides)
+
+
+def write(table, out: Path) -> None:
+    from harness.io import outdir
+
+    outdir.write_file(out, table.to_csv(index=False))
