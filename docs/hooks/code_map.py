@@ -30,8 +30,7 @@ def _first_sentence(doc: str | None) -> str:
 
 def _unit(path: Path) -> str:
     """The room a module belongs to: its subpackage, or the top-level module."""
-    parts = path.relative_to(PACKAGE).with_suffix("").parts
-    return parts[0] if len(parts) > 1 else parts[0]
+    return path.relative_to(PACKAGE).with_suffix("").parts[0]
 
 
 def _imported_units(path: Path) -> set[str]:
@@ -42,8 +41,8 @@ def _imported_units(path: Path) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             if node.level:
-                base = list(here[:-1] if path.name != "__init__.py" else here[:-1])
-                base = base[:len(base) - (node.level - 1)] + ([node.module] if node.module else [])
+                # level 1 is the module's package (for __init__.py too: its own folder)
+                base = list(here[:len(here) - node.level]) + ([node.module] if node.module else [])
                 targets = [".".join(base)]
                 if not node.module:
                     targets = [".".join(base + [a.name]) for a in node.names]
@@ -82,11 +81,12 @@ def markdown() -> str:
     by_unit: dict[str, list[Path]] = {}
     for path in modules():
         by_unit.setdefault(_unit(path), []).append(path)
-    ordered = [u for layer in layers() for u in layer if u in by_unit]
+    contract = layers()  # top first
+    ordered = [u for layer in contract for u in layer if u in by_unit]
     ordered += sorted(u for u in by_unit if u not in ordered)
     out = ["| layer | package or module | imports (harness) | modules: lines, what it is |",
            "|---|---|---|---|"]
-    level = {u: i for i, layer in enumerate(layers()) for u in layer}
+    level = {u: i for i, layer in enumerate(contract) for u in layer}
     for unit in ordered:
         paths = by_unit[unit]
         imports = set().union(*(_imported_units(p) for p in paths)) - {unit, "__init__"}
@@ -94,10 +94,11 @@ def markdown() -> str:
         for p in paths:
             if p.name == "__init__.py" and len(paths) > 1:
                 continue
-            doc = ast.get_docstring(ast.parse(p.read_text()))
+            text = p.read_text()
             name = p.relative_to(PACKAGE).as_posix()
-            rows.append(f"`{name}` {len(p.read_text().splitlines())}: {_first_sentence(doc)}")
-        layer = str(len(layers()) - level[unit]) if unit in level else "-"
+            rows.append(f"`{name}` {len(text.splitlines())}: "
+                        f"{_first_sentence(ast.get_docstring(ast.parse(text)))}")
+        layer = str(len(contract) - level[unit]) if unit in level else "-"
         out.append(f"| {layer} | `{unit}` | {', '.join(f'`{i}`' for i in sorted(imports)) or '-'} "
                    f"| {'<br>'.join(r.replace('|', '/') for r in rows)} |")
     return "\n".join(out) + "\n"
