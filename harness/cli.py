@@ -206,6 +206,8 @@ def _print_summary(summary: dict, manifest: dict) -> None:
                        f" ms, p99 {tr['p99_iteration_s'] * 1e3:.3f} ms{slowdown}")
         else:
             click.echo(f"{job}: no iteration completed inside the measurement window")
+    for name, svc in summary.get("services", {}).items():
+        click.echo(service_line(name, svc))
     util = summary.get("host_uplink_utilization", {})
     if util:
         click.echo("host uplink utilisation: " + ", ".join(f"{app} {u:.1%}"
@@ -217,6 +219,34 @@ def _print_summary(summary: dict, manifest: dict) -> None:
                f"flows; {summary['events']:,} events, {manifest['events_per_s']:,.0f} events/s, "
                f"{manifest['sim_s_per_wall_s']:.3f} simulated s per wall s; "
                f"start-up {manifest['startup_s']:.2f} s")
+
+
+def _ms(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds * 1e3:.3f} ms"
+
+
+def _share(fraction: float | None) -> str:
+    return "-" if fraction is None else f"{fraction:.2%}"
+
+
+def service_line(name: str, s: dict) -> str:
+    """One service's tail, as `harness run` prints it ('-': too few samples
+    for the quantile, or no deadline / SLO given)."""
+    ideal = f"; no-contention {_ms(s['no_contention_s'])}"
+    if s["kind"] == "query":
+        return (f"{name} (query): {s['answered']}/{s['queries']} queries answered, completion "
+                f"time mean {_ms(s['mean_qct_s'])}, p99 {_ms(s['p99_qct_s'])}, p999 "
+                f"{_ms(s['p999_qct_s'])}, deadline {_ms(s['deadline_s'])} missed by "
+                f"{_share(s['deadline_miss'])}{ideal}")
+    if s["kind"] == "rpc":
+        qps = "-" if s["achieved_qps"] is None else f"{s['achieved_qps']:.1f}"
+        return (f"{name} (rpc): {s['answered']}/{s['requests']} requests answered, latency "
+                f"p50 {_ms(s['p50_latency_s'])}, p99 {_ms(s['p99_latency_s'])}, p999 "
+                f"{_ms(s['p999_latency_s'])}, SLO {_ms(s['slo_s'])} met by "
+                f"{_share(s['slo_attainment'])}, {qps} QPS per client{ideal}")
+    return (f"{name} (stream): {s['received']}/{s['packets']} packets, one-way delay p99 "
+            f"{_ms(s['p99_delay_s'])}, jitter {_ms(s['jitter_s'])}, late (deadline "
+            f"{_ms(s['deadline_s'])}) {_share(s['late'])}, lost {_share(s['lost'])}{ideal}")
 
 
 # --------------------------------------------------------------------------

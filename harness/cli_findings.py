@@ -71,13 +71,19 @@ def list_() -> None:
               help="Add no seeds beyond those the sweep directory already holds (its "
                    "unfinished cells still run): keeps a finished adaptive sweep as it is, "
                    "where a resume would otherwise spend its budget again.")
-def run(name: str, jobs: int | None, results: Path | None, no_added_seeds: bool) -> None:
+@click.option("--rerun", is_flag=True,
+              help="Run again the sweeps whose kept tables are current too (by default "
+                   "they stand: a sweep another finding shares is not run twice, nor "
+                   "its seed budget spent again).")
+def run(name: str, jobs: int | None, results: Path | None, no_added_seeds: bool,
+        rerun: bool) -> None:
     """Rerun the sweeps a finding stands on (resuming what ran before), keep
     their tables in workloads/findings/ and redraw its figures.
 
     Each sweep runs as `harness sweep` would, with its grid, budget and
     reference results as findings.toml gives them; a sweep already finished
-    there only has its tables kept again."""
+    there only has its tables kept again. A sweep whose kept tables are
+    current (or pinned) is left as it is, unless --rerun."""
     from harness.services import findings as service
     from harness.sweeps import findings as kept
 
@@ -86,6 +92,10 @@ def run(name: str, jobs: int | None, results: Path | None, no_added_seeds: bool)
     jobs = _jobs(jobs)
     root = service.results_root(results)
     for sweep in finding.sweeps:
+        if not rerun and kept.check_sweep(sweep).status in (kept.CURRENT, kept.PINNED):
+            click.echo(f"kept {sweep.key} is current: left as it is (--rerun to run it)",
+                       err=True)
+            continue
         out = root / sweep.key
         command = service.sweep_command(sweep, out, jobs, no_added_seeds)
         click.echo("+ " + " ".join(command[2:]), err=True)

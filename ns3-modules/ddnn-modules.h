@@ -2,8 +2,8 @@
 // training jobs (and what the PCH precompiles). The harness includes every
 // header of jobs/ after this one (harness/engine/ns3.py, loaded_headers), so
 // an architecture's job, workers and helper need no line here. Sources live
-// in role folders (apps/, core/, jobs/, schedulers/, network/, tcp/, trackers/,
-// bindings/, and scenario/: the composition root, ScenarioRecipe, the only
+// in role folders (apps/, core/, jobs/, schedulers/, network/, services/, tcp/,
+// trackers/, bindings/, and scenario/: the composition root, ScenarioRecipe, the only
 // folder that knows the others), each on the include path, so they include
 // each other by file name as within an ns-3 module.
 
@@ -27,6 +27,12 @@
 #include "shared-buffer.h"
 #include "tcp-dctcp-linux.h"
 #include "tcp-socket-ddnn.h"
+#include "request-client-application.h"
+#include "request-server-application.h"
 #include "scenario-recipe.h"
+#include "service-helper.h"
+#include "service-log.h"
+#include "stream-receiver-application.h"
+#include "stream-sender-application.h"
 #include "topology-builder.h"
 #include "binding-instantiations.h"

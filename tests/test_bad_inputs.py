@@ -380,6 +380,7 @@ SET_CASES = [
 ]
 
 NOT_UTF8 = b'name = "caf\xe9"\n'
+SVC = b'base = "default"\n'   # a scenario with services: the default's, one line each wrong
 
 # (id, {file name: content}, argv (names of those files, resolved in tmp), must contain)
 FILE_CASES = [
@@ -397,6 +398,39 @@ FILE_CASES = [
      ["background.hosts[1]", "integer"]),
     ("scenario-duration-string-nan", {"s.toml": b'base = "default"\n[run]\nduration = "nan s"\n'},
      ["run", "s.toml"], ["run.duration", "cannot read"]),
+    # [[service]] (issue 49): kind, keys, hosts, what cannot work at zero load
+    ("service-kind-unknown", {"s.toml": SVC + b'[[service]]\nkind = "video"\n'}, ["run", "s.toml"],
+     ["service[0].kind", "query, rpc, stream"]),
+    ("service-key-unknown", {"s.toml": SVC + b'[[service]]\nkind = "query"\nrate = 10\nfanout = 3\n'},
+     ["run", "s.toml"], ["service[0].fanout", "unknown key", "workers"]),
+    ("service-key-of-other-kind", {"s.toml": SVC + b'[[service]]\nkind = "query"\nrate = 10\n'
+                                   b'qps = 3\n'}, ["run", "s.toml"],
+     ["service[0].qps", "kind = 'rpc' only"]),
+    ("service-workers-99", {"s.toml": SVC + b'[[service]]\nkind = "query"\nrate = 10\n'
+                            b'workers = [1, 99]\n'}, ["run", "s.toml"],
+     ["service[0].workers[1]", "0..3"]),
+    ("service-deadline-below-rtt", {"s.toml": SVC + b'[[service]]\nkind = "query"\nrate = 10\n'
+                                    b'deadline = "5us"\n'}, ["run", "s.toml"],
+     ["service[0].deadline", "no-contention completion time"]),
+    ("service-slo-below-rtt", {"s.toml": SVC + b'[[service]]\nkind = "rpc"\nqps = 10\nslo = "5us"\n'},
+     ["run", "s.toml"], ["service[0].slo", "no-contention latency"]),
+    ("service-qps-unservable", {"s.toml": SVC + b'[[service]]\nkind = "rpc"\nqps = 1e6\n'},
+     ["run", "s.toml"], ["service[0].qps", "at zero load", "at most"]),
+    ("service-rate-negative", {"s.toml": SVC + b'[[service]]\nkind = "query"\nrate = -5\n'},
+     ["run", "s.toml"], ["service[0].rate", "> 0"]),
+    ("service-qps-and-outstanding", {"s.toml": SVC + b'[[service]]\nkind = "rpc"\nqps = 5\n'
+                                     b'outstanding = 2\n'}, ["run", "s.toml"],
+     ["service[0].qps", "give either"]),
+    ("service-class-unknown", {"s.toml": SVC + b'[[service]]\nkind = "rpc"\nqps = 5\n'
+                               b'class = "urgent"\n'}, ["run", "s.toml"],
+     ["service[0].class", "high"]),
+    ("service-bitrate-above-link", {"s.toml": SVC + b'[[service]]\nkind = "stream"\n'
+                                    b'bitrate = "20Gbps"\n'}, ["run", "s.toml"],
+     ["service[0].bitrate", "at most"]),
+    ("service-second-deadline", {"s.toml": SVC + b'[[service]]\nkind = "rpc"\nqps = 5\n'
+                                 b'[[service]]\nkind = "stream"\nbitrate = "1Mbps"\n'
+                                 b'deadline = "1us"\n'}, ["run", "s.toml"],
+     ["service[1].deadline", "path's delay"]),
     ("cdf-nan", {"c.csv": b"bytes,cdf\n0,0\nnan,0.5\n100,1\n"},
      ["run", "--set", 'background.workload="c.csv"'], ["background.workload", "finite"]),
     ("cdf-inf", {"c.csv": b"bytes,cdf\n0,0\n100,0.5\ninf,1\n"},

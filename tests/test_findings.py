@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness import cli
+from harness.config.errors import ConfigError
 from harness.sweeps import findings as kept
 
 
@@ -132,6 +134,19 @@ def test_generated_page_parts(kept_tiny):
     assert all("`low` | iteration_time |" in r and "[" in r for r in rows)  # with its interval
     grid_map = findings_pages.finding_map("tiny")
     assert "| R | load 0.05 | load 0.1 |" in grid_map and grid_map.count("\n| ") == 3  # head, 2 rows
+    # absolute values per point and arm: the mean over seeds, in ms for seconds
+    from harness.analysis.tables import load_sweep
+
+    summary = load_sweep(kept_tiny).summary
+    means = findings_pages.finding_table("tiny", "mean_iteration_s")
+    header, rule, *rows = means.splitlines()
+    assert header == "| R | load | arm | mean iteration, ms |" and len(rows) == len(summary)
+    one = summary.iloc[0]
+    assert f"{1000 * one['mean_iteration_s']:.4g} (1)" in means  # one seed: no interval
+    with pytest.raises(KeyError, match="no column 'nope'"):
+        findings_pages.finding_table("tiny", "nope")
+    words = findings_pages.finding_summary("tiny")
+    assert words.startswith("- **Training** (`low` vs `same`):") and "of 4 verdicts decided" in words
 
 
 def test_not_kept_and_unknown_names(registry):
@@ -169,5 +184,52 @@ def test_findings_run_resumes_keeps_and_draws(registry, local_sweep, tmp_path, m
     assert (registry / "tiny" / "deltas_mean.parquet").is_file()
     assert (docs / "tiny-map.png").is_file()
     assert kept.check_sweep(kept.kept_sweep("tiny")).status == kept.CURRENT
+    # kept and current: a second run leaves it (no budget spent again) unless --rerun
+    again = CliRunner().invoke(cli.main, ["findings", "run", "tiny-map", "-j", "1",
+                                          "--results", str(results)])
+    assert again.exit_code == 0 and "kept tiny is current: left as it is" in again.output
+    assert "--resume" not in again.output
     bad = CliRunner().invoke(cli.main, ["findings", "run", "tiny-map", "-j", "0"])
     assert bad.exit_code == 2 and "-j/--jobs" in bad.output
+
+
+def test_claims_are_judged_by_their_whole_interval(registry):
+    """A paper's claim agrees only where the whole interval is on its side;
+    a phase picks the n-th phase's row of the claims table."""
+    import pandas as pd
+
+    from harness.outputs import findings_pages
+
+    nan = float("nan")
+    table = pd.DataFrame([
+        {"label": "x", "arm": "a", "baseline": "b", "start_s": nan, "end_s": nan},
+        {"label": "x", "arm": "a", "baseline": "b", "start_s": 1.5, "end_s": 2.5},
+        {"label": "x", "arm": "a", "baseline": "b", "start_s": 0.5, "end_s": 1.5},
+    ])
+    claim = kept.Claim("S", "faster", "tiny", "x", "a", "b", phase=2)
+    assert findings_pages.claim_row(table, claim)["start_s"] == 1.5
+    assert findings_pages.claim_row(table, kept.Claim("S", "", "tiny", "x", "a", "b"))["start_s"] is None
+    assert findings_pages.claim_row(table, kept.Claim("S", "", "tiny", "y", "a", "b")) is None
+    assert findings_pages.agreement(claim, -0.3, -0.1) == "yes"
+    assert findings_pages.agreement(claim, -0.3, 0.1) == "undecided"
+    assert findings_pages.agreement(claim, 0.1, 0.3) == "no: the opposite"
+    slower = kept.Claim("S", "", "tiny", "x", "a", "b", side="slower")
+    assert findings_pages.agreement(slower, 0.1, 0.3) == "yes"
+
+
+@pytest.mark.parametrize("spec, words", [
+    ('tables = ["nope"]', "sweeps.tiny.tables: unknown tables ['nope']; allowed: claims"),
+    ('claims = [{ system = "S", claim = "c", sweep = "tiny", label = "x", arm = "a", '
+     'baseline = "b" }]', "keeps no claims table"),
+    ('claims = [{ system = "S", claim = "c", sweep = "tiny", label = "x", arm = "a", '
+     'baseline = "b", side = "up" }]', "side: 'up'; allowed: faster, slower"),
+])
+def test_bad_claims_and_tables_are_named(registry, spec, words):
+    text = (registry / "findings.toml").read_text()
+    if spec.startswith("tables"):
+        text = text.replace('grid = "tiny"\n', f'grid = "tiny"\n{spec}\n')
+    else:
+        text = text.replace('sweeps = ["tiny"]\n', f'sweeps = ["tiny"]\n{spec}\n')
+    (registry / "findings.toml").write_text(text)
+    with pytest.raises(ConfigError, match=re.escape(words)):
+        kept.load_registry()

@@ -13,7 +13,9 @@ A page asks for one with a marker line, replaced when the site is built:
   what a decided verdict is (harness/analysis/stats.py), said once;
 - ``<!-- generated: finding NAME -->``, ``<!-- generated: finding-map SWEEP
   [METRIC] -->``, ``<!-- generated: finding-changes SWEEP METRIC ... -->``,
-  ``<!-- generated: finding-summary SWEEP -->``, ``<!-- generated: findings-status -->``:
+  ``<!-- generated: finding-summary SWEEP -->``, ``<!-- generated: finding-table SWEEP
+  COLUMN ... -->``, ``<!-- generated: finding-claims SWEEP [LABEL ...] -->``,
+  ``<!-- generated: finding-verdicts NAME -->``, ``<!-- generated: findings-status -->``:
   a finding's provenance and tables, from its kept results
   (harness/outputs/findings_pages.py, workloads/findings/);
 - ``<!-- generated: code-map -->``: the packages, their layers, modules and
@@ -90,6 +92,9 @@ def _findings(kind: str):
         return {"finding": findings_pages.finding_block, "finding-map": findings_pages.finding_map,
                 "finding-changes": findings_pages.finding_changes,
                 "finding-summary": findings_pages.finding_summary,
+                "finding-table": findings_pages.finding_table,
+                "finding-claims": findings_pages.finding_claims,
+                "finding-verdicts": findings_pages.finding_verdicts,
                 "findings-status": findings_pages.findings_status}[kind](*args)
 
     return generate
@@ -98,7 +103,8 @@ def _findings(kind: str):
 GENERATORS = {"scenario-keys": _scenario_keys, "policy-parameters": _policy_parameters,
               "cli": _cli, "code-map": _code_map, "adaptive-seeds": _adaptive_seeds, "decided": _decided, **{k: _findings(k) for k in ("finding", "finding-map",
                                                          "finding-changes", "finding-summary",
-                                                         "findings-status")}}
+                                                         "finding-table", "finding-claims",
+                                                         "finding-verdicts", "findings-status")}}
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:

@@ -290,18 +290,25 @@ def paired_deltas(summary: pd.DataFrame, keys: list[str], arm_col: str, referenc
     return pd.DataFrame(rows, columns=columns)
 
 
-def delta_means(deltas: pd.DataFrame, keys: list[str], arm_col: str) -> pd.DataFrame:
-    """Mean change and its 95 % confidence interval (Student t) over seeds."""
+def seed_mean(values) -> tuple[int, float, float, float]:
+    """(n, mean, low, high): the mean over seeds with its 95 % Student t
+    interval (NaN bounds with fewer than two values; NaNs left out)."""
     from scipy import stats
 
+    x = pd.Series(values, dtype=float).dropna()
+    n, mean = len(x), float(x.mean()) if len(x) else float("nan")
+    half = float("nan")
+    if n > 1:
+        half = float(stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n))
+    return n, mean, mean - half, mean + half
+
+
+def delta_means(deltas: pd.DataFrame, keys: list[str], arm_col: str) -> pd.DataFrame:
+    """Mean change and its 95 % confidence interval (Student t) over seeds."""
+
     def summarise(g: pd.DataFrame) -> pd.Series:
-        x = g["change"].dropna()
-        n, mean = len(x), x.mean() if len(x) else float("nan")
-        half = float("nan")
-        if n > 1:
-            half = stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n)
-        return pd.Series({"n": n, "mean": mean, "ci95_low": mean - half,
-                          "ci95_high": mean + half})
+        n, mean, low, high = seed_mean(g["change"])
+        return pd.Series({"n": n, "mean": mean, "ci95_low": low, "ci95_high": high})
 
     by = [*keys, arm_col, "metric"]
     if deltas.empty:

@@ -151,7 +151,7 @@ def read_csv(text) -> "pd.DataFrame":
 
 
 RUN_TABLES = ("flows", "queues", "utilization", "iterations", "transfers", "compute",
-              "scheduler")
+              "scheduler", "services", "streams")
 RUN_RECORDS = ("summary", "manifest", "config")
 #: what makes a directory a run directory (load_run)
 RUN_FILES = ("config.json", "summary.json", "manifest.json")
@@ -172,6 +172,9 @@ class Run:
     transfers: "pd.DataFrame | None" = None
     compute: "pd.DataFrame | None" = None
     scheduler: "pd.DataFrame | None" = None
+    # [[service]]: one row per request (services) and per stream packet (streams); None without
+    services: "pd.DataFrame | None" = None
+    streams: "pd.DataFrame | None" = None
     # where it was written or read; None: a harness.run(...) without `out`,
     # in memory only (save() writes it)
     dir: Path | None = None

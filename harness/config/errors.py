@@ -44,6 +44,7 @@ class ConfigError(ValueError):
 
     def __init__(self, field_path: str, message: str):
         self.field = field_path
+        self.message = message   # without the field: a caller may name it otherwise
         super().__init__(f"{field_path}: {message}" if field_path else message)
 
 

@@ -26,6 +26,7 @@ from harness.config import registry, scenario as config, units
 from harness.config.paths import TOPOLOGIES_DIR
 from harness.config.schema.base import Toml
 from harness.config.schema.topology import KINDS
+from harness.config.schema.service import QueryService, RpcService, StreamService
 from harness.config.schema.training import STRAGGLERS
 
 
@@ -64,6 +65,7 @@ _SECTIONS: dict[str, list[type[BaseModel]]] = {
     "training": _training_models(),
     "training.slowdowns[]": [config.Slowdown],
     "training.straggler": list(STRAGGLERS.values()),
+    "service[]": [QueryService, RpcService, StreamService],
 }
 
 _INTROS = {
@@ -90,12 +92,19 @@ _INTROS = {
     "training.slowdowns[]": "Each entry of `training.slowdowns`, e.g. `{ worker = 1, "
                             "start = 1.0, end = 1.5, factor = 3.0 }`; every key is "
                             "required, and periods of one worker may not overlap.",
+    "service[]": "One table per latency-critical service ([Services](services.md)); `kind` "
+                 "chooses its keys: `query` (aggregators, workers, rate, request_size, "
+                 "response_size, deadline, persistent), `rpc` (clients, servers, qps or "
+                 "outstanding, request_size or request_workload, response_size or "
+                 "response_workload, slo, persistent) or `stream` (source, destination, "
+                 "bitrate, packet_size, deadline); name, class, hosts and port are every "
+                 "kind's. A key of another kind is an error.",
     "training.straggler": 'The table `training.straggler`, e.g. `{ workers = [1], '
                           'distribution = "fixed", factor = 2 }`; each distribution takes '
                           'only its own keys, and requires them (`median` excepted).',
 }
 
-_TITLES = {"": "Top level", "network.buffer": "`[network.buffer]`, `[network.host_buffer]`",
+_TITLES = {"": "Top level", "service[]": "`[[service]]`", "network.buffer": "`[network.buffer]`, `[network.host_buffer]`",
            "network.link_changes[]": "`network.link_changes` entries",
            "background.steps[]": "`background.steps` entries",
            "training.slowdowns[]": "`training.slowdowns` entries",

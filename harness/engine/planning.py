@@ -43,6 +43,7 @@ class Plan:
     jobs: tuple[training.JobPlan, ...] = ()
     background_steps: tuple[tuple[float, float], ...] = ()  # (time s, flows/s per host)
     link_changes: tuple[tuple[int, int, float], ...] = ()   # (link, time ns, bit/s as simulated)
+    services: tuple = ()   # [[service]]: harness.traffic.services.ServicePlan each
 
     @property
     def all_jobs(self) -> tuple[training.JobPlan, ...]:
@@ -111,6 +112,7 @@ class Plan:
             "training": self.job.resolved() if self.job is not None else dict(training.NO_JOB),
             **({"jobs": [{"name": j.config.name, "job": j.index, "start": j.config.start,
                           **j.resolved()} for j in self.jobs]} if len(self.jobs) > 1 else {}),
+            **({"services": [s.resolved() for s in self.services]} if self.services else {}),
         }
 
 
@@ -165,6 +167,10 @@ def plan(scenario: Scenario) -> Plan:
             background_steps=steps,
             flows=background.schedule(hosts, rate, run.duration, cdf, scenario.seed, steps))
     extra["link_changes"] = _link_changes(scenario.network.link_changes, topo, k)
+    if scenario.services:
+        from harness.engine import service_planning
+
+        extra["services"] = service_planning.plan(scenario, topo, classes, run.duration)
     _check_dctcp_marks(scenario, classes, extra.get("background_tos"), jobs)
 
     ecn = tcp.ecn_on(scenario.tcp, scenario.network)
@@ -331,6 +337,8 @@ def output_bytes(p: Plan) -> int:
     duration = p.expected_duration
     intervals = max(1.0, duration / p.run.utilization_interval)
     rows = len(p.flows) * 4 + len(p.topology.links) * 2 * intervals * 2
+    rows += sum(len(s.requests) * 2 + s.rate_bps / max(1, 8 * s.packet_bytes) * duration
+                for s in p.services)
     for job in p.all_jobs:
         iterations = duration * 1e3 / max(job.profile.compute_ms, job.network_ms, 1e-3)
         workers = len(job.hosts)

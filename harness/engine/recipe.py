@@ -20,7 +20,7 @@ from pathlib import Path
 
 from harness import training
 from harness.network import qdisc, routing, tcp, topology
-from harness.traffic import background
+from harness.traffic import background, services
 
 FORMAT = "ddnn-recipe 5"   # ScenarioRecipe::FORMAT
 
@@ -74,9 +74,13 @@ def text(p) -> str:
     if sc.background.enabled:
         lines += background.recipe_lines(p.flows, p.background_hosts, p.background_tos,
                                          p.ack_tos, sc.background.port)
-    # the run ends once the window's flows are done: the cool-down is at most
     warmup, window_end = p.run.window
-    lines.append(f"window {round(warmup * 1e9)} {round(window_end * 1e9)}")
+    if p.services:
+        lines += services.recipe_lines(p.services, round(window_end * 1e9))
+    else:
+        # the run ends once the window's flows are done: the cool-down is at
+        # most that (with services it lasts, so that their last requests are answered)
+        lines.append(f"window {round(warmup * 1e9)} {round(window_end * 1e9)}")
     lines.append(f"stop {max(1, round(p.run.duration * 1e9))}")
     return "\n".join(lines) + "\n"
 

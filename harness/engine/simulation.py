@@ -20,7 +20,7 @@ from harness import training
 from harness.analysis import metrics
 from harness.analysis.tables import Run, read_csv
 from harness.config.scenario import RunConfig, Scenario
-from harness.engine import memory, recipe
+from harness.engine import memory, recipe, service_results
 from harness.engine.planning import Plan, plan
 from harness.engine.recipe import APP_BACKGROUND, APP_OTHER, APP_TRAINING
 from harness.io import outdir
@@ -49,6 +49,9 @@ class _Network:
                      for slot, job in enumerate(p.all_jobs)]
         self.job = self.jobs[0] if self.jobs else None
         self.flow_log = self.recipe.GetFlowLog() if p.scenario.background.enabled else None
+        self.service_log = self.recipe.GetServiceLog() if p.services else None
+        self.streams = [(self.recipe.GetStreamSender(i), self.recipe.GetStreamReceiver(i))
+                        for i in range(self.recipe.GetNStreams())] if p.services else []
 
 
 def _run_with_progress(ns, run: RunConfig, progress: bool | None, job=None,
@@ -135,6 +138,10 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
     raw_flows = read_csv(net.flow_log.ToCsv()) if net.flow_log is not None else None
     raw_queues = read_csv(net.queues.ToCsv())
     raw_util = read_csv(net.utilization.ToCsv())
+    services_raw = None
+    if net.service_log is not None:
+        services_raw = (read_csv(net.service_log.ToCsv()),
+                        [(read_csv(r.ToCsv()), int(s.GetSent())) for s, r in net.streams])
     job_tables = None
     if net.job is not None:
         job_tables = [training.architecture(job.config.architecture).collect(
@@ -144,7 +151,7 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
     ns.Simulator.Destroy()
     del net
 
-    result = collect(p, raw_flows, raw_queues, raw_util, timing, job_tables)
+    result = collect(p, raw_flows, raw_queues, raw_util, timing, job_tables, services_raw)
     result.manifest.update(startup_s=startup_s, network_build_s=network_build_s,
                            run_wall_s=time.time() - started,
                            simulation_cpu_s=timing["cpu_s"], peak_rss_mib=_peak_rss_mib(),
@@ -154,8 +161,9 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
 
 
 def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
-            job_tables: training.JobTables | None = None) -> Run:
-    """Turn the raw C++ tables into the run's tables, summary and manifest."""
+            job_tables: training.JobTables | None = None, services_raw=None) -> Run:
+    """Turn the raw C++ tables into the run's tables, summary and manifest
+    (services_raw: the services' requests and (packets, sent) per stream)."""
     sc, topo = p.scenario, p.topology
     tos_class = p.classes.class_of_tos()
     if raw_flows is not None:
@@ -198,6 +206,10 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         names = queues.drop_duplicates("band").set_index("band")["traffic_class"]
         summary["ecn_marks"] = {f"{band} ({names.get(band, '')})": int(n) for band, n in
                                 queues.groupby("band")["marked_packets"].sum().items()}
+    service_tables = (None, None)
+    if services_raw is not None:
+        *service_tables, summary["services"] = service_results.collect(
+            p, *services_raw, timing["window"])
     if per_job:
         summary["training"] = _job_summary(*per_job[0])
         if len(per_job) > 1:
@@ -215,7 +227,8 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
     }
     return Run(summary=summary, manifest=manifest, config=p.resolved(), flows=flows,
                queues=queues, utilization=util, iterations=iterations, transfers=transfers,
-               compute=compute, scheduler=scheduler, plan=p)
+               compute=compute, scheduler=scheduler, services=service_tables[0],
+               streams=service_tables[1], plan=p)
 
 
 def _job_tables(job: training.JobPlan, t: training.JobTables, window,

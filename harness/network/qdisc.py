@@ -151,7 +151,7 @@ def check_scaled_marking(simulated: NetworkConfig, table: ClassTable, k: int) ->
         simulated.check_thresholds()
         check_marking(simulated, table)
     except ConfigError as e:
-        message = str(e)[len(e.field) + 2:] if e.field else str(e)
+        message = e.message
         field = e.field if e.field.startswith("network.") else f"network.{e.field}"
         raise ConfigError(field, f"at scale = {k}, as simulated (thresholds and sizes / {k}, "
                           f"rounded): {message}") from None

@@ -15,7 +15,13 @@ a findings page with these:
 - ``<!-- generated: finding-changes SWEEP METRIC [METRIC ...] -->``: the
   same as one row per point and metric;
 - ``<!-- generated: finding-summary SWEEP -->``: the map in words (verdicts
-  decided and where, the background's significant changes and their range).
+  decided and where, the background's significant changes and their range);
+- ``<!-- generated: finding-table SWEEP COLUMN [COLUMN ...] -->``: per point
+  and arm, summary columns' means over the seeds with their intervals;
+- ``<!-- generated: finding-claims SWEEP [LABEL ...] -->``: a kept claims
+  table (every comparison of a systems sweep, harness.analysis.claims);
+- ``<!-- generated: finding-verdicts NAME -->``: each paper's claim the
+  finding judges (findings.toml), its kept comparison and whether it agrees.
 
 Figures (`draw`) carry their provenance in their title line and in the
 PNG's text chunks (preset, buffer_model, scale, seeds, commit, date).
@@ -175,13 +181,15 @@ def finding_summary(key: str) -> str:
     each class lies; for each FCT mean, where it is significantly faster or
     slower, and its range. Bullets, for a page or the findings index."""
     from harness.analysis import stats
-    from harness.outputs.plots.sweep_axes import boundary_axes, compared_arms
+    from harness.outputs.plots.sweep_axes import boundary_axes, compared_arms, point_fields
 
     sweep, loaded = _load(key)
     if loaded is None:
         return f"*(no kept tables for `{key}` yet: `harness findings run`)*"
     grid, dm = loaded.grid, loaded.deltas_mean
     y, x = boundary_axes(grid)
+    if not y and not x:   # not a map: points named by the grid's first axis
+        x = next(iter(point_fields(grid)), None)
     lines = []
     for arm in compared_arms(grid):
         mine = dm[dm["arm"] == arm]
@@ -205,8 +213,11 @@ def finding_summary(key: str) -> str:
                     f"{_pct(rows['change'].max())} %") if rows["change"].notna().any() else ""
             few = rows[rows["verdict"] == stats.TOO_FEW]
             words = METRIC_WORDS[metric]
+            some = 0 < len(faster) < len(rows)
             text = (f"- **{words[0].upper()}{words[1:]}**: significantly faster at "
-                    f"{len(faster)} of {len(rows)} points, slower at {len(slower)}"
+                    f"{len(faster)} of {len(rows)} points"
+                    + (f" ({_points(faster, y, x)})" if some else "")
+                    + f", slower at {len(slower)}"
                     + (f" ({_points(slower, y, x)})" if len(slower) else "")
                     + (f", too few samples at {len(few)}" if len(few) else "") + span + ".")
             lines.append(text)
@@ -216,7 +227,7 @@ def finding_summary(key: str) -> str:
 def _points(rows, y: str | None, x: str | None) -> str:
     """Points as 'R = 16 (lambda 23, 46), R = 8 (lambda 46)'."""
     if not y:
-        return ", ".join(f"{_short(x)} {v:g}" for v in rows[x]) if x else f"{len(rows)} points"
+        return f"{_short(x)} " + ", ".join(_value(v) for v in rows[x]) if x else f"{len(rows)} points"
     parts = []
     for yv in sorted(rows[y].unique(), reverse=True):
         xs = sorted(rows[rows[y] == yv][x]) if x else []
@@ -225,9 +236,13 @@ def _points(rows, y: str | None, x: str | None) -> str:
     return ", ".join(parts)
 
 
+def _value(v) -> str:
+    return f"{v:g}" if isinstance(v, (int, float)) else f"`{v}`"
+
+
 def _short(field: str | None) -> str:
     return {"training.ratio": "R", "background.rate": "lambda",
-            "background.load": "load"}.get(field or "", field or "")
+            "background.load": "load", "training.policy": "policy"}.get(field or "", field or "")
 
 
 def finding_changes(key: str, *metrics: str) -> str:
@@ -249,6 +264,115 @@ def finding_changes(key: str, *metrics: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def finding_table(key: str, *columns: str) -> str:
+    """One row per point and arm: each summary.parquet column's mean over the
+    seeds with its 95 % interval (seconds shown as ms), seeds in parentheses:
+    the absolute values behind a page's comparisons."""
+    from harness.analysis.metrics import seed_mean
+    from harness.outputs.plots.sweep_axes import point_fields
+
+    sweep, loaded = _load(key)
+    if loaded is None:
+        return f"*(no kept tables for `{key}` yet: `harness findings run`)*"
+    summary = loaded.summary
+    if "status" in summary:
+        summary = summary[summary["status"] == "ok"]
+    unknown = [c for c in columns if c not in summary]
+    if unknown:
+        raise KeyError(f"finding-table {key}: no column {unknown[0]!r} in its summary.parquet")
+    keys = [k for k in point_fields(loaded.grid) if k in summary]
+    by = keys + (["arm"] if summary["arm"].notna().any() else [])
+    head = [*(_short(k) for k in keys), *(["arm"] if "arm" in by else []),
+            *(_column_words(c) for c in columns)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for labels, rows in summary.groupby(by, sort=False, dropna=False):   # the grid's order
+        labels = labels if isinstance(labels, tuple) else (labels,)
+        values = [f"{v:g}" if isinstance(v, float) else f"`{v}`" if b == "arm" else str(v)
+                  for b, v in zip(by, labels)]
+        cells = []
+        for column in columns:
+            n, mean, low, high = seed_mean(rows[column])
+            unit = 1000 if column.endswith("_s") else 1
+            text = f"{unit * mean:.4g}"
+            if n > 1:
+                text += f" [{unit * low:.4g}, {unit * high:.4g}]"
+            cells.append(f"{text} ({n})")
+        lines.append("| " + " | ".join(values + cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _column_words(column: str) -> str:
+    """A summary column as a table heading: job_a_mean_iteration_s ->
+    'job a mean iteration, ms'."""
+    words = column.removesuffix("_s").replace("_", " ")
+    return f"{words}, ms" if column.endswith("_s") else words
+
+
+def _claims(key: str):
+    from harness.analysis.tables import read_table
+
+    path = kept.kept_sweep(key).kept_dir / "claims.parquet"
+    return read_table(path) if path.is_file() else None
+
+
+def finding_claims(key: str, *labels: str) -> str:
+    """A kept claims table (harness.analysis.claims), the points `labels` or all."""
+    from harness.analysis import claims
+
+    table = _claims(key)
+    if table is None:
+        return f"*(no kept claims table for `{key}` yet: `harness findings run`)*"
+    if labels:
+        table = table[table["label"].isin(labels)]
+    return claims.markdown(table) + "\n"
+
+
+def claim_row(table, claim: kept.Claim) -> dict | None:
+    """The claims-table row that tests a claim: its comparison over the whole
+    window (phase 0) or in its n-th phase."""
+    import pandas as pd
+
+    rows = table[(table["label"] == claim.label) & (table["arm"] == claim.arm)
+                 & (table["baseline"] == claim.baseline)]
+    whole = rows[rows["start_s"].isna()]
+    phased = rows[rows["start_s"].notna()].sort_values("start_s")
+    chosen = whole if claim.phase == 0 else phased.iloc[claim.phase - 1:claim.phase]
+    if not len(chosen):
+        return None
+    row = chosen.iloc[0].to_dict()
+    return {k: (None if isinstance(v, float) and pd.isna(v) else v) for k, v in row.items()}
+
+
+def agreement(claim: kept.Claim, low: float, high: float) -> str:
+    """Does the interval agree with the paper's side? Only a whole interval
+    on one side decides."""
+    faster, slower = high < 0, low > 0
+    if not (faster or slower):
+        return "undecided"
+    return "yes" if (faster if claim.side == "faster" else slower) else "no: the opposite"
+
+
+def finding_verdicts(name: str) -> str:
+    """Each paper's claim of a finding (findings.toml `claims`) beside the
+    kept comparison that tests it and whether its interval agrees."""
+    lines = ["| system | paper's claim | tested as | iteration ms, arm / baseline | "
+             "change [95 % CI] | agrees? |", "|---|---|---|---|---|---|"]
+    for claim in kept.finding(name).claims:
+        table = _claims(claim.sweep)
+        row = claim_row(table, claim) if table is not None else None
+        tested = f"`{claim.arm}` vs `{claim.baseline}` at `{claim.label}`"
+        if row is None:
+            lines.append(f"| {claim.system} | {claim.claim} | {tested} | not kept | | |")
+            continue
+        if claim.phase:
+            tested += f", {row['start_s']:.2f}-{row['end_s']:.2f} s"
+        change = f"{_pct(row['change'])} [{_pct(row['low'])}, {_pct(row['high'])}] %"
+        lines.append(f"| {claim.system} | {claim.claim} | {tested} | {row['arm_ms']:.1f} / "
+                     f"{row['baseline_ms']:.1f} | {change} | "
+                     f"{agreement(claim, row['low'], row['high'])} ({row['seeds']} seeds) |")
+    return "\n".join(lines) + "\n"
+
+
 # --------------------------------------------------------------------------
 # figures
 
@@ -266,17 +390,23 @@ def draw(figure: kept.Figure, docs_dir: Path) -> Path:
     from harness.outputs.plots.style import fit_text
     from harness.outputs.plots.boundary_map import draw_boundary
     from harness.outputs.plots.sweep_axes import background_labels
-    from harness.outputs.plots.sweep_data import boundary_table
+    from harness.outputs.plots.sweep_data import boundary_table, comparison_frame
+    from harness.outputs.plots.sweep_draw import draw_comparison
 
     sweep, loaded = _load(figure.sweep)
     if loaded is None:
         raise FileNotFoundError(f"no kept tables for {figure.sweep!r}")
     record = kept.provenance(sweep)
-    table = boundary_table(loaded.deltas_mean, loaded.summary, loaded.grid)
-    title = (f"{record.get('grid')}: operating boundary (scale {record.get('scale')}, "
+    what = {"map": "operating boundary", "comparison": "per point and arm"}[figure.kind]
+    title = (f"{record.get('grid')}: {what} (scale {record.get('scale')}, "
              f"buffer {record.get('buffer_model')}, {_seeds(record)} a point; "
              f"{record.get('date')}, {record.get('commit')})")
-    fig = draw_boundary(table, loaded.grid, background_labels(loaded.summary, loaded.grid), title)
+    if figure.kind == "map":
+        table = boundary_table(loaded.deltas_mean, loaded.summary, loaded.grid)
+        fig = draw_boundary(table, loaded.grid, background_labels(loaded.summary, loaded.grid),
+                            title)
+    else:
+        fig = draw_comparison(comparison_frame(loaded.summary, loaded.grid), loaded.grid, title)
     fit_text(fig)
     meta = figure_metadata(record)
     target = docs_dir / figure.file

@@ -5,7 +5,8 @@ workloads/findings/findings.toml names each finding (its page under
 docs/findings/, its figures) and the sweeps it stands on (a preset or a
 grid file of workloads/findings/grids/, a budget, reference results). A kept
 sweep is a folder workloads/findings/<sweep>/ holding its compact tables
-(summary, deltas, deltas_mean, scale_check: no per-flow logs), its cells
+(summary, deltas, deltas_mean, scale_check: no per-flow logs; a claims
+table where findings.toml asks for it), its cells
 (sweep.json, grid.toml), the settings that decide each cell
 (settings.json: the resolved scenario's digest data, the part common to
 every cell once) and its provenance (provenance.json: preset, commit, date,
@@ -42,10 +43,15 @@ GRIDS_DIR = FINDINGS_DIR / "grids"
 KEPT_TABLES = ("summary.parquet", "deltas.parquet", "deltas_mean.parquet",
                "scale_check.parquet")
 KEPT_FILES = ("sweep.json", "grid.toml")
+#: tables a sweep may ask to have computed from its run directories when it is
+#: kept (findings.toml `tables`): they need the cells, which are not kept
+DERIVED_TABLES = ("claims",)
 SETTINGS = "settings.json"
 PROVENANCE = "provenance.json"
 
 CURRENT, STALE, PINNED, NOT_KEPT = "current", "stale", "pinned", "not kept"
+#: a finding's figure: the operating-boundary map, or bars per point and arm
+FIGURE_KINDS = ("map", "comparison")
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,7 @@ class KeptSweep:
     max_seeds: int | None = None  # harness sweep --max-seeds
     reference: str | None = None  # reference results it takes (harness sweep --reference)
     pinned: str | None = None     # why its grid pins a setting that is not today's default
+    tables: tuple[str, ...] = ()  # DERIVED_TABLES computed when it is kept
 
     @property
     def kept_dir(self) -> Path:
@@ -72,8 +79,25 @@ class KeptSweep:
 class Figure:
     file: str          # under docs/
     sweep: str         # the kept sweep it is drawn from
-    kind: str          # a drawing of harness.outputs.findings_pages.FIGURES
+    kind: str          # one of FIGURE_KINDS (harness.outputs.findings_pages.draw)
     metric: str = "iteration_time"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A paper's claim and the kept comparison that tests it: `arm` against
+    `baseline` at the point `label` of a sweep's claims table, over the whole
+    window (phase 0) or its n-th phase of constant conditions; the paper says
+    the arm's iteration is `side` ("faster" or "slower")."""
+
+    system: str
+    claim: str
+    sweep: str
+    label: str
+    arm: str
+    baseline: str
+    side: str = "faster"
+    phase: int = 0
 
 
 @dataclass(frozen=True)
@@ -84,6 +108,7 @@ class Finding:
     sweeps: tuple[KeptSweep, ...]
     figures: tuple[Figure, ...] = ()
     note: str | None = None            # what it stands on beside its sweeps
+    claims: tuple[Claim, ...] = ()     # papers' claims its page judges
 
     @property
     def pinned(self) -> str | None:
@@ -117,12 +142,17 @@ def load_registry() -> dict[str, Finding]:
     raw = _registry_text()
     sweeps = {}
     for key, spec in raw.get("sweeps", {}).items():
-        unknown = set(spec) - {"grid", "budget", "max_seeds", "reference", "pinned"}
+        unknown = set(spec) - {"grid", "budget", "max_seeds", "reference", "pinned", "tables"}
         if unknown or "grid" not in spec:
             raise ConfigError(f"{REGISTRY.name}: sweeps.{key}",
-                              f"keys grid (required), budget, max_seeds, reference, pinned; "
-                              f"got {sorted(spec)}")
-        sweeps[key] = KeptSweep(key, **spec)
+                              f"keys grid (required), budget, max_seeds, reference, pinned, "
+                              f"tables; got {sorted(spec)}")
+        tables = tuple(spec.pop("tables", ()))
+        if set(tables) - set(DERIVED_TABLES):
+            raise ConfigError(f"{REGISTRY.name}: sweeps.{key}.tables",
+                              f"unknown tables {sorted(set(tables) - set(DERIVED_TABLES))}; "
+                              f"allowed: {', '.join(DERIVED_TABLES)}")
+        sweeps[key] = KeptSweep(key, **spec, tables=tables)
     findings = {}
     for name, spec in raw.get("findings", {}).items():
         where = f"{REGISTRY.name}: findings.{name}"
@@ -130,10 +160,30 @@ def load_registry() -> dict[str, Finding]:
         if missing:
             raise ConfigError(where, f"unknown sweeps {missing}; known: {', '.join(sweeps)}")
         figures = tuple(Figure(**f) for f in spec.get("figures", []))
+        for i, figure in enumerate(figures):
+            if figure.kind not in FIGURE_KINDS:
+                raise ConfigError(f"{where}.figures[{i}].kind", f"{figure.kind!r}; allowed: "
+                                  f"{', '.join(FIGURE_KINDS)}")
+        claims = tuple(_claim(f"{where}.claims[{i}]", c, sweeps)
+                       for i, c in enumerate(spec.get("claims", [])))
         findings[name] = Finding(name, spec["title"], spec["page"],
                                  tuple(sweeps[s] for s in spec.get("sweeps", [])),
-                                 figures, spec.get("note"))
+                                 figures, spec.get("note"), claims)
     return findings
+
+
+def _claim(where: str, spec: dict, sweeps: dict[str, KeptSweep]) -> Claim:
+    fields = {"system", "claim", "sweep", "label", "arm", "baseline", "side", "phase"}
+    required = fields - {"side", "phase"}
+    if set(spec) - fields or required - set(spec):
+        raise ConfigError(where, f"keys {', '.join(sorted(required))} (required), side, "
+                          f"phase; got {sorted(spec)}")
+    if spec.get("side", "faster") not in ("faster", "slower"):
+        raise ConfigError(f"{where}.side", f"{spec['side']!r}; allowed: faster, slower")
+    if "claims" not in (sweeps[spec["sweep"]].tables if spec["sweep"] in sweeps else ()):
+        raise ConfigError(f"{where}.sweep", f"{spec['sweep']!r} keeps no claims table; "
+                          "allowed: a sweep with tables = [\"claims\"]")
+    return Claim(**spec)
 
 
 def finding(name: str) -> Finding:
@@ -260,9 +310,11 @@ def keep(sweep: KeptSweep, sweep_dir: Path, commit: str | None = None) -> Path:
     atomically). Returns the kept folder. `commit`: the code its cells ran
     under, where that is not this checkout's HEAD (a sweep run from another
     worktree); every cell's digest is checked against today's code anyway."""
+    from harness.analysis import claims
     from harness.analysis.tables import load_sweep
     from harness.sweeps.grid import load_grid
 
+    derived = {"claims": claims.claims_table}
     loaded = load_sweep(sweep_dir)
     grid = load_grid(sweep_dir / "grid.toml")
     summary = loaded.summary
@@ -291,6 +343,8 @@ def keep(sweep: KeptSweep, sweep_dir: Path, commit: str | None = None) -> Path:
         for name in KEPT_FILES + KEPT_TABLES:
             if (sweep_dir / name).is_file():
                 shutil.copyfile(sweep_dir / name, tmp / name)
+        for name in sweep.tables:   # computed from the run directories, not kept
+            derived[name](sweep_dir).to_parquet(tmp / f"{name}.parquet", index=False)
         (tmp / SETTINGS).write_text(json.dumps(settings_record(configs), indent=1) + "\n")
         (tmp / PROVENANCE).write_text(json.dumps(record, indent=2, default=str) + "\n")
 

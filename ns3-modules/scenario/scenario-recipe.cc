@@ -80,6 +80,11 @@ ScenarioRecipe::GetHandlers()
         {"flow-apps", &ScenarioRecipe::ApplyFlowApps},
         {"flow-host", &ScenarioRecipe::ApplyFlowHost},
         {"flow", &ScenarioRecipe::ApplyFlow},
+        {"service-log", &ScenarioRecipe::ApplyServiceLog},
+        {"service-server", &ScenarioRecipe::ApplyServiceServer},
+        {"service-client", &ScenarioRecipe::ApplyServiceClient},
+        {"service-request", &ScenarioRecipe::ApplyServiceRequest},
+        {"stream", &ScenarioRecipe::ApplyStream},
         {"window", &ScenarioRecipe::ApplyWindow},
         {"stop", &ScenarioRecipe::ApplyStop},
     };
@@ -384,6 +389,112 @@ ScenarioRecipe::ApplyFlow(RecipeArgs& args)
     m_senders.at(src)->AddFlow(added);
 }
 
+// ------------------------------------------------------------------ services
+
+void
+ScenarioRecipe::ApplyServiceLog(RecipeArgs&)
+{
+    NS_LOG_FUNCTION(this);
+    m_serviceLog = CreateObject<ServiceLog>();
+    m_serviceHelper.emplace(m_serviceLog);
+}
+
+void
+ScenarioRecipe::ApplyServiceServer(RecipeArgs& args)
+{
+    NS_LOG_FUNCTION(this);
+    const auto host = args.Next<uint32_t>();
+    const auto port = args.Next<uint16_t>();
+    const auto tos = args.Next<uint32_t>();
+    if (!m_serviceHelper)
+    {
+        args.Fail("a service-server before service-log");
+    }
+    m_serviceHelper->InstallServer(m_topology->GetNode(host), port, static_cast<uint8_t>(tos));
+}
+
+void
+ScenarioRecipe::ApplyServiceClient(RecipeArgs& args)
+{
+    NS_LOG_FUNCTION(this);
+    const auto service = args.Next<uint32_t>();
+    const auto host = args.Next<uint32_t>();
+    const auto port = args.Next<uint16_t>();
+    const auto tos = args.Next<uint32_t>();
+    const auto persistent = args.Next<uint32_t>();
+    const auto outstanding = args.Next<uint32_t>();
+    if (!m_serviceHelper)
+    {
+        args.Fail("a service-client before service-log");
+    }
+    m_serviceClients[{service, host}] =
+        m_serviceHelper->InstallClient(m_topology->GetNode(host),
+                                       port,
+                                       static_cast<uint8_t>(tos),
+                                       persistent != 0,
+                                       outstanding);
+}
+
+void
+ScenarioRecipe::ApplyServiceRequest(RecipeArgs& args)
+{
+    NS_LOG_FUNCTION(this);
+    const auto id = args.Next<uint64_t>();
+    const auto service = args.Next<uint32_t>();
+    const auto query = args.Next<int64_t>();
+    const auto client = args.Next<uint32_t>();
+    const auto server = args.Next<uint32_t>();
+    const auto requestBytes = args.Next<uint64_t>();
+    const auto responseBytes = args.Next<uint64_t>();
+    const auto startNs = args.Next<int64_t>();
+    const auto it = m_serviceClients.find({service, client});
+    if (it == m_serviceClients.end())
+    {
+        args.Fail("a service-request without its service-client");
+    }
+    const uint64_t added = m_serviceLog->AddRequest(service,
+                                                    query,
+                                                    client,
+                                                    server,
+                                                    m_hostAddresses.at(server),
+                                                    requestBytes,
+                                                    responseBytes,
+                                                    NanoSeconds(startNs));
+    if (added != id)
+    {
+        args.Fail("request ids must follow the schedule");
+    }
+    it->second->AddRequest(added);
+}
+
+void
+ScenarioRecipe::ApplyStream(RecipeArgs& args)
+{
+    NS_LOG_FUNCTION(this);
+    const auto src = args.Next<uint32_t>();
+    const auto dst = args.Next<uint32_t>();
+    const auto port = args.Next<uint16_t>();
+    const auto tos = args.Next<uint32_t>();
+    const auto rateBps = args.Next<uint64_t>();
+    const auto packetBytes = args.Next<uint32_t>();
+    const auto startNs = args.Next<int64_t>();
+    const auto stopNs = args.Next<int64_t>();
+    if (!m_serviceHelper)
+    {
+        args.Fail("a stream before service-log");
+    }
+    m_streamReceivers.push_back(
+        m_serviceHelper->InstallStreamReceiver(m_topology->GetNode(dst), port));
+    m_streamSenders.push_back(m_serviceHelper->InstallStreamSender(m_topology->GetNode(src),
+                                                                   m_hostAddresses.at(dst),
+                                                                   port,
+                                                                   static_cast<uint8_t>(tos),
+                                                                   DataRate(rateBps),
+                                                                   packetBytes,
+                                                                   NanoSeconds(startNs),
+                                                                   NanoSeconds(stopNs)));
+}
+
 void
 ScenarioRecipe::ApplyWindow(RecipeArgs& args)
 {
@@ -433,6 +544,34 @@ ScenarioRecipe::GetFlowLog() const
 {
     NS_LOG_FUNCTION(this);
     return m_flowLog;
+}
+
+Ptr<ServiceLog>
+ScenarioRecipe::GetServiceLog() const
+{
+    NS_LOG_FUNCTION(this);
+    return m_serviceLog;
+}
+
+uint32_t
+ScenarioRecipe::GetNStreams() const
+{
+    NS_LOG_FUNCTION(this);
+    return m_streamReceivers.size();
+}
+
+Ptr<StreamSenderApplication>
+ScenarioRecipe::GetStreamSender(uint32_t i) const
+{
+    NS_LOG_FUNCTION(this << i);
+    return m_streamSenders.at(i);
+}
+
+Ptr<StreamReceiverApplication>
+ScenarioRecipe::GetStreamReceiver(uint32_t i) const
+{
+    NS_LOG_FUNCTION(this << i);
+    return m_streamReceivers.at(i);
 }
 
 uint32_t
@@ -515,6 +654,11 @@ ScenarioRecipe::DoDispose()
     m_senders.clear();
     m_flowHelper.reset();
     m_flowLog = nullptr;
+    m_serviceClients.clear();
+    m_streamSenders.clear();
+    m_streamReceivers.clear();
+    m_serviceHelper.reset();
+    m_serviceLog = nullptr;
     m_utilization = nullptr;
     m_queues = nullptr;
     m_topology = nullptr;

@@ -45,6 +45,16 @@
 //   flow-apps PORT                     a FlowLog and FlowAppHelper(log, PORT)
 //   flow-host HOST ACK_TOS LISTEN_TOS  FlowAppHelper::InstallSink + InstallSender
 //   flow ID SRC DST SIZE TOS START_NS  FlowLog::AddFlow + the sender's AddFlow
+//   service-log                        a ServiceLog and a ServiceHelper (every service's requests)
+//   service-server HOST PORT TOS       ServiceHelper::InstallServer (a query's worker, an RPC server)
+//   service-client SERVICE HOST PORT TOS PERSISTENT OUTSTANDING
+//                                      ServiceHelper::InstallClient (a query's aggregator, an
+//                                      RPC client; OUTSTANDING 0 = open loop)
+//   service-request ID SERVICE QUERY CLIENT SERVER REQUEST_BYTES RESPONSE_BYTES START_NS
+//                                      ServiceLog::AddRequest + the client's AddRequest
+//                                      (START_NS -1: closed loop; QUERY -1: not a query's)
+//   stream SRC DST PORT TOS RATE_BPS PACKET_BYTES START_NS STOP_NS
+//                                      ServiceHelper::InstallStreamReceiver + InstallStreamSender
 //   window FROM_NS TO_NS               the measurement window: the run ends as soon as every
 //                                      flow starting in it is done (FlowLog::StopOnceDone),
 //                                      or at once without flows; with a target, the window
@@ -59,6 +69,7 @@
 #include "queue-tracker.h"
 #include "recipe-args.h"
 #include "recipe-component.h"
+#include "service-helper.h"
 #include "topology-builder.h"
 #include "training-job-helper.h"
 
@@ -111,6 +122,14 @@ class ScenarioRecipe : public Object
     Ptr<LinkUtilizationTracker> GetUtilizationTracker() const;
     /// \brief The background flows' log (null without `flow-apps`).
     Ptr<FlowLog> GetFlowLog() const;
+    /// \brief The services' request log (null without `service-log`).
+    Ptr<ServiceLog> GetServiceLog() const;
+    /// \brief Streams installed, in recipe order.
+    uint32_t GetNStreams() const;
+    /// \brief Stream `i`'s sender (recipe order).
+    Ptr<StreamSenderApplication> GetStreamSender(uint32_t i) const;
+    /// \brief Stream `i`'s receiver (recipe order).
+    Ptr<StreamReceiverApplication> GetStreamReceiver(uint32_t i) const;
     /// \brief Training jobs installed, in recipe order.
     uint32_t GetNJobs() const;
     /// \brief Job `i` (recipe order). Python sees it as its own class (cppyy
@@ -163,6 +182,12 @@ class ScenarioRecipe : public Object
     void ApplyFlowHost(RecipeArgs& args); //!< `flow-host HOST ACK_TOS LISTEN_TOS`
     void ApplyFlow(RecipeArgs& args);     //!< `flow ID SRC DST SIZE TOS START_NS`
     void ApplyWindow(RecipeArgs& args);   //!< `window FROM_NS TO_NS`
+    // ---- services
+    void ApplyServiceLog(RecipeArgs& args);     //!< `service-log`
+    void ApplyServiceServer(RecipeArgs& args);  //!< `service-server HOST PORT TOS`
+    void ApplyServiceClient(RecipeArgs& args);  //!< `service-client SERVICE HOST PORT TOS ...`
+    void ApplyServiceRequest(RecipeArgs& args); //!< `service-request ID SERVICE QUERY ...`
+    void ApplyStream(RecipeArgs& args);         //!< `stream SRC DST PORT TOS RATE_BPS ...`
     void ApplyStop(RecipeArgs& args);     //!< `stop DURATION_NS`
 
     /// The helper of the job being described (`job` directive first).
@@ -184,6 +209,12 @@ class ScenarioRecipe : public Object
     Ptr<FlowLog> m_flowLog;
     std::optional<FlowAppHelper> m_flowHelper;
     std::map<uint32_t, Ptr<FlowSendApplication>> m_senders;
+    Ptr<ServiceLog> m_serviceLog;
+    std::optional<ServiceHelper> m_serviceHelper;
+    /// (service, host) -> its client
+    std::map<std::pair<uint32_t, uint32_t>, Ptr<RequestClientApplication>> m_serviceClients;
+    std::vector<Ptr<StreamSenderApplication>> m_streamSenders;
+    std::vector<Ptr<StreamReceiverApplication>> m_streamReceivers;
     Time m_stop;
     std::string m_eventQueue; //!< the Scheduler TypeId Apply sets (EventQueue)
     bool m_hasTarget = false;

@@ -303,7 +303,7 @@ def _one_error(err: dict, root: Any, rename=None) -> ConfigError:
     if kind in ("value_error", "assertion_error") and isinstance(ctx.get("error"), ConfigError):
         e = ctx["error"]
         cls, field = type(e), join(path, e.field)
-        message = str(e)[len(e.field) + 2:] if e.field else str(e)
+        message = e.message
     elif kind in ("value_error", "assertion_error"):
         message = str(ctx.get("error", message))
     elif kind == "missing":
@@ -386,7 +386,7 @@ def _unknown_key(model: Any, loc: tuple, seen: list, value: Any) -> tuple[type, 
             try:
                 validate(TypeAdapter(info.rebuild_annotation()), value, info.rebuild_annotation())
             except ConfigTypeError as e:
-                return ConfigTypeError, e.field, str(e)[len(e.field) + 2:] if e.field else str(e)
+                return ConfigTypeError, e.field, e.message
             except ConfigError:
                 pass
             names = sorted(_keys(model))

@@ -17,6 +17,7 @@ from harness.config.schema.background import BackgroundConfig
 from harness.config.schema.base import Int, Section, Str, tagged, validate
 from harness.config.schema.network import NetworkConfig
 from harness.config.schema.run import RunConfig
+from harness.config.schema.service import Service, check_services, service_tables
 from harness.config.schema.tcp import BEHAVIOUR_REVISIONS, SEGMENT_OVERHEAD_BYTES, TcpConfig
 from harness.config.schema.topology import TopologyConfig
 from harness.config.schema.training import (JOB_PORT_STRIDE, STRAGGLER_SHAPE, TrainingConfig,
@@ -67,6 +68,10 @@ class Scenario(Section):
         _jobs, json_schema_input_type=Union[Job, Annotated[list[Job], Field(min_length=1)]])] = \
         Field({}, alias="training", validate_default=True, description=(
             "one job ([training]) or a list of jobs ([[training]])"))
+    #: [[service]]: every latency-critical service, in file order (none by default)
+    services: Annotated[tuple[Service, ...], BeforeValidator(
+        service_tables, json_schema_input_type=list[Service])] = Field((), alias="service", description=(
+            "latency-critical services, one [[service]] table each (query, rpc, stream)"))
 
     @property
     def training(self) -> TrainingConfig:
@@ -100,6 +105,7 @@ class Scenario(Section):
                               f"of bytes): at most {UINT32_MAX // tcp.segment_size:,} segments")
         _check_ecn(self.network, tcp)
         _check_times(self)
+        check_services(self.services, self.run.duration)
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -109,6 +115,8 @@ class Scenario(Section):
         architecture's at their defaults), a straggler with every
         distribution's."""
         data = self.model_dump()
+        if not data["services"]:  # absent: config.json and the digest as before services
+            del data["services"]
         jobs = [_job_dict(raw) for raw in data.pop("jobs")]
         return {**data, "training": jobs[0], "more_training": tuple(jobs[1:])}
 

@@ -271,5 +271,5 @@ def job_fields(index: int, n_jobs: int):
     except ConfigError as e:
         if n_jobs == 1 or not (e.field == "training" or e.field.startswith("training.")):
             raise
-        message = str(e)[len(e.field) + 2:]
+        message = e.message
         raise type(e)(f"training[{index}]{e.field[len('training'):]}", message) from None

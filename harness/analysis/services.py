@@ -1,0 +1,131 @@
+"""The services' tables and metrics (scenario `[[service]]`): pure pandas on
+what ns-3's ServiceLog and stream receivers record, one row per request and
+per stream packet.
+
+- a query completes when its last worker's response is in: query completion
+  time = last answer - start (a query missing any answer has none and misses
+  its deadline); p999 only where the sample has at least 1,000 queries;
+- an RPC's latency = answer - send; SLO attainment = the fraction of
+  requests answered within the SLO (an unanswered one is not); achieved QPS
+  = requests answered in the window / the window / the clients;
+- a stream packet's one-way delay = arrival - send; jitter is RFC 3550's
+  interarrival jitter (J += (|D| - J) / 16 over the packets in arrival
+  order, D the change in transit time); a packet is late past the playout
+  deadline, lost when it never arrives.
+
+Only what starts in the measurement window [warm-up, end] is measured.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+#: the fewest samples a tail quantile is reported from: p99 from 100, p999 from 1,000
+TAIL_SAMPLES = {0.99: 100, 0.999: 1000}
+
+
+def request_table(raw: pd.DataFrame, window: tuple[float, float],
+                  names: dict[int, tuple[str, str]]) -> pd.DataFrame:
+    """ns-3's ServiceLog rows with the service's name and kind, the latency
+    (s; NaN if unanswered), and whether the request is measured (sent in the
+    window; closed-loop requests never sent are not)."""
+    sent = raw["sent_ns"]
+    answered = raw["answered_ns"] >= 0
+    latency = ((raw["answered_ns"] - sent) / 1e9).where(answered & (sent >= 0))
+    return raw.assign(
+        service_name=raw["service"].map(lambda i: names[i][0]),
+        kind=raw["service"].map(lambda i: names[i][1]),
+        answered=answered, latency_s=latency,
+        measured=(sent >= window[0] * 1e9) & (sent <= window[1] * 1e9))
+
+
+def query_table(requests: pd.DataFrame) -> pd.DataFrame:
+    """One row per query: its start, last answer and completion time (NaN
+    unless every worker answered), and whether it is measured."""
+    q = requests[requests["kind"] == "query"]
+    grouped = q.groupby(["service", "query"], sort=True)
+    out = grouped.agg(service_name=("service_name", "first"), workers=("server", "size"),
+                      start_ns=("sent_ns", "min"), end_ns=("answered_ns", "max"),
+                      answered=("answered", "all"), measured=("measured", "all")).reset_index()
+    out["qct_s"] = ((out["end_ns"] - out["start_ns"]) / 1e9).where(out["answered"])
+    return out
+
+
+def _tail(values: np.ndarray, q: float) -> float | None:
+    return float(np.quantile(values, q)) if len(values) >= TAIL_SAMPLES[q] else None
+
+
+def _quantiles(values: np.ndarray) -> dict:
+    return {"p50_s": float(np.median(values)) if len(values) else None,
+            "p99_s": _tail(values, 0.99), "p999_s": _tail(values, 0.999)}
+
+
+def query_summary(queries: pd.DataFrame, deadline: float | None) -> dict:
+    """A query service's tail: count, answered, mean, p50, p99, p999 of the
+    completion time, and the deadline-miss fraction (None without a deadline)."""
+    m = queries[queries["measured"]]
+    qct = m["qct_s"].dropna().to_numpy()
+    missed = None
+    if deadline is not None and len(m):
+        missed = float(((m["qct_s"] > deadline) | m["qct_s"].isna()).mean())
+    return {"queries": int(len(m)), "answered": int(m["answered"].sum()),
+            "mean_qct_s": float(qct.mean()) if len(qct) else None,
+            **{k.replace("_s", "_qct_s"): v for k, v in _quantiles(qct).items()},
+            "deadline_s": deadline, "deadline_miss": missed}
+
+
+def rpc_summary(requests: pd.DataFrame, slo: float | None, window: tuple[float, float],
+                clients: int) -> dict:
+    """An RPC service's tail: count, answered, p50/p99/p999 latency, SLO
+    attainment (None without an SLO), and achieved QPS per client."""
+    m = requests[requests["measured"]]
+    latency = m["latency_s"].dropna().to_numpy()
+    span = window[1] - window[0]
+    return {"requests": int(len(m)), "answered": int(m["answered"].sum()),
+            "mean_latency_s": float(latency.mean()) if len(latency) else None,
+            **{k.replace("_s", "_latency_s"): v for k, v in _quantiles(latency).items()},
+            "slo_s": slo,
+            "slo_attainment": (float((m["latency_s"] <= slo).mean())
+                               if slo is not None and len(m) else None),
+            "achieved_qps": float(m["answered"].sum() / span / clients) if span > 0 else None}
+
+
+def stream_table(raw: pd.DataFrame, name: str, window: tuple[float, float]) -> pd.DataFrame:
+    """A stream's packets as received (one row each, in arrival order) with
+    their one-way delay and whether they are measured (sent in the window)."""
+    return raw.assign(service_name=name, delay_s=(raw["received_ns"] - raw["sent_ns"]) / 1e9,
+                      measured=(raw["sent_ns"] >= window[0] * 1e9)
+                      & (raw["sent_ns"] <= window[1] * 1e9))
+
+
+def rfc3550_jitter(sent_ns: np.ndarray, received_ns: np.ndarray) -> float:
+    """RFC 3550's interarrival jitter (s) after the last of these packets,
+    in arrival order: J += (|D(i-1, i)| - J) / 16."""
+    transit = (np.asarray(received_ns, dtype=float) - np.asarray(sent_ns, dtype=float)) / 1e9
+    j = 0.0
+    for d in np.abs(np.diff(transit)):
+        j += (d - j) / 16
+    return j
+
+
+def stream_summary(packets: pd.DataFrame, sent: int, interval_s: float,
+                   window: tuple[float, float], deadline: float | None) -> dict:
+    """A stream's delay p50/p99, RFC 3550 jitter, late and lost fractions
+    over the packets sent in the window (`sent` packets were sent in all,
+    every `interval_s` from 0)."""
+    m = packets[packets["measured"]]
+    first = int(np.ceil(window[0] / interval_s - 1e-9))
+    last = min(sent - 1, int(np.floor(window[1] / interval_s + 1e-9)))
+    expected = max(0, last - first + 1)
+    arrived = m["seq"].drop_duplicates()
+    delay = m["delay_s"].to_numpy()
+    return {"packets": expected, "received": int(len(arrived)),
+            "mean_delay_s": float(delay.mean()) if len(delay) else None,
+            "p50_delay_s": float(np.median(delay)) if len(delay) else None,
+            "p99_delay_s": _tail(delay, 0.99),
+            "jitter_s": rfc3550_jitter(m["sent_ns"].to_numpy(), m["received_ns"].to_numpy()),
+            "deadline_s": deadline,
+            "late": (float((delay > deadline).sum() / expected)
+                     if deadline is not None and expected else None),
+            "lost": float(1 - len(arrived) / expected) if expected else None}
