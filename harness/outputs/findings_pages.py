@@ -357,8 +357,10 @@ def finding_verdicts(name: str) -> str:
     kept comparison that tests it and whether its interval agrees."""
     lines = ["| system | paper's claim | tested as | iteration ms, arm / baseline | "
              "change [95 % CI] | agrees? |", "|---|---|---|---|---|---|"]
-    for claim in kept.finding(name).claims:
-        table = _claims(claim.sweep)
+    claims = kept.finding(name).claims
+    tables = {key: _claims(key) for key in {c.sweep for c in claims}}   # each read once
+    for claim in claims:
+        table = tables[claim.sweep]
         row = claim_row(table, claim) if table is not None else None
         tested = f"`{claim.arm}` vs `{claim.baseline}` at `{claim.label}`"
         if row is None:
