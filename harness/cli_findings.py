@@ -35,11 +35,17 @@ def findings() -> None:
 
 
 @findings.command(name="list")
-def list_() -> None:
+@click.option("--results", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where findings run runs the sweeps (default results/findings/ under "
+                   "the results root): a sweep begun there shows its finished cells, their "
+                   "CPU and the CPU left at their rate.")
+def list_(results: Path | None) -> None:
     """Each finding: status, the sweeps it stands on and their CPU cost."""
+    from harness.io import outdir
     from harness.services import findings as service
     from harness.sweeps import findings as kept
 
+    root = results if results is not None else outdir.results_root() / "findings"
     for finding in kept.load_registry().values():
         states = [kept.check_sweep(s) for s in finding.sweeps]
         status = kept.finding_status(states)
@@ -54,6 +60,11 @@ def list_() -> None:
                 estimate = service.estimate_cpu_s(state.sweep)
                 cost = ("not kept; first round ~" + f"{estimate:,.0f} s CPU (estimate)"
                         if estimate else "not kept")
+                begun = service.run_so_far(state.sweep, root)
+                if begun is not None and begun.done:
+                    cost += (f"; {begun.done} of {begun.cells} cells run in {begun.directory} "
+                             f"({begun.cpu_s:,.0f} s CPU), ~{begun.left_cpu_s:,.0f} s CPU "
+                             "left at their rate")
             click.echo(f"    sweep {state.sweep.key} ({state.sweep.grid}): {cost}")
             for reason in state.reasons:
                 click.echo(f"      {reason}")

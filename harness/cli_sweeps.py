@@ -36,7 +36,9 @@ from harness.sweeps import adaptive_text
 @click.option("--reference", "reference_dir", metavar="DIR", default=None,
               help="Reference results (made with `harness reference`, or the name of one "
                    "kept with the harness, e.g. validate) for the cells of the grid's "
-                   "smallest scale: those cells are taken from DIR, not run.")
+                   "smallest scale: those cells are taken from DIR, not run. A grid "
+                   "without a scale axis takes the cells DIR holds (same cell id), "
+                   "and runs the rest.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: when stderr is a terminal).")
 @click.option("--allow-short", is_flag=True, help=ALLOW_SHORT_HELP)

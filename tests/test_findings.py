@@ -31,7 +31,8 @@ def registry(tmp_path, monkeypatch, grid_file):
     (root / "findings.toml").write_text(
         '[sweeps.tiny]\ngrid = "tiny"\n\n'
         '[findings.tiny-map]\ntitle = "A tiny map"\npage = "findings/tiny.md"\n'
-        'sweeps = ["tiny"]\nfigures = [{ file = "tiny-map.png", sweep = "tiny", kind = "map" }]\n')
+        'sweeps = ["tiny"]\nfigures = [{ file = "tiny-map.png", sweep = "tiny", kind = "map" },\n'
+        '           { file = "tiny-frontier.png", sweep = "tiny", kind = "frontier" }]\n')
     monkeypatch.setattr(kept, "FINDINGS_DIR", root)
     monkeypatch.setattr(kept, "REGISTRY", root / "findings.toml")
     monkeypatch.setattr(kept, "GRIDS_DIR", root / "grids")
@@ -111,11 +112,13 @@ def test_figure_carries_provenance_and_check_compares_it(kept_tiny, tmp_path, mo
     monkeypatch.setattr("harness.services.findings.docs_dir", lambda: docs)
     result = CliRunner().invoke(cli.main, ["findings", "draw", "tiny-map"])
     assert result.exit_code == 0, result.output
-    meta = findings_pages.png_metadata(docs / "tiny-map.png")
     record = json.loads((kept_tiny / "provenance.json").read_text())
-    for key in ("preset", "buffer_model", "scale", "seeds", "commit", "date"):
-        assert key in meta
-    assert (meta["commit"], meta["date"], meta["seeds"]) == (record["commit"], record["date"], "1")
+    for figure in ("tiny-map.png", "tiny-frontier.png"):
+        meta = findings_pages.png_metadata(docs / figure)
+        for key in ("preset", "buffer_model", "scale", "seeds", "commit", "date"):
+            assert key in meta
+        assert (meta["commit"], meta["date"], meta["seeds"]) == (record["commit"],
+                                                                 record["date"], "1")
     assert CliRunner().invoke(cli.main, ["findings", "check"]).exit_code == 0
     record["date"] = "1999-01-01"
     (kept_tiny / "provenance.json").write_text(json.dumps(record))
@@ -145,6 +148,17 @@ def test_generated_page_parts(kept_tiny):
     assert f"{1000 * one['mean_iteration_s']:.4g} (1)" in means  # one seed: no interval
     with pytest.raises(KeyError, match="no column 'nope'"):
         findings_pages.finding_table("tiny", "nope")
+    # the knob frontier: a table per point, the reference at 0, the point's verdict
+    from harness.analysis import frontier
+
+    plane = findings_pages.finding_frontier("tiny")
+    deltas = load_sweep(kept_tiny).deltas_mean
+    low = deltas[(deltas["arm"] == "low") & (deltas["metric"] == "iteration_time")]
+    assert plane.count("| `same` | 0 (reference) | 0 | 0 | P, P |") == len(low) == 4
+    for row in low.to_dict("records"):
+        assert frontier.interval_text(row["change"], row["change_low"],
+                                      row["change_high"]) in plane
+    assert plane.count("best: ") + plane.count("none: ") == 4
     words = findings_pages.finding_summary("tiny")
     assert words.startswith("- **Training** (`low` vs `same`):") and "of 4 verdicts decided" in words
 
@@ -174,6 +188,16 @@ def test_findings_run_resumes_keeps_and_draws(registry, local_sweep, tmp_path, m
     simulated again, its tables are kept and its figure drawn."""
     results = tmp_path / "results"
     shutil.copytree(local_sweep.out, results / "tiny")
+    # begun, not kept: list shows its finished cells and the CPU they cost
+    cells = sorted((results / "tiny" / "cells").iterdir())
+    manifests = [json.loads((c / "manifest.json").read_text()) for c in cells]
+    aside = tmp_path / "aside"
+    shutil.move(cells[0], aside)
+    listed = CliRunner().invoke(cli.main, ["findings", "list", "--results", str(results)])
+    cpu = sum(m["simulation_cpu_s"] for m in manifests[1:])
+    assert f"7 of 8 cells run in {results / 'tiny'} ({cpu:,.0f} s CPU), " \
+           f"~{cpu / 7:,.0f} s CPU left" in " ".join(listed.output.split())
+    shutil.move(aside, cells[0])
     docs = tmp_path / "docs"
     docs.mkdir()
     monkeypatch.setattr("harness.services.findings.docs_dir", lambda: docs)

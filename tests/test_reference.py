@@ -95,11 +95,28 @@ def test_a_reference_for_other_settings_is_refused_before_running(tmp_path):
         r = CliRunner().invoke(main, ["sweep", str(SAMPLE_GRID), "-o", str(tmp_path / "t"),
                                       *args])
         assert r.exit_code == 2 and words in r.output
+    # a grid without a scale axis takes the cells the reference holds by id
+    # (here scale 2 is set: none of them) and refuses one that matches none
     no_scale = tmp_path / "no-scale.toml"
-    no_scale.write_text(SAMPLE_GRID.read_text().replace("scale = [1, 2]\n", ""))
+    no_scale.write_text(SAMPLE_GRID.read_text().replace("scale = [1, 2]\n", "")
+                        .replace("[set]\n", "[set]\nscale = 2\n"))
     r = CliRunner().invoke(main, ["sweep", str(no_scale), "-o", str(tmp_path / "u"),
                                   "--reference", str(SAMPLE)])
-    assert r.exit_code == 2 and "no 'scale' axis" in r.output
+    assert r.exit_code == 2 and "holds none of grid 'reference-sample'" in r.output
+    assert not (tmp_path / "u").exists()
+
+
+def test_a_grid_without_a_scale_axis_takes_the_cells_held_by_id():
+    """buffer-corners (10 Gbit/s throughout, per-band and shared buffers)
+    shares its shared-buffer cells with validate's kept 10 Gbit/s side: those
+    are taken, the per-band ones run."""
+    grid = load_grid("buffer-corners")
+    cells = expand(grid)
+    held = reference.check(reference.resolve("validate"), grid, cells)
+    models = {dict(c.point)["network.buffer.model"] for c in held}
+    assert held and models == {"shared"}
+    assert len(held) == len([c for c in cells
+                             if dict(c.point)["network.buffer.model"] == "shared"])
 
 
 def test_export_refuses_an_unfinished_sweep_and_an_existing_output(tmp_path):

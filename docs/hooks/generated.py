@@ -11,12 +11,10 @@ A page asks for one with a marker line, replaced when the site is built:
 - ``<!-- generated: adaptive-seeds -->``, ``<!-- generated: decided -->``: how
   added seeds are ordered and what a budget does (harness/sweeps/adaptive_text.py),
   what a decided verdict is (harness/analysis/stats.py), said once;
-- ``<!-- generated: finding NAME -->``, ``<!-- generated: finding-map SWEEP
-  [METRIC] -->``, ``<!-- generated: finding-changes SWEEP METRIC ... -->``,
-  ``<!-- generated: finding-summary SWEEP -->``, ``<!-- generated: finding-table SWEEP
-  COLUMN ... -->``, ``<!-- generated: finding-claims SWEEP [LABEL ...] -->``,
-  ``<!-- generated: finding-verdicts NAME -->``, ``<!-- generated: findings-status -->``:
-  a finding's provenance and tables, from its kept results
+- ``<!-- generated: finding NAME -->`` and the other findings markers
+  (``finding-map``, ``finding-table``, ``finding-frontier``, ...: their list is
+  harness.outputs.findings_pages.MARKERS): a finding's provenance and tables,
+  from its kept results
   (harness/outputs/findings_pages.py, workloads/findings/);
 - ``<!-- generated: code-map -->``: the packages, their layers, modules and
   imports, read from the code (docs/hooks/code_map.py).
@@ -33,6 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # a checkout without `pip install -e .`
     sys.path.insert(0, str(ROOT))
+
+from harness.outputs import findings_pages  # after the checkout is on the path
 
 MARKER = re.compile(r"^<!-- generated: ([a-z-]+)((?: [A-Za-z0-9_.-]+)*) -->$", re.MULTILINE)
 WIDTH = 88
@@ -85,26 +85,9 @@ def _code_map() -> str:
     return code_map.markdown()
 
 
-def _findings(kind: str):
-    def generate(*args: str) -> str:
-        from harness.outputs import findings_pages
-
-        return {"finding": findings_pages.finding_block, "finding-map": findings_pages.finding_map,
-                "finding-changes": findings_pages.finding_changes,
-                "finding-summary": findings_pages.finding_summary,
-                "finding-table": findings_pages.finding_table,
-                "finding-claims": findings_pages.finding_claims,
-                "finding-verdicts": findings_pages.finding_verdicts,
-                "findings-status": findings_pages.findings_status}[kind](*args)
-
-    return generate
-
-
 GENERATORS = {"scenario-keys": _scenario_keys, "policy-parameters": _policy_parameters,
-              "cli": _cli, "code-map": _code_map, "adaptive-seeds": _adaptive_seeds, "decided": _decided, **{k: _findings(k) for k in ("finding", "finding-map",
-                                                         "finding-changes", "finding-summary",
-                                                         "finding-table", "finding-claims",
-                                                         "finding-verdicts", "findings-status")}}
+              "cli": _cli, "code-map": _code_map, "adaptive-seeds": _adaptive_seeds,
+              "decided": _decided, **findings_pages.MARKERS}
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:

@@ -21,7 +21,9 @@ a findings page with these:
 - ``<!-- generated: finding-claims SWEEP [LABEL ...] -->``: a kept claims
   table (every comparison of a systems sweep, harness.analysis.claims);
 - ``<!-- generated: finding-verdicts NAME -->``: each paper's claim the
-  finding judges (findings.toml), its kept comparison and whether it agrees.
+  finding judges (findings.toml), its kept comparison and whether it agrees;
+- ``<!-- generated: finding-frontier SWEEP -->``: the knob frontier of a
+  kept sweep (harness.analysis.frontier), a table per point and its best arm.
 
 Figures (`draw`) carry their provenance in their title line and in the
 PNG's text chunks (preset, buffer_model, scale, seeds, commit, date).
@@ -379,6 +381,56 @@ def finding_verdicts(name: str) -> str:
 # figures
 
 
+def _frontier(loaded):
+    """The frontier table of a kept sweep and its point columns."""
+    from harness.analysis import frontier
+
+    keys = frontier.point_keys_of(loaded.deltas_mean)
+    return frontier.frontier_table(loaded.deltas_mean, keys,
+                                   frontier.references_of(loaded.grid, keys)), keys
+
+
+def finding_frontier(key: str) -> str:
+    """Per point: each arm's training slowdown and the background's mean-FCT
+    gains (% [95 % interval], verdict), its Pareto marks, then the point's
+    best arm or why none qualifies (harness frontier's table, from the kept
+    deltas_mean)."""
+    from harness.analysis import frontier
+
+    sweep, loaded = _load(key)
+    if loaded is None:
+        return f"*(no kept tables for `{key}` yet: `harness findings run`)*"
+    table, keys = _frontier(loaded)
+    verdicts = dict(frontier.point_verdicts(table, keys))
+    marks = {True: "P", False: ""}
+    out = []
+    for name, rows in table.groupby([frontier.point_key(v) for v in
+                                     table[keys].itertuples(index=False)], sort=False):
+        point = frontier.point_name({k: rows.iloc[0][k] for k in keys})
+        out += [f"**{point}**", "",
+                "| arm | slowdown | small-flow gain | large-flow gain | Pareto (small, large) |",
+                "|---|---|---|---|---|"]
+        for r in rows.to_dict("records"):
+            if r["is_reference"]:
+                out.append(f"| `{r['arm']}` | 0 (reference) | 0 | 0 | P, P |")
+                continue
+            slow = frontier.interval_text(r["slowdown"], r["slowdown_low"], r["slowdown_high"])
+            slow += f" {r['slowdown_verdict']}" + ("" if r["slowdown_decided"] else " (undecided)")
+            gains = [frontier.interval_text(r[f"{c}_gain"], r[f"{c}_gain_low"],
+                                            r[f"{c}_gain_high"]) + f" {r[f'{c}_verdict']}"
+                     for c, _ in frontier.GAIN_CLASSES]
+            pareto = ", ".join(marks[r[f"pareto_{c}"]] or
+                               ("d" if r[f"dominance_decided_{c}"] else "e")
+                               if r[f"pareto_{c}"] or r[f"dominated_by_{c}"] else "-"
+                               for c, _ in frontier.GAIN_CLASSES)
+            best = " **best**" if r["best"] else ""
+            out.append(f"| `{r['arm']}`{best} | {slow} | {gains[0]} | {gains[1]} | {pareto} |")
+        out += ["", verdicts[point], ""]
+    out.append("Pareto: P on the set (estimates); d dominated, decided by the intervals; "
+               "e dominated on the estimates only; - no estimate.")
+    return "\n".join(out) + "\n"
+
+
 def figure_metadata(record: dict) -> dict[str, str]:
     """The PNG text chunks of a figure drawn from a kept sweep."""
     return {k: str(record.get(k, "")) for k in
@@ -399,7 +451,8 @@ def draw(figure: kept.Figure, docs_dir: Path) -> Path:
     if loaded is None:
         raise FileNotFoundError(f"no kept tables for {figure.sweep!r}")
     record = kept.provenance(sweep)
-    what = {"map": "operating boundary", "comparison": "per point and arm"}[figure.kind]
+    what = {"map": "operating boundary", "comparison": "per point and arm",
+            "frontier": "training slowdown vs background gain per arm"}[figure.kind]
     title = (f"{record.get('grid')}: {what} (scale {record.get('scale')}, "
              f"buffer {record.get('buffer_model')}, {_seeds(record)} a point; "
              f"{record.get('date')}, {record.get('commit')})")
@@ -407,6 +460,10 @@ def draw(figure: kept.Figure, docs_dir: Path) -> Path:
         table = boundary_table(loaded.deltas_mean, loaded.summary, loaded.grid)
         fig = draw_boundary(table, loaded.grid, background_labels(loaded.summary, loaded.grid),
                             title)
+    elif figure.kind == "frontier":
+        from harness.outputs.plots.frontier_figure import draw_frontier
+
+        fig = draw_frontier(*_frontier(loaded), title)
     else:
         fig = draw_comparison(comparison_frame(loaded.summary, loaded.grid), loaded.grid, title)
     fit_text(fig)
@@ -422,3 +479,11 @@ def png_metadata(path: Path) -> dict[str, str]:
 
     with Image.open(path) as image:
         return {k: str(v) for k, v in (getattr(image, "text", None) or {}).items()}
+
+
+#: the findings pages' markers (docs/hooks/generated.py) and what fills each
+MARKERS = {"finding": finding_block, "findings-status": findings_status,
+           "finding-map": finding_map, "finding-changes": finding_changes,
+           "finding-summary": finding_summary, "finding-table": finding_table,
+           "finding-claims": finding_claims, "finding-verdicts": finding_verdicts,
+           "finding-frontier": finding_frontier}

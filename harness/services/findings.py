@@ -40,6 +40,47 @@ def estimate_cpu_s(sweep) -> float | None:
     return (low + high) / 2
 
 
+@dataclass
+class RunSoFar:
+    """A not-yet-kept sweep's run directory under the findings' results root:
+    how far it got and what its finished cells cost (the resumable part)."""
+
+    directory: Path
+    done: int            # finished cells
+    cells: int           # the grid's first round (seeds added later not counted)
+    cpu_s: float         # their simulation CPU
+    left_cpu_s: float    # the first round's other cells at the finished cells' mean
+
+
+def run_so_far(sweep, root: Path) -> RunSoFar | None:
+    """The sweep's directory under `root` (findings run's --results), if any:
+    its finished cells and their CPU, and the rest at their rate. The
+    bytes-based estimate (estimate_cpu_s) is rough (2-4x low for sharded
+    and frontier cells); finished cells say better."""
+    import json
+
+    from harness.sweeps.grid import expand, load_grid
+    from harness.sweeps.sweepdir import is_done
+
+    directory = root / sweep.key
+    if not (directory / "grid.toml").is_file():
+        return None
+    try:
+        cells = [c for c in expand(load_grid(directory / "grid.toml")) if c.scenario is not None]
+    except ConfigError:
+        return None
+    done = [c for c in cells if is_done(directory, c)]
+    cpu = []
+    for cell in done:
+        try:
+            manifest = json.loads((directory / "cells" / cell.id / "manifest.json").read_text())
+            cpu.append(float(manifest.get("simulation_cpu_s") or 0.0))
+        except (OSError, ValueError):
+            continue
+    mean = sum(cpu) / len(cpu) if cpu else 0.0
+    return RunSoFar(directory, len(done), len(cells), sum(cpu), mean * (len(cells) - len(done)))
+
+
 def results_root(results: Path | None) -> Path:
     """Where `findings run` runs the sweeps, checked before any runs: the
     findings folder must be writable (the tables are kept there)."""

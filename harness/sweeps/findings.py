@@ -51,7 +51,7 @@ PROVENANCE = "provenance.json"
 
 CURRENT, STALE, PINNED, NOT_KEPT = "current", "stale", "pinned", "not kept"
 #: a finding's figure: the operating-boundary map, or bars per point and arm
-FIGURE_KINDS = ("map", "comparison")
+FIGURE_KINDS = ("map", "comparison", "frontier")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,9 @@ scale-down against the same 10 Gbit/s results.
 A reference cell is matched by its cell id, the digest of its resolved
 scenario: a reference made for other settings (another window, another
 buffer model, a change of a default) is refused by name, before anything
-runs, instead of being compared with the wrong thing.
+runs, instead of being compared with the wrong thing. A grid without a scale
+axis (e.g. buffer-corners, at 10 Gbit/s throughout) takes those of its cells
+the reference holds, by id, and runs the rest.
 """
 
 from __future__ import annotations
@@ -156,10 +158,19 @@ def _labels(cell: Cell) -> str:
 
 
 def check(reference: Path, grid: Grid, cells: list[Cell]) -> list[Cell]:
-    """The grid's reference-scale cells, each found in `reference`; a
-    ConfigError naming the first one it lacks (or holds for another
-    scenario), before anything runs."""
+    """The cells `reference` stands in for, before anything runs. A grid with a
+    scale axis: its reference-scale cells, each of which must be held (a
+    ConfigError naming the first one it lacks, or holds for another
+    scenario). A grid without one: those of its cells the reference holds (a
+    cell id is the digest of everything that decides the run), at least one."""
     index = read_index(resolve(reference))
+    if stats.SCALE_FIELD not in dict(grid.axes):
+        held = [c for c in cells if c.id in index["cells"]]
+        if not held:
+            raise ConfigError("--reference", f"{reference} holds none of grid {grid.name!r}'s "
+                              f"{len(cells)} cells (it was made from {index['grid']!r}): "
+                              "their settings differ from the reference's")
+        return held
     wanted = reference_cells(grid, cells)
     for cell in wanted:
         if cell.id not in index["cells"]:
