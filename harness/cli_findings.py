@@ -58,10 +58,17 @@ def list_(results: Path | None) -> None:
                         f"CPU, kept {record.get('date')} at {record.get('commit')}")
             else:
                 estimate = service.estimate_cpu_s(state.sweep)
-                cost = ("not kept; first round ~" + f"{estimate:,.0f} s CPU (estimate)"
-                        if estimate else "not kept")
+                cost = "not kept"
+                if estimate and estimate[0] == estimate[1]:
+                    cost += f"; first round ~{estimate[0]:,.0f} s CPU (estimate)"
+                elif estimate:
+                    cost += (f"; ~{estimate[0]:,.0f} to {estimate[1]:,.0f} s CPU (estimate: "
+                             "its fewest and most probes)")
                 begun = service.run_so_far(state.sweep, root)
-                if begun is not None and begun.done:
+                if begun is not None and begun.done and begun.cells is None:
+                    cost += (f"; {begun.done} cells run in {begun.directory} "
+                             f"({begun.cpu_s:,.0f} s CPU)")
+                elif begun is not None and begun.done:
                     cost += (f"; {begun.done} of {begun.cells} cells run in {begun.directory} "
                              f"({begun.cpu_s:,.0f} s CPU), ~{begun.left_cpu_s:,.0f} s CPU "
                              "left at their rate")

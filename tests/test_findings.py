@@ -257,3 +257,47 @@ def test_bad_claims_and_tables_are_named(registry, spec, words):
     (registry / "findings.toml").write_text(text)
     with pytest.raises(ConfigError, match=re.escape(words)):
         kept.load_registry()
+
+
+@pytest.mark.slow
+def test_a_boundary_search_is_kept_checked_and_drawn(registry, tmp_path, monkeypatch):
+    """A real search (2-3 probes) run by `findings run` as `harness boundary`,
+    kept with its boundary and probes tables, current against today's code,
+    its crossings generated into a page and drawn over its kept map."""
+    from harness.analysis.tables import read_table
+    from harness.outputs import findings_pages
+    from harness.traffic import profiles
+    from tests.test_boundary import REAL_SEARCH
+
+    profiles.save_profile(profiles.resnet50_like(10, 1_000_000, 5.0), tmp_path / "m1.csv")
+    (registry / "grids" / "search.toml").write_text(
+        REAL_SEARCH.format(model=tmp_path / "m1.csv"))
+    with (registry / "findings.toml").open("a") as f:
+        f.write('\n[sweeps.search]\ngrid = "search"\n\n'
+                '[findings.edge]\ntitle = "An edge"\npage = "findings/edge.md"\n'
+                'sweeps = ["search"]\nfigures = [{ file = "edge.png", sweep = "search", '
+                'kind = "boundary", over = "tiny" }]\n')
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    monkeypatch.setattr("harness.services.findings.docs_dir", lambda: docs)
+    result = CliRunner().invoke(cli.main, ["findings", "run", "edge", "-j", "2",
+                                           "--results", str(tmp_path / "results")])
+    assert result.exit_code == 0, result.output
+    assert "harness.cli boundary" in result.output and "kept search" in result.output
+    state = kept.check_sweep(kept.kept_sweep("search"))
+    assert state.status == kept.CURRENT, state.reasons
+    table = read_table(registry / "search" / "boundary.parquet")
+    probes = read_table(registry / "search" / "probes.parquet")
+    assert len(table) == 1 and table["probes"].iloc[0] == len(probes) >= 2
+    page = findings_pages.finding_boundary("search")
+    header, rule, row = page.splitlines()
+    assert header.startswith("| R | threshold | status |")
+    assert f"| 1 % | {table['status'].iloc[0]} |" in row
+    assert findings_pages.png_metadata(docs / "edge.png")["preset"] == "search"  # its grid
+    # the figure's `over` must name a kept sweep of the registry
+    with (registry / "findings.toml").open("a") as f:
+        f.write('\n[findings.bad]\ntitle = "x"\npage = "findings/x.md"\nsweeps = ["search"]\n'
+                'figures = [{ file = "x.png", sweep = "search", kind = "boundary", '
+                'over = "nope" }]\n')
+    with pytest.raises(ConfigError, match=r"findings.bad.figures\[0\].over: unknown sweep 'nope'"):
+        kept.load_registry()

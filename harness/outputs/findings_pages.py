@@ -23,7 +23,9 @@ a findings page with these:
 - ``<!-- generated: finding-verdicts NAME -->``: each paper's claim the
   finding judges (findings.toml), its kept comparison and whether it agrees;
 - ``<!-- generated: finding-frontier SWEEP -->``: the knob frontier of a
-  kept sweep (harness.analysis.frontier), a table per point and its best arm.
+  kept sweep (harness.analysis.frontier), a table per point and its best arm;
+- ``<!-- generated: finding-boundary SWEEP -->``: a kept boundary search's
+  crossings per point and threshold (its boundary.parquet).
 
 Figures (`draw`) carry their provenance in their title line and in the
 PNG's text chunks (preset, buffer_model, scale, seeds, commit, date).
@@ -108,9 +110,10 @@ def finding_block(name: str) -> str:
     if status == kept.NOT_KEPT:
         lines += ['!!! warning "Not yet regenerated"',
                   "    This page's numbers were typed by hand from runs made before the "
-                  "kept results existed, most under the older per-band buffer limits "
-                  "(`network.buffer.model = \"per_band\"`); they are not checked against "
-                  f"today's code. `harness findings run {name}` reruns its sweeps "
+                  "kept results existed, many under the older per-band buffer limits "
+                  "(`network.buffer.model = \"per_band\"`, the default until 2026-11-24); "
+                  "they are not checked against today's code. "
+                  f"`harness findings run {name}` reruns its sweeps "
                   f"({', '.join('`' + s.key + '`' for s in finding.sweeps)}) and "
                   "regenerates them.", ""]
         return "\n".join(lines)
@@ -431,6 +434,36 @@ def finding_frontier(key: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def finding_boundary(key: str) -> str:
+    """A kept search's table: per point and threshold its status, crossing,
+    bracket, undecided band, probes, seeds and CPU (harness boundary's)."""
+    from harness.analysis.tables import read_table
+    from harness.outputs.plots.sweep_axes import point_fields
+
+    sweep, loaded = _load(key)
+    path = sweep.kept_dir / "boundary.parquet"
+    if loaded is None or not path.is_file():
+        return f"*(no kept boundary table for `{key}` yet: `harness findings run`)*"
+    table = read_table(path)
+    keys = [k for k in point_fields(loaded.grid) if k in table]
+
+    def num(v) -> str:
+        return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:,.3g}"
+
+    def pair(a, b) -> str:
+        return f"[{num(a)}, {num(b)}]" if num(a) or num(b) else ""
+
+    head = [*(_short(k) for k in keys), "threshold", "status", "crossing", "bracket",
+            "undecided band", "probes", "seeds", "CPU s"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in table.to_dict("records"):
+        lines.append("| " + " | ".join([
+            *(_value(r[k]) for k in keys), f"{100 * r['threshold']:g} %", r["status"],
+            num(r["crossing"]), pair(r["low"], r["high"]), pair(r["band_low"], r["band_high"]),
+            str(r["probes"]), str(r["seeds"]), f"{r['cpu_s']:,.0f}"]) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def figure_metadata(record: dict) -> dict[str, str]:
     """The PNG text chunks of a figure drawn from a kept sweep."""
     return {k: str(record.get(k, "")) for k in
@@ -452,7 +485,8 @@ def draw(figure: kept.Figure, docs_dir: Path) -> Path:
         raise FileNotFoundError(f"no kept tables for {figure.sweep!r}")
     record = kept.provenance(sweep)
     what = {"map": "operating boundary", "comparison": "per point and arm",
-            "frontier": "training slowdown vs background gain per arm"}[figure.kind]
+            "frontier": "training slowdown vs background gain per arm",
+            "boundary": "where the training slowdown crosses its thresholds"}[figure.kind]
     title = (f"{record.get('grid')}: {what} (scale {record.get('scale')}, "
              f"buffer {record.get('buffer_model')}, {_seeds(record)} a point; "
              f"{record.get('date')}, {record.get('commit')})")
@@ -460,6 +494,8 @@ def draw(figure: kept.Figure, docs_dir: Path) -> Path:
         table = boundary_table(loaded.deltas_mean, loaded.summary, loaded.grid)
         fig = draw_boundary(table, loaded.grid, background_labels(loaded.summary, loaded.grid),
                             title)
+    elif figure.kind == "boundary":
+        fig = _boundary_figure(sweep, figure, title)
     elif figure.kind == "frontier":
         from harness.outputs.plots.frontier_figure import draw_frontier
 
@@ -471,6 +507,27 @@ def draw(figure: kept.Figure, docs_dir: Path) -> Path:
     target = docs_dir / figure.file
     return outdir.write_from(target, lambda tmp: fig.savefig(
         tmp, format="png", dpi=110, bbox_inches="tight", pad_inches=0.05, metadata=meta))
+
+
+def _boundary_figure(sweep, figure: kept.Figure, title: str):
+    """A kept search's crossings (and probes), over its kept map's training
+    verdicts where the figure names one (`over`)."""
+    from harness.analysis.tables import SEED_AXIS, read_table
+    from harness.outputs.plots.boundary_figure import draw_boundary_curves, map_cells
+    from harness.sweeps.grid import load_grid
+
+    grid = load_grid(sweep.kept_dir / "grid.toml")
+    spec = grid.search
+    fields = [f for f, _ in grid.axes if f != SEED_AXIS]
+    cells = None
+    if figure.over is not None:
+        over = kept.kept_sweep(figure.over).kept_dir
+        if (over / "deltas_mean.parquet").is_file():
+            cells = map_cells(over, fields, spec.field, spec.arm)
+    return draw_boundary_curves(read_table(sweep.kept_dir / "boundary.parquet"), fields,
+                                spec.field, spec.lo, spec.hi, title, cells,
+                                read_table(sweep.kept_dir / "probes.parquet"),
+                                log=spec.spacing == "log")
 
 
 def png_metadata(path: Path) -> dict[str, str]:
@@ -486,4 +543,4 @@ MARKERS = {"finding": finding_block, "findings-status": findings_status,
            "finding-map": finding_map, "finding-changes": finding_changes,
            "finding-summary": finding_summary, "finding-table": finding_table,
            "finding-claims": finding_claims, "finding-verdicts": finding_verdicts,
-           "finding-frontier": finding_frontier}
+           "finding-frontier": finding_frontier, "finding-boundary": finding_boundary}

@@ -21,23 +21,32 @@ def docs_dir() -> Path:
     return DOCS_DIR
 
 
-def estimate_cpu_s(sweep) -> float | None:
+def estimate_cpu_s(sweep) -> tuple[float, float] | None:
     """A not-yet-kept sweep's rough simulation CPU, from harness check's cost
-    model: the cells it would run (not those its reference results hold)."""
+    model, as (low, high): a grid's cells (not those its reference results
+    hold), each the middle of its bounds; a search's fewest and most probes."""
     from harness.sweeps import reference
     from harness.sweeps.cost import Cost
     from harness.sweeps.grid import expand, load_grid
 
+    def middle(nbytes: float) -> float:
+        return sum(Cost(nbytes).core_s) / 2
+
     try:
         grid = load_grid(sweep.grid_path())
+        if grid.search is not None:
+            from harness.sweeps.search_plan import plan_search
+
+            plan = plan_search(grid)
+            return middle(plan.least_bytes), middle(plan.most_bytes)
         cells = [c for c in expand(grid) if c.scenario is not None]
         if sweep.reference:
             held = {c.id for c in reference.check(sweep.reference, grid, cells)}
             cells = [c for c in cells if c.id not in held]
     except ConfigError:
         return None
-    low, high = Cost(sum(c.predicted_bytes for c in cells)).core_s
-    return (low + high) / 2
+    cpu = middle(sum(c.predicted_bytes for c in cells))
+    return cpu, cpu
 
 
 @dataclass
@@ -46,10 +55,11 @@ class RunSoFar:
     how far it got and what its finished cells cost (the resumable part)."""
 
     directory: Path
-    done: int            # finished cells
-    cells: int           # the grid's first round (seeds added later not counted)
-    cpu_s: float         # their simulation CPU
-    left_cpu_s: float    # the first round's other cells at the finished cells' mean
+    done: int                  # finished cells
+    cells: int | None          # the grid's first round (seeds added later not counted);
+                               # None for a search, whose probes are chosen as it goes
+    cpu_s: float               # their simulation CPU
+    left_cpu_s: float | None   # the first round's other cells at the finished cells' mean
 
 
 def run_so_far(sweep, root: Path) -> RunSoFar | None:
@@ -60,25 +70,29 @@ def run_so_far(sweep, root: Path) -> RunSoFar | None:
     import json
 
     from harness.sweeps.grid import expand, load_grid
-    from harness.sweeps.sweepdir import is_done
 
     directory = root / sweep.key
     if not (directory / "grid.toml").is_file():
         return None
     try:
-        cells = [c for c in expand(load_grid(directory / "grid.toml")) if c.scenario is not None]
+        grid = load_grid(directory / "grid.toml")
+        first_round = None if grid.search is not None else \
+            {c.id for c in expand(grid) if c.scenario is not None}
     except ConfigError:
         return None
-    done = [c for c in cells if is_done(directory, c)]
     cpu = []
-    for cell in done:
+    for summary in sorted(directory.glob("cells/*/summary.json")):
         try:
-            manifest = json.loads((directory / "cells" / cell.id / "manifest.json").read_text())
-            cpu.append(float(manifest.get("simulation_cpu_s") or 0.0))
+            manifest = json.loads((summary.parent / "manifest.json").read_text())
         except (OSError, ValueError):
             continue
+        cpu.append(float(manifest.get("simulation_cpu_s") or 0.0))
+    if first_round is None:
+        return RunSoFar(directory, len(cpu), None, sum(cpu), None)
+    done = sum(1 for c in first_round if (directory / "cells" / c / "summary.json").is_file())
     mean = sum(cpu) / len(cpu) if cpu else 0.0
-    return RunSoFar(directory, len(done), len(cells), sum(cpu), mean * (len(cells) - len(done)))
+    return RunSoFar(directory, done, len(first_round), sum(cpu),
+                    mean * (len(first_round) - done))
 
 
 def results_root(results: Path | None) -> Path:
@@ -96,11 +110,17 @@ def results_root(results: Path | None) -> Path:
 
 def sweep_command(sweep, out: Path, jobs: int, no_added_seeds: bool) -> list[str]:
     """The `harness sweep` command that reruns (or resumes) a finding's sweep
-    with its grid, budget and reference results as findings.toml gives them."""
-    command = [sys.executable, "-m", "harness.cli", "sweep", str(sweep.grid_path()),
-               "-o", str(out), "-j", str(jobs)]
+    with its grid, budget and reference results as findings.toml gives them;
+    `harness boundary` for a search grid (its seeds are its [search]'s)."""
+    from harness.sweeps.grid import load_grid
+
+    search = load_grid(sweep.grid_path()).search is not None
+    command = [sys.executable, "-m", "harness.cli", "boundary" if search else "sweep",
+               str(sweep.grid_path()), "-o", str(out), "-j", str(jobs)]
     if (out / "sweep.json").is_file():
         command.append("--resume")
+    if search:
+        return command
     if no_added_seeds:
         command += ["--max-seeds", "1"]
     elif sweep.budget:

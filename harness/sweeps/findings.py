@@ -41,7 +41,7 @@ REGISTRY = FINDINGS_DIR / "findings.toml"
 GRIDS_DIR = FINDINGS_DIR / "grids"
 #: the tables kept of a sweep directory (those it has), whole
 KEPT_TABLES = ("summary.parquet", "deltas.parquet", "deltas_mean.parquet",
-               "scale_check.parquet")
+               "scale_check.parquet", "boundary.parquet", "probes.parquet")
 KEPT_FILES = ("sweep.json", "grid.toml")
 #: tables a sweep may ask to have computed from its run directories when it is
 #: kept (findings.toml `tables`): they need the cells, which are not kept
@@ -51,7 +51,7 @@ PROVENANCE = "provenance.json"
 
 CURRENT, STALE, PINNED, NOT_KEPT = "current", "stale", "pinned", "not kept"
 #: a finding's figure: the operating-boundary map, or bars per point and arm
-FIGURE_KINDS = ("map", "comparison", "frontier")
+FIGURE_KINDS = ("map", "comparison", "frontier", "boundary")
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,7 @@ class Figure:
     sweep: str         # the kept sweep it is drawn from
     kind: str          # one of FIGURE_KINDS (harness.outputs.findings_pages.draw)
     metric: str = "iteration_time"
+    over: str | None = None   # a boundary's kept map, drawn underneath
 
 
 @dataclass(frozen=True)
@@ -159,17 +160,29 @@ def load_registry() -> dict[str, Finding]:
         missing = [s for s in spec.get("sweeps", []) if s not in sweeps]
         if missing:
             raise ConfigError(where, f"unknown sweeps {missing}; known: {', '.join(sweeps)}")
-        figures = tuple(Figure(**f) for f in spec.get("figures", []))
-        for i, figure in enumerate(figures):
-            if figure.kind not in FIGURE_KINDS:
-                raise ConfigError(f"{where}.figures[{i}].kind", f"{figure.kind!r}; allowed: "
-                                  f"{', '.join(FIGURE_KINDS)}")
+        figures = tuple(_figure(f"{where}.figures[{i}]", f, sweeps)
+                        for i, f in enumerate(spec.get("figures", [])))
         claims = tuple(_claim(f"{where}.claims[{i}]", c, sweeps)
                        for i, c in enumerate(spec.get("claims", [])))
         findings[name] = Finding(name, spec["title"], spec["page"],
                                  tuple(sweeps[s] for s in spec.get("sweeps", [])),
                                  figures, spec.get("note"), claims)
     return findings
+
+
+def _figure(where: str, spec: dict, sweeps: dict[str, KeptSweep]) -> Figure:
+    fields = {"file", "sweep", "kind", "metric", "over"}
+    if set(spec) - fields or {"file", "sweep", "kind"} - set(spec):
+        raise ConfigError(where, f"keys file, sweep, kind (required), metric, over; "
+                          f"got {sorted(spec)}")
+    if spec["kind"] not in FIGURE_KINDS:
+        raise ConfigError(f"{where}.kind", f"{spec['kind']!r}; allowed: "
+                          f"{', '.join(FIGURE_KINDS)}")
+    for key in ("sweep", "over"):
+        if spec.get(key) is not None and spec[key] not in sweeps:
+            raise ConfigError(f"{where}.{key}", f"unknown sweep {spec[key]!r}; known: "
+                              f"{', '.join(sweeps)}")
+    return Figure(**spec)
 
 
 def _claim(where: str, spec: dict, sweeps: dict[str, KeptSweep]) -> Claim:
@@ -409,7 +422,9 @@ def check_sweep(sweep: KeptSweep) -> SweepState:
                                      flat(cell.scenario.digest_data())) or ["its digest"]:
             changed[line] = changed.get(line, 0) + 1
     reasons += [f"{line} ({n} of {len(cells)} cells)" for line, n in sorted(changed.items())]
-    missing = [c for c in expand(grid) if c.scenario is not None and c.id not in kept_ids]
+    # a search's cells are the probes it chose, not the grid's expansion
+    missing = [] if grid.search is not None else \
+        [c for c in expand(grid) if c.scenario is not None and c.id not in kept_ids]
     if missing:
         reasons.append(f"the grid now has {len(missing)} cells the kept tables lack")
     if reasons:
