@@ -301,3 +301,27 @@ def test_a_boundary_search_is_kept_checked_and_drawn(registry, tmp_path, monkeyp
                 'over = "nope" }]\n')
     with pytest.raises(ConfigError, match=r"findings.bad.figures\[0\].over: unknown sweep 'nope'"):
         kept.load_registry()
+
+
+def test_the_scale_check_is_generated_beside_its_reference(registry):
+    """finding-scale-check: each scale-down's change beside the reference
+    scale's interval, and whether it lies inside (pure: a kept table)."""
+    import pandas as pd
+
+    from harness.analysis import stats
+    from harness.outputs import findings_pages
+
+    rows = [{"training.ratio": 2, "scale": scale, "arm": "low", "metric": "iteration_time",
+             "change": change, "change_low": change - 0.05, "change_high": change + 0.05}
+            for scale, change in ((1, 0.10), (2, 0.12), (10, -0.02))]
+    check = stats.compare_scales(pd.DataFrame(rows), ["training.ratio", "scale"])
+    (registry / "tiny").mkdir()
+    check.to_parquet(registry / "tiny" / "scale_check.parquet")
+    text = findings_pages.finding_scale_check("tiny")
+    header, rule, row = text.splitlines()
+    assert header == ("| R | arm | metric | scale 1 (reference) | scale 2 | scale 10 | "
+                      "inside / same sign |")
+    assert row == ("| 2 | `low` | training's iteration time | +10.0 [+5.0, +15.0] | "
+                   "+12.0 [+7.0, +17.0] | -2.0 [-7.0, +3.0] | 2: yes / yes, 10: no / no |")
+    (registry / "tiny" / "scale_check.parquet").unlink()
+    assert "no kept scale check for `tiny`" in findings_pages.finding_scale_check("tiny")

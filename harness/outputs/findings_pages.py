@@ -25,7 +25,10 @@ a findings page with these:
 - ``<!-- generated: finding-frontier SWEEP -->``: the knob frontier of a
   kept sweep (harness.analysis.frontier), a table per point and its best arm;
 - ``<!-- generated: finding-boundary SWEEP -->``: a kept boundary search's
-  crossings per point and threshold (its boundary.parquet).
+  crossings per point and threshold (its boundary.parquet);
+- ``<!-- generated: finding-scale-check SWEEP [METRIC ...] -->``: a kept
+  sweep with a scale axis, each point and metric's change at every scale
+  beside the smallest's (its scale_check.parquet), and whether it lies inside.
 
 Figures (`draw`) carry their provenance in their title line and in the
 PNG's text chunks (preset, buffer_model, scale, seeds, commit, date).
@@ -464,6 +467,39 @@ def finding_boundary(key: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def finding_scale_check(key: str, *metrics: str) -> str:
+    """Per point, arm and metric: the change at the reference scale and at
+    each scale-down (% [95 % interval]), and per scale-down whether its change
+    lies inside the reference's interval and has its sign."""
+    from harness.analysis.tables import read_table
+
+    path = kept.kept_sweep(key).kept_dir / "scale_check.parquet"
+    if not path.is_file():
+        return f"*(no kept scale check for `{key}` yet: `harness findings run`)*"
+    table = read_table(path)
+    if metrics:
+        table = table[table["metric"].isin(metrics)]
+    keys = list(table.columns[:list(table.columns).index("arm")])
+    scales = sorted(table["scale"].unique())
+    ref = table["reference_scale"].iloc[0] if len(table) else 1
+    head = [*(_short(k) for k in keys), "arm", "metric", f"scale {ref:g} (reference)",
+            *(f"scale {s:g}" for s in scales), "inside / same sign"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for labels, rows in table.groupby([*keys, "arm", "metric"], sort=False):
+        first = rows.iloc[0]
+        by_scale = {r["scale"]: r for r in rows.to_dict("records")}
+        cells = [_cell(dict(first), "reference")]
+        cells += [_cell(by_scale[s]) if s in by_scale else "" for s in scales]
+        marks = ", ".join(f"{s:g}: {'yes' if by_scale[s]['within'] else 'no'} / "
+                          f"{'yes' if by_scale[s]['same_sign'] else 'no'}"
+                          for s in scales if s in by_scale)
+        lines.append("| " + " | ".join([*(_value(v) for v in labels[:len(keys)]),
+                                        f"`{first['arm']}`", METRIC_WORDS.get(first["metric"],
+                                                                            first["metric"]),
+                                        *cells, marks]) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def figure_metadata(record: dict) -> dict[str, str]:
     """The PNG text chunks of a figure drawn from a kept sweep."""
     return {k: str(record.get(k, "")) for k in
@@ -543,4 +579,5 @@ MARKERS = {"finding": finding_block, "findings-status": findings_status,
            "finding-map": finding_map, "finding-changes": finding_changes,
            "finding-summary": finding_summary, "finding-table": finding_table,
            "finding-claims": finding_claims, "finding-verdicts": finding_verdicts,
-           "finding-frontier": finding_frontier, "finding-boundary": finding_boundary}
+           "finding-frontier": finding_frontier, "finding-boundary": finding_boundary,
+           "finding-scale-check": finding_scale_check}
