@@ -392,7 +392,8 @@ def draw(figure: kept.Figure, docs_dir: Path) -> Path:
     from harness.outputs.plots.style import fit_text
     from harness.outputs.plots.boundary_map import draw_boundary
     from harness.outputs.plots.sweep_axes import background_labels
-    from harness.outputs.plots.sweep_data import boundary_table, comparison_frame
+    from harness.outputs.plots.sweep_data import (BOUNDARY_PANELS, boundary_table,
+                                                  comparison_frame, metric_panels)
     from harness.outputs.plots.sweep_draw import draw_comparison
 
     sweep, loaded = _load(figure.sweep)
@@ -404,9 +405,12 @@ def draw(figure: kept.Figure, docs_dir: Path) -> Path:
              f"buffer {record.get('buffer_model')}, {_seeds(record)} a point; "
              f"{record.get('date')}, {record.get('commit')})")
     if figure.kind == "map":
-        table = boundary_table(loaded.deltas_mean, loaded.summary, loaded.grid)
+        # the three-panel map, or one metric's (`harness plot --metric`'s: a service's tail)
+        panels = (BOUNDARY_PANELS if figure.metric == "iteration_time"
+                  else metric_panels(figure.metric))
+        table = boundary_table(loaded.deltas_mean, loaded.summary, loaded.grid, panels)
         fig = draw_boundary(table, loaded.grid, background_labels(loaded.summary, loaded.grid),
-                            title)
+                            title, panels)
     else:
         fig = draw_comparison(comparison_frame(loaded.summary, loaded.grid), loaded.grid, title)
     fit_text(fig)
