@@ -52,39 +52,43 @@ def _targets(run: "Run", service: str) -> dict:
     return (run.summary.get("services") or {}).get(service) or {}
 
 
+def _rows(table: pd.DataFrame | None, service: str) -> pd.DataFrame | None:
+    """A service's rows of a run's services or streams table (None: none)."""
+    if table is None or table.empty:
+        return None
+    return table[table["service_name"] == service]
+
+
 def _query_samples(run: "Run", service: str) -> Samples:
-    requests = run.services
-    if requests is None or requests.empty:
+    requests = _rows(run.services, service)
+    if requests is None:
         return {}
-    queries = query_table(requests[requests["service_name"] == service])
-    queries = queries[queries["measured"]].set_index("query")
-    qct = queries["qct_s"]
+    queries = query_table(requests)
+    qct = queries[queries["measured"]].set_index("query")["qct_s"]
     out = {"p99": qct.dropna(), "mean": qct.dropna()}
     deadline = _targets(run, service).get("deadline_s")
-    if deadline is not None:
+    if deadline is not None:   # an unanswered query misses it
         out["deadline_miss"] = ((qct > deadline) | qct.isna()).astype(float)
     return out
 
 
 def _rpc_samples(run: "Run", service: str) -> Samples:
-    requests = run.services
-    if requests is None or requests.empty:
+    requests = _rows(run.services, service)
+    if requests is None:
         return {}
-    mine = requests[(requests["service_name"] == service) & requests["measured"]]
-    latency = mine.set_index("id")["latency_s"]
-    out = {"p99": latency.dropna()}
+    latency = requests[requests["measured"]].set_index("id")["latency_s"]
     slo = _targets(run, service).get("slo_s")
-    if slo is not None:
-        out["slo_attainment"] = (latency <= slo).astype(float)
-    return out
+    # an unanswered request (NaN) is not within the SLO
+    return {"p99": latency.dropna(),
+            **({"slo_attainment": (latency <= slo).astype(float)} if slo is not None else {})}
 
 
 def _stream_samples(run: "Run", service: str) -> Samples:
-    packets = run.streams
-    if packets is None or packets.empty:
+    packets = _rows(run.streams, service)
+    if packets is None:
         return {}
-    mine = packets[(packets["service_name"] == service) & packets["measured"]]
-    mine = mine.drop_duplicates("seq").sort_values("received_ns", kind="stable")
+    mine = (packets[packets["measured"]].drop_duplicates("seq")
+            .sort_values("received_ns", kind="stable"))
     transit = (mine["received_ns"] - mine["sent_ns"]).to_numpy(dtype=float) / 1e9
     seq = mine["seq"].to_numpy()
     return {"delay_p99": pd.Series(mine["delay_s"].to_numpy(), index=seq),
@@ -104,14 +108,13 @@ def _plan(run: "Run", kind: str, service: str) -> pd.DataFrame | None:
     """What a service sent, as planned (its requests, or its packets' send
     times): two runs pair only where it is the same."""
     if kind == "stream":
-        table = run.streams
-        return None if table is None else (
-            table.loc[table["service_name"] == service, ["seq", "sent_ns"]]
-            .drop_duplicates("seq").sort_values("seq").reset_index(drop=True))
-    table = run.services
-    return None if table is None else (
-        table.loc[table["service_name"] == service, list(REQUEST_IDENTITY)]
-        .sort_values("id").reset_index(drop=True))
+        packets = _rows(run.streams, service)
+        return None if packets is None else (
+            packets[["seq", "sent_ns"]].drop_duplicates("seq").sort_values("seq")
+            .reset_index(drop=True))
+    requests = _rows(run.services, service)
+    return None if requests is None else (
+        requests[list(REQUEST_IDENTITY)].sort_values("id").reset_index(drop=True))
 
 
 def _same_plans(reference: list["Run"], arm: list["Run"], kind: str, service: str) -> bool:

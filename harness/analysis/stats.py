@@ -36,6 +36,10 @@ i.e. the scenario digests, of both arms' cells) and the metric, never from
 the point's label or place in a grid: the same cells give byte-identical
 intervals in any grid.
 
+A service's statistic (harness.analysis.service_changes: query p99, RPC
+SLO attainment, ...) changes "lower" or "higher" when its interval
+excludes 0, else "n.s."; a fraction's change is its difference in points.
+
 The background's change is significant when its interval excludes 0:
 "faster" or "slower", else "n.s." (no significant change at 95 %). Small
 flows' FCTs are heavy-tailed (a few flows that waited for a retransmission
