@@ -147,8 +147,9 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
                        "query_deadline_miss, rpc_p99, rpc_slo_attainment, stream_delay_p99, "
                        "stream_jitter, with the service's name after the kind where a "
                        "scenario has several of that kind)"),
-        "reference": ("s", "the metric's value in the reference arm"),
-        "value": ("s", "the metric's value in the arm"),
+        "reference": ("s", "the metric's value in the reference arm (a service's "
+                           "fraction: a fraction)"),
+        "value": ("s", "the metric's value in the arm (a service's fraction: a fraction)"),
         "change": _CHANGE,
     },
     "deltas_mean": {
