@@ -11,8 +11,9 @@ resampled on its own (stats.unpaired_change). Two sweeps are matched by
 their axis values (every axis but the seed) and arm; within a matched point
 the seeds both have, with the same flows, are paired, else the point's runs
 are compared unpaired. A service's requests pair where both runs sent the
-same ones (harness.analysis.service_changes). Every bootstrap is seeded from the compared cells'
-ids (stats.cells_key): the same directories give the same table.
+same ones (harness.analysis.service_changes). Every bootstrap is seeded
+from the compared cells' ids (stats.cells_key): the same directories give
+the same table.
 """
 
 from __future__ import annotations
