@@ -134,7 +134,8 @@ def reference(directory: str, output: str) -> None:
                    "(repeatable; default: both arms of the highest-load, lowest-R point).")
 @click.option("--metric", metavar="NAME",
               help="Sweep directories: only the map of this metric of deltas_mean "
-                   "(e.g. fct_small_p99, iteration_time_p99), as map-NAME.")
+                   "(e.g. fct_small_p99, iteration_time_p99; with services query_p99, "
+                   "rpc_slo_attainment), as map-NAME.")
 def plot(directory: str, output: str | None, formats: tuple[str, ...],
          cells: tuple[str, ...], metric: str | None = None) -> None:
     """Figures of a run directory (training timeline, FCT CDFs, utilisation) or of

@@ -401,8 +401,14 @@ FILE_CASES = [
     # [[service]] (issue 49): kind, keys, hosts, what cannot work at zero load
     ("service-kind-unknown", {"s.toml": SVC + b'[[service]]\nkind = "video"\n'}, ["run", "s.toml"],
      ["service[0].kind", "query, rpc, stream"]),
-    ("service-key-unknown", {"s.toml": SVC + b'[[service]]\nkind = "query"\nrate = 10\nfanout = 3\n'},
-     ["run", "s.toml"], ["service[0].fanout", "unknown key", "workers"]),
+    ("service-key-unknown", {"s.toml": SVC + b'[[service]]\nkind = "query"\nrate = 10\nfan_out = 3\n'},
+     ["run", "s.toml"], ["service[0].fan_out", "unknown key", "fanout"]),
+    ("service-fanout-above-workers", {"s.toml": SVC + b'[[service]]\nkind = "query"\nrate = 10\n'
+                                      b'fanout = 4\n'}, ["run", "s.toml"],
+     ["service[0].fanout", "give 1..3"]),
+    ("service-fanout-zero", {"s.toml": SVC + b'[[service]]\nkind = "query"\nrate = 10\n'
+                             b'fanout = 0\n'}, ["run", "s.toml"],
+     ["service[0].fanout", ">= 1"]),
     ("service-key-of-other-kind", {"s.toml": SVC + b'[[service]]\nkind = "query"\nrate = 10\n'
                                    b'qps = 3\n'}, ["run", "s.toml"],
      ["service[0].qps", "kind = 'rpc' only"]),

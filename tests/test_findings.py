@@ -110,8 +110,12 @@ def test_figure_carries_provenance_and_check_compares_it(kept_tiny, tmp_path, mo
     docs = tmp_path / "docs"
     docs.mkdir()
     monkeypatch.setattr("harness.services.findings.docs_dir", lambda: docs)
+    monkeypatch.setattr("harness.config.paths.DOCS_DIR", docs)
+    assert findings_pages.finding_figures("tiny-map") == ""    # nothing drawn: no links
     result = CliRunner().invoke(cli.main, ["findings", "draw", "tiny-map"])
     assert result.exit_code == 0, result.output
+    assert findings_pages.finding_figures("tiny-map") == (    # relative to findings/tiny.md
+        "![tiny: map](../tiny-map.png)\n\n![tiny: frontier](../tiny-frontier.png)\n")
     record = json.loads((kept_tiny / "provenance.json").read_text())
     for figure in ("tiny-map.png", "tiny-frontier.png"):
         meta = findings_pages.png_metadata(docs / figure)

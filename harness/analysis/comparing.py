@@ -10,8 +10,10 @@ k-th measured iteration of A against B's k-th). Otherwise each side is
 resampled on its own (stats.unpaired_change). Two sweeps are matched by
 their axis values (every axis but the seed) and arm; within a matched point
 the seeds both have, with the same flows, are paired, else the point's runs
-are compared unpaired. Every bootstrap is seeded from the compared cells'
-ids (stats.cells_key): the same directories give the same table.
+are compared unpaired. A service's requests pair where both runs sent the
+same ones (harness.analysis.service_changes). Every bootstrap is seeded
+from the compared cells' ids (stats.cells_key): the same directories give
+the same table.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from harness.analysis import run_changes, stats
+from harness.analysis import run_changes, services, stats
 from harness.analysis.tables import (RUN_FILES, SEED_AXIS, SWEEP_REQUIRED, Run, read_run,
                                      read_sweep_record)
 from harness.config.errors import ConfigError
@@ -88,7 +90,7 @@ def same_flows(a: Run, b: Run) -> bool:
 
 
 def _read(d: Path) -> Run:
-    return read_run(d, ("flows", "iterations"))
+    return read_run(d, ("flows", "iterations", "services", "streams"))
 
 
 def _cell_id(run: Run) -> str:
@@ -235,6 +237,10 @@ def lines(comparison: Comparison, a: str, b: str) -> list[str]:
     def pct(v: float) -> str:
         return "stalled" if v == float("inf") else f"{100 * v:+.1f}"
 
+    def unit(metric: str) -> str:   # a fraction's difference is in points
+        stat = services.stat_of(metric)
+        return "pp" if stat is not None and stat.fraction else "%"
+
     out = [f"change of B ({b}) against A ({a}) [95 % interval] verdict:"]
     groups = (comparison.table.groupby(comparison.keys, sort=False, dropna=False)
               if comparison.keys else [((), comparison.table)])
@@ -251,10 +257,11 @@ def lines(comparison: Comparison, a: str, b: str) -> list[str]:
             if change != change:
                 text = "n/a (nothing to compare)"
             elif r["change_low"] != r["change_low"]:
-                text = f"{pct(change)} % ({stats.too_few_words(r['metric'], r['samples'])})"
+                text = (f"{pct(change)} {unit(r['metric'])} "
+                        f"({stats.too_few_words(r['metric'], r['samples'])})")
             else:
-                text = (f"{pct(change)} % [{pct(r['change_low'])}, {pct(r['change_high'])}] "
-                        f"{r['verdict']}")
+                text = (f"{pct(change)} {unit(r['metric'])} [{pct(r['change_low'])}, "
+                        f"{pct(r['change_high'])}] {r['verdict']}")
             out.append(f"  {delta_metric_words(r['metric']):<{width}}  {text}")
     if comparison.unmatched:
         out.append(f"({comparison.unmatched} point(s) of one sweep have no partner in the "

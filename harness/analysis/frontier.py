@@ -8,6 +8,12 @@ sweep's deltas_mean table only (harness.sweeps.aggregate), no ns-3, no files.
 - gain of a size class: minus its mean-FCT change (`fct_small_mean`,
   `fct_large_mean`): +30 % = the background's flows finish in 30 % less time.
 
+- gain of a service (each changed statistic of services.CHANGED_STATS the
+  table has: `query_p99_gain`, `rpc_slo_attainment_gain`, ...): minus its
+  change, or its change where higher is better (SLO attainment, in points),
+  with its interval and verdict; reported beside the flows' gains, not part
+  of the Pareto set or the best arm (which keep to the flows).
+
 The reference arm is a row too, at slowdown 0 and gain 0 exactly: doing
 nothing is a candidate, and an arm that costs training more than it gives
 the background does not dominate it.
@@ -38,7 +44,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from harness.analysis import stats
+from harness.analysis import services, stats
 
 SLOWDOWN_METRIC = "iteration_time"
 #: (size class, deltas_mean metric of its mean FCT)
@@ -101,6 +107,7 @@ def frontier_table(deltas_mean: pd.DataFrame, point_keys: list[str] | None = Non
     the reference arm's name, or per point (keyed by point_key(values)); None:
     "reference". An empty table gives an empty frame with the columns."""
     keys = point_keys if point_keys is not None else point_keys_of(deltas_mean)
+    gains = service_gains(deltas_mean)
     rows: list[dict] = []
     if len(deltas_mean):
         frame = deltas_mean.assign(_point=[_key(v) for v in
@@ -110,8 +117,8 @@ def frontier_table(deltas_mean: pd.DataFrame, point_keys: list[str] | None = Non
             first = group.iloc[0]
             values = {k: first[k] for k in keys}
             ref = reference.get(point) if isinstance(reference, Mapping) else reference
-            rows += _point_rows(values, group, ref or "reference")
-    columns = [*keys, *COLUMNS]
+            rows += _point_rows(values, group, ref or "reference", gains)
+    columns = [*keys, *COLUMNS, *(f"{m}_{s}" for m in gains for s in SERVICE_GAIN_COLUMNS)]
     table = pd.DataFrame(rows, columns=columns)
     for c in BOOL_COLUMNS:
         table[c] = table[c].astype(bool)
@@ -132,16 +139,41 @@ BOOL_COLUMNS = ("is_reference", "slowdown_decided",
                 *(f"dominance_decided_{c}" for c, _ in GAIN_CLASSES), "eligible", "best")
 
 
-def _point_rows(values: dict, group: pd.DataFrame, reference: str) -> list[dict]:
+#: each service gain's columns, after `<metric>_`
+SERVICE_GAIN_COLUMNS = ("gain", "gain_low", "gain_high", "verdict", "significant")
+
+
+def service_gains(deltas_mean: pd.DataFrame) -> list[str]:
+    """The services' changed metrics of a deltas_mean table, in its order."""
+    if "metric" not in deltas_mean:
+        return []
+    return [m for m in dict.fromkeys(deltas_mean["metric"]) if services.stat_of(m) is not None]
+
+
+def _service_gains(metric: pd.DataFrame, gains: list[str]) -> dict:
+    """An arm's gain of each service metric: minus its change (plus where
+    higher is better: an SLO attainment's points)."""
+    row = {}
+    for name in gains:
+        row.update(_gain(metric, name, 1.0 if services.stat_of(name).higher_is_better else -1.0,
+                         name))
+    return row
+
+
+def _point_rows(values: dict, group: pd.DataFrame, reference: str,
+                gains: list[str] = ()) -> list[dict]:
     by_arm: dict[str, dict] = {}
     for arm, rows in group.groupby("arm", sort=False):
         metric = rows.set_index("metric")
-        by_arm[str(arm)] = _arm_row(values, str(arm), metric)
+        by_arm[str(arm)] = {**_arm_row(values, str(arm), metric), **_service_gains(metric, gains)}
     if reference in by_arm:   # a table that compares the reference with itself: keep one
         del by_arm[reference]
     seeds = max((r["seeds"] for r in by_arm.values() if not math.isnan(r["seeds"])),
                 default=math.nan)
-    rows = [_reference_row(values, reference, seeds), *by_arm.values()]
+    reference_row = _reference_row(values, reference, seeds)
+    for name in gains:
+        reference_row.update(_reference_gain(name))
+    rows = [reference_row, *by_arm.values()]
     for cls, _ in GAIN_CLASSES:
         _mark_pareto(rows, cls)
     for r in rows:
@@ -184,11 +216,23 @@ def _arm_row(values: dict, arm: str, metric: pd.DataFrame) -> dict:
            "slowdown_verdict": s_verdict,
            "slowdown_decided": bool(stats.training_verdict(s_low, s_high)[1])}
     for cls, name in GAIN_CLASSES:
-        g, g_low, g_high, g_verdict, _ = _interval(metric, name, -1.0)
-        row.update({f"{cls}_gain": g, f"{cls}_gain_low": g_low, f"{cls}_gain_high": g_high,
-                    f"{cls}_verdict": g_verdict,
-                    f"{cls}_significant": bool(math.isfinite(g_low) and g_low > 0)})
+        row.update(_gain(metric, name, -1.0, cls))
     return row
+
+
+def _gain(metric: pd.DataFrame, name: str, sign: float, prefix: str) -> dict:
+    """A gain's columns (`<prefix>_gain`, its interval, verdict, significant):
+    the metric's change times sign (-1: lower is better)."""
+    g, g_low, g_high, g_verdict, _ = _interval(metric, name, sign)
+    return {f"{prefix}_gain": g, f"{prefix}_gain_low": g_low, f"{prefix}_gain_high": g_high,
+            f"{prefix}_verdict": g_verdict,
+            f"{prefix}_significant": bool(math.isfinite(g_low) and g_low > 0)}
+
+
+def _reference_gain(prefix: str) -> dict:
+    """The reference arm's gain columns: 0 exactly."""
+    return {f"{prefix}_gain": 0.0, f"{prefix}_gain_low": 0.0, f"{prefix}_gain_high": 0.0,
+            f"{prefix}_verdict": REFERENCE_VERDICT, f"{prefix}_significant": False}
 
 
 def _reference_row(values: dict, reference: str, seeds: float) -> dict:
@@ -196,8 +240,7 @@ def _reference_row(values: dict, reference: str, seeds: float) -> dict:
            "slowdown": 0.0, "slowdown_low": 0.0, "slowdown_high": 0.0,
            "slowdown_verdict": REFERENCE_VERDICT, "slowdown_decided": True}
     for cls, _ in GAIN_CLASSES:
-        row.update({f"{cls}_gain": 0.0, f"{cls}_gain_low": 0.0, f"{cls}_gain_high": 0.0,
-                    f"{cls}_verdict": REFERENCE_VERDICT, f"{cls}_significant": False})
+        row.update(_reference_gain(cls))
     return row
 
 
@@ -303,6 +346,12 @@ def point_verdicts(table: pd.DataFrame, point_keys: list[str]) -> list[tuple[str
     return out
 
 
+def _gain_text(metric: str, r) -> str:
+    """A service's gain as text: in points for a fraction, else in %."""
+    text = interval_text(r[f"{metric}_gain"], r[f"{metric}_gain_low"], r[f"{metric}_gain_high"])
+    return text.replace(" %", " pp") if services.stat_of(metric).fraction else text
+
+
 def _gains_text(r) -> str:
     return ", ".join(f"{c}-flow FCT gain "
                      f"{interval_text(r[f'{c}_gain'], r[f'{c}_gain_low'], r[f'{c}_gain_high'])}"
@@ -311,14 +360,17 @@ def _gains_text(r) -> str:
 
 def table_lines(table: pd.DataFrame, point_keys: list[str]) -> list[str]:
     """The table as text, a block per point: arm, slowdown, gains (% [95 %
-    interval]), and the Pareto marks (P: on the set; d: dominated, decided by
-    the intervals; e: dominated on the estimates only)."""
+    interval]; each service's on a line of its own), and the Pareto marks
+    (P: on the set; d: dominated, decided by the intervals; e: dominated on
+    the estimates only)."""
     lines: list[str] = []
     if table.empty:
         return lines
     frame = table.assign(_point=[_key(v) for v in table[point_keys].itertuples(index=False)]) \
         if point_keys else table.assign(_point=_key([]))
     verdicts = dict(point_verdicts(table, point_keys))
+    gains = [c.removesuffix("_gain") for c in table.columns
+             if c.endswith("_gain") and services.stat_of(c.removesuffix("_gain")) is not None]
     width = max(8, int(frame["arm"].astype(str).str.len().max()))
     for _, group in frame.groupby("_point", sort=False):
         name = point_name({k: group.iloc[0][k] for k in point_keys})
@@ -337,6 +389,9 @@ def table_lines(table: pd.DataFrame, point_keys: list[str]) -> list[str]:
                     f"{interval_text(r['small_gain'], r['small_gain_low'], r['small_gain_high']):<28}"
                     f"{interval_text(r['large_gain'], r['large_gain_low'], r['large_gain_high']):<28}")
                 + f"{marks}{star}")
+            if not r["is_reference"] and gains:
+                lines.append(f"  {'':<{width}}  services: " + "; ".join(
+                    f"{m} gain {_gain_text(m, r)}" for m in gains))
         lines.append(f"  {verdicts[name]}")
     lines.append("pareto: P on the set (estimates); d dominated, decided by the intervals; "
                  "e dominated on the estimates only; - no estimate")

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from harness.analysis import services
+
 SIZE_CLASSES = ("small", "medium", "large")
 SMALL_MAX = 100_000
 MEDIUM_MAX = 10_000_000
@@ -220,6 +222,9 @@ def delta_metric_words(metric: str) -> str:
     99th percentile (p99)"; the name itself when unknown."""
     if metric == "iteration_time":
         return "training iteration time, mean"
+    service = services.metric_words(metric)
+    if service is not None:
+        return service
     if metric == "end_spread":
         return "straggler spread (last - first worker's end of an iteration), mean"
     if metric.startswith("iteration_time_"):
@@ -252,6 +257,8 @@ def flat_summary(summary: dict) -> dict[str, float | int | None]:
     # a job that completed no iteration inside the window is stalled: its
     # iteration time is longer than anything measured (an infinite change)
     row["training_stalled"] = bool(training) and not training.get("iterations")
+    # [[service]]: each service's tails (query_p99_s, rpc_slo_attainment, ...)
+    row.update(services.flat_columns(summary.get("services")))
     # several jobs ([[training]]): each job's columns, by its name
     for job in summary.get("jobs", ()):
         for key in ("iterations", "mean_iteration_s", "p99_iteration_s", "slowdown_vs_ideal"):
@@ -262,7 +269,8 @@ def flat_summary(summary: dict) -> dict[str, float | int | None]:
 def paired_deltas(summary: pd.DataFrame, keys: list[str], arm_col: str, reference: str,
                   metric_pairs=DELTA_METRICS) -> pd.DataFrame:
     """Per axes point (incl. seed), each arm against the reference arm: relative
-    change (value / reference - 1) of each metric. Long format: one row per
+    change (value / reference - 1) of each metric (a service's fraction, e.g.
+    its SLO attainment: value - reference). Long format: one row per
     (point, arm, metric)."""
     cols = [m for m, _ in metric_pairs]
     summary = summary.reindex(columns=list(dict.fromkeys([*summary.columns, *cols,
@@ -278,7 +286,10 @@ def paired_deltas(summary: pd.DataFrame, keys: list[str], arm_col: str, referenc
         base = ref.loc[label] if keys else ref.iloc[0]
         for col, name in metric_pairs:
             b, v = base[col], r[col]
-            if pd.notna(b) and pd.notna(v) and b != 0:
+            stat = services.stat_of(name)
+            if stat is not None and stat.fraction and pd.notna(b) and pd.notna(v):
+                change = float(v) - float(b)   # a fraction: its difference, in points
+            elif pd.notna(b) and pd.notna(v) and b != 0:
                 change = float(v) / float(b) - 1.0
             elif col.endswith("iteration_s") and pd.notna(b) and r["training_stalled"] is True:
                 change = math.inf  # the arm stalled where the reference ran

@@ -25,6 +25,10 @@ Changes compare an arm with the reference arm of the same axes point:
   than their range). An arm whose job measured no iteration where the
   reference did has stalled: +inf.
 
+Each service's statistics ([[service]]: query p99, RPC SLO attainment, ...)
+are paired request by request, as the FCTs are flow by flow:
+harness.analysis.service_changes.
+
 Tails of the iteration time are paired as its mean is (seed and k-th
 measured iteration) and bootstrapped as the FCT tails are: the change of
 the q-quantile of the arm's iteration times against the reference's, its
@@ -40,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from harness.analysis.metrics import end_spread
+from harness.analysis.service_changes import service_changes
 from harness.analysis.stats import (FCT_CLASSES, FLOW_CHANGES, ITERATION_TAILS,
                                     MIN_ITERATION_PAIRS, Interval, paired_change,
                                     paired_t_change, rng_for, unpaired_change)
@@ -199,15 +204,18 @@ def unpaired_changes(reference: list["Run"], arm: list["Run"], key: tuple) -> di
             metric = f"fct_{cls}_{flow_stat.change}"
             out[metric] = unpaired_change(values(reference), values(arm), flow_stat.change,
                                           rng_for(*key, cls, flow_stat.change))
+    out.update(service_changes(reference, arm, key, paired=False))
     return out
 
 
 def paired_changes(reference: list["Run"], arm: list["Run"], key: tuple) -> dict[str, Interval]:
     """Every change of a sweep's deltas_mean of one arm against its
     reference, paired per seed (the runs of reference[i] and arm[i] replay
-    the same background flows): iteration time, its tails, the end spread
-    and each size class's FCT statistics. key: cells_key."""
+    the same background flows): iteration time, its tails, the end spread,
+    each size class's FCT statistics and each service's (the same requests).
+    key: cells_key."""
     return {"iteration_time": iteration_change(reference, arm, key),
             **tail_changes(reference, arm, key),
             "end_spread": end_spread_change(reference, arm, key),
-            **fct_changes(reference, arm, key)}
+            **fct_changes(reference, arm, key),
+            **service_changes(reference, arm, key)}

@@ -18,6 +18,8 @@ Only what starts in the measurement window [warm-up, end] is measured.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -129,3 +131,154 @@ def stream_summary(packets: pd.DataFrame, sent: int, interval_s: float,
             "late": (float((delay > deadline).sum() / expected)
                      if deadline is not None and expected else None),
             "lost": float(1 - len(arrived) / expected) if expected else None}
+
+
+# --------------------------------------------------------------------------
+# the services' metrics in a sweep's tables: summary.parquet's columns and
+# the changes of deltas / deltas_mean (harness.analysis.service_changes)
+
+KINDS = ("query", "rpc", "stream")
+
+
+@dataclass(frozen=True)
+class ServiceStat:
+    """One statistic of a service, declared once: summary.json's key, its
+    summary.parquet column and, where `change` is set, its change in the
+    deltas tables (metric `<kind>[_<service>]_<name>`)."""
+
+    kind: str
+    name: str                   # the metric's last part: p99, slo_attainment, jitter, ...
+    key: str                    # summary.json: services.<service>.<key>
+    unit: str                   # "s", "fraction", "1/s"
+    words: str
+    change: str | None = None   # the statistic its paired change bootstraps: mean or p99
+    fraction: bool = False      # a fraction: its change is a difference (arm - reference)
+    higher_is_better: bool = False
+
+    def column(self, metric: str) -> str:
+        """summary.parquet's column of `metric`: seconds carry `_s`."""
+        return f"{metric}_s" if self.unit == "s" else metric
+
+
+#: Every statistic of each kind in summary.parquet, those with a change first.
+SERVICE_STATS = (
+    ServiceStat("query", "p99", "p99_qct_s", "s", "query completion time, 99th percentile (p99)",
+                change="p99"),
+    ServiceStat("query", "mean", "mean_qct_s", "s", "query completion time, mean",
+                change="mean"),
+    ServiceStat("query", "deadline_miss", "deadline_miss", "fraction",
+                "fraction of queries missing their deadline", change="mean", fraction=True),
+    ServiceStat("query", "p999", "p999_qct_s", "s",
+                "query completion time, 99.9th percentile (p999)"),
+    ServiceStat("rpc", "p99", "p99_latency_s", "s", "RPC latency, 99th percentile (p99)",
+                change="p99"),
+    ServiceStat("rpc", "slo_attainment", "slo_attainment", "fraction",
+                "RPC SLO attainment (fraction answered within the SLO)", change="mean",
+                fraction=True, higher_is_better=True),
+    ServiceStat("rpc", "p50", "p50_latency_s", "s", "RPC latency, median"),
+    ServiceStat("rpc", "p999", "p999_latency_s", "s", "RPC latency, 99.9th percentile (p999)"),
+    ServiceStat("rpc", "achieved_qps", "achieved_qps", "1/s",
+                "RPC requests answered per second per client"),
+    ServiceStat("stream", "delay_p99", "p99_delay_s", "s",
+                "stream one-way delay, 99th percentile (p99)", change="p99"),
+    ServiceStat("stream", "jitter", "jitter_s", "s", "stream interarrival jitter (RFC 3550)",
+                change="mean"),
+    ServiceStat("stream", "late", "late", "fraction", "fraction of stream packets late"),
+    ServiceStat("stream", "lost", "lost", "fraction", "fraction of stream packets lost"),
+)
+CHANGED_STATS = tuple(s for s in SERVICE_STATS if s.change)
+
+
+def metric_name(kind: str, service: str, several: bool, stat: str) -> str:
+    """A service's metric: `query_p99`, or `query_search_p99` where the
+    scenario has several services of that kind (named by their service)."""
+    return f"{kind}_{service}_{stat}" if several else f"{kind}_{stat}"
+
+
+def named_services(services: dict) -> list[tuple[str, str, bool]]:
+    """(service, kind, several of its kind) of summary.json's `services`."""
+    kinds = [s.get("kind") for s in services.values()]
+    return [(name, s.get("kind"), kinds.count(s.get("kind")) > 1)
+            for name, s in services.items()]
+
+
+def flat_columns(services: dict | None) -> dict:
+    """summary.json's `services` as summary.parquet's columns (SERVICE_STATS)."""
+    row: dict = {}
+    for name, kind, several in named_services(services or {}):
+        for stat in SERVICE_STATS:
+            if stat.kind == kind:
+                row[stat.column(metric_name(kind, name, several, stat.name))] = \
+                    services[name].get(stat.key)
+    return row
+
+
+def _match(metric: str, stats) -> tuple[ServiceStat, str] | None:
+    """(statistic, service name or "") of a service's metric among `stats`."""
+    for stat in stats:
+        if metric == f"{stat.kind}_{stat.name}":
+            return stat, ""
+        if metric.startswith(f"{stat.kind}_") and metric.endswith(f"_{stat.name}"):
+            return stat, metric[len(stat.kind) + 1:-len(stat.name) - 1]
+    return None
+
+
+def stat_of(metric: str) -> ServiceStat | None:
+    """The changed statistic a deltas metric is (query_p99, rpc_kv_slo_attainment,
+    ...); None for a metric that is not a service's."""
+    found = _match(metric, CHANGED_STATS)
+    return found[0] if found else None
+
+
+def column_meaning(column: str) -> tuple[str, str] | None:
+    """(unit, meaning) of a service's summary.parquet column (SERVICE_STATS);
+    None for another column."""
+    for stat in SERVICE_STATS:
+        found = _match(column.removesuffix("_s") if stat.unit == "s" else column, (stat,))
+        if found:
+            return stat.unit, f"{found[1]}: {stat.words}" if found[1] else stat.words
+    return None
+
+
+def delta_pairs(columns) -> list[tuple[str, str]]:
+    """(summary.parquet column, deltas metric) of every service change among
+    `columns` (paired_deltas' metric pairs)."""
+    out = []
+    for column in columns:
+        metric = str(column).removesuffix("_s")
+        stat = stat_of(metric)
+        if stat is not None and stat.column(metric) == column:
+            out.append((column, metric))
+    return out
+
+
+#: the statistics a sweep's report maps, one map each (`harness plot --metric` draws any)
+MAPPED = (("query", "p99"), ("rpc", "p99"), ("rpc", "slo_attainment"), ("stream", "delay_p99"))
+
+
+def mapped_metrics(metrics) -> list[str]:
+    """Those of a deltas table's metrics that the report maps (MAPPED), in order."""
+    return [m for m in dict.fromkeys(metrics)
+            if (s := stat_of(m)) is not None and (s.kind, s.name) in MAPPED]
+
+
+def summary_columns(columns) -> dict[str, tuple[str, float]]:
+    """The services' changed statistics among summary.parquet's `columns`,
+    as the report's cell columns: column -> (header, scale)."""
+    out = {}
+    for column, metric in delta_pairs(columns):
+        stat = stat_of(metric)
+        out[column] = ((f"{metric} ms", 1e3) if stat.unit == "s" else (f"{metric} %", 100))
+    return out
+
+
+def metric_words(metric: str) -> str | None:
+    """A service's metric in words ("query completion time, 99th percentile
+    (p99)", with the service's name where the metric carries it); None if
+    it is not a service's."""
+    found = _match(metric, CHANGED_STATS)
+    if found is None:
+        return None
+    stat, service = found
+    words = f"{service}: {stat.words}" if service else stat.words
+    return f"{words} (difference, points)" if stat.fraction else words

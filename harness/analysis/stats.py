@@ -36,6 +36,10 @@ i.e. the scenario digests, of both arms' cells) and the metric, never from
 the point's label or place in a grid: the same cells give byte-identical
 intervals in any grid.
 
+A service's statistic (harness.analysis.service_changes: query p99, RPC
+SLO attainment, ...) changes "lower" or "higher" when its interval
+excludes 0, else "n.s."; a fraction's change is its difference in points.
+
 The background's change is significant when its interval excludes 0:
 "faster" or "slower", else "n.s." (no significant change at 95 %). Small
 flows' FCTs are heavy-tailed (a few flows that waited for a retransmission
@@ -53,6 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from harness.analysis import services
 from harness.analysis.metrics import FLOW_STATS, SIZE_CLASSES
 
 CONFIDENCE = 0.95
@@ -99,6 +104,7 @@ DECIDED_MEANING = (
     "excludes 0, else n.s.")
 FASTER, SLOWER, NOT_SIGNIFICANT = "faster", "slower", "n.s."   # background FCT changes
 SMALLER, LARGER = "smaller", "larger"                          # the straggler spread
+LOWER, HIGHER = "lower", "higher"                              # a service's statistic
 UNDECIDED = "undecided"       # an arm against another (claims), a slowdown against a threshold
 BELOW, ABOVE = "below", "above"   # a slowdown against a threshold (harness.sweeps.boundary)
 
@@ -135,6 +141,9 @@ def min_pairs_of(metric: str) -> int | None:
     iteration_time_p99, end_spread, fct_small_p999, ...); None if unknown."""
     if metric in ("iteration_time", "end_spread"):
         return MIN_ITERATION_PAIRS
+    service = services.stat_of(metric)
+    if service is not None:
+        return MIN_PAIRS[service.change]
     return MIN_PAIRS.get(metric.rsplit("_", 1)[-1])
 
 
@@ -176,11 +185,19 @@ def _percentiles(replicates: np.ndarray) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def _change(arm: np.ndarray | float, reference: np.ndarray | float, difference: bool):
+    """arm / reference - 1, or arm - reference for a fraction (`difference`)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return arm - reference if difference else arm / reference - 1
+
+
 def paired_change(reference: list[np.ndarray], arm: list[np.ndarray], stat: str,
-                  rng: np.random.Generator, resamples: int = BOOTSTRAP_RESAMPLES) -> Interval:
+                  rng: np.random.Generator, resamples: int = BOOTSTRAP_RESAMPLES,
+                  difference: bool = False) -> Interval:
     """stat(arm) / stat(reference) - 1 over pairs pooled from every stratum
     (seed); reference[s][i] and arm[s][i] are the same flow. Bootstrap: pairs
-    resampled with replacement within each stratum."""
+    resampled with replacement within each stratum. difference: the change
+    is stat(arm) - stat(reference) (a fraction's, in points)."""
     strata = [(r, a) for r, a in zip(reference, arm) if len(r)]
     n = sum(len(r) for r, _ in strata)
     if n == 0:
@@ -188,7 +205,8 @@ def paired_change(reference: list[np.ndarray], arm: list[np.ndarray], stat: str,
     ref_all = np.concatenate([r for r, _ in strata])
     arm_all = np.concatenate([a for _, a in strata])
     base = float(_statistic(ref_all, stat))
-    change = float(_statistic(arm_all, stat)) / base - 1 if base > 0 else float("nan")
+    change = (float(_change(float(_statistic(arm_all, stat)), base, difference))
+              if base > 0 or difference else float("nan"))
     if n < MIN_PAIRS[stat]:
         return Interval.too_few(change, n, len(reference))
     # resampled pairs of every stratum side by side, in chunks of replicates
@@ -202,20 +220,20 @@ def paired_change(reference: list[np.ndarray], arm: list[np.ndarray], stat: str,
                                 for start, stop in zip(offsets[:-1], offsets[1:])], axis=1)
         ref_stat = _statistic(ref_all[picks], stat, axis=1)
         arm_stat = _statistic(arm_all[picks], stat, axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            replicates.append(arm_stat / ref_stat - 1)
+        replicates.append(_change(arm_stat, ref_stat, difference))
     low, high = _percentiles(np.concatenate(replicates))
     return Interval(change, low, high, n, len(reference))
 
 
 def unpaired_change(reference: list[np.ndarray], arm: list[np.ndarray], stat: str,
                     rng: np.random.Generator, resamples: int = BOOTSTRAP_RESAMPLES,
-                    min_samples: int | None = None) -> Interval:
+                    min_samples: int | None = None, difference: bool = False) -> Interval:
     """stat(arm) / stat(reference) - 1 where the two sides share no pairs
     (harness compare of runs with different background flows or seeds): a
     percentile bootstrap resampling each side on its own, within each of its
     strata (seeds). "too few samples" when the smaller side has fewer than
-    min_samples (default MIN_PAIRS[stat]) values; samples: that smaller side."""
+    min_samples (default MIN_PAIRS[stat]) values; samples: that smaller side.
+    difference: as paired_change's."""
     ref = [r for r in reference if len(r)]
     new = [a for a in arm if len(a)]
     seeds = max(len(reference), len(arm))
@@ -224,7 +242,8 @@ def unpaired_change(reference: list[np.ndarray], arm: list[np.ndarray], stat: st
         return Interval.empty(seeds)
     ref_all, arm_all = np.concatenate(ref), np.concatenate(new)
     base = float(_statistic(ref_all, stat))
-    change = float(_statistic(arm_all, stat)) / base - 1 if base > 0 else float("nan")
+    change = (float(_change(float(_statistic(arm_all, stat)), base, difference))
+              if base > 0 or difference else float("nan"))
     if n < (min_samples if min_samples is not None else MIN_PAIRS[stat]):
         return Interval.too_few(change, n, seeds)
 
@@ -241,8 +260,7 @@ def unpaired_change(reference: list[np.ndarray], arm: list[np.ndarray], stat: st
         return np.concatenate(out)
 
     ref_stat, arm_stat = replicates(ref), replicates(new)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        low, high = _percentiles(arm_stat / ref_stat - 1)
+    low, high = _percentiles(_change(arm_stat, ref_stat, difference))
     return Interval(change, low, high, n, seeds)
 
 
@@ -270,6 +288,8 @@ def judge(metric: str, iv: Interval) -> tuple[str, bool]:
     TOO_FEW (undecided) for an estimate without an interval."""
     if iv.has_too_few:
         return TOO_FEW, False
+    if services.stat_of(metric) is not None:
+        return service_verdict(iv.low, iv.high)
     verdict = {"iteration_time": training_verdict,
                "end_spread": spread_verdict}.get(metric, background_verdict)
     return verdict(iv.low, iv.high)
@@ -360,6 +380,14 @@ def background_verdict(low: float, high: float) -> tuple[str, bool]:
     if low > 0:
         return SLOWER, True
     return NOT_SIGNIFICANT, False
+
+
+def service_verdict(low: float, high: float) -> tuple[str, bool]:
+    """(class, significant) of a change of a service's statistic: lower (all
+    of the interval below 0), higher (above 0), else "n.s."; whether that is
+    better is the statistic's (services.ServiceStat.higher_is_better)."""
+    verdict, decided = background_verdict(low, high)
+    return {FASTER: LOWER, SLOWER: HIGHER}.get(verdict, verdict), decided
 
 
 def spread_verdict(low: float, high: float) -> tuple[str, bool]:

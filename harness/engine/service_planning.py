@@ -71,21 +71,25 @@ def _query(base, cfg, at, pool, topo, path, scenario, duration) -> ServicePlan:
     aggs = _hosts(cfg.aggregators, pool[:1], topo, f"{at}.aggregators", "aggregator")
     workers = _hosts(cfg.workers, tuple(h for h in pool if h not in aggs), topo,
                      f"{at}.workers", "worker")
+    if cfg.fanout is not None and cfg.fanout > len(workers):
+        raise ConfigError(f"{at}.fanout", f"{cfg.fanout} workers per query, but the service "
+                          f"has {len(workers)} (its workers); give 1..{len(workers)}")
+    asked = cfg.fanout if cfg.fanout is not None else len(workers)
     request, response = _scaled(cfg.request_size, k), _scaled(cfg.response_size, k)
     ideal = max(services.query_ideal_s(request, response, path(a, workers[0]),
-                                       path(workers[0], a), len(workers), segment,
+                                       path(workers[0], a), asked, segment,
                                        cfg.persistent) for a in aggs)
     link = min(topo.host_link(a).rate_bps for a in aggs)
-    fan_in = len(workers) * services.tcp_wire_bytes(response, segment) * 8 / link
-    _busy(f"{at}.rate", cfg.rate * fan_in, f"{cfg.rate:g} queries/s of {len(workers)} "
+    fan_in = asked * services.tcp_wire_bytes(response, segment) * 8 / link
+    _busy(f"{at}.rate", cfg.rate * fan_in, f"{cfg.rate:g} queries/s of {asked} "
           f"responses each", f"at most {1 / fan_in:.4g} queries/s per aggregator")
     if cfg.deadline is not None and cfg.deadline < ideal:
         raise ConfigError(f"{at}.deadline", f"{cfg.deadline * 1e3:.4g} ms is shorter than a "
                           f"query's no-contention completion time, {ideal * 1e3:.4g} ms (its "
-                          f"round trip and {len(workers)} responses through the aggregator's "
+                          f"round trip and {asked} responses through the aggregator's "
                           "link): every query would miss it; give a longer deadline")
     requests = services.query_requests(scenario.seed, base.index, aggs, workers, cfg.rate,
-                                       duration, request, response)
+                                       duration, request, response, cfg.fanout)
     return dataclasses.replace(base, clients=aggs, servers=workers, persistent=cfg.persistent,
                                target_s=cfg.deadline, ideal_s=ideal, offered=cfg.rate,
                                requests=requests)

@@ -6,8 +6,10 @@ temporary name and renamed (harness.io.outdir.write_dir).
 
 A run's tables: summary (summary.json as one flat row, the columns a
 sweep's summary has), flows, iterations, transfers, compute, queues,
-utilization, scheduler (those the run has). A sweep's: summary, deltas,
-deltas_mean and, where the sweep has them, scale_check.
+utilization, scheduler, services, streams (those the run has). A sweep's:
+summary, deltas, deltas_mean and, where the sweep has them, scale_check,
+and the services' tables of every cell ([[service]]), one table each
+(services, streams) with the cell's id in its first column.
 """
 
 from __future__ import annotations
@@ -17,20 +19,24 @@ from pathlib import Path
 
 import pandas as pd
 
+from harness.analysis import services
 from harness.config.errors import ConfigError
 
 FORMATS = ("csv", "parquet")
 DICTIONARY = "data-dictionary.csv"
 RUN_EXPORTED = ("flows", "iterations", "transfers", "compute", "queues", "utilization",
-                "scheduler")
+                "scheduler", "services", "streams")
 SWEEP_EXPORTED = ("summary", "deltas", "deltas_mean", "scale_check")
+#: a sweep's per-cell tables, exported as one table each with the cell's id
+CELL_EXPORTED = ("services", "streams")
 
 # --------------------------------------------------------------------------
 # the data dictionary: (unit, meaning) of each column, by table and name;
 # then by pattern (the per-class and per-job columns), then the axes
 
 _CHANGE = ("fraction", "relative change of the arm against the reference arm, value / "
-           "reference - 1 (0.1 = +10 %; inf: the arm stalled)")
+           "reference - 1 (0.1 = +10 %; inf: the arm stalled); a service's fraction "
+           "(deadline miss, SLO attainment): value - reference (0.05 = 5 points)")
 _COMMON = {
     "job": ("", "the training job's name ([[training]] name; one job: its only one)"),
     "worker": ("", "the worker's index in its job"),
@@ -137,9 +143,13 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
     "deltas": {
         "arm": ("", "the compared arm"),
         "metric": ("", "what changed (iteration_time, iteration_time_p99, end_spread, "
-                       "fct_<class>_<mean|p99|p999>)"),
-        "reference": ("s", "the metric's value in the reference arm"),
-        "value": ("s", "the metric's value in the arm"),
+                       "fct_<class>_<mean|p99|p999>; a service's: query_p99, query_mean, "
+                       "query_deadline_miss, rpc_p99, rpc_slo_attainment, stream_delay_p99, "
+                       "stream_jitter, with the service's name after the kind where a "
+                       "scenario has several of that kind)"),
+        "reference": ("s", "the metric's value in the reference arm (a service's "
+                           "fraction: a fraction)"),
+        "value": ("s", "the metric's value in the arm (a service's fraction: a fraction)"),
         "change": _CHANGE,
     },
     "deltas_mean": {
@@ -149,17 +159,50 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
         "mean": ("fraction", "mean over seeds of the per-seed change"),
         "ci95_low": ("fraction", "Student t 95 % interval of that mean, low end"),
         "ci95_high": ("fraction", "its high end"),
-        "change": ("fraction", "the change pooled over seeds, paired over the same flows "
-                               "and iterations (0.1 = +10 %)"),
+        "change": ("fraction", "the change pooled over seeds, paired over the same flows, "
+                               "iterations and requests (0.1 = +10 %; a service's fraction: "
+                               "the difference, 0.05 = 5 points)"),
         "change_low": ("fraction", "its 95 % interval, low end (empty: too few samples)"),
         "change_high": ("fraction", "its 95 % interval, high end"),
         "samples": ("pairs", "the pairs (flows or iterations) the change rests on"),
         "seeds": ("seeds", "the seeds pooled"),
         "verdict": ("", "green / yellow / red (mean iteration time), faster / slower / n.s., "
-                        "smaller / larger (end spread), too few samples or n/a"),
+                        "smaller / larger (end spread), lower / higher (a service's "
+                        "statistic), too few samples or n/a"),
         "decided": ("", "whether the interval decides the verdict"),
         "seeds_to_decide": ("seeds", "a rough projection of the seeds an undecided training "
                                      "verdict needs"),
+    },
+    "services": {
+        "cell": ("", "a sweep's export: the cell's id (its run directory under cells/)"),
+        "id": ("", "the request's id (the same request in every run of the same services "
+                   "and seed)"),
+        "service": ("", "the service's place among the scenario's [[service]] tables"),
+        "service_name": ("", "the service's name"),
+        "kind": ("", "query or rpc"),
+        "query": ("", "the query the request belongs to (one request per worker; -1: an RPC)"),
+        "client": ("", "the asking host (a query's aggregator, an RPC's client)"),
+        "server": ("", "the answering host (a query's worker, an RPC's server)"),
+        "request_bytes": ("bytes", "the request's size as simulated"),
+        "response_bytes": ("bytes", "the response's size as simulated"),
+        "planned_ns": ("ns", "when the request was planned (-1: a closed loop's, sent when a "
+                             "slot frees)"),
+        "sent_ns": ("ns", "when the request was sent (-1: never)"),
+        "received_ns": ("ns", "when the server had the whole request (-1: never)"),
+        "answered_ns": ("ns", "when the whole response arrived (-1: never)"),
+        "error": ("", "the socket error that ended it, if any"),
+        "answered": ("", "whether the whole response arrived"),
+        "latency_s": ("s", "answered - sent (empty if unanswered)"),
+        "measured": ("", "whether it was sent inside the measurement window"),
+    },
+    "streams": {
+        "cell": ("", "a sweep's export: the cell's id (its run directory under cells/)"),
+        "seq": ("", "the packet's sequence number (0: the stream's first)"),
+        "sent_ns": ("ns", "when the packet was sent"),
+        "received_ns": ("ns", "when it arrived"),
+        "service_name": ("", "the stream's service name"),
+        "delay_s": ("s", "one-way delay: arrival - send"),
+        "measured": ("", "whether it was sent inside the measurement window"),
     },
     "compare": {
         "metric": ("", "what changed (as in a sweep's deltas)"),
@@ -182,6 +225,8 @@ _PATTERNS = (
      lambda m: ("s", f"{_STAT[m[2]]} FCT of the measured, completed {m[1]} flows")),
     (re.compile(r"fct_(small|medium|large|all)_mean_slowdown"),
      lambda m: ("ratio", f"mean slowdown (FCT / ideal FCT) of the {m[1]} flows")),
+    (re.compile(r"(query|rpc|stream)_.+"),
+     lambda m: services.column_meaning(m[0]) or ("", "")),
     (re.compile(r"job_(.+)_(iterations|mean_iteration_s|p99_iteration_s|slowdown_vs_ideal)"),
      lambda m: (_JOB[m[2]][0], f"job {m[1]}: {_JOB[m[2]][1]}")),
 )
@@ -250,6 +295,8 @@ def check(directory: str | Path, fmt: str, out: str | Path) -> tuple[str, Path]:
     target = outdir.check_new_dir(Path(out), "-o", "an export")
     # a sweep's tables, or a run's: its top-level Parquet files (CSV is larger)
     size = sum(p.stat().st_size for p in Path(directory).glob("*.parquet"))
+    size += sum(p.stat().st_size for name in CELL_EXPORTED   # a sweep's cells' services
+                for p in Path(directory).glob(f"cells/*/{name}.parquet"))
     outdir.check_space(target, size * (8 if fmt == "csv" else 1) + 100_000, "-o",
                        "the exported tables")
     return kind, target
@@ -271,8 +318,25 @@ def tables_of(directory: Path, kind: str) -> tuple[dict[str, pd.DataFrame], tupl
         return tables, ()
     record = read_sweep_record(directory)
     tables = {name: optional_table(directory, name) for name in SWEEP_EXPORTED}
+    tables.update({name: _cells_table(directory, tables["summary"], name)
+                   for name in CELL_EXPORTED})
     return ({k: v for k, v in tables.items() if v is not None},
             tuple(record.get("axes", [])))
+
+
+def _cells_table(directory: Path, summary: pd.DataFrame | None, name: str) -> pd.DataFrame | None:
+    """Every cell's `name` table (services, streams) in one, the cell's id
+    first, in the summary's order; None where no cell has one."""
+    from harness.analysis.tables import optional_table
+
+    if summary is None or "cell" not in summary:
+        return None
+    parts = []
+    for cell in summary["cell"]:
+        table = optional_table(directory / "cells" / str(cell), name)
+        if table is not None:
+            parts.append(table.assign(cell=str(cell))[["cell", *table.columns]])
+    return pd.concat(parts, ignore_index=True) if parts else None
 
 
 def export(directory: str | Path, fmt: str, out: str | Path) -> Path:

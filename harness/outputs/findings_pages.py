@@ -26,6 +26,8 @@ a findings page with these:
   kept sweep (harness.analysis.frontier), a table per point and its best arm;
 - ``<!-- generated: finding-boundary SWEEP -->``: a kept boundary search's
   crossings per point and threshold (its boundary.parquet);
+- ``<!-- generated: finding-figures NAME -->``: the finding's figures
+  (findings.toml) that have been drawn, as images; none before it is kept;
 - ``<!-- generated: finding-scale-check SWEEP [METRIC ...] -->``: a kept
   sweep with a scale axis, each point and metric's change at every scale
   beside the smallest's (its scale_check.parquet), and whether it lies inside.
@@ -467,6 +469,25 @@ def finding_boundary(key: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def finding_figures(name: str) -> str:
+    """The finding's drawn figures as Markdown images, linked relative to its
+    page (a figure not drawn yet, before its sweep is kept, is left out: a
+    link to a missing file would break the site)."""
+    import os
+
+    from harness.config.paths import DOCS_DIR
+
+    finding = kept.finding(name)
+    page_dir = (DOCS_DIR / finding.page).parent
+    lines = []
+    for figure in finding.figures:
+        if (DOCS_DIR / figure.file).is_file():
+            what = f"{figure.sweep}: {figure.kind}" + (
+                f" of {figure.metric}" if figure.metric != "iteration_time" else "")
+            lines.append(f"![{what}]({os.path.relpath(DOCS_DIR / figure.file, page_dir)})")
+    return "\n\n".join(lines) + "\n" if lines else ""
+
+
 def finding_scale_check(key: str, *metrics: str) -> str:
     """Per point, arm and metric: the change at the reference scale and at
     each scale-down (% [95 % interval]), and per scale-down whether its change
@@ -513,7 +534,8 @@ def draw(figure: kept.Figure, docs_dir: Path) -> Path:
     from harness.outputs.plots.style import fit_text
     from harness.outputs.plots.boundary_map import draw_boundary
     from harness.outputs.plots.sweep_axes import background_labels
-    from harness.outputs.plots.sweep_data import boundary_table, comparison_frame
+    from harness.outputs.plots.sweep_data import (BOUNDARY_PANELS, boundary_table,
+                                                  comparison_frame, metric_panels)
     from harness.outputs.plots.sweep_draw import draw_comparison
 
     sweep, loaded = _load(figure.sweep)
@@ -527,9 +549,12 @@ def draw(figure: kept.Figure, docs_dir: Path) -> Path:
              f"buffer {record.get('buffer_model')}, {_seeds(record)} a point; "
              f"{record.get('date')}, {record.get('commit')})")
     if figure.kind == "map":
-        table = boundary_table(loaded.deltas_mean, loaded.summary, loaded.grid)
+        # the three-panel map, or one metric's (`harness plot --metric`'s: a service's tail)
+        panels = (BOUNDARY_PANELS if figure.metric == "iteration_time"
+                  else metric_panels(figure.metric))
+        table = boundary_table(loaded.deltas_mean, loaded.summary, loaded.grid, panels)
         fig = draw_boundary(table, loaded.grid, background_labels(loaded.summary, loaded.grid),
-                            title)
+                            title, panels)
     elif figure.kind == "boundary":
         fig = _boundary_figure(sweep, figure, title)
     elif figure.kind == "frontier":
@@ -580,4 +605,4 @@ MARKERS = {"finding": finding_block, "findings-status": findings_status,
            "finding-summary": finding_summary, "finding-table": finding_table,
            "finding-claims": finding_claims, "finding-verdicts": finding_verdicts,
            "finding-frontier": finding_frontier, "finding-boundary": finding_boundary,
-           "finding-scale-check": finding_scale_check}
+           "finding-scale-check": finding_scale_check, "finding-figures": finding_figures}

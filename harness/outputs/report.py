@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.analysis import stats
+from harness.analysis import services, stats
 from harness.analysis.tables import read_record
 from harness.io import outdir
 from harness.outputs.plots import registry
@@ -44,6 +44,11 @@ SUMMARY_COLUMNS = {  # summary.parquet column -> (header, scale)
     "u_background": ("U background %", 100),
     "completion_ratio": ("completion", 1),
 }
+
+
+def _summary_columns(summary: pd.DataFrame) -> dict[str, tuple[str, float]]:
+    """SUMMARY_COLUMNS and the services' tails the cells have."""
+    return {**SUMMARY_COLUMNS, **services.summary_columns(summary.columns)}
 
 
 def check_sweep_dir(sweep_dir: Path) -> None:
@@ -111,12 +116,19 @@ def _png(fig, dpi: int = CELL_DPI) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _sweep_figures(sweep_dir: Path) -> dict[str, str]:
-    """plot_sweep's figures, as base64 PNGs by stem."""
+def _sweep_figures(sweep_dir: Path, deltas_mean: pd.DataFrame | None) -> dict[str, str]:
+    """plot_sweep's figures and the map of each service's tail
+    (services.MAPPED: query p99, RPC p99 and SLO attainment, stream delay
+    p99), as base64 PNGs by stem."""
     from harness.outputs import plots
+    from harness.outputs.plots.sweep_figures import plot_metric
 
+    mapped = (services.mapped_metrics(deltas_mean["metric"])
+              if deltas_mean is not None and "metric" in deltas_mean else [])
     with tempfile.TemporaryDirectory(prefix="ddnn-report-") as tmp:
-        written = plots.plot_sweep(sweep_dir, Path(tmp), ("png",))
+        written = plots.plot_sweep(sweep_dir, Path(tmp) / "sweep", ("png",))
+        for metric in mapped:
+            written += plot_metric(sweep_dir, metric, Path(tmp) / metric, ("png",))
         return {p.stem: base64.b64encode(p.read_bytes()).decode("ascii") for p in written}
 
 
@@ -206,6 +218,9 @@ def na_reason(row: pd.Series, column: str) -> str:
         return "no background traffic in this cell"
     if column == "completion_ratio":
         return "no measured background flow"
+    if services.stat_of(column.removesuffix("_s")) is not None:
+        return ("too few requests for this tail (a p99 needs 100), or the service sets no "
+                "deadline or SLO")
     return "not measured"
 
 
@@ -242,7 +257,7 @@ def _summary_table(summary: pd.DataFrame, fields: list[str]) -> str:
         table[col] = [v if _missing(v) else html.escape(str(v)) for v in table[col]]
     table["cell"] = [f'<a href="#cell-{c}">{c[:8]}</a>' for c in summary["cell"]]
     table["status"] = [_status_html(row) for _, row in summary.iterrows()]
-    for col, (header, scale) in SUMMARY_COLUMNS.items():
+    for col, (header, scale) in _summary_columns(summary).items():
         if col in summary:
             table[header] = [_cell_html(row[col], scale, row, col)
                              for _, row in summary.iterrows()]
@@ -336,16 +351,17 @@ def render(sweep_dir: Path) -> str:
     sweep = load_sweep(sweep_dir)
     grid, summary = sweep.grid, with_status_reasons(sweep.summary)
     fields = [f for f in grid.get("axes", []) if f in summary]
-    figures = _sweep_figures(sweep_dir)
+    figures = _sweep_figures(sweep_dir, sweep.deltas_mean)
     ordered = [(stem, figures[stem]) for stem in SWEEP_FIGURES if stem in figures]
     ordered += [(stem, png) for stem, png in sorted(figures.items()) if stem not in SWEEP_FIGURES]
 
+    columns = _summary_columns(summary)
     cells = []
     for _, row in summary.iterrows():
         label = _label(row, fields)
         metrics = [(header, _fmt(row.get(col), scale),
                     na_reason(row, col) if _missing(row.get(col)) else "")
-                   for col, (header, scale) in SUMMARY_COLUMNS.items() if col in row]
+                   for col, (header, scale) in columns.items() if col in row]
         view = CellView(row["cell"], label, row["status"], _reason(row), metrics)
         cell_dir = sweep_dir / "cells" / row["cell"]
         if row["status"] in MEASURED and cell_dir.is_dir():   # a stalled cell has its tables

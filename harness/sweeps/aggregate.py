@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.analysis import metrics, run_changes, stats
+from harness.analysis import metrics, run_changes, services, stats
 from harness.sweeps.adaptive import DECIDING_METRICS
 from harness.analysis.summary import (MEASURED, NOT_RUN_REASON, STALLED, UNFINISHED, cell_status,
                                       none_if_na, point_value, stall_reason)
@@ -92,7 +92,7 @@ def compare(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]
             deltas = _per_point_deltas(ok, cells, keys)
         else:
             deltas = metrics.paired_deltas(ok, keys, "arm", grid.reference,
-                                           metrics.DELTA_METRICS)
+                                           _delta_metrics(summary))
         tables["deltas"] = deltas
         point_keys = [k for k in keys if k != SEED_AXIS]
         means = metrics.delta_means(deltas, point_keys, "arm")
@@ -100,6 +100,12 @@ def compare(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]
             means, interval_table(out, grid, cells), point_keys,
             [k for k in dict(grid.axes) if k != SEED_AXIS])
     return tables
+
+
+def _delta_metrics(summary: pd.DataFrame) -> tuple:
+    """The deltas' (summary column, metric) pairs: metrics.DELTA_METRICS and
+    each service's changed statistics where the cells have services."""
+    return (*metrics.DELTA_METRICS, *services.delta_pairs(summary.columns))
 
 
 def _per_point_deltas(ok: pd.DataFrame, cells: list[Cell], keys: list[str]) -> pd.DataFrame:
@@ -118,7 +124,7 @@ def _per_point_deltas(ok: pd.DataFrame, cells: list[Cell], keys: list[str]) -> p
             continue
         # "_point" keeps the keys a MultiIndex even when the seed is the only axis
         part = metrics.paired_deltas(group, ["_point", *seed_keys], "arm", ref,
-                                     metrics.DELTA_METRICS).drop(columns="_point")
+                                     _delta_metrics(ok)).drop(columns="_point")
         first = group.iloc[0]
         for k in reversed(point_keys):
             part.insert(0, k, [first[k]] * len(part))
@@ -177,10 +183,13 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
 
 
 def _run_tables(out: Path, cell: Cell) -> Run:
-    """What the paired statistics read of a cell's run: its flows and iterations."""
+    """What the paired statistics read of a cell's run: its flows and
+    iterations, and its services' requests and stream packets with their
+    deadlines and SLOs (summary.json)."""
     d = cell_dir(out, cell)
     return Run(flows=read_table(d / "flows.parquet"), iterations=optional_table(d, "iterations"),
-               dir=d)
+               services=optional_table(d, "services"), streams=optional_table(d, "streams"),
+               summary=read_record(d / "summary.json", what="the cell's summary"), dir=d)
 
 
 def _with_intervals(means: pd.DataFrame, intervals: pd.DataFrame,

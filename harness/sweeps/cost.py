@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 
 def predicted_bytes(p) -> float:
-    """Payload bytes a planned cell will send: its background flows, and its
+    """Payload bytes a planned cell will send: its background flows, its
     training job's iterations at max(compute, communication at line rate)
-    each. The simulation cost grows with the bytes
+    each, and its services' requests, responses and stream packets. The simulation cost grows with the bytes
     (docs/performance/sweep-cost.md), so a sweep starts the cells with the most bytes first, to
     end less often on one long cell running alone. A proxy only: ns-3's TCP
     send buffer costs more per segment as the congestion window grows, so
@@ -23,6 +23,12 @@ def predicted_bytes(p) -> float:
         per_iteration = training.architecture(job.config.architecture).bytes_per_iteration(job)
         iteration_ms = max(job.profile.compute_ms, job.network_ms)
         total += per_iteration * expected * 1e3 / iteration_ms
+    for service in p.services:   # [[service]]: every request and response, the stream's payload
+        if service.kind == "stream":
+            total += service.rate_bps / 8 * expected
+        elif len(service.requests):   # a closed loop's are all planned ahead (start -1): at most
+            r = service.requests[service.requests["start_ns"] < expected * 1e9]
+            total += float((r["request_bytes"] + r["response_bytes"]).sum())
     return total
 
 

@@ -151,11 +151,15 @@ def poisson_times(rng: np.random.Generator, rate: float, duration: float) -> np.
 
 
 def query_requests(seed: int, index: int, aggregators, workers, rate: float, duration: float,
-                   request: int, response: int) -> pd.DataFrame:
+                   request: int, response: int, fanout: int | None = None) -> pd.DataFrame:
     """Every query of the service: each aggregator's Poisson arrivals at `rate`,
-    one request to every worker per query (same start). Columns: query,
-    client, server, request_bytes, response_bytes, start_ns; by start."""
-    rngs = _rngs(seed, index, len(aggregators))
+    one request to every worker per query (same start), or to `fanout`
+    workers drawn without replacement for each query (from a stream of
+    their own: the arrivals are the same with or without a fan-out).
+    Columns: query, client, server, request_bytes, response_bytes, start_ns;
+    by start."""
+    # spawned streams are keyed by their place: one more leaves the first ones' draws alone
+    rngs = _rngs(seed, index, len(aggregators) + (fanout is not None))
     parts = []
     for agg, rng in zip(aggregators, rngs):
         start = np.round(poisson_times(rng, rate, duration) * 1e9).astype(np.int64)
@@ -163,8 +167,14 @@ def query_requests(seed: int, index: int, aggregators, workers, rate: float, dur
     queries = pd.concat(parts, ignore_index=True).sort_values(
         ["start_ns", "client"], kind="stable", ignore_index=True)
     queries["query"] = np.arange(len(queries), dtype=np.int64)
-    rows = queries.loc[queries.index.repeat(len(workers))].reset_index(drop=True)
-    rows["server"] = np.tile(np.asarray(workers, dtype=np.int64), len(queries))
+    pool = np.asarray(workers, dtype=np.int64)
+    asked = len(pool) if fanout is None else fanout
+    rows = queries.loc[queries.index.repeat(asked)].reset_index(drop=True)
+    if fanout is None:
+        rows["server"] = np.tile(pool, len(queries))
+    else:   # each query's workers in the order of `workers`
+        picks = rngs[-1].random((len(queries), len(pool))).argsort(axis=1)[:, :fanout]
+        rows["server"] = pool[np.sort(picks, axis=1)].ravel()
     rows["request_bytes"] = np.int64(request)
     rows["response_bytes"] = np.int64(response)
     return rows[["query", "client", "server", "request_bytes", "response_bytes", "start_ns"]]

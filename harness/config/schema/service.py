@@ -49,7 +49,11 @@ class QueryService(ServiceBase):
     aggregators: Hosts = Field((), description=(
         "hosts that send queries; empty = the first host of `hosts`"))
     workers: Hosts = Field((), description=(
-        "the fan-out: hosts each query asks; empty = every other host of `hosts`"))
+        "the hosts queries ask (all, or `fanout` of them); empty = every other host of "
+        "`hosts`"))
+    fanout: Optional[Int(1, 10_000)] = Field(None, description=(
+        "workers each query asks, drawn at random among `workers` for every query; "
+        "default all of them"))
     rate: Number(gt=0) = Field(description="Poisson query arrivals, queries/s per aggregator")
     request_size: Bytes() = Field(1600, description="bytes of the request to each worker")
     response_size: Bytes() = Field(2000, description="bytes of each worker's response")

@@ -15,7 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from harness.analysis import stats
+from harness.analysis import services, stats
 from harness.outputs.plots.style import fit_in_data_width, new_figure
 from harness.outputs.plots.sweep_axes import (boundary_axes, facet_rows, pct, ratio_label,
                                               x_order, y_order)
@@ -58,16 +58,16 @@ def _pct_text(v: float) -> str:
 
 
 def _cell_text(change: float, low: float, high: float, seeds: int, all_seeds: int,
-               reason: str = "") -> str:
+               reason: str = "", unit: str = "%") -> str:
     """'+12.3 %' over '[+8.1, +17.0]' (the 95 % interval), then 'n=1/2 seeds'
     when some seeds gave no pair; 'too few samples' for an estimate without
     an interval (harness.analysis.stats); 'stalled' or 'n/a' over its reason without a
-    value."""
+    value. unit: "pp" for a fraction's difference (points)."""
     if change == np.inf:
         return "stalled"  # no iteration completed in the window where the reference did
     if not np.isfinite(change):
         return f"n/a\n{reason}" if reason else "n/a"
-    text = f"{_pct_text(change)} %"
+    text = f"{_pct_text(change)} {unit}"
     if np.isfinite(low) and np.isfinite(high):
         text += f"\n[{_pct_text(low)}, {_pct_text(high)}]"
     elif high == np.inf:
@@ -79,10 +79,11 @@ def _cell_text(change: float, low: float, high: float, seeds: int, all_seeds: in
     return text
 
 
-def _fct_colors(table: pd.DataFrame, prefix: str):
+def _fct_colors(table: pd.DataFrame, prefix: str, higher_is_better: bool = False):
     """A diverging colour scale centred at 0 for one FCT panel (over every
     facet of `table`): green where the background is faster (negative
-    change), red where slower; its limit is the panel's largest |change| (at
+    change), red where slower (reversed for a statistic where higher is
+    better: an SLO attainment); its limit is the panel's largest |change| (at
     least 10 %, at most 100 %)."""
     from matplotlib import colormaps
     from matplotlib.colors import TwoSlopeNorm
@@ -91,7 +92,7 @@ def _fct_colors(table: pd.DataFrame, prefix: str):
     finite = np.abs(values[np.isfinite(values)])
     limit = float(np.clip(finite.max() if len(finite) else 0.1, 0.1, 1.0))
     norm = TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit)
-    return colormaps["RdYlGn_r"], norm
+    return colormaps["RdYlGn" if higher_is_better else "RdYlGn_r"], norm
 
 
 # --------------------------------------------------------------------------
@@ -128,8 +129,12 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str,
     for row, (facet, rows) in enumerate(facets):
         for col, (metric, prefix, name) in enumerate(panels):
             ax = axes[row, col]
+            service = services.stat_of(metric)
+            better_higher = service is not None and service.higher_is_better
+            unit = "pp" if service is not None and service.fraction else "%"
             # one scale per panel for every facet: colours compare across rows
-            cmap, norm = _fct_colors(table, prefix) if not trained[col] else (None, None)
+            cmap, norm = (_fct_colors(table, prefix, better_higher) if not trained[col]
+                          else (None, None))
             for i, yv in enumerate(ys):
                 for j, xv in enumerate(xs):
                     r = _map_cell(rows, y, yv, x, xv)
@@ -139,7 +144,7 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str,
                         change = r[f"{prefix}_change"]
                         text = _cell_text(change, r[f"{prefix}_low"], r[f"{prefix}_high"],
                                           int(r[f"{prefix}_seeds"]), int(r["seeds"]),
-                                          r.get(f"{prefix}_reason", ""))
+                                          r.get(f"{prefix}_reason", ""), unit)
                         if trained[col]:
                             face = BOUNDARY_COLORS[r["color"]]
                         elif np.isfinite(change):
@@ -166,8 +171,9 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str,
                 ax.set_yticks(range(len(ys)), [""] * len(ys))
             if not trained[col]:
                 bar = fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.8,
-                                   format=FuncFormatter(lambda v, _: f"{100 * v:+.0f} %"))
+                                   format=FuncFormatter(lambda v, _, u=unit: f"{100 * v:+.0f} {u}"))
                 bar.set_label("change; green: background faster" if metric.startswith("fct_")
+                              else "change; green: higher" if better_higher
                               else "change; green: smaller", fontsize="small")
             ax.grid(False)
             ax.set_xlabel("U_background (offered load per host link)")
