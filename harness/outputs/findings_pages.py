@@ -114,13 +114,14 @@ def finding_block(name: str) -> str:
     lines = []
     if status == kept.NOT_KEPT:
         lines += ['!!! warning "Not yet regenerated"',
-                  "    This page's numbers were typed by hand from runs made before the "
-                  "kept results existed, many under the older per-band buffer limits "
-                  "(`network.buffer.model = \"per_band\"`, the default until 2026-11-24); "
-                  "they are not checked against today's code. "
-                  f"`harness findings run {name}` reruns its sweeps "
-                  f"({', '.join('`' + s.key + '`' for s in finding.sweeps)}) and "
-                  "regenerates them.", ""]
+                  "    Not every sweep this page stands on is kept yet: "
+                  f"`harness findings run {name}` runs its sweeps "
+                  f"({', '.join('`' + s.key + '`' for s in finding.sweeps)}), keeps their "
+                  "tables and generates the page's parts from them. A number below that is "
+                  "typed by hand comes from runs made before the kept results existed, many "
+                  "under the older per-band buffer limits (`network.buffer.model = "
+                  "\"per_band\"`, the default until 2026-11-24): it is not checked against "
+                  "today's code.", ""]
         return "\n".join(lines)
     lines.append(f"!!! info \"What this page ran under ({status})\"")
     for state in states:
