@@ -105,7 +105,7 @@ def test_a_changed_default_makes_check_fail(kept_tiny, registry, tmp_path):
 
 
 def test_figure_carries_provenance_and_check_compares_it(kept_tiny, tmp_path, monkeypatch):
-    from harness.outputs import findings_pages
+    from harness.outputs import findings_figures, findings_pages
 
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -118,7 +118,7 @@ def test_figure_carries_provenance_and_check_compares_it(kept_tiny, tmp_path, mo
         "![tiny: map](../tiny-map.png)\n\n![tiny: frontier](../tiny-frontier.png)\n")
     record = json.loads((kept_tiny / "provenance.json").read_text())
     for figure in ("tiny-map.png", "tiny-frontier.png"):
-        meta = findings_pages.png_metadata(docs / figure)
+        meta = findings_figures.png_metadata(docs / figure)
         for key in ("preset", "buffer_model", "scale", "seeds", "commit", "date"):
             assert key in meta
         assert (meta["commit"], meta["date"], meta["seeds"]) == (record["commit"],
@@ -226,7 +226,7 @@ def test_claims_are_judged_by_their_whole_interval(registry):
     a phase picks the n-th phase's row of the claims table."""
     import pandas as pd
 
-    from harness.outputs import findings_pages
+    from harness.analysis import claims
 
     nan = float("nan")
     table = pd.DataFrame([
@@ -234,15 +234,13 @@ def test_claims_are_judged_by_their_whole_interval(registry):
         {"label": "x", "arm": "a", "baseline": "b", "start_s": 1.5, "end_s": 2.5},
         {"label": "x", "arm": "a", "baseline": "b", "start_s": 0.5, "end_s": 1.5},
     ])
-    claim = kept.Claim("S", "faster", "tiny", "x", "a", "b", phase=2)
-    assert findings_pages.claim_row(table, claim)["start_s"] == 1.5
-    assert findings_pages.claim_row(table, kept.Claim("S", "", "tiny", "x", "a", "b"))["start_s"] is None
-    assert findings_pages.claim_row(table, kept.Claim("S", "", "tiny", "y", "a", "b")) is None
-    assert findings_pages.agreement(claim, -0.3, -0.1) == "yes"
-    assert findings_pages.agreement(claim, -0.3, 0.1) == "undecided"
-    assert findings_pages.agreement(claim, 0.1, 0.3) == "no: the opposite"
-    slower = kept.Claim("S", "", "tiny", "x", "a", "b", side="slower")
-    assert findings_pages.agreement(slower, 0.1, 0.3) == "yes"
+    assert claims.comparison_row(table, "x", "a", "b", phase=2)["start_s"] == 1.5
+    assert claims.comparison_row(table, "x", "a", "b")["start_s"] is None   # the whole window
+    assert claims.comparison_row(table, "y", "a", "b") is None
+    assert claims.agrees("faster", -0.3, -0.1) == "yes"
+    assert claims.agrees("faster", -0.3, 0.1) == "undecided"
+    assert claims.agrees("faster", 0.1, 0.3) == "no: the opposite"
+    assert claims.agrees("slower", 0.1, 0.3) == "yes"
 
 
 @pytest.mark.parametrize("spec, words", [
@@ -269,7 +267,7 @@ def test_a_boundary_search_is_kept_checked_and_drawn(registry, tmp_path, monkeyp
     kept with its boundary and probes tables, current against today's code,
     its crossings generated into a page and drawn over its kept map."""
     from harness.analysis.tables import read_table
-    from harness.outputs import findings_pages
+    from harness.outputs import findings_figures, findings_pages
     from harness.traffic import profiles
     from tests.test_boundary import REAL_SEARCH
 
@@ -297,7 +295,7 @@ def test_a_boundary_search_is_kept_checked_and_drawn(registry, tmp_path, monkeyp
     header, rule, row = page.splitlines()
     assert header.startswith("| R | threshold | status |")
     assert f"| 1 % | {table['status'].iloc[0]} |" in row
-    assert findings_pages.png_metadata(docs / "edge.png")["preset"] == "search"  # its grid
+    assert findings_figures.png_metadata(docs / "edge.png")["preset"] == "search"  # its grid
     # the figure's `over` must name a kept sweep of the registry
     with (registry / "findings.toml").open("a") as f:
         f.write('\n[findings.bad]\ntitle = "x"\npage = "findings/x.md"\nsweeps = ["search"]\n'

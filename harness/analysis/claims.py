@@ -157,3 +157,28 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def comparison_row(table: pd.DataFrame, label: str, arm: str, baseline: str,
+                   phase: int = 0) -> dict | None:
+    """The row of a claims table that compares `arm` with `baseline` at the
+    point `label`: over the whole window (phase 0) or its n-th phase of
+    constant conditions; None where the table has none. NaN as None."""
+    rows = table[(table["label"] == label) & (table["arm"] == arm)
+                 & (table["baseline"] == baseline)]
+    whole = rows[rows["start_s"].isna()]
+    phased = rows[rows["start_s"].notna()].sort_values("start_s")
+    chosen = whole if phase == 0 else phased.iloc[phase - 1:phase]
+    if not len(chosen):
+        return None
+    row = chosen.iloc[0].to_dict()
+    return {k: (None if isinstance(v, float) and pd.isna(v) else v) for k, v in row.items()}
+
+
+def agrees(side: str, low: float, high: float) -> str:
+    """Does a change's interval agree with a paper that says the arm is
+    `side` ("faster" or "slower")? Only a whole interval on one side decides."""
+    faster, slower = high < 0, low > 0
+    if not (faster or slower):
+        return "undecided"
+    return "yes" if (faster if side == "faster" else slower) else "no: the opposite"

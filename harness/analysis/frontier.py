@@ -412,6 +412,14 @@ def references_of(sweep_grid: dict, point_keys: list[str]) -> str | dict[str, st
     return per_point or sweep_grid.get("reference")
 
 
+def sweep_frontier(deltas_mean: pd.DataFrame, sweep_grid: dict) -> tuple[pd.DataFrame,
+                                                                          list[str]]:
+    """A sweep's frontier table and its point columns, from its deltas_mean and
+    its sweep.json (each point's reference arm)."""
+    keys = point_keys_of(deltas_mean)
+    return frontier_table(deltas_mean, keys, references_of(sweep_grid, keys)), keys
+
+
 def finite_or_nan(values) -> np.ndarray:
     """As floats, +-inf as NaN (for drawing)."""
     out = np.asarray(values, dtype=float)

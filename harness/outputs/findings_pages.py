@@ -32,8 +32,7 @@ a findings page with these:
   sweep with a scale axis, each point and metric's change at every scale
   beside the smallest's (its scale_check.parquet), and whether it lies inside.
 
-Figures (`draw`) carry their provenance in their title line and in the
-PNG's text chunks (preset, buffer_model, scale, seeds, commit, date).
+The findings' figures are drawn by harness.outputs.findings_figures.
 """
 
 from __future__ import annotations
@@ -52,7 +51,7 @@ METRIC_WORDS = {
 }
 
 
-def _load(key: str):
+def load_kept(key: str):
     from harness.analysis.tables import load_sweep
 
     sweep = kept.kept_sweep(key)
@@ -90,7 +89,7 @@ def _cell(row: dict, prefix: str | None = None) -> str:
     return text
 
 
-def _seeds(record: dict) -> str:
+def seeds_text(record: dict) -> str:
     seeds = str(record.get("seeds", "?"))
     return f"{seeds} seed{'' if seeds == '1' else 's'}"
 
@@ -101,7 +100,7 @@ def provenance_line(record: dict) -> str:
         return ""
     cpu = record.get("simulation_cpu_s") or 0
     return (f"sweep `{record.get('grid')}` at scale {record.get('scale')}, buffer model "
-            f"`{record.get('buffer_model')}`, {_seeds(record)} a point, {record.get('cells')} cells, {cpu:,.0f} s of simulation CPU; run "
+            f"`{record.get('buffer_model')}`, {seeds_text(record)} a point, {record.get('cells')} cells, {cpu:,.0f} s of simulation CPU; run "
             f"{record.get('date')} at commit `{record.get('commit')}` on "
             f"{record.get('machine')}")
 
@@ -155,7 +154,7 @@ def finding_map(key: str, metric: str = "iteration_time") -> str:
     """A markdown table of one metric's change per point of a two-axis map."""
     from harness.outputs.plots.sweep_axes import boundary_axes, compared_arms
     from harness.outputs.plots.sweep_data import boundary_table
-    sweep, loaded = _load(key)
+    sweep, loaded = load_kept(key)
     if loaded is None:
         return f"*(no kept tables for `{key}` yet: `harness findings run`)*"
     grid = loaded.grid
@@ -194,7 +193,7 @@ def finding_summary(key: str) -> str:
     from harness.analysis import stats
     from harness.outputs.plots.sweep_axes import boundary_axes, compared_arms, point_fields
 
-    sweep, loaded = _load(key)
+    sweep, loaded = load_kept(key)
     if loaded is None:
         return f"*(no kept tables for `{key}` yet: `harness findings run`)*"
     grid, dm = loaded.grid, loaded.deltas_mean
@@ -260,7 +259,7 @@ def finding_changes(key: str, *metrics: str) -> str:
     """One row per point, arm and metric: change [interval] verdict (seeds)."""
     from harness.outputs.plots.sweep_axes import point_fields
 
-    sweep, loaded = _load(key)
+    sweep, loaded = load_kept(key)
     if loaded is None:
         return f"*(no kept tables for `{key}` yet: `harness findings run`)*"
     dm = loaded.deltas_mean
@@ -282,7 +281,7 @@ def finding_table(key: str, *columns: str) -> str:
     from harness.analysis.metrics import seed_mean
     from harness.outputs.plots.sweep_axes import point_fields
 
-    sweep, loaded = _load(key)
+    sweep, loaded = load_kept(key)
     if loaded is None:
         return f"*(no kept tables for `{key}` yet: `harness findings run`)*"
     summary = loaded.summary
@@ -338,41 +337,19 @@ def finding_claims(key: str, *labels: str) -> str:
     return claims.markdown(table) + "\n"
 
 
-def claim_row(table, claim: kept.Claim) -> dict | None:
-    """The claims-table row that tests a claim: its comparison over the whole
-    window (phase 0) or in its n-th phase."""
-    import pandas as pd
-
-    rows = table[(table["label"] == claim.label) & (table["arm"] == claim.arm)
-                 & (table["baseline"] == claim.baseline)]
-    whole = rows[rows["start_s"].isna()]
-    phased = rows[rows["start_s"].notna()].sort_values("start_s")
-    chosen = whole if claim.phase == 0 else phased.iloc[claim.phase - 1:claim.phase]
-    if not len(chosen):
-        return None
-    row = chosen.iloc[0].to_dict()
-    return {k: (None if isinstance(v, float) and pd.isna(v) else v) for k, v in row.items()}
-
-
-def agreement(claim: kept.Claim, low: float, high: float) -> str:
-    """Does the interval agree with the paper's side? Only a whole interval
-    on one side decides."""
-    faster, slower = high < 0, low > 0
-    if not (faster or slower):
-        return "undecided"
-    return "yes" if (faster if claim.side == "faster" else slower) else "no: the opposite"
-
-
 def finding_verdicts(name: str) -> str:
     """Each paper's claim of a finding (findings.toml `claims`) beside the
     kept comparison that tests it and whether its interval agrees."""
+    from harness.analysis import claims as claims_table
+
     lines = ["| system | paper's claim | tested as | iteration ms, arm / baseline | "
              "change [95 % CI] | agrees? |", "|---|---|---|---|---|---|"]
     claims = kept.finding(name).claims
     tables = {key: _claims(key) for key in {c.sweep for c in claims}}   # each read once
     for claim in claims:
         table = tables[claim.sweep]
-        row = claim_row(table, claim) if table is not None else None
+        row = (claims_table.comparison_row(table, claim.label, claim.arm, claim.baseline,
+                                           claim.phase) if table is not None else None)
         tested = f"`{claim.arm}` vs `{claim.baseline}` at `{claim.label}`"
         if row is None:
             lines.append(f"| {claim.system} | {claim.claim} | {tested} | not kept | | |")
@@ -382,21 +359,8 @@ def finding_verdicts(name: str) -> str:
         change = f"{_pct(row['change'])} [{_pct(row['low'])}, {_pct(row['high'])}] %"
         lines.append(f"| {claim.system} | {claim.claim} | {tested} | {row['arm_ms']:.1f} / "
                      f"{row['baseline_ms']:.1f} | {change} | "
-                     f"{agreement(claim, row['low'], row['high'])} ({row['seeds']} seeds) |")
+                     f"{claims_table.agrees(claim.side, row['low'], row['high'])} ({row['seeds']} seeds) |")
     return "\n".join(lines) + "\n"
-
-
-# --------------------------------------------------------------------------
-# figures
-
-
-def _frontier(loaded):
-    """The frontier table of a kept sweep and its point columns."""
-    from harness.analysis import frontier
-
-    keys = frontier.point_keys_of(loaded.deltas_mean)
-    return frontier.frontier_table(loaded.deltas_mean, keys,
-                                   frontier.references_of(loaded.grid, keys)), keys
 
 
 def finding_frontier(key: str) -> str:
@@ -406,10 +370,10 @@ def finding_frontier(key: str) -> str:
     deltas_mean)."""
     from harness.analysis import frontier
 
-    sweep, loaded = _load(key)
+    sweep, loaded = load_kept(key)
     if loaded is None:
         return f"*(no kept tables for `{key}` yet: `harness findings run`)*"
-    table, keys = _frontier(loaded)
+    table, keys = frontier.sweep_frontier(loaded.deltas_mean, loaded.grid)
     verdicts = dict(frontier.point_verdicts(table, keys))
     marks = {True: "P", False: ""}
     out = []
@@ -446,7 +410,7 @@ def finding_boundary(key: str) -> str:
     from harness.analysis.tables import read_table
     from harness.outputs.plots.sweep_axes import point_fields
 
-    sweep, loaded = _load(key)
+    sweep, loaded = load_kept(key)
     path = sweep.kept_dir / "boundary.parquet"
     if loaded is None or not path.is_file():
         return f"*(no kept boundary table for `{key}` yet: `harness findings run`)*"
@@ -520,84 +484,6 @@ def finding_scale_check(key: str, *metrics: str) -> str:
                                                                             first["metric"]),
                                         *cells, marks]) + " |")
     return "\n".join(lines) + "\n"
-
-
-def figure_metadata(record: dict) -> dict[str, str]:
-    """The PNG text chunks of a figure drawn from a kept sweep."""
-    return {k: str(record.get(k, "")) for k in
-            ("preset", "buffer_model", "scale", "seeds", "commit", "date")} | {
-        "preset": str(record.get("grid", ""))}
-
-
-def draw(figure: kept.Figure, docs_dir: Path) -> Path:
-    """Draw one of a finding's figures from its kept sweep into docs_dir."""
-    from harness.io import outdir
-    from harness.outputs.plots.style import fit_text
-    from harness.outputs.plots.boundary_map import draw_boundary
-    from harness.outputs.plots.sweep_axes import background_labels
-    from harness.outputs.plots.sweep_data import (BOUNDARY_PANELS, boundary_table,
-                                                  comparison_frame, metric_panels)
-    from harness.outputs.plots.sweep_draw import draw_comparison
-
-    sweep, loaded = _load(figure.sweep)
-    if loaded is None:
-        raise FileNotFoundError(f"no kept tables for {figure.sweep!r}")
-    record = kept.provenance(sweep)
-    what = {"map": "operating boundary", "comparison": "per point and arm",
-            "frontier": "training slowdown vs background gain per arm",
-            "boundary": "where the training slowdown crosses its thresholds"}[figure.kind]
-    title = (f"{record.get('grid')}: {what} (scale {record.get('scale')}, "
-             f"buffer {record.get('buffer_model')}, {_seeds(record)} a point; "
-             f"{record.get('date')}, {record.get('commit')})")
-    if figure.kind == "map":
-        # the three-panel map, or one metric's (`harness plot --metric`'s: a service's tail)
-        panels = (BOUNDARY_PANELS if figure.metric == "iteration_time"
-                  else metric_panels(figure.metric))
-        table = boundary_table(loaded.deltas_mean, loaded.summary, loaded.grid, panels)
-        fig = draw_boundary(table, loaded.grid, background_labels(loaded.summary, loaded.grid),
-                            title, panels)
-    elif figure.kind == "boundary":
-        fig = _boundary_figure(sweep, figure, title)
-    elif figure.kind == "frontier":
-        from harness.outputs.plots.frontier_figure import draw_frontier
-
-        fig = draw_frontier(*_frontier(loaded), title)
-    else:
-        fig = draw_comparison(comparison_frame(loaded.summary, loaded.grid), loaded.grid, title)
-    fit_text(fig)
-    meta = figure_metadata(record)
-    target = docs_dir / figure.file
-    return outdir.write_from(target, lambda tmp: fig.savefig(
-        tmp, format="png", dpi=110, bbox_inches="tight", pad_inches=0.05, metadata=meta))
-
-
-def _boundary_figure(sweep, figure: kept.Figure, title: str):
-    """A kept search's crossings (and probes), over its kept map's training
-    verdicts where the figure names one (`over`)."""
-    from harness.analysis.tables import SEED_AXIS, read_table
-    from harness.outputs.plots.boundary_figure import draw_boundary_curves, map_cells
-    from harness.sweeps.grid import load_grid
-
-    grid = load_grid(sweep.kept_dir / "grid.toml")
-    spec = grid.search
-    fields = [f for f, _ in grid.axes if f != SEED_AXIS]
-    cells = None
-    if figure.over is not None:
-        over = kept.kept_sweep(figure.over).kept_dir
-        if (over / "deltas_mean.parquet").is_file():
-            cells = map_cells(over, fields, spec.field, spec.arm)
-    return draw_boundary_curves(read_table(sweep.kept_dir / "boundary.parquet"), fields,
-                                spec.field, spec.lo, spec.hi, title, cells,
-                                read_table(sweep.kept_dir / "probes.parquet"),
-                                log=spec.spacing == "log")
-
-
-def png_metadata(path: Path) -> dict[str, str]:
-    """A PNG's text chunks (what figure_metadata wrote)."""
-    from PIL import Image
-
-    with Image.open(path) as image:
-        return {k: str(v) for k, v in (getattr(image, "text", None) or {}).items()}
 
 
 #: the findings pages' markers (docs/hooks/generated.py) and what fills each

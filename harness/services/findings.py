@@ -2,7 +2,7 @@
 status and cost, rerun (each sweep as `harness sweep` runs it, then kept),
 redrawn, and checked against today's code and their figures
 (harness.sweeps.findings: the registry and the kept tables;
-harness.outputs.findings_pages: the figures)."""
+harness.outputs.findings_figures: the figures)."""
 
 from __future__ import annotations
 
@@ -134,9 +134,9 @@ def sweep_command(sweep, out: Path, jobs: int, no_added_seeds: bool) -> list[str
 
 def draw(figure) -> Path:
     """One figure of a finding, from its kept tables, into the docs."""
-    from harness.outputs import findings_pages
+    from harness.outputs import findings_figures
 
-    return findings_pages.draw(figure, docs_dir())
+    return findings_figures.draw(figure, docs_dir())
 
 
 @dataclass
@@ -151,7 +151,7 @@ class Checked:
 def check(finding) -> Checked:
     """No simulation: the finding's kept cells against today's grid files and
     defaults, and its figures against the provenance of its kept tables."""
-    from harness.outputs import findings_pages
+    from harness.outputs import findings_figures
     from harness.sweeps import findings as kept
 
     states = [kept.check_sweep(s) for s in finding.sweeps]
@@ -167,7 +167,7 @@ def check(finding) -> Checked:
             reasons.append(f"figure {figure.file} missing: harness findings draw")
             status = kept.STALE
             continue
-        meta = findings_pages.png_metadata(path)
+        meta = findings_figures.png_metadata(path)
         if (meta.get("commit"), meta.get("date")) != (record.get("commit"),
                                                        record.get("date")):
             reasons.append(f"figure {figure.file} was drawn from other tables "

@@ -79,7 +79,7 @@ class KeptSweep:
 class Figure:
     file: str          # under docs/
     sweep: str         # the kept sweep it is drawn from
-    kind: str          # one of FIGURE_KINDS (harness.outputs.findings_pages.draw)
+    kind: str          # one of FIGURE_KINDS (harness.outputs.findings_figures.draw)
     metric: str = "iteration_time"
     over: str | None = None   # a boundary's kept map, drawn underneath
 

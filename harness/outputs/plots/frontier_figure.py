@@ -190,8 +190,7 @@ def frontier_of_sweep(sweep_dir: Path, out_dir: Path | None = None,
         raise ConfigError("SWEEP_DIR", f"{sweep_dir}: no arm has an iteration-time change "
                           "against the reference (no finished pair of cells, or no training "
                           "job)")
-    keys = frontier.point_keys_of(means)
-    table = frontier.frontier_table(means, keys, frontier.references_of(sweep.grid, keys))
+    table, keys = frontier.sweep_frontier(means, sweep.grid)
     # both outputs checked before anything is drawn or written: the table
     # replaces only an earlier frontier table (a user's file of that name, or
     # a link to one, is refused), in a directory that can take it
