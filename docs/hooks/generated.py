@@ -18,6 +18,8 @@ A page asks for one with a marker line, replaced when the site is built:
   ``<!-- generated: finding-verdicts NAME -->``, ``<!-- generated: findings-status -->``:
   a finding's provenance and tables, from its kept results
   (harness/outputs/findings_pages.py, workloads/findings/);
+- ``<!-- generated: references -->``: the reference suite's kept rows
+  (harness/outputs/reference_pages.py, workloads/findings/references/);
 - ``<!-- generated: code-map -->``: the packages, their layers, modules and
   imports, read from the code (docs/hooks/code_map.py).
 
@@ -85,6 +87,12 @@ def _code_map() -> str:
     return code_map.markdown()
 
 
+def _references() -> str:
+    from harness.outputs import reference_pages
+
+    return reference_pages.references_table()
+
+
 def _findings(kind: str):
     def generate(*args: str) -> str:
         from harness.outputs import findings_pages
@@ -101,7 +109,7 @@ def _findings(kind: str):
 
 
 GENERATORS = {"scenario-keys": _scenario_keys, "policy-parameters": _policy_parameters,
-              "cli": _cli, "code-map": _code_map, "adaptive-seeds": _adaptive_seeds, "decided": _decided, **{k: _findings(k) for k in ("finding", "finding-map",
+              "cli": _cli, "code-map": _code_map, "references": _references, "adaptive-seeds": _adaptive_seeds, "decided": _decided, **{k: _findings(k) for k in ("finding", "finding-map",
                                                          "finding-changes", "finding-summary",
                                                          "finding-table", "finding-claims",
                                                          "finding-verdicts", "findings-status")}}
