@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from harness.config.scenario import load_scenario
-from harness.engine.planning import plan
+from conftest import scenario_plan
 from harness.traffic.services import TCP_FRAME_OVERHEAD
 
 BASE = """
@@ -48,17 +47,11 @@ destination = 2
 """
 
 
-def _plan(tmp_path, text: str, *overrides: str):
-    path = tmp_path / "s.toml"
-    path.write_text(text)
-    return plan(load_scenario(str(path), list(overrides)))
-
-
 @pytest.fixture(scope="module")
 def poisson_run(tmp_path_factory):
     from harness.engine.simulation import execute
 
-    return execute(_plan(tmp_path_factory.mktemp("p"), POISSON), progress=False, quiet=True)
+    return execute(scenario_plan(tmp_path_factory.mktemp("p"), POISSON), progress=False, quiet=True)
 
 
 def test_poisson_packets_have_exponential_gaps_at_the_mean_rate(poisson_run):
@@ -79,9 +72,9 @@ def test_poisson_packets_have_exponential_gaps_at_the_mean_rate(poisson_run):
 
 def test_poisson_packets_repeat_with_the_seed_and_change_with_it(tmp_path, poisson_run,
                                                                 run_plan):
-    again = run_plan(_plan(tmp_path, POISSON))
+    again = run_plan(scenario_plan(tmp_path, POISSON))
     assert again.streams.equals(poisson_run.streams)
-    other = run_plan(_plan(tmp_path, POISSON, "seed=4"))
+    other = run_plan(scenario_plan(tmp_path, POISSON, "seed=4"))
     assert not np.array_equal(other.streams["sent_ns"].to_numpy()[:50],
                               poisson_run.streams["sent_ns"].to_numpy()[:50])
 
@@ -92,7 +85,7 @@ def test_bulk_flows_fill_the_bottleneck_and_share_it(tmp_path, run_plan):
     reaches the application later, in a burst) they keep it full, each with
     a share (NewReno over a drop-tail queue converges to fairness slowly: no
     equal split is asked)."""
-    run = run_plan(_plan(tmp_path, BULK, "run.duration=0.4", "run.warmup=0.2"))
+    run = run_plan(scenario_plan(tmp_path, BULK, "run.duration=0.4", "run.warmup=0.2"))
     s = run.summary["services"]["bulk"]
     mss = run.plan.scenario.tcp.segment_size
     payload_bps = 1e9 * mss / (mss + TCP_FRAME_OVERHEAD)
@@ -109,9 +102,9 @@ kind = "bulk"
 sources = [0]
 destination = 1
 """
-    clean = run_plan(_plan(tmp_path, one)).summary["services"]["bulk"]["goodput_bps"]
-    lossy = run_plan(_plan(tmp_path, one, "network.loss={rate=0.01, hosts=[1]}"))
-    again = run_plan(_plan(tmp_path, one, "network.loss={rate=0.01, hosts=[1]}"))
+    clean = run_plan(scenario_plan(tmp_path, one)).summary["services"]["bulk"]["goodput_bps"]
+    lossy = run_plan(scenario_plan(tmp_path, one, "network.loss={rate=0.01, hosts=[1]}"))
+    again = run_plan(scenario_plan(tmp_path, one, "network.loss={rate=0.01, hosts=[1]}"))
     got = lossy.summary["services"]["bulk"]["goodput_bps"]
     assert got < 0.7 * clean
     assert got == again.summary["services"]["bulk"]["goodput_bps"]   # same seed, same losses
@@ -121,7 +114,7 @@ destination = 1
 def test_new_keys_left_out_keep_the_digest(tmp_path):
     """network.loss at its default (none) and no services: the digest is
     the one of the file without them."""
-    plain = _plan(tmp_path, BASE).scenario.digest()
-    lossy = _plan(tmp_path, BASE, "network.loss={rate=0.01}").scenario.digest()
+    plain = scenario_plan(tmp_path, BASE).scenario.digest()
+    lossy = scenario_plan(tmp_path, BASE, "network.loss={rate=0.01}").scenario.digest()
     assert plain != lossy
-    assert "loss" not in _plan(tmp_path, BASE).scenario.digest_data()["network"]
+    assert "loss" not in scenario_plan(tmp_path, BASE).scenario.digest_data()["network"]
