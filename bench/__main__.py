@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import config, procs, sections
+from bench import config, procs, reference_suite, sections
 from harness.io import outdir
 
 DEFAULT_OUTPUT = sections.REPO_DIR / "results" / "bench" / "report.json"
@@ -160,6 +160,11 @@ def table(report: dict) -> str:
                              f"{_fmt(run['cpu_s'] / run['cells']):>14}")
     if "scaling" in res:
         lines += scaling_table(res["scaling"]["sizes"])
+    if "references" in res:
+        w = res["references"]["within"]
+        lines.append(f"references: {w['yes']} within tolerance, {w['no']} not, "
+                     f"{w['undecided']} undecided ({res['references']['cpu_s']:.0f} CPU s)")
+        lines += reference_suite.table(res["references"]["rows"])
     if report["bench"]["quick"]:
         lines.append("note: --quick runs tiny scenarios: its timings say nothing about the targets")
     load = report["bench"]["other_busy_cores_max"]
@@ -195,6 +200,12 @@ def scaling_table(sizes: dict[str, dict]) -> list[str]:
     return lines
 
 
+def _reference_names() -> list[str]:
+    from harness.services import references
+
+    return list(references.checks())
+
+
 def _scaling_hosts(value: str) -> tuple[int, ...]:
     try:
         return config.check_scaling_hosts(value)
@@ -224,11 +235,26 @@ def main(argv: list[str] | None = None) -> int:
                              f"{config.SCALING_CALLGRIND_WINDOW[0]:g}-"
                              f"{config.SCALING_CALLGRIND_WINDOW[1]:g} (slow: ~45 minutes "
                              "at 512 hosts)")
+    parser.add_argument("--reference", action="append", default=None, metavar="CHECK",
+                        help="references: run only this check (repeatable; the names of "
+                             "workloads/references/references.toml)")
+    parser.add_argument("--cheap", action="store_true",
+                        help="references: each check's cheap points only (as the tests run them)")
+    parser.add_argument("--keep-references", action="store_true",
+                        help="references: keep the rows in workloads/findings/references/ (the "
+                             "kept results docs/findings/references.md is generated from)")
     args = parser.parse_args(argv)
 
     cfg = config.quick() if args.quick else config.full()
     if args.scaling_hosts:
         cfg = dataclasses.replace(cfg, scaling_hosts=args.scaling_hosts)
+    if args.reference or args.cheap:
+        known = _reference_names()
+        unknown = [n for n in args.reference or () if n not in known]
+        if unknown:
+            parser.error(f"--reference: unknown check {unknown[0]!r}; allowed: {', '.join(known)}")
+        cfg = dataclasses.replace(cfg, references=tuple(args.reference or ()),
+                                  references_cheap=args.cheap)
     if args.scaling_callgrind:
         cfg = dataclasses.replace(cfg, scaling_callgrind_window=config.SCALING_CALLGRIND_WINDOW)
     wait = args.wait_quiet if args.wait_quiet is not None else (0.0 if args.quick else 30.0)
@@ -267,6 +293,13 @@ def main(argv: list[str] | None = None) -> int:
         "sections": results,
     }
     report["targets"] = targets({k: v for k, v in results.items() if "error" not in v})
+    if "rows" in results.get("references", {}):
+        report["references"] = results["references"]["rows"]
+        if args.keep_references:
+            from harness.sweeps import kept_references
+
+            kept_references.keep(report["references"], results["references"]["cpu_s"],
+                                 results["references"]["cheap"])
     write_report(report, args.output)
     print(table(report))
     print(f"report: {args.output}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SECTIONS = ("overhead", "startup", "memory", "sweep", "speed", "scaling")
+SECTIONS = ("overhead", "startup", "memory", "sweep", "speed", "scaling", "references")
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,10 @@ class BenchConfig:
     # simulated seconds [from, to) of each size counted under callgrind
     # (--scaling-callgrind; slow: ~45 minutes at 512 hosts), or None
     scaling_callgrind_window: tuple[float, float] | None = None
+    # references: the checks to run (empty: all of references.toml), and
+    # whether only their cheap points (--cheap; --quick implies it)
+    references: tuple[str, ...] = ()
+    references_cheap: bool = False
 
 
 def _window(duration: float, margin: float) -> tuple[str, ...]:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from bench import compare, native, procs
+from bench.reference_suite import section as references  # noqa: F401 (a section, by name)
 from bench.config import BenchConfig, ScenarioRun, scaling_run, sweep_grid
 from harness.engine.memory import environment as huge_pages_environment
 

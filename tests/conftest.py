@@ -58,6 +58,13 @@ def small_plan(*overrides: str) -> Plan:
     return plan(load_scenario(None, list(overrides)))
 
 
+def scenario_plan(tmp_path: Path, text: str, *overrides: str) -> Plan:
+    """The plan of a scenario file with `text`, written into tmp_path, and overrides."""
+    path = tmp_path / "s.toml"
+    path.write_text(text)
+    return plan(load_scenario(str(path), list(overrides)))
+
+
 def with_flows(p: Plan, rows: list[dict]) -> Plan:
     """The plan with an explicit flow schedule (id, start_ns, src, dst, size[, tos])."""
     flows = pd.DataFrame(rows)

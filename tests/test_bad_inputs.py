@@ -161,6 +161,15 @@ SET_CASES = [
      ["topology.host_link_rate", "10 bit/s"]),
     ("link-change-rate-200", S("network.link_changes=[{at=0.5, rate=200}]"),
      ["network.link_changes[0].rate", "200 bit/s", '"200Mbps"']),
+    ("loss-rate-0", S("network.loss={rate=0}"), ["network.loss.rate", "> 0"]),
+    ("loss-rate-1", S("network.loss={rate=1}"), ["network.loss.rate", "< 1"]),
+    ("loss-rate-text", S('network.loss={rate="often"}'), ["network.loss.rate", "number"]),
+    ("loss-direction-up", S('network.loss={rate=0.01, direction="up"}'),
+     ["network.loss.direction", "to_host", "from_host", "both"]),
+    ("loss-host-99", S("network.loss={rate=0.01, hosts=[99]}"),
+     ["network.loss.hosts[0]", "0..3"]),
+    ("loss-key-unknown", S("network.loss={rate=0.01, links=[0]}"),
+     ["network.loss.links", "unknown key"]),
     ("link-delay-nan", S("topology.link_delay=nan"), ["topology.link_delay", "finite"]),
     ("link-delay-inf", S("topology.link_delay=inf"), ["topology.link_delay", "finite"]),
     ("link-delay-1e400s", S('topology.link_delay="1e400s"'), ["topology.link_delay", "finite"]),
@@ -400,7 +409,7 @@ FILE_CASES = [
      ["run", "s.toml"], ["run.duration", "cannot read"]),
     # [[service]] (issue 49): kind, keys, hosts, what cannot work at zero load
     ("service-kind-unknown", {"s.toml": SVC + b'[[service]]\nkind = "video"\n'}, ["run", "s.toml"],
-     ["service[0].kind", "query, rpc, stream"]),
+     ["service[0].kind", "query, rpc, stream, poisson, bulk"]),
     ("service-key-unknown", {"s.toml": SVC + b'[[service]]\nkind = "query"\nrate = 10\nfan_out = 3\n'},
      ["run", "s.toml"], ["service[0].fan_out", "unknown key", "fanout"]),
     ("service-fanout-above-workers", {"s.toml": SVC + b'[[service]]\nkind = "query"\nrate = 10\n'
@@ -437,6 +446,30 @@ FILE_CASES = [
                                  b'[[service]]\nkind = "stream"\nbitrate = "1Mbps"\n'
                                  b'deadline = "1us"\n'}, ["run", "s.toml"],
      ["service[1].deadline", "path's delay"]),
+    # Poisson packets, bulk flows and random loss (issue 50)
+    ("poisson-bitrate-above-link", {"s.toml": SVC + b'[[service]]\nkind = "poisson"\n'
+                                    b'bitrate = "2Gbps"\n'}, ["run", "s.toml"],
+     ["service[0].bitrate", "at most"]),
+    ("poisson-packet-size-5", {"s.toml": SVC + b'[[service]]\nkind = "poisson"\n'
+                               b'bitrate = "1Mbps"\npacket_size = 5\n'}, ["run", "s.toml"],
+     ["service[0].packet_size", ">= 12"]),
+    ("poisson-same-ends", {"s.toml": SVC + b'[[service]]\nkind = "poisson"\n'
+                           b'bitrate = "1Mbps"\nsource = 1\ndestination = 1\n'},
+     ["run", "s.toml"], ["service[0].destination", "source too"]),
+    ("bulk-destination-is-source", {"s.toml": SVC + b'[[service]]\nkind = "bulk"\n'
+                                    b'sources = [0, 1]\ndestination = 1\n'}, ["run", "s.toml"],
+     ["service[0].destination", "source too"]),
+    ("bulk-source-99", {"s.toml": SVC + b'[[service]]\nkind = "bulk"\nsources = [99]\n'},
+     ["run", "s.toml"], ["service[0].sources[0]", "0..3"]),
+    ("bulk-flows-0", {"s.toml": SVC + b'[[service]]\nkind = "bulk"\nflows = 0\n'},
+     ["run", "s.toml"], ["service[0].flows", ">= 1"]),
+    ("bulk-flows-101", {"s.toml": SVC + b'[[service]]\nkind = "bulk"\nflows = 101\n'},
+     ["run", "s.toml"], ["service[0].flows", "<= 100"]),
+    ("bulk-start-after-run", {"s.toml": SVC + b'[[service]]\nkind = "bulk"\nstart = 100\n'},
+     ["run", "s.toml"], ["service[0].start", "run.duration"]),
+    ("bulk-ports-beyond-65535", {"s.toml": SVC + b'[[service]]\nkind = "bulk"\nflows = 50\n'
+                                 b'port = 65500\n'}, ["run", "s.toml"],
+     ["service[0].port", "65,535"]),
     ("cdf-nan", {"c.csv": b"bytes,cdf\n0,0\nnan,0.5\n100,1\n"},
      ["run", "--set", 'background.workload="c.csv"'], ["background.workload", "finite"]),
     ("cdf-inf", {"c.csv": b"bytes,cdf\n0,0\n100,0.5\ninf,1\n"},

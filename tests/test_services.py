@@ -11,6 +11,7 @@ import pytest
 
 from harness.config.scenario import load_scenario
 from harness.engine.planning import plan
+from conftest import scenario_plan
 from harness.traffic import services as traffic
 
 # 1 Gbit/s single ToR, 8 hosts, nothing else on the network; each service on
@@ -71,12 +72,6 @@ outstanding = 1
 request_size = 200
 response_size = 1000
 """
-
-
-def scenario_plan(tmp_path, text: str, *overrides: str):
-    path = tmp_path / "s.toml"
-    path.write_text(text)
-    return plan(load_scenario(str(path), list(overrides)))
 
 
 @pytest.fixture(scope="module")

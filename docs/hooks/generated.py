@@ -16,6 +16,8 @@ A page asks for one with a marker line, replaced when the site is built:
   harness.outputs.findings_pages.MARKERS): a finding's provenance and tables,
   from its kept results
   (harness/outputs/findings_pages.py, workloads/findings/);
+- ``<!-- generated: references -->``: the reference suite's kept rows
+  (harness/outputs/reference_pages.py, workloads/findings/references/);
 - ``<!-- generated: code-map -->``: the packages, their layers, modules and
   imports, read from the code (docs/hooks/code_map.py).
 
@@ -85,9 +87,16 @@ def _code_map() -> str:
     return code_map.markdown()
 
 
+def _references() -> str:
+    from harness.outputs import reference_pages
+
+    return reference_pages.references_table()
+
+
 GENERATORS = {"scenario-keys": _scenario_keys, "policy-parameters": _policy_parameters,
-              "cli": _cli, "code-map": _code_map, "adaptive-seeds": _adaptive_seeds,
-              "decided": _decided, **findings_pages.MARKERS}
+              "cli": _cli, "code-map": _code_map, "references": _references,
+              "adaptive-seeds": _adaptive_seeds, "decided": _decided,
+              **findings_pages.MARKERS}
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:

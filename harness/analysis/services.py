@@ -111,15 +111,20 @@ def rfc3550_jitter(sent_ns: np.ndarray, received_ns: np.ndarray) -> float:
     return j
 
 
-def stream_summary(packets: pd.DataFrame, sent: int, interval_s: float,
+def stream_summary(packets: pd.DataFrame, sent: int, interval_s: float | None,
                    window: tuple[float, float], deadline: float | None) -> dict:
     """A stream's delay p50/p99, RFC 3550 jitter, late and lost fractions
     over the packets sent in the window (`sent` packets were sent in all,
-    every `interval_s` from 0)."""
+    every `interval_s` from 0; None: Poisson gaps, so the packets sent in
+    the window are those numbered from the first to the last received of
+    it, and a loss at either edge goes uncounted)."""
     m = packets[packets["measured"]]
-    first = int(np.ceil(window[0] / interval_s - 1e-9))
-    last = min(sent - 1, int(np.floor(window[1] / interval_s + 1e-9)))
-    expected = max(0, last - first + 1)
+    if interval_s is None:
+        expected = int(m["seq"].max() - m["seq"].min() + 1) if len(m) else 0
+    else:
+        first = int(np.ceil(window[0] / interval_s - 1e-9))
+        last = min(sent - 1, int(np.floor(window[1] / interval_s + 1e-9)))
+        expected = max(0, last - first + 1)
     arrived = m["seq"].drop_duplicates()
     delay = m["delay_s"].to_numpy()
     return {"packets": expected, "received": int(len(arrived)),
@@ -131,6 +136,19 @@ def stream_summary(packets: pd.DataFrame, sent: int, interval_s: float,
             "late": (float((delay > deadline).sum() / expected)
                      if deadline is not None and expected else None),
             "lost": float(1 - len(arrived) / expected) if expected else None}
+
+
+def bulk_summary(received: list[tuple[int, int]], window: tuple[float, float]) -> dict:
+    """Long-lived flows' goodput over the window: (bytes delivered at its
+    start, at its end) per flow -> each flow's bit/s, their sum, and Jain's
+    fairness index of them."""
+    span = window[1] - window[0]
+    rates = np.array([(end - start) * 8 / span for start, end in received], dtype=float)
+    total = float(rates.sum())
+    return {"flows": int(len(rates)), "goodput_bps": total,
+            "flow_goodput_bps": [float(r) for r in rates],
+            "jain_fairness": (float(total ** 2 / (len(rates) * (rates ** 2).sum()))
+                              if total > 0 else None)}
 
 
 # --------------------------------------------------------------------------

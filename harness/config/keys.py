@@ -26,7 +26,9 @@ from harness.config import registry, scenario as config, units
 from harness.config.paths import TOPOLOGIES_DIR
 from harness.config.schema.base import Toml
 from harness.config.schema.topology import KINDS
-from harness.config.schema.service import QueryService, RpcService, StreamService
+from harness.config.schema.network import LossConfig
+from harness.config.schema.service import (BulkService, PoissonService, QueryService, RpcService,
+                                           StreamService)
 from harness.config.schema.training import STRAGGLERS
 
 
@@ -59,13 +61,14 @@ _SECTIONS: dict[str, list[type[BaseModel]]] = {
     "network": [config.NetworkConfig],
     "network.buffer": [config.BufferConfig],
     "network.link_changes[]": [config.LinkChange],
+    "network.loss": [LossConfig],
     "tcp": [config.TcpConfig],
     "background": [config.BackgroundConfig],
     "background.steps[]": [config.LoadStep],
     "training": _training_models(),
     "training.slowdowns[]": [config.Slowdown],
     "training.straggler": list(STRAGGLERS.values()),
-    "service[]": [QueryService, RpcService, StreamService],
+    "service[]": [QueryService, RpcService, StreamService, PoissonService, BulkService],
 }
 
 _INTROS = {
@@ -96,9 +99,13 @@ _INTROS = {
                  "chooses its keys: `query` (aggregators, workers, rate, request_size, "
                  "response_size, deadline, persistent), `rpc` (clients, servers, qps or "
                  "outstanding, request_size or request_workload, response_size or "
-                 "response_workload, slo, persistent) or `stream` (source, destination, "
-                 "bitrate, packet_size, deadline); name, class, hosts and port are every "
+                 "response_workload, slo, persistent), `stream` or `poisson` (source, "
+                 "destination, bitrate, packet_size, deadline) or `bulk` (sources, "
+                 "destination, flows, start); name, class, hosts and port are every "
                  "kind's. A key of another kind is an error.",
+    "network.loss": "The table `network.loss`, e.g. `{ rate = 1e-3, hosts = [1] }`: random "
+                    "packet loss on hosts' links ([The network](../model/network.md#random-loss)); "
+                    "left out, no loss.",
     "training.straggler": 'The table `training.straggler`, e.g. `{ workers = [1], '
                           'distribution = "fixed", factor = 2 }`; each distribution takes '
                           'only its own keys, and requires them (`median` excepted).',
@@ -106,6 +113,7 @@ _INTROS = {
 
 _TITLES = {"": "Top level", "service[]": "`[[service]]`", "network.buffer": "`[network.buffer]`, `[network.host_buffer]`",
            "network.link_changes[]": "`network.link_changes` entries",
+           "network.loss": "`[network.loss]`",
            "background.steps[]": "`background.steps` entries",
            "training.slowdowns[]": "`training.slowdowns` entries",
            "training.straggler": "`training.straggler`"}

@@ -43,6 +43,7 @@ class Plan:
     jobs: tuple[training.JobPlan, ...] = ()
     background_steps: tuple[tuple[float, float], ...] = ()  # (time s, flows/s per host)
     link_changes: tuple[tuple[int, int, float], ...] = ()   # (link, time ns, bit/s as simulated)
+    losses: tuple[tuple[int, int, float], ...] = ()   # (link, receiving side, loss probability)
     services: tuple = ()   # [[service]]: harness.traffic.services.ServicePlan each
 
     @property
@@ -109,6 +110,8 @@ class Plan:
                            "flows": int(len(self.flows))},
             "link_changes": [{"link": link, "at_ns": at, "rate_bps": bps}
                              for link, at, bps in self.link_changes],
+            **({"losses": [{"link": link, "side": side, "rate": rate}
+                           for link, side, rate in self.losses]} if self.losses else {}),
             "training": self.job.resolved() if self.job is not None else dict(training.NO_JOB),
             **({"jobs": [{"name": j.config.name, "job": j.index, "start": j.config.start,
                           **j.resolved()} for j in self.jobs]} if len(self.jobs) > 1 else {}),
@@ -167,6 +170,7 @@ def plan(scenario: Scenario) -> Plan:
             background_steps=steps,
             flows=background.schedule(hosts, rate, run.duration, cdf, scenario.seed, steps))
     extra["link_changes"] = _link_changes(scenario.network.link_changes, topo, k)
+    extra["losses"] = _losses(scenario.network.loss, topo)
     if scenario.services:
         from harness.engine import service_planning
 
@@ -276,6 +280,19 @@ def _link_changes(changes, topo: Topology, k: int) -> tuple[tuple[int, int, floa
                               "simulated, below ns-3's 1 bit/s; raise the rate or lower scale")
         out += [(link, round(change.at * 1e9), change.rate_bps / k) for link in links]
     return tuple(out)
+
+
+def _losses(loss, topo: Topology) -> tuple[tuple[int, int, float], ...]:
+    """(link index, receiving side, probability) for network.loss: the
+    devices that receive over its hosts' links in its direction (a host is
+    side 0 of its link)."""
+    if loss is None:
+        return ()
+    for j, h in enumerate(loss.hosts):
+        topo.check_host(h, f"network.loss.hosts[{j}]")
+    sides = {"to_host": (0,), "from_host": (1,), "both": (0, 1)}[loss.direction]
+    return tuple((topo.host_link_index(h), side, loss.rate)
+                 for h in (loss.hosts or range(topo.n_hosts)) for side in sides)
 
 
 def _run_window(run: RunConfig, iteration_s: float | None) -> RunConfig:

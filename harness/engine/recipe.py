@@ -24,6 +24,10 @@ from harness.traffic import background, services
 
 FORMAT = "ddnn-recipe 5"   # ScenarioRecipe::FORMAT
 
+# The random streams of network.loss's error models start here (a Poisson
+# source's is its service's place, below 1,000).
+LOSS_STREAMS = 1000
+
 # Application classes of the utilisation tracker's ports.
 APP_OTHER, APP_BACKGROUND, APP_TRAINING = 0, 1, 2
 
@@ -40,6 +44,9 @@ def _network_lines(p) -> list[str]:
     lines += routing.recipe_lines(topo)
     lines += [f"link-rate {link} {at_ns} {round(rate_bps)}"
               for link, at_ns, rate_bps in p.link_changes]
+    # each loss its own random stream, numbered after every Poisson source's
+    lines += [f"loss {link} {side} {rate!r} {LOSS_STREAMS + i}"
+              for i, (link, side, rate) in enumerate(p.losses)]
     return lines
 
 
@@ -76,7 +83,8 @@ def text(p) -> str:
                                          p.ack_tos, sc.background.port)
     warmup, window_end = p.run.window
     if p.services:
-        lines += services.recipe_lines(p.services, round(window_end * 1e9))
+        lines += services.recipe_lines(p.services, (round(warmup * 1e9),
+                                                    round(window_end * 1e9)))
     else:
         # the run ends once the window's flows are done: the cool-down is at
         # most that (with services it lasts, so that their last requests are answered)

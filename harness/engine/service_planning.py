@@ -40,7 +40,8 @@ def plan(scenario: Scenario, topo: Topology, classes, duration: float) -> tuple[
             topo.check_host(h, f"{at}.hosts[{j}]")
         base = ServicePlan(index=i, name=cfg.name, kind=cfg.kind, port=service_port(cfg, i),
                            tos=classes.tos(cfg.traffic_class, f"{at}.class"))
-        planner = {"query": _query, "rpc": _rpc, "stream": _stream}[cfg.kind]
+        planner = {"query": _query, "rpc": _rpc, "stream": _stream, "poisson": _stream,
+                   "bulk": _bulk}[cfg.kind]
         out.append(planner(base, cfg, at, pool, topo, path, scenario, duration))
     return tuple(out)
 
@@ -173,3 +174,15 @@ def _stream(base, cfg, at, pool, topo, path, scenario, duration) -> ServicePlan:
                           "give a longer deadline")
     return dataclasses.replace(base, clients=(src,), servers=(dst,), target_s=cfg.deadline,
                                ideal_s=ideal, rate_bps=rate, packet_bytes=packet)
+
+
+def _bulk(base, cfg, at, pool, topo, path, scenario, duration) -> ServicePlan:
+    sources = _hosts(cfg.sources, pool[:1], topo, f"{at}.sources", "source")
+    if cfg.destination is not None:
+        topo.check_host(cfg.destination, f"{at}.destination")
+    dst = cfg.destination if cfg.destination is not None else pool[-1]
+    if dst in sources:
+        raise ConfigError(f"{at}.destination", f"host {dst} is a source too; a bulk flow goes "
+                          "from one host to another (give sources and destination)")
+    return dataclasses.replace(base, clients=sources, servers=(dst,), flows=cfg.flows,
+                               start_s=cfg.start, packet_bytes=scenario.tcp.segment_size)

@@ -52,6 +52,7 @@ class _Network:
         self.service_log = self.recipe.GetServiceLog() if p.services else None
         self.streams = [(self.recipe.GetStreamSender(i), self.recipe.GetStreamReceiver(i))
                         for i in range(self.recipe.GetNStreams())] if p.services else []
+        self.bulk = range(self.recipe.GetNBulk()) if p.services else range(0)
 
 
 def _run_with_progress(ns, run: RunConfig, progress: bool | None, job=None,
@@ -141,7 +142,9 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
     services_raw = None
     if net.service_log is not None:
         services_raw = (read_csv(net.service_log.ToCsv()),
-                        [(read_csv(r.ToCsv()), int(s.GetSent())) for s, r in net.streams])
+                        [(read_csv(r.ToCsv()), int(s.GetSent())) for s, r in net.streams],
+                        [(int(net.recipe.GetBulkReceived(i, False)),
+                          int(net.recipe.GetBulkReceived(i, True))) for i in net.bulk])
     job_tables = None
     if net.job is not None:
         job_tables = [training.architecture(job.config.architecture).collect(
@@ -163,7 +166,8 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
 def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
             job_tables: training.JobTables | None = None, services_raw=None) -> Run:
     """Turn the raw C++ tables into the run's tables, summary and manifest
-    (services_raw: the services' requests and (packets, sent) per stream)."""
+    (services_raw: the services' requests, (packets, sent) per stream and
+    (bytes at the window's start, at its end) per bulk flow)."""
     sc, topo = p.scenario, p.topology
     tos_class = p.classes.class_of_tos()
     if raw_flows is not None:
@@ -208,8 +212,9 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
                                 queues.groupby("band")["marked_packets"].sum().items()}
     service_tables = (None, None)
     if services_raw is not None:
+        requests_raw, streams_raw, bulk_raw = services_raw
         *service_tables, summary["services"] = service_results.collect(
-            p, *services_raw, timing["window"])
+            p, requests_raw, streams_raw, timing["window"], bulk_raw)
     if per_job:
         summary["training"] = _job_summary(*per_job[0])
         if len(per_job) > 1:

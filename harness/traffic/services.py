@@ -104,17 +104,19 @@ class ServicePlan:
 
     index: int
     name: str
-    kind: str                        # query | rpc | stream
+    kind: str                        # query | rpc | stream | poisson | bulk
     tos: int
-    port: int
-    clients: tuple[int, ...] = ()    # query: aggregators; stream: the source
-    servers: tuple[int, ...] = ()    # query: workers; stream: the destination
+    port: int                        # bulk: the first of its flows' ports
+    clients: tuple[int, ...] = ()    # query: aggregators; stream, poisson: the source; bulk: sources
+    servers: tuple[int, ...] = ()    # query: workers; stream, poisson, bulk: the destination
     persistent: bool = True
     outstanding: int = 0             # rpc closed loop: K; 0 = open loop
     target_s: float | None = None    # deadline (query, stream) or SLO (rpc)
     ideal_s: float = 0.0             # no-contention time (the largest over its pairs)
-    rate_bps: float = 0.0            # stream: bitrate as simulated
-    packet_bytes: int = 0            # stream: UDP payload as simulated
+    rate_bps: float = 0.0            # stream, poisson: (mean) bitrate as simulated
+    packet_bytes: int = 0            # stream, poisson: UDP payload; bulk: bytes per write
+    flows: int = 0                   # bulk: flows per source
+    start_s: float = 0.0             # bulk: when its flows start
     offered: float = 0.0             # query: queries/s per aggregator; rpc: QPS per client
     requests: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
 
@@ -123,8 +125,10 @@ class ServicePlan:
         out = {"name": self.name, "kind": self.kind, "tos": self.tos, "port": self.port,
                "clients": list(self.clients), "servers": list(self.servers),
                "ideal_s": self.ideal_s, "target_s": self.target_s}
-        if self.kind == "stream":
+        if self.kind in ("stream", "poisson"):
             out.update(rate_bps=self.rate_bps, packet_bytes=self.packet_bytes)
+        elif self.kind == "bulk":
+            out.update(flows_per_source=self.flows, start_s=self.start_s)
         else:
             out.update(persistent=self.persistent, outstanding=self.outstanding,
                        offered_per_client=self.offered, requests=int(len(self.requests)))
@@ -206,16 +210,30 @@ def rpc_requests(seed: int, index: int, clients, servers, duration: float,
     return out
 
 
-def recipe_lines(services: tuple[ServicePlan, ...], window_end_ns: int) -> list[str]:
+def bulk_flows(s: ServicePlan) -> list[tuple[int, int]]:
+    """A bulk service's flows as (source, port), in the recipe's order."""
+    return [(src, s.port + i * s.flows + j) for i, src in enumerate(s.clients)
+            for j in range(s.flows)]
+
+
+def recipe_lines(services: tuple[ServicePlan, ...], window_ns: tuple[int, int]) -> list[str]:
     """The services in the scenario recipe: a ServiceLog, each request/response
     service's servers and clients, then every request (ids in order across
-    services), and each stream (sending until the window's end)."""
+    services), each stream or Poisson source (sending until the window's
+    end; a Poisson source draws from random stream = its service's place),
+    and each bulk flow (its bytes noted at the window's start and end)."""
     lines = ["service-log"]
     next_id = 0
     for s in services:
-        if s.kind == "stream":
-            lines.append(f"stream {s.clients[0]} {s.servers[0]} {s.port} {s.tos} "
-                         f"{max(1, round(s.rate_bps))} {s.packet_bytes} 0 {window_end_ns}")
+        if s.kind in ("stream", "poisson"):
+            lines.append(f"{s.kind} {s.clients[0]} {s.servers[0]} {s.port} {s.tos} "
+                         f"{max(1, round(s.rate_bps))} {s.packet_bytes} 0 {window_ns[1]}"
+                         + (f" {s.index}" if s.kind == "poisson" else ""))
+            continue
+        if s.kind == "bulk":
+            lines += [f"bulk {src} {s.servers[0]} {port} {s.tos} {s.packet_bytes} "
+                      f"{round(s.start_s * 1e9)} {window_ns[0]} {window_ns[1]}"
+                      for src, port in bulk_flows(s)]
             continue
         lines += [f"service-server {h} {s.port} {s.tos}" for h in s.servers]
         lines += [f"service-client {s.index} {h} {s.port} {s.tos} {int(s.persistent)} "

@@ -86,6 +86,22 @@ EcmpRouting::GetNRoutes(Ipv4Address dest) const
     return HopsTo(dest).size();
 }
 
+int32_t
+EcmpRouting::GetOutputInterface(Ipv4Address src,
+                                Ipv4Address dst,
+                                uint8_t protocol,
+                                uint16_t srcPort,
+                                uint16_t dstPort) const
+{
+    NS_LOG_FUNCTION(this << src << dst << static_cast<uint32_t>(protocol) << srcPort << dstPort);
+    Ipv4Header header;
+    header.SetSource(src);
+    header.SetDestination(dst);
+    header.SetProtocol(protocol);
+    Ptr<Ipv4Route> route = Lookup(header, srcPort, dstPort);
+    return route ? m_ipv4->GetInterfaceForDevice(route->GetOutputDevice()) : -1;
+}
+
 Ptr<Ipv4Route>
 EcmpRouting::Lookup(const Ipv4Header& header, uint16_t srcPort, uint16_t dstPort) const
 {

@@ -41,6 +41,21 @@ class EcmpRouting : public Ipv4RoutingProtocol
     /// \brief Number of equal-cost next hops towards `dest` (0 if unknown; the
     /// default route counts for every destination without its own).
     uint32_t GetNRoutes(Ipv4Address dest) const;
+    /**
+     * \brief The interface a forwarded packet of this 5-tuple leaves by: the
+     * flow hash's choice among the equal-cost next hops (as RouteInput makes it).
+     * \param src source address
+     * \param dst destination address
+     * \param protocol IP protocol (6 TCP, 17 UDP)
+     * \param srcPort source port
+     * \param dstPort destination port
+     * \return the interface index, or -1 without a route
+     */
+    int32_t GetOutputInterface(Ipv4Address src,
+                               Ipv4Address dst,
+                               uint8_t protocol,
+                               uint16_t srcPort,
+                               uint16_t dstPort) const;
 
     /// \brief Route a locally sent packet (Ipv4RoutingProtocol).
     Ptr<Ipv4Route> RouteOutput(Ptr<Packet> p,

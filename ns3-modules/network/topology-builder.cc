@@ -160,6 +160,13 @@ TopologyBuilder::GetNode(uint32_t i) const
     return m_nodes.Get(i);
 }
 
+Ptr<EcmpRouting>
+TopologyBuilder::GetRouting(uint32_t i) const
+{
+    NS_LOG_FUNCTION(this << i);
+    return DynamicCast<EcmpRouting>(m_nodes.Get(i)->GetObject<Ipv4>()->GetRoutingProtocol());
+}
+
 uint32_t
 TopologyBuilder::GetNNodes() const
 {

@@ -6,6 +6,8 @@
 #ifndef DDNN_TOPOLOGY_BUILDER_H
 #define DDNN_TOPOLOGY_BUILDER_H
 
+#include "ecmp-routing.h"
+
 #include "ns3/ipv4-address.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
@@ -50,6 +52,8 @@ class TopologyBuilder : public Object
 
     /// \brief Node of index `i`.
     Ptr<Node> GetNode(uint32_t i) const;
+    /// \brief Node `i`'s routing protocol (every node's is an EcmpRouting).
+    Ptr<EcmpRouting> GetRouting(uint32_t i) const;
     /// \brief Number of nodes.
     uint32_t GetNNodes() const;
     /// \brief Number of links.

@@ -4,6 +4,8 @@
 
 #include "ns3/abort.h"
 #include "ns3/config.h"
+#include "ns3/error-model.h"
+#include "ns3/pointer.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
@@ -71,6 +73,7 @@ ScenarioRecipe::GetHandlers()
         {"host", &ScenarioRecipe::ApplyHost},
         {"route", &ScenarioRecipe::ApplyRoute},
         {"link-rate", &ScenarioRecipe::ApplyLinkRate},
+        {"loss", &ScenarioRecipe::ApplyLoss},
         {"utilization", &ScenarioRecipe::ApplyUtilization},
         {"app-ports", &ScenarioRecipe::ApplyAppPorts},
         {"track", &ScenarioRecipe::ApplyTrack},
@@ -85,6 +88,8 @@ ScenarioRecipe::GetHandlers()
         {"service-client", &ScenarioRecipe::ApplyServiceClient},
         {"service-request", &ScenarioRecipe::ApplyServiceRequest},
         {"stream", &ScenarioRecipe::ApplyStream},
+        {"poisson", &ScenarioRecipe::ApplyPoisson},
+        {"bulk", &ScenarioRecipe::ApplyBulk},
         {"window", &ScenarioRecipe::ApplyWindow},
         {"stop", &ScenarioRecipe::ApplyStop},
     };
@@ -217,6 +222,21 @@ ScenarioRecipe::ApplyLinkRate(RecipeArgs& args)
     const auto atNs = args.Next<int64_t>();
     const auto rateBps = args.Next<uint64_t>();
     m_topology->ScheduleLinkRate(link, atNs, rateBps);
+}
+
+void
+ScenarioRecipe::ApplyLoss(RecipeArgs& args)
+{
+    NS_LOG_FUNCTION(this);
+    const auto link = args.Next<uint32_t>();
+    const auto side = args.Next<uint32_t>();
+    const auto rate = args.Next<double>();
+    const auto stream = args.Next<int64_t>();
+    auto loss = CreateObject<RateErrorModel>();
+    loss->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+    loss->SetRate(rate);
+    loss->AssignStreams(stream);
+    m_topology->GetLinkDevice(link, side)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
 }
 
 // ------------------------------------------------------------------ measurement
@@ -471,6 +491,20 @@ void
 ScenarioRecipe::ApplyStream(RecipeArgs& args)
 {
     NS_LOG_FUNCTION(this);
+    InstallStream(args, false);
+}
+
+void
+ScenarioRecipe::ApplyPoisson(RecipeArgs& args)
+{
+    NS_LOG_FUNCTION(this);
+    InstallStream(args, true);
+}
+
+void
+ScenarioRecipe::InstallStream(RecipeArgs& args, bool poisson)
+{
+    NS_LOG_FUNCTION(this << poisson);
     const auto src = args.Next<uint32_t>();
     const auto dst = args.Next<uint32_t>();
     const auto port = args.Next<uint16_t>();
@@ -479,9 +513,10 @@ ScenarioRecipe::ApplyStream(RecipeArgs& args)
     const auto packetBytes = args.Next<uint32_t>();
     const auto startNs = args.Next<int64_t>();
     const auto stopNs = args.Next<int64_t>();
+    const int64_t stream = poisson ? args.Next<int64_t>() : -1;
     if (!m_serviceHelper)
     {
-        args.Fail("a stream before service-log");
+        args.Fail("a " + args.GetDirective() + " before service-log");
     }
     m_streamReceivers.push_back(
         m_serviceHelper->InstallStreamReceiver(m_topology->GetNode(dst), port));
@@ -492,7 +527,69 @@ ScenarioRecipe::ApplyStream(RecipeArgs& args)
                                                                    DataRate(rateBps),
                                                                    packetBytes,
                                                                    NanoSeconds(startNs),
-                                                                   NanoSeconds(stopNs)));
+                                                                   NanoSeconds(stopNs),
+                                                                   stream));
+}
+
+void
+ScenarioRecipe::ApplyBulk(RecipeArgs& args)
+{
+    NS_LOG_FUNCTION(this);
+    const auto src = args.Next<uint32_t>();
+    const auto dst = args.Next<uint32_t>();
+    const auto port = args.Next<uint16_t>();
+    const auto tos = args.Next<uint32_t>();
+    const auto sendBytes = args.Next<uint32_t>();
+    const auto startNs = args.Next<int64_t>();
+    const auto fromNs = args.Next<int64_t>();
+    const auto toNs = args.Next<int64_t>();
+    if (!m_serviceHelper)
+    {
+        args.Fail("a bulk before service-log");
+    }
+    const uint32_t i = m_bulkSinks.size();
+    m_bulkSinks.push_back(m_serviceHelper->InstallBulk(m_topology->GetNode(src),
+                                                       m_topology->GetNode(dst),
+                                                       m_hostAddresses.at(dst),
+                                                       port,
+                                                       static_cast<uint8_t>(tos),
+                                                       sendBytes,
+                                                       NanoSeconds(startNs)));
+    m_bulkReceived.emplace_back(0, 0);
+    Simulator::Schedule(NanoSeconds(fromNs) - Simulator::Now(),
+                        &ScenarioRecipe::NoteBulkReceived,
+                        this,
+                        i,
+                        false);
+    Simulator::Schedule(NanoSeconds(toNs) - Simulator::Now(),
+                        &ScenarioRecipe::NoteBulkReceived,
+                        this,
+                        i,
+                        true);
+}
+
+void
+ScenarioRecipe::NoteBulkReceived(uint32_t i, bool atEnd)
+{
+    NS_LOG_FUNCTION(this << i << atEnd);
+    m_ownEvents++;
+    const uint64_t rx = m_bulkSinks.at(i)->GetTotalRx();
+    (atEnd ? m_bulkReceived.at(i).second : m_bulkReceived.at(i).first) = rx;
+}
+
+uint32_t
+ScenarioRecipe::GetNBulk() const
+{
+    NS_LOG_FUNCTION(this);
+    return m_bulkSinks.size();
+}
+
+uint64_t
+ScenarioRecipe::GetBulkReceived(uint32_t i, bool atEnd) const
+{
+    NS_LOG_FUNCTION(this << i << atEnd);
+    const auto& rx = m_bulkReceived.at(i);
+    return atEnd ? rx.second : rx.first;
 }
 
 void
@@ -657,6 +754,8 @@ ScenarioRecipe::DoDispose()
     m_serviceClients.clear();
     m_streamSenders.clear();
     m_streamReceivers.clear();
+    m_bulkSinks.clear();
+    m_bulkReceived.clear();
     m_serviceHelper.reset();
     m_serviceLog = nullptr;
     m_utilization = nullptr;

@@ -29,6 +29,9 @@
 //                                      default route is LINK (AddDefaultRoute)
 //   route NODE HOST LINK               TopologyBuilder::AddRoute (switches only)
 //   link-rate LINK AT_NS RATE_BPS      TopologyBuilder::ScheduleLinkRate
+//   loss LINK SIDE RATE STREAM         a RateErrorModel (packet unit, ErrorRate RATE, random
+//                                      stream STREAM) as the ReceiveErrorModel of the link's
+//                                      SIDE device: packets arriving there are lost at random
 //   utilization INTERVAL_NS            a LinkUtilizationTracker with that Interval
 //   app-ports LO HI APP                LinkUtilizationTracker::AddApplicationPorts
 //   track LINK SIDE FROM TO            LinkUtilizationTracker::Track
@@ -55,6 +58,12 @@
 //                                      (START_NS -1: closed loop; QUERY -1: not a query's)
 //   stream SRC DST PORT TOS RATE_BPS PACKET_BYTES START_NS STOP_NS
 //                                      ServiceHelper::InstallStreamReceiver + InstallStreamSender
+//   poisson SRC DST PORT TOS RATE_BPS PACKET_BYTES START_NS STOP_NS STREAM
+//                                      as `stream`, with Poisson arrivals (exponential gaps
+//                                      from random stream STREAM); counted among the streams
+//   bulk SRC DST PORT TOS SEND_BYTES START_NS FROM_NS TO_NS
+//                                      ServiceHelper::InstallBulk: a long-lived TCP flow; its
+//                                      bytes received are noted at FROM_NS and TO_NS (the window)
 //   window FROM_NS TO_NS               the measurement window: the run ends as soon as every
 //                                      flow starting in it is done (FlowLog::StopOnceDone),
 //                                      or at once without flows; with a target, the window
@@ -130,6 +139,10 @@ class ScenarioRecipe : public Object
     Ptr<StreamSenderApplication> GetStreamSender(uint32_t i) const;
     /// \brief Stream `i`'s receiver (recipe order).
     Ptr<StreamReceiverApplication> GetStreamReceiver(uint32_t i) const;
+    /// \brief Bulk flows installed, in recipe order.
+    uint32_t GetNBulk() const;
+    /// \brief Bytes bulk flow `i` had delivered at its FROM_NS (atEnd false) or TO_NS (true).
+    uint64_t GetBulkReceived(uint32_t i, bool atEnd) const;
     /// \brief Training jobs installed, in recipe order.
     uint32_t GetNJobs() const;
     /// \brief Job `i` (recipe order). Python sees it as its own class (cppyy
@@ -168,6 +181,7 @@ class ScenarioRecipe : public Object
     void ApplyHost(RecipeArgs& args);      //!< `host H LINK`
     void ApplyRoute(RecipeArgs& args);     //!< `route NODE HOST LINK`
     void ApplyLinkRate(RecipeArgs& args);  //!< `link-rate LINK AT_NS RATE_BPS`
+    void ApplyLoss(RecipeArgs& args);      //!< `loss LINK SIDE RATE STREAM`
     // ---- measurement
     void ApplyUtilization(RecipeArgs& args); //!< `utilization INTERVAL_NS`
     void ApplyAppPorts(RecipeArgs& args);    //!< `app-ports LO HI APP`
@@ -188,6 +202,12 @@ class ScenarioRecipe : public Object
     void ApplyServiceClient(RecipeArgs& args);  //!< `service-client SERVICE HOST PORT TOS ...`
     void ApplyServiceRequest(RecipeArgs& args); //!< `service-request ID SERVICE QUERY ...`
     void ApplyStream(RecipeArgs& args);         //!< `stream SRC DST PORT TOS RATE_BPS ...`
+    void ApplyPoisson(RecipeArgs& args);        //!< `poisson SRC DST PORT TOS RATE_BPS ...`
+    void ApplyBulk(RecipeArgs& args);           //!< `bulk SRC DST PORT TOS SEND_BYTES ...`
+    /// The stream or Poisson source of the line (`stream` and `poisson` alike).
+    void InstallStream(RecipeArgs& args, bool poisson);
+    /// Note bulk flow `i`'s bytes received now (an event of ours).
+    void NoteBulkReceived(uint32_t i, bool atEnd);
     void ApplyStop(RecipeArgs& args);     //!< `stop DURATION_NS`
 
     /// The helper of the job being described (`job` directive first).
@@ -215,6 +235,8 @@ class ScenarioRecipe : public Object
     std::map<std::pair<uint32_t, uint32_t>, Ptr<RequestClientApplication>> m_serviceClients;
     std::vector<Ptr<StreamSenderApplication>> m_streamSenders;
     std::vector<Ptr<StreamReceiverApplication>> m_streamReceivers;
+    std::vector<Ptr<PacketSink>> m_bulkSinks;
+    std::vector<std::pair<uint64_t, uint64_t>> m_bulkReceived; //!< (at FROM_NS, at TO_NS)
     Time m_stop;
     std::string m_eventQueue; //!< the Scheduler TypeId Apply sets (EventQueue)
     bool m_hasTarget = false;

@@ -1,6 +1,9 @@
 #include "service-helper.h"
 
 #include "ns3/boolean.h"
+#include "ns3/bulk-send-application.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/tcp-socket-factory.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
@@ -65,10 +68,11 @@ ServiceHelper::InstallStreamSender(Ptr<Node> node,
                                    DataRate rate,
                                    uint32_t packetSize,
                                    Time start,
-                                   Time stop) const
+                                   Time stop,
+                                   int64_t poissonStream) const
 {
     NS_LOG_FUNCTION(this << node << dst << port << static_cast<uint32_t>(tos) << rate
-                         << packetSize << start << stop);
+                         << packetSize << start << stop << poissonStream);
     auto sender = CreateObject<StreamSenderApplication>();
     sender->SetAttribute("RemoteAddress", Ipv4AddressValue(dst));
     sender->SetAttribute("RemotePort", UintegerValue(port));
@@ -77,8 +81,39 @@ ServiceHelper::InstallStreamSender(Ptr<Node> node,
     sender->SetAttribute("Tos", UintegerValue(tos));
     sender->SetStartTime(start);
     sender->SetStopTime(stop);
+    if (poissonStream >= 0)
+    {
+        sender->SetAttribute("Poisson", BooleanValue(true));
+        sender->AssignStreams(poissonStream);
+    }
     node->AddApplication(sender);
     return sender;
+}
+
+Ptr<PacketSink>
+ServiceHelper::InstallBulk(Ptr<Node> src,
+                           Ptr<Node> dst,
+                           Ipv4Address dstAddress,
+                           uint16_t port,
+                           uint8_t tos,
+                           uint32_t sendSize,
+                           Time start) const
+{
+    NS_LOG_FUNCTION(this << src << dst << dstAddress << port << static_cast<uint32_t>(tos)
+                         << sendSize << start);
+    auto sink = CreateObject<PacketSink>();
+    sink->SetAttribute("Protocol", TypeIdValue(TcpSocketFactory::GetTypeId()));
+    sink->SetAttribute("Local", AddressValue(InetSocketAddress(Ipv4Address::GetAny(), port)));
+    dst->AddApplication(sink);
+    auto sender = CreateObject<BulkSendApplication>();
+    sender->SetAttribute("Protocol", TypeIdValue(TcpSocketFactory::GetTypeId()));
+    sender->SetAttribute("Remote", AddressValue(InetSocketAddress(dstAddress, port)));
+    sender->SetAttribute("Tos", UintegerValue(tos));
+    sender->SetAttribute("SendSize", UintegerValue(sendSize));
+    sender->SetAttribute("MaxBytes", UintegerValue(0)); // no limit: long-lived
+    sender->SetStartTime(start);
+    src->AddApplication(sender);
+    return sink;
 }
 
 } // namespace ns3

@@ -1,5 +1,6 @@
 // Installs a run's services on nodes: request/response clients and servers
-// (queries, RPCs) sharing one ServiceLog, and constant-bitrate streams.
+// (queries, RPCs) sharing one ServiceLog, UDP packet sources (constant-bitrate
+// streams, Poisson packets) and long-lived bulk TCP flows.
 #ifndef DDNN_SERVICE_HELPER_H
 #define DDNN_SERVICE_HELPER_H
 
@@ -11,6 +12,7 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/node.h"
+#include "ns3/packet-sink.h"
 
 namespace ns3
 {
@@ -36,7 +38,8 @@ class ServiceHelper
                                                 uint32_t outstanding) const;
     /// \brief A stream's receiver on `node`, listening on `port`.
     Ptr<StreamReceiverApplication> InstallStreamReceiver(Ptr<Node> node, uint16_t port) const;
-    /// \brief A stream's sender on `node` to (dst, port), sending from `start` to `stop`.
+    /// \brief A stream's sender on `node` to (dst, port), sending from `start` to `stop`;
+    /// poissonStream >= 0: Poisson arrivals drawn from that random stream, else constant gaps.
     Ptr<StreamSenderApplication> InstallStreamSender(Ptr<Node> node,
                                                      Ipv4Address dst,
                                                      uint16_t port,
@@ -44,7 +47,18 @@ class ServiceHelper
                                                      DataRate rate,
                                                      uint32_t packetSize,
                                                      Time start,
-                                                     Time stop) const;
+                                                     Time stop,
+                                                     int64_t poissonStream = -1) const;
+    /// \brief A long-lived TCP flow from `src` to (`dst`, dstAddress:port) from `start`
+    /// on: ns-3's BulkSendApplication (no byte limit, `sendSize` bytes per write) and a
+    /// PacketSink; returns the sink (its GetTotalRx counts the flow's bytes).
+    Ptr<PacketSink> InstallBulk(Ptr<Node> src,
+                                Ptr<Node> dst,
+                                Ipv4Address dstAddress,
+                                uint16_t port,
+                                uint8_t tos,
+                                uint32_t sendSize,
+                                Time start) const;
 
   private:
     Ptr<ServiceLog> m_log;

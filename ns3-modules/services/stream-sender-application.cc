@@ -1,5 +1,6 @@
 #include "stream-sender-application.h"
 
+#include "ns3/boolean.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/log.h"
@@ -54,6 +55,12 @@ StreamSenderApplication::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&StreamSenderApplication::m_tos),
                           MakeUintegerChecker<uint8_t>())
+            .AddAttribute("Poisson",
+                          "Exponential gaps of mean PacketSize x 8 / DataRate (Poisson "
+                          "arrivals) instead of constant ones.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&StreamSenderApplication::m_poisson),
+                          MakeBooleanChecker())
             .AddTraceSource("PacketSent",
                             "A packet was sent: (sequence number).",
                             MakeTraceSourceAccessor(&StreamSenderApplication::m_packetSentTrace),
@@ -66,6 +73,8 @@ StreamSenderApplication::StreamSenderApplication()
       m_rate("1Mbps"),
       m_packetSize(1000),
       m_tos(0),
+      m_poisson(false),
+      m_gap(CreateObject<ExponentialRandomVariable>()),
       m_sent(0)
 {
     NS_LOG_FUNCTION(this);
@@ -84,6 +93,14 @@ StreamSenderApplication::GetSent() const
 {
     NS_LOG_FUNCTION(this);
     return m_sent;
+}
+
+int64_t
+StreamSenderApplication::AssignStreams(int64_t stream)
+{
+    NS_LOG_FUNCTION(this << stream);
+    m_gap->SetStream(stream);
+    return 1;
 }
 
 void
@@ -115,9 +132,12 @@ StreamSenderApplication::SendPacket()
     m_socket->Send(packet);
     m_packetSentTrace(m_sent);
     m_sent++;
-    m_nextEvent = Simulator::Schedule(m_rate.CalculateBytesTxTime(m_packetSize),
-                                      &StreamSenderApplication::SendPacket,
-                                      this);
+    Time gap = m_rate.CalculateBytesTxTime(m_packetSize);
+    if (m_poisson)
+    {
+        gap = Seconds(m_gap->GetValue(gap.GetSeconds(), 0));
+    }
+    m_nextEvent = Simulator::Schedule(gap, &StreamSenderApplication::SendPacket, this);
 }
 
 } // namespace ns3

@@ -1,7 +1,9 @@
-// A constant-bitrate stream (voice, video): UDP packets of PacketSize bytes
-// every PacketSize x 8 / DataRate seconds, each carrying its sequence number
-// and send time (ns-3's SeqTsHeader), so that the receiver measures each
-// packet's one-way delay and the stream's jitter.
+// A UDP packet source: packets of PacketSize bytes at a mean of DataRate,
+// either every PacketSize x 8 / DataRate seconds (a constant-bitrate stream:
+// voice, video) or with exponential gaps of that mean (Poisson arrivals:
+// attribute Poisson). Each packet carries its sequence number and send time
+// (ns-3's SeqTsHeader), so that the receiver measures each packet's one-way
+// delay and the stream's jitter.
 #ifndef DDNN_STREAM_SENDER_APPLICATION_H
 #define DDNN_STREAM_SENDER_APPLICATION_H
 
@@ -9,6 +11,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/random-variable-stream.h"
 #include "ns3/socket.h"
 #include "ns3/traced-callback.h"
 
@@ -17,7 +20,8 @@ namespace ns3
 
 /**
  * \ingroup ddnn
- * \brief Sends UDP packets at a constant bitrate, each stamped with its sequence number and send time.
+ * \brief Sends UDP packets at a constant bitrate or as Poisson arrivals, each stamped with
+ * its sequence number and send time.
  */
 class StreamSenderApplication : public Application
 {
@@ -32,6 +36,13 @@ class StreamSenderApplication : public Application
 
     /// \brief Packets sent so far.
     uint64_t GetSent() const;
+
+    /**
+     * \brief Use a fixed random stream for the Poisson gaps.
+     * \param stream first stream index to use
+     * \return the number of stream indices assigned (1)
+     */
+    int64_t AssignStreams(int64_t stream);
 
     /**
      * \brief Signature of the PacketSent trace source.
@@ -53,6 +64,8 @@ class StreamSenderApplication : public Application
     DataRate m_rate;
     uint32_t m_packetSize;
     uint8_t m_tos;
+    bool m_poisson;
+    Ptr<ExponentialRandomVariable> m_gap; //!< Poisson gaps (seconds)
     Ptr<Socket> m_socket;
     uint64_t m_sent;
     EventId m_nextEvent;

@@ -39,6 +39,24 @@ class LinkChange(Section):
         "hosts whose links change, both directions; empty = every link"))
 
 
+LOSS_DIRECTIONS = ("to_host", "from_host", "both")
+
+
+class LossConfig(Section):
+    """Random packet loss on the links of `hosts` ([network.loss]): each packet
+    arriving over such a link, in `direction`, is dropped with probability
+    `rate`, independently (ns-3's RateErrorModel as the receiving device's
+    ReceiveErrorModel)."""
+
+    example = '{ rate = 1e-3, hosts = [1] }'
+    rate: Number(gt=0, lt=1) = Field(description=(
+        "probability that a packet is lost, 0 < rate < 1 (e.g. 1e-3)"))
+    hosts: Hosts = Field((), description="hosts whose links lose packets; empty = every host")
+    direction: Literal[LOSS_DIRECTIONS] = Field("to_host", description=(
+        "`to_host` (packets arriving at the host), `from_host` (packets the host sends, lost "
+        "at the switch's end) or `both`"))
+
+
 def _buffer_size(value: Any) -> Any:
     """Packets (an integer) or bytes ("1.5MB"): ns-3 keeps a QueueSize as a uint32."""
     if not isinstance(value, str):
@@ -150,6 +168,8 @@ class NetworkConfig(Section):
         "how the bands of an egress share buffer space (the table below)"))
     host_buffer: Annotated[Optional[BufferConfig], Toml("table", "`buffer`")] = Field(
         None, description="the hosts' egresses, if they differ: the keys of `buffer`")
+    loss: Annotated[Optional[LossConfig], Toml("table", "no loss")] = Field(None, description=(
+        "random packet loss on hosts' links (the table below); default none"))
 
     @property
     def marks_ecn(self) -> bool:

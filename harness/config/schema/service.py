@@ -1,7 +1,8 @@
 """[[service]]: latency-critical services beside training and background,
 one table each, its `kind` choosing its keys: partition-aggregate queries
-(`query`), request/response RPCs (`rpc`) and constant-bitrate streams
-(`stream`). What each sends is planned in harness.traffic.services and
+(`query`), request/response RPCs (`rpc`), constant-bitrate streams
+(`stream`), Poisson UDP packets (`poisson`) and long-lived bulk TCP flows
+(`bulk`). What each sends is planned in harness.traffic.services and
 played by the C++ applications of ns3-modules/services/."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pydantic import BeforeValidator, Field, model_validator
 
 from harness.config.errors import ConfigError, ConfigTypeError, shorten
 from harness.config.schema.base import (Bool, Bytes, Hosts, Int, Number, PositiveTime, Section,
-                                        Str, Toml, tagged, unit_string)
+                                        Str, Time, Toml, tagged, unit_string)
 from harness.config.units import RATE_UNITS, UINT64_MAX, parse_rate
 
 #: The smallest stream packet: its sequence number and send time (ns-3's SeqTsHeader).
@@ -25,6 +26,11 @@ Bitrate = Annotated[float, BeforeValidator(
     lambda v: parse_rate(v, ""), json_schema_input_type=Union[
         Annotated[float, Field(ge=1, le=UINT64_MAX)], unit_string(RATE_UNITS)]),
     Field(le=UINT64_MAX), Toml("rate")]
+
+
+KIND_DESCRIPTION = "query, rpc, stream, poisson or bulk: what the service is"
+#: Bulk flows of service i listen from port BULK_PORT_BASE + BULK_PORT_STRIDE x i on.
+BULK_PORT_BASE, BULK_PORT_STRIDE = 20000, 100
 
 
 class ServiceBase(Section):
@@ -45,7 +51,7 @@ class QueryService(ServiceBase):
     and waits for the last answer (fan-in: incast)."""
 
     example = '{ kind = "query", rate = 100 }'
-    kind: Literal["query"] = Field(description="query, rpc or stream: what the service is")
+    kind: Literal["query"] = Field(description=KIND_DESCRIPTION)
     aggregators: Hosts = Field((), description=(
         "hosts that send queries; empty = the first host of `hosts`"))
     workers: Hosts = Field((), description=(
@@ -76,7 +82,7 @@ class RpcService(ServiceBase):
     with K requests outstanding."""
 
     example = '{ kind = "rpc", qps = 1000 }'
-    kind: Literal["rpc"] = Field(description="query, rpc or stream: what the service is")
+    kind: Literal["rpc"] = Field(description=KIND_DESCRIPTION)
     clients: Hosts = Field((), description=(
         "hosts that send requests; empty = every host of `hosts` but the servers"))
     servers: Hosts = Field((), description=(
@@ -118,7 +124,7 @@ class StreamService(ServiceBase):
     """A constant-bitrate UDP stream (voice, video) with a playout deadline."""
 
     example = '{ kind = "stream", bitrate = "5Mbps" }'
-    kind: Literal["stream"] = Field(description="query, rpc or stream: what the service is")
+    kind: Literal["stream"] = Field(description=KIND_DESCRIPTION)
     source: Optional[Int(0)] = Field(None, description=(
         "the sending host; default the first host of `hosts`"))
     destination: Optional[Int(0)] = Field(None, description=(
@@ -137,10 +143,42 @@ class StreamService(ServiceBase):
         return self
 
 
+class PoissonService(StreamService):
+    """Poisson UDP packets: packets of `packet_size` at a mean of `bitrate`,
+    with exponential gaps (a known M/D/1 input for queueing references)."""
+
+    example = '{ kind = "poisson", bitrate = "300Mbps", packet_size = 1000 }'
+    kind: Literal["poisson"] = Field(description=KIND_DESCRIPTION)
+    bitrate: Bitrate = Field(description="the mean rate (UDP payload), e.g. \"300Mbps\"")
+
+
+class BulkService(ServiceBase):
+    """Long-lived TCP flows: `flows` from each of `sources` to `destination`,
+    sending as fast as TCP lets them from `start` to the end of the run."""
+
+    example = '{ kind = "bulk", sources = [0], destination = 1 }'
+    kind: Literal["bulk"] = Field(description=KIND_DESCRIPTION)
+    sources: Hosts = Field((), description=(
+        "the sending hosts; empty = the first host of `hosts`"))
+    destination: Optional[Int(0)] = Field(None, description=(
+        "the receiving host; default the last host of `hosts`"))
+    flows: Int(1, BULK_PORT_STRIDE) = Field(1, description=(
+        f"flows from each source, 1-{BULK_PORT_STRIDE} (ports `port`, `port` + 1, ...)"))
+    start: Time = Field(0.0, description="when the flows start (s); default 0")
+
+    @model_validator(mode="after")
+    def _two_ends(self) -> BulkService:
+        if self.destination is not None and self.destination in self.sources:
+            raise ConfigError("destination", f"host {self.destination} is a source too; a bulk "
+                              "flow goes from one host to another")
+        return self
+
+
 #: One [[service]] table: the model its `kind` names.
 Service = tagged("kind", None, {"query": QueryService, "rpc": RpcService,
-                                "stream": StreamService})
-KINDS = ("query", "rpc", "stream")
+                                "stream": StreamService, "poisson": PoissonService,
+                                "bulk": BulkService})
+KINDS = ("query", "rpc", "stream", "poisson", "bulk")
 
 
 def service_tables(value: Any) -> Any:
@@ -157,7 +195,7 @@ def service_tables(value: Any) -> Any:
 
 
 def check_services(items: tuple, duration: float) -> None:
-    """Names unique, ports apart."""
+    """Names unique, ports apart; a bulk service's start within the run."""
     names: dict[str, int] = {}
     ports: dict[int, int] = {}
     for i, s in enumerate(items):
@@ -165,13 +203,29 @@ def check_services(items: tuple, duration: float) -> None:
             raise ConfigError(f"service[{i}].name", f"{s.name!r} is the name of "
                               f"service[{names[s.name]}] too")
         names[s.name] = i
-        port = service_port(s, i)
-        if port in ports:
-            raise ConfigError(f"service[{i}].port", f"{port} is the port of "
-                              f"service[{ports[port]}] too; give each service its own")
-        ports[port] = i
+        used = service_ports(s, i)
+        if used[-1] > 65535:
+            raise ConfigError(f"service[{i}].port", f"its {len(used)} flows would listen on "
+                              f"ports {used[0]}..{used[-1]}, beyond 65,535; give a lower port")
+        for port in used:
+            if port in ports:
+                raise ConfigError(f"service[{i}].port", f"{port} is a port of "
+                                  f"service[{ports[port]}] too; give each service its own")
+            ports[port] = i
+        if s.kind == "bulk" and s.start >= duration:
+            raise ConfigError(f"service[{i}].start", f"{s.start:g} s is not before the run's "
+                              f"end (run.duration = {duration:g} s); start the flows earlier")
 
 
 def service_port(s: Any, i: int) -> int:
-    """The service's port: given, or 7000 + its place."""
-    return s.port if s.port is not None else 7000 + i
+    """The service's (first) port: given, or 7000 + its place (bulk:
+    BULK_PORT_BASE + BULK_PORT_STRIDE x its place, a range for its flows)."""
+    if s.port is not None:
+        return s.port
+    return BULK_PORT_BASE + BULK_PORT_STRIDE * i if s.kind == "bulk" else 7000 + i
+
+
+def service_ports(s: Any, i: int) -> range:
+    """Every port the service listens on: one, or a bulk service's one per flow."""
+    first = service_port(s, i)
+    return range(first, first + (s.flows * max(1, len(s.sources)) if s.kind == "bulk" else 1))

@@ -1,0 +1,270 @@
+"""The reference suite: each check runs the harness's own scenarios
+(workloads/references/*.toml, in ns-3) and compares what they measure with
+a published result (harness.analysis.references), one row per quantity:
+{reference, source, point, quantity, expected, measured, low, high,
+tolerance, within, command}. The checks, their sources, scenarios,
+parameter points and tolerances are data: workloads/references/references.toml.
+
+`within` is True where the measured interval contains the expected value
+or lies inside its tolerance band, False where it lies wholly outside the
+band, None where the interval straddles the band's edge (undecided).
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from harness.analysis import references as ref
+from harness.config.paths import WORKLOADS_DIR
+from harness.config.scenario import apply_values, read_scenario_dict, scenario_from_dict
+
+REFERENCES_DIR = WORKLOADS_DIR / "references"
+REGISTRY = REFERENCES_DIR / "references.toml"
+#: Bytes on the wire of a UDP packet besides its payload (PPP, IP, UDP).
+UDP_OVERHEAD = 30
+
+
+@dataclass(frozen=True)
+class Check:
+    """One entry of references.toml."""
+
+    name: str
+    reference: str
+    source: str
+    scenario: str
+    tolerance: float
+    points: tuple[dict, ...]
+    cheap_points: tuple[dict, ...] = ()
+    tolerance_unit: str = "relative"
+    settings: dict = field(default_factory=dict)
+
+    def command(self, cheap: bool = False) -> str:
+        return (f"python -m bench --only references --reference {self.name}"
+                + (" --cheap" if cheap else ""))
+
+
+def checks() -> dict[str, Check]:
+    """The checks of references.toml by name, in its order."""
+    data = tomllib.loads(REGISTRY.read_text())
+    out = {}
+    for c in data["check"]:
+        known = {"name", "reference", "source", "scenario", "tolerance", "points",
+                 "cheap_points", "tolerance_unit"}
+        out[c["name"]] = Check(**{k: (tuple(v) if isinstance(v, list) else v)
+                                  for k, v in c.items() if k in known},
+                               settings={k: v for k, v in c.items() if k not in known})
+    return out
+
+
+def simulate(check: Check, values: dict[str, Any], cheap: bool = False):
+    """Run the check's scenario with `values` (dotted key -> value) in ns-3;
+    cheap: for the check's `cheap_duration` simulated seconds, if it has one."""
+    from harness.engine import planning, simulation
+
+    if cheap and "cheap_duration" in check.settings:
+        values = {**values, "run.duration": check.settings["cheap_duration"]}
+    data = read_scenario_dict(REFERENCES_DIR / f"{check.scenario}.toml")
+    data = apply_values(data, [(k.split("."), v) for k, v in values.items()])
+    return simulation.execute(planning.plan(scenario_from_dict(data)), quiet=True)
+
+
+def _row(check: Check, point: dict, quantity: str, expected: float, est: ref.Estimate,
+         cheap: bool, note: str = "") -> dict:
+    if check.tolerance_unit == "relative":
+        within = est.within(expected, check.tolerance)
+    else:   # an absolute band: the interval within expected +- tolerance
+        lo, hi = expected - check.tolerance, expected + check.tolerance
+        within = (True if lo <= est.low and est.high <= hi else
+                  False if est.high < lo or est.low > hi else None)
+    return {"check": check.name, "reference": check.reference, "source": check.source,
+            "point": ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}"
+                               for k, v in point.items()),
+            "quantity": quantity, "expected": float(expected), "measured": est.value,
+            "interval": [est.low, est.high], "samples": est.samples,
+            "tolerance": check.tolerance, "tolerance_unit": check.tolerance_unit,
+            "within": within, "note": note, "command": check.command(cheap)}
+
+
+# ---------------------------------------------------------------- the checks
+
+def dynamic_thresholds(check: Check, point: dict, cheap: bool) -> list[dict]:
+    """N bands of one port saturated (two CBR streams each into one host at
+    1.86 x its link under DRR) share a dynamic pool of B packets, against
+    the fluid steady state alpha B / (1 + N alpha). A discrete queue served
+    in turn moves around that value: measured is the backlog arriving
+    packets found (mean over the bands), the interval runs from the lowest
+    such mean to the largest backlog any band reached, and the check holds
+    where the fluid value lies within one packet of that range."""
+    n, alpha = int(point["n"]), float(point["alpha"])
+    data = read_scenario_dict(REFERENCES_DIR / f"{check.scenario}.toml")
+    pool = data["network"]["buffer"]["size"]
+    payload = check.settings.get("packet_size", 1000)
+    share = 0.9e9 / n * payload / (payload + UDP_OVERHEAD)   # per class and source
+    services = [{"name": f"h{h}c{c}", "kind": "stream", "class": f"c{c}", "source": h,
+                 "destination": 2, "bitrate": share, "packet_size": payload}
+                for c in range(n) for h in (0, 1)]
+    run = simulate(check, {"network.bands": max(2, n),
+                           "network.classes": {f"c{c}": c for c in range(max(2, n))},
+                           "network.buffer.alpha": alpha, "service": services}, cheap)
+    q = run.queues
+    port = q[(q["to_node"] == 2) & (q["from_node"] != 2) & (q["band"] < n)]
+    seen = port["mean_backlog_packets"].to_numpy(dtype=float)
+    est = ref.Estimate(float(seen.mean()), float(seen.min()),
+                       float(port["max_backlog_packets"].max()), len(port))
+    expected = ref.dynamic_threshold_queue(alpha, n, pool)
+    row = _row(check, point, "backlog per band (packets)", expected, est, cheap)
+    row["within"] = bool(est.low - check.tolerance <= expected <= est.high + check.tolerance)
+    return [row]
+
+
+def strict_priority(check: Check, point: dict, cheap: bool) -> list[dict]:
+    """Three classes of Poisson packets (one size each) at host 0's strict
+    priority egress, at total load `load` split evenly: each class's mean
+    queueing delay (one-way delay less the no-contention delay of its size)
+    against Cobham's W_k, with a batch-means interval."""
+    data = read_scenario_dict(REFERENCES_DIR / f"{check.scenario}.toml")
+    link_bps = 1e9
+    sizes = [s["packet_size"] for s in data["service"]]
+    wire_s = np.array([(p + UDP_OVERHEAD) * 8 / link_bps for p in sizes])
+    rates = float(point["load"]) / len(sizes) / wire_s                 # packets/s per class
+    services = [{**s, "bitrate": float(r * p * 8)} for s, r, p in
+                zip(data["service"], rates, sizes)]
+    run = simulate(check, {"service": services}, cheap)
+    waits = ref.cobham_waits(list(rates), list(wire_s), list(wire_s ** 2))
+    # the path alone: the sender's link, then the switch's 100 Gbit/s one
+    delays = {s.name: (s.packet_bytes + UDP_OVERHEAD) * 8 * (1 / link_bps + 1 / 100e9)
+              + 2 * 10e-6 for s in run.plan.services}
+    rows = []
+    streams = run.streams[run.streams["measured"]]
+    for s, expected in zip(services, waits):
+        got = streams[streams["service_name"] == s["name"]]
+        est = ref.batch_means(got["delay_s"].to_numpy() - delays[s["name"]])
+        rows.append(_row(check, point, f"class {s['name']}: mean wait (s)", expected, est, cheap))
+    return rows
+
+
+def processor_sharing(check: Check, point: dict, cheap: bool) -> list[dict]:
+    """Web-search flows between two hosts at load rho each way: the large
+    flows' mean slowdown against M/G/1-PS's 1 / (1 - rho), with a t interval
+    over the flows; the small flows' reported beside it. The slowdown is
+    the FCT over the flow's time alone on the wire (payload and headers at
+    the link's rate), and rho counts what the bottleneck carries: the
+    flows' headers and the other direction's ACKs (one per two segments)
+    besides the payload the background's `load` offers."""
+    from harness.traffic.services import TCP_FRAME_OVERHEAD, tcp_wire_bytes
+
+    load = float(point["load"])
+    run = simulate(check, {"background.load": load}, cheap)
+    sc = run.plan.scenario
+    k, mss = sc.scale, sc.tcp.segment_size
+    link_bps = run.plan.topology.links[0].rate_bps
+    f = run.flows[run.flows["measured"]]
+    done = f[f["completed"]]
+    wire_s = np.array([tcp_wire_bytes(int(x), mss) for x in done["size"]]) * 8 / link_bps
+    slowdown = done["fct_s"].to_numpy() / wire_s
+    size = done["size"].to_numpy() * k
+    rho = load * (1 + TCP_FRAME_OVERHEAD / mss + TCP_FRAME_OVERHEAD / (2 * mss))
+    expected = ref.ps_slowdown(rho)
+    unfinished = int((~f["completed"]).sum())
+    note = (f"rho on the wire {rho:.3f} (load {load:g} of payload, its headers and the reverse "
+            f"ACKs); TCP's minimum RTO {1.5 * run.plan.worst_rtt * 1e3:.0f} ms (1.5 x the "
+            "worst-case round trip through full buffers)"
+            + (f"; {unfinished} measured flows unfinished" if unfinished else ""))
+    large = ref.t_interval(slowdown[size >= check.settings["large_bytes"]])
+    small = ref.t_interval(slowdown[size <= check.settings["small_bytes"]])
+    rows = [_row(check, point, "large flows: mean slowdown", expected, large, cheap, note)]
+    small_row = _row(check, point, "small flows: mean slowdown (reported)", expected, small,
+                     cheap, "PS ignores round trips and slow start, which dominate small flows")
+    return rows + [{**small_row, "within": None, "tolerance": None}]
+
+
+def mathis(check: Check, point: dict, cheap: bool) -> list[dict]:
+    """One NewReno flow, loss rate p on its data: goodput over the window
+    against Mathis's (MSS / RTT) C / sqrt(p), RTT the path's base round
+    trip, C = sqrt(3 / (2 b)) for ns-3's receiver, which acknowledges every
+    b-th segment (the check's `segments_per_ack`). One flow gives one goodput; its interval is the exact 95 %
+    interval of the loss count the window holds (n = packets x p), carried
+    to the rate as the model does (rate ~ 1 / sqrt(losses))."""
+    p = float(point["p"])
+    duration = check.settings.get("durations", {}).get(repr(p), None)
+    values: dict[str, Any] = {"network.loss.rate": p}
+    if duration:
+        values["run.duration"] = duration
+    run = simulate(check, values)
+    sc = run.plan.scenario
+    mss = sc.tcp.segment_size
+    links = run.plan.topology.links
+    data_s = sum((mss + 54) * 8 / l.rate_bps for l in links)
+    ack_s = sum(54 * 8 / l.rate_bps for l in links)
+    rtt = 2 * sum(l.delay_s for l in links) + data_s + ack_s
+    goodput = run.summary["services"]["bulk"]["goodput_bps"]
+    window = run.summary["window_s"][1] - run.summary["window_s"][0]
+    packets = goodput * window / (8 * mss)
+    losses = max(1.0, packets * p)                        # expected in the window
+    lo, hi = ref.poisson_count_interval(losses)
+    # the rate goes as 1 / sqrt(p): the losses' relative error, halved
+    est = ref.Estimate(goodput, goodput * math.sqrt(losses / hi), goodput * math.sqrt(
+        losses / lo), int(losses))
+    b = int(check.settings.get("segments_per_ack", 1))
+    expected = ref.mathis_throughput(mss, rtt, p, b)
+    note = (f"base RTT {rtt * 1e3:.3f} ms; ~{losses:.0f} losses in the window; C = sqrt(3/{2 * b})"
+            f" (b = {b}); with sqrt(3/2) the expected value would be "
+            f"{ref.mathis_throughput(mss, rtt, p):.4g} bit/s")
+    return [_row(check, point, "goodput (bit/s)", expected, est, cheap, note)]
+
+
+def ecmp(check: Check, point: dict, cheap: bool) -> list[dict]:
+    """Leaf 0's uplink for each flow of many trials of k flows (host i of
+    leaf 0 to host i of leaf 1, each trial the next source port), read from
+    the routing objects of the scenario built in ns-3: the fraction of
+    trials whose flows all take different uplinks, and the distribution of
+    the busiest uplink's flow count, against balls into bins, each with its
+    exact binomial interval."""
+    from harness.engine import ecmp_probe, planning
+
+    k, n = int(point["flows"]), int(point["uplinks"])
+    data = read_scenario_dict(REFERENCES_DIR / f"{check.scenario}.toml")
+    p = planning.plan(scenario_from_dict(apply_values(data, [
+        (["topology", "spines"], n), (["topology", "hosts_per_leaf"], k)])))
+    trials = int(check.settings["trials"])
+    first, port = int(check.settings["first_port"]), int(check.settings["destination_port"])
+    flows = [(i, k + i, first + t, port) for t in range(trials) for i in range(k)]
+    leaf = p.topology.host_link(0).b
+    chosen = np.array(ecmp_probe.output_interfaces(p, leaf, flows)).reshape(trials, k)
+    busiest = np.array([np.bincount(row).max() for row in chosen])
+    expected = ref.busiest_bin_cdf(k, n)
+    rows = [_row(check, point, "all flows on distinct uplinks (fraction)",
+                 ref.ecmp_all_distinct(k, n), ref.proportion(int((busiest == 1).sum()), trials),
+                 cheap, f"{trials} trials")]
+    for m in (2, 3):
+        rows.append(_row(check, point, f"busiest uplink carries <= {m} flows (fraction)",
+                         expected[m], ref.proportion(int((busiest <= m).sum()), trials), cheap))
+    return rows
+
+
+#: Each check's function, by the name references.toml gives it.
+CHECKS: dict[str, Callable[[Check, dict, bool], list[dict]]] = {
+    "dynamic-thresholds": dynamic_thresholds,
+    "strict-priority": strict_priority,
+    "processor-sharing": processor_sharing,
+    "mathis": mathis,
+    "ecmp": ecmp,
+}
+
+
+def run_check(name: str, cheap: bool = False) -> list[dict]:
+    """Every row of one check: its points (cheap: its cheap points, or all
+    of them where it is cheap throughout)."""
+    check = checks()[name]
+    points = check.cheap_points or check.points if cheap else check.points
+    return [row for point in points for row in CHECKS[name](check, point, cheap)]
+
+
+def run_all(names: list[str] | None = None, cheap: bool = False) -> list[dict]:
+    """Every check's rows (or those of `names`), in references.toml's order."""
+    return [row for name in (names or list(checks())) for row in run_check(name, cheap)]
