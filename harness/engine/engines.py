@@ -23,6 +23,7 @@ from harness.config.errors import ConfigError, Ns3LoadError, shorten, shown_path
 from harness.engine.pch_key import NS3_HEADERS, NS3_LIBRARIES
 
 BUILD_ENV = "DDNN_HARNESS_NS3_BUILD"
+WHEEL = "wheel"   # DDNN_HARNESS_NS3_BUILD=wheel, `harness engine use wheel`: the default
 #: The ns-3 release the harness's C++ (and its TCP fast path) is written against.
 VERSION = "3.44"
 #: A build's library-name suffix -> its profile; ns-3's other profiles
@@ -205,6 +206,8 @@ def settings_file() -> Path:
 def chosen() -> tuple[str, str] | None:
     """(where, directory) of the chosen build, or None for the wheel."""
     value = os.environ.get(BUILD_ENV, "").strip()
+    if value == WHEEL:   # the wheel, whatever `harness engine use` kept
+        return None
     if value:
         return BUILD_ENV, value
     path = settings_file()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from harness.config.errors import ConfigError, Ns3LoadError, shown_path
 from harness.engine import engines
-from harness.engine.pch_key import NS3_MODULES
+from harness.engine.pch_key import NS3_LIBRARIES, NS3_MODULES
 
 #: Written first into an output folder this command makes: the sign that a
 #: later build may go on in it (any other non-empty folder is refused).
@@ -87,7 +87,10 @@ def build(src: Path, out: Path, profile: str = "optimized", jobs: int | None = N
         if subprocess.run(configure, stdout=log, stderr=subprocess.STDOUT).returncode != 0:
             raise Ns3LoadError(f"configuring ns-3 failed (cmake): see {log_path}")
         jobs = jobs or os.cpu_count() or 1
-        _run_ninja([ninja, "-C", str(out / "cmake-cache"), f"-j{jobs}"], log, progress)
+        # the libraries only: not ns-3's scratch and utils programs
+        suffix = {v: k for k, v in engines.PROFILES.items()}[profile]
+        targets = [f"libns{engines.VERSION}-{m}{suffix}.so" for m in NS3_LIBRARIES]
+        _run_ninja([ninja, "-C", str(out / "cmake-cache"), f"-j{jobs}", *targets], log, progress)
     return engines.find_build(out, where="--output")
 
 

@@ -12,7 +12,6 @@ from harness.config.errors import ConfigError
 from harness.engine import engines, ns3_build
 from harness.io import outdir
 
-WHEEL = "wheel"   # `harness engine use wheel`: back to the default
 
 
 def current() -> tuple[engines.Engine, str]:
@@ -31,7 +30,7 @@ def use(directory: str) -> engines.Engine:
         except (OSError, ValueError, KeyError, TypeError):
             raise ConfigError(str(path), "exists and is not the file `harness engine use` "
                               "writes: it is left alone; move it away first") from None
-    if directory == WHEEL:
+    if directory == engines.WHEEL:
         engine, build = engines.wheel(), None
     else:
         engine = engines.find_build(directory, where="DIR")
