@@ -227,3 +227,39 @@ def test_a_run_on_the_build_gives_the_wheels_tables(tmp_path, real_build):
     assert manifest["tcp_fastpath"]["mode"] == "fast"
     wheel_manifest = json.loads((tmp_path / "wheel" / "manifest.json").read_text())
     assert wheel_manifest["engine"]["kind"] == "wheel"
+
+
+# --------------------------------------------------------------------------
+# the bench's engines table
+
+
+def test_the_bench_says_why_it_measured_no_build():
+    from bench import engines as bench_engines
+
+    assert "DDNN_HARNESS_NS3_BUILD" in bench_engines.engines_table(None, [], 1)["skipped"]
+
+
+def test_the_native_program_builds_on_the_engine_in_use(tmp_path, monkeypatch):
+    from bench import native
+
+    built = fake_build(tmp_path / "b")
+    monkeypatch.setenv(BUILD, str(built))
+    fast = native._command(tmp_path / "x", tmp_path / "m.so", tmp_path / "tcp.so")
+    stock = native._command(tmp_path / "x", tmp_path / "m.so", None)
+    lib_dir = engines.find_engine().lib_dir
+    assert f"-Wl,-rpath,{lib_dir}" in fast and str(lib_dir / "libns3.44-core-optimized.so") in fast
+    assert str(tmp_path / "tcp.so") in fast and "-DDDNN_BENCH_STOCK_TCP" not in fast
+    assert str(tmp_path / "tcp.so") not in stock and "-DDDNN_BENCH_STOCK_TCP" in stock
+
+
+def test_the_python_api_refuses_a_bad_build_before_running(tmp_path, monkeypatch):
+    import harness.api as api
+
+    def no_ns3(*args, **kwargs):
+        raise AssertionError("ns-3 was started for a bad engine")
+
+    monkeypatch.setattr(ns3, "load", no_ns3)
+    monkeypatch.setenv(BUILD, str(fake_build(tmp_path / "b", "-debug")))
+    with pytest.raises(ConfigError, match=f"^{BUILD}: .*debug build"):
+        api.run(out=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
