@@ -100,10 +100,6 @@ def wheel() -> Engine:
 # a build
 
 
-def _refused(where: str, text: str) -> ConfigError:
-    return ConfigError(where, text)
-
-
 def _layout(root: Path) -> tuple[Path, Path] | None:
     """(include dir, library dir) of a build: DIR itself (ns-3's output
     folder, NS3_OUTPUT_DIRECTORY) or DIR/build (a source tree built in place)."""
@@ -122,29 +118,29 @@ def find_build(directory: str | Path, where: str = BUILD_ENV) -> Engine:
     root = Path(os.path.expanduser(str(directory)))
     shown = shorten(str(directory))
     if not root.is_dir():
-        raise _refused(where, f"{shown} is not a directory; give an ns-{VERSION} build folder "
+        raise ConfigError(where, f"{shown} is not a directory; give an ns-{VERSION} build folder "
                        "(its include/ns3 and lib/; make one with `harness engine build SRC`)")
     root = root.resolve()
     layout = _layout(root)
     if layout is None:
-        raise _refused(where, f"{shown} is not an ns-3 build: no include/ns3 and lib/ in it "
+        raise ConfigError(where, f"{shown} is not an ns-3 build: no include/ns3 and lib/ in it "
                        "(nor in its build/); give the folder ns-3 built into (make one with "
                        "`harness engine build SRC`)")
     include_dir, lib_dir = layout
     found = sorted((m.group(1), m.group(2) or "") for p in lib_dir.glob("libns*-core*.so")
                    if (m := _CORE.match(p.name)))
     if not found:
-        raise _refused(where, f"{shown} has no ns-3 core library (libns{VERSION}-core*.so in "
+        raise ConfigError(where, f"{shown} has no ns-3 core library (libns{VERSION}-core*.so in "
                        f"{shown_path(lib_dir)}); build ns-{VERSION} into it first")
     versions = sorted({v for v, _ in found})
     if VERSION not in versions:
-        raise _refused(where, f"{shown} is ns-{', '.join(versions)}; the harness needs "
+        raise ConfigError(where, f"{shown} is ns-{', '.join(versions)}; the harness needs "
                        f"ns-{VERSION} (its C++ and TCP fast path are written against it)")
     suffixes = [s for v, s in found if v == VERSION]
     usable = [s for s in PROFILES if s in suffixes]   # optimized first, where both are there
     if not usable:
         profiles = ", ".join(s.lstrip("-") or "release" for s in suffixes)
-        raise _refused(where, f"{shown} holds a {profiles} build of ns-{VERSION}; the harness "
+        raise ConfigError(where, f"{shown} holds a {profiles} build of ns-{VERSION}; the harness "
                        "runs on the optimized or release profile (the others check and log "
                        "every event: slower than the wheel)")
     engine = Engine("build", root, VERSION, PROFILES[usable[0]], include_dir, lib_dir,
@@ -154,7 +150,7 @@ def find_build(directory: str | Path, where: str = BUILD_ENV) -> Engine:
                 if not (include_dir / h).is_file()
                 and h.split("/")[1][:-len("-module.h")] not in missing]
     if missing:
-        raise _refused(where, f"{shown} lacks the ns-3 modules {', '.join(missing)} (their "
+        raise ConfigError(where, f"{shown} lacks the ns-3 modules {', '.join(missing)} (their "
                        f"libns{VERSION}-<module>{engine.suffix}.so or ns3/<module>-module.h); "
                        f"the harness needs {', '.join(NS3_LIBRARIES)}: build them "
                        "(`harness engine build SRC` enables exactly these)")
