@@ -263,3 +263,31 @@ def test_the_python_api_refuses_a_bad_build_before_running(tmp_path, monkeypatch
     with pytest.raises(ConfigError, match=f"^{BUILD}: .*debug build"):
         api.run(out=tmp_path / "run")
     assert not (tmp_path / "run").exists()
+
+
+# --------------------------------------------------------------------------
+# harness engine build: what it runs (the build itself: harness engine build SRC)
+
+
+@pytest.mark.parametrize("profile, native", [("optimized", "ON"), ("release", "OFF")])
+def test_the_build_is_configured_with_exactly_the_needed_modules(tmp_path, profile, native):
+    from harness.engine import ns3_build
+
+    command = ns3_build.configure_command(tmp_path / "src", tmp_path / "out", profile)
+    assert f"-DNS3_NATIVE_OPTIMIZATIONS={native}" in command
+    assert "-DNS3_ENABLED_MODULES=" + ";".join(NS3_MODULES) in command
+    for off in ("NS3_LOG", "NS3_ASSERT", "NS3_EXAMPLES", "NS3_TESTS", "NS3_PYTHON_BINDINGS"):
+        assert f"-D{off}=OFF" in command
+    assert f"-DNS3_OUTPUT_DIRECTORY={tmp_path / 'out'}" in command
+
+
+def test_a_folder_the_build_made_may_be_built_in_again(tmp_path):
+    from harness.engine import ns3_build
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "mine.txt").write_text("mine")
+    with pytest.raises(ConfigError, match="^--output: .*not empty"):
+        ns3_build.check_output(out)
+    (out / ns3_build.MARKER).write_text("{}")
+    ns3_build.check_output(out)
