@@ -205,7 +205,7 @@ def _build_library(target: Path, sources: list[Path], cxxflags: tuple[str, ...],
     and link them into `target` (once per environment; atomically)."""
     if target.exists():
         return target
-    wheel = find_engine()
+    engine = find_engine()
     target.parent.mkdir(parents=True, exist_ok=True)
     cxx = _compiler()
     if objects_dir is None:
@@ -215,15 +215,15 @@ def _build_library(target: Path, sources: list[Path], cxxflags: tuple[str, ...],
         if target.exists():  # linked by another process while we waited
             return target
         if not all((objects_dir / n).is_file() for n in names):
-            _compile_objects(cxx, sources, names, objects_dir, wheel, include_dirs, cxxflags,
+            _compile_objects(cxx, sources, names, objects_dir, engine, include_dirs, cxxflags,
                              what, quiet)
         objects = [objects_dir / n for n in names]
-        libs = [str(wheel.library(m)) for m in libraries]
+        libs = [str(engine.library(m)) for m in libraries]
 
         def link_to(tmp_so: Path) -> None:
             link = subprocess.run(
                 [cxx, "-shared", "-o", str(tmp_so), *map(str, objects), *link_flags, *libs,
-                 f"-Wl,-rpath,{wheel.lib_dir}"],
+                 f"-Wl,-rpath,{engine.lib_dir}"],
                 capture_output=True, text=True)
             if link.returncode != 0:
                 raise ModuleBuildError(f"{what} failed to link:\n{link.stderr}")
@@ -237,7 +237,7 @@ _COMPILE_WAIT_S = 900.0
 
 
 def _compile_objects(cxx: str, sources: list[Path], names: list[str], objects_dir: Path,
-                     wheel: engines.Engine, include_dirs, cxxflags: tuple[str, ...], what: str,
+                     engine: engines.Engine, include_dirs, cxxflags: tuple[str, ...], what: str,
                      quiet: bool) -> None:
     """Compile `sources` in a temporary folder beside `objects_dir`, then
     rename it into place (a reader sees every object or none)."""
@@ -249,7 +249,7 @@ def _compile_objects(cxx: str, sources: list[Path], names: list[str], objects_di
         objects = [tmp / n for n in names]
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             errors = list(pool.map(
-                lambda so: _compile(cxx, so[0], so[1], [wheel.include_dir, *include_dirs],
+                lambda so: _compile(cxx, so[0], so[1], [engine.include_dir, *include_dirs],
                                     cxxflags),
                 zip(sources, objects)))
         failed = [(s, e) for s, e in zip(sources, errors) if e is not None]
@@ -402,13 +402,13 @@ def load(quiet: bool = False):
     global _tcp_state, _namespace
     if _namespace is not None:  # (a cache keyed on `quiet` loaded twice: an error)
         return _namespace
-    wheel = find_engine()
+    engine = find_engine()
     fast = tcp_fastpath_wanted()
     if fast:
-        installed = importlib.metadata.version("ns3") if wheel.is_wheel else TCP_FASTPATH_NS3
-        if not wheel.is_wheel and engines.fastpath_mismatch(wheel) is not None:
+        installed = importlib.metadata.version("ns3") if engine.is_wheel else TCP_FASTPATH_NS3
+        if not engine.is_wheel and engines.fastpath_mismatch(engine) is not None:
             raise Ns3LoadError(
-                f"{wheel.root}'s {engines.fastpath_mismatch(wheel)} is not the one the TCP fast "
+                f"{engine.root}'s {engines.fastpath_mismatch(engine)} is not the one the TCP fast "
                 f"path mirrors: give an unmodified ns-{engines.VERSION} build (or set "
                 f"{STOCK_TCP_ENV}=1 to run its own TcpTxBuffer)")
         if installed != TCP_FASTPATH_NS3:
@@ -422,7 +422,7 @@ def load(quiet: bool = False):
                                "run without it)")
         tcp_library = build_tcp_fastpath(quiet=quiet)
     library = build_modules(quiet=quiet)
-    _activate_pch(wheel, quiet)
+    _activate_pch(engine, quiet)
     import cppyy
     import libcppyy
 
@@ -435,8 +435,8 @@ def load(quiet: bool = False):
               "3-4x slower on runs with many retransmissions (same results)",
               file=sys.stderr, flush=True)
     for module in NS3_LIBRARIES:
-        cppyy.load_library(str(wheel.library(module)))
-    cppyy.add_include_path(str(wheel.include_dir))
+        cppyy.load_library(str(engine.library(module)))
+    cppyy.add_include_path(str(engine.include_dir))
     for header in NS3_HEADERS:
         cppyy.include(header)
     cppyy.load_library(str(library))
@@ -458,15 +458,15 @@ def _loaded_libraries() -> list[str]:
         return []
 
 
-def _activate_pch(wheel: engines.Engine, quiet: bool) -> None:
+def _activate_pch(engine: engines.Engine, quiet: bool) -> None:
     """Use a precompiled header of the ns-3 modules when one can be had."""
     if "cppyy" in sys.modules or environment.flag(NO_PCH_ENV):
         return  # too late (cppyy reads CLING_STANDARD_PCH at import) or disabled
     # Our umbrella header too: parsing it costs ~0.3 s per process otherwise,
     # and its extern templates (binding-instantiations.h) spare Cling the
     # code generation of CreateObject<T>/Ptr<T>.
-    path = pch.ensure_pch(cache_dir(), wheel.include_dir, [*NS3_HEADERS, *loaded_headers()],
+    path = pch.ensure_pch(cache_dir(), engine.include_dir, [*NS3_HEADERS, *loaded_headers()],
                           quiet=quiet, extra_include_dirs=module_include_dirs(),
-                          libraries=wheel.libraries())  # the engine's own, whatever its layout
+                          libraries=engine.libraries())  # the engine's own, whatever its layout
     if path is not None:
         pch.activate(path)
