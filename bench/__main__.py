@@ -145,6 +145,13 @@ def table(report: dict) -> str:
                          f"{_fmt(tcp[mode]['events_per_cpu_s']):>14}")
             lines.append(f"{'thesis cell ' + mode + ', wall s per sim s':<44} "
                          f"{_fmt(tcp[mode]['wall_s_per_simulated_s']):>14}")
+        eng = res["speed"].get("engines", {})
+        for label, s in eng.get("scenarios", {}).items():
+            for variant, v in s["variants"].items():
+                lines.append(f"{label + ': ' + variant + ', events per CPU s':<70} "
+                             f"{_fmt(v['events_per_cpu_s']):>14}")
+        if "skipped" in eng:
+            lines.append(f"engines: {eng['skipped']}")
         lines.append(f"{'jumbo frames wall speed-up':<44} "
                      f"{_fmt(res['speed']['jumbo']['wall_speedup']):>14}")
         rule = res["speed"]["rule_of_thumb"]

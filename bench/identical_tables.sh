@@ -10,6 +10,8 @@
 # e.g. bench/identical_tables.sh run /work/main /tmp/wt15-base
 #      bench/identical_tables.sh run "$PWD"     /tmp/wt15-new
 #      bench/identical_tables.sh cmp /tmp/wt15-base /tmp/wt15-new
+# ONLY="default thesis-cell" runs and compares those cases alone; the engine is
+# the environment's (DDNN_HARNESS_NS3_BUILD=DIR: a build, =wheel: the wheel)
 set -u
 # name | scenario | --set overrides
 CASES=(
@@ -17,6 +19,7 @@ CASES=(
   "background-alone|thesis-background-alone|scale=10 run.duration=0.5"
   "training-alone|thesis-training-alone|scale=10 run.duration=1.2"
   "thesis|thesis|scale=10 run.duration=1.2"
+  "thesis-cell|thesis|training.ratio=4 background.rate=92 run.duration=0.3 run.warmup=0.05 run.cooldown=0.05"
   "ring-priority-classes|thesis|scale=10 run.duration=1.2 training.policy=priority training.priority=low training.layer_classes={high=\"0-9\"}"
   "ring-bytescheduler|thesis|scale=10 run.duration=1.2 training.policy=bytescheduler training.ratio=8"
   "ring-fusion-barrier|thesis-training-alone|scale=10 run.duration=1.2 training.fusion_buffer=25000000 training.barrier=true"
@@ -38,6 +41,13 @@ CASES=(
   "buffer-shared-lossy|thesis|scale=10 run.duration=1.2 training.priority=low background.load=0.6 network.buffer.model=shared"
   "buffer-dynamic-switch-leafspine|thesis|scale=10 run.duration=1.2 topology.file=leaf-spine topology.host_link_rate=1Gbps topology.fabric_link_rate=1Gbps training.priority=low background.load=0.5 network.buffer.model=dynamic network.buffer.pool=switch"
 )
+if [ -n "${ONLY:-}" ]; then   # the named cases alone
+  keep=()
+  for c in "${CASES[@]}"; do
+    for o in $ONLY; do [ "${c%%|*}" = "$o" ] && keep+=("$c"); done
+  done
+  CASES=("${keep[@]}")
+fi
 
 run_set() {
   local root out

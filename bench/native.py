@@ -18,17 +18,20 @@ SOURCE = Path(__file__).resolve().parent / "native" / "main.cc"
 MARKER_SOURCE = SOURCE.parent / "marker.c"
 
 
-def _command(output: Path, modules_library: Path, tcp_library: Path) -> list[str]:
-    """g++ with the flags and include directories build_modules compiles with.
+def _command(output: Path, modules_library: Path, tcp_library: Path | None) -> list[str]:
+    """g++ with the flags and include directories build_modules compiles with,
+    against the engine in use (the wheel, or DDNN_HARNESS_NS3_BUILD's build).
     The TCP fast path comes first among the libraries, so that it is first in
     the program's symbol scope, and with --no-as-needed: the program calls
-    none of its replaced members itself, so --as-needed would drop it."""
-    wheel = ns3.find_wheel()
+    none of its replaced members itself, so --as-needed would drop it. None:
+    the engine's own TcpTxBuffer (what an expert's program runs)."""
+    wheel = ns3.find_engine()
+    fast = [str(tcp_library)] if tcp_library is not None else ["-DDDNN_BENCH_STOCK_TCP"]
     libs = [str(wheel.library(m)) for m in ns3.NS3_LIBRARIES]
     includes = [flag for d in ns3.module_include_dirs() for flag in ("-I", str(d))]
     return [environment.program("CXX", "g++"), *ns3.CXXFLAGS, "-I", str(wheel.include_dir),
             *includes, "-I", str(ns3.TCP_FASTPATH_DIR), str(SOURCE),
-            "-o", str(output), "-Wl,--no-as-needed", str(tcp_library), str(modules_library),
+            "-o", str(output), "-Wl,--no-as-needed", *fast, str(modules_library),
             *libs, f"-Wl,-rpath,{wheel.lib_dir}", f"-Wl,-rpath,{modules_library.parent}"]
 
 
@@ -49,11 +52,12 @@ def _cached_build(name: str, key_parts: list[bytes], command) -> Path:
     return outdir.write_from(target, compile_to)
 
 
-def build(quiet: bool = True) -> Path:
-    """The native binary (compiled once per main.cc and libraries)."""
+def build(quiet: bool = True, stock_tcp: bool = False) -> Path:
+    """The native binary on the engine in use (compiled once per main.cc and
+    libraries); stock_tcp: without the TCP fast path."""
     modules_library = ns3.build_modules(quiet=quiet)
-    tcp_library = ns3.build_tcp_fastpath(quiet=quiet)
-    return _cached_build("bench-native",
+    tcp_library = None if stock_tcp else ns3.build_tcp_fastpath(quiet=quiet)
+    return _cached_build("bench-native-stock-tcp" if stock_tcp else "bench-native",
                          [SOURCE.read_bytes(), str(modules_library).encode(),
                           str(tcp_library).encode(), " ".join(ns3.CXXFLAGS).encode()],
                          lambda tmp: _command(tmp, modules_library, tcp_library))

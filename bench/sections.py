@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from bench import compare, native, procs
+from bench import engines as bench_engines
 from bench.reference_suite import section as references  # noqa: F401 (a section, by name)
 from bench.config import BenchConfig, ScenarioRun, scaling_run, sweep_grid
 from harness.engine.memory import environment as huge_pages_environment
@@ -477,6 +478,7 @@ def speed(r: Runner, cfg: BenchConfig) -> dict:
     return {
         "scenarios": scenarios,
         "tcp_fastpath": tcp_fastpath(r, cfg.thesis_cell),
+        "engines": bench_engines.engines_table(r, (cfg.thesis_cell, default), cfg.speed_reps),
         "jumbo": {"wall_speedup": wall_d / wall_j,
                   "events_ratio": d[0]["events"] / j[0]["events"],
                   "fct_mean_s_mtu1500": d[0]["fct_mean_s"], "fct_mean_s_mtu9000": j[0]["fct_mean_s"],

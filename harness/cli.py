@@ -70,8 +70,27 @@ def _silence_stdout() -> None:
         pass
 
 
+def _print_version(ctx: click.Context, _param, value: bool) -> None:
+    """--version: the harness's and the ns-3 engine it runs on."""
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib.metadata import version
+
+    from harness.config.errors import Ns3LoadError
+    from harness.services import engine_choice
+
+    try:   # (a bad choice: its one line only)
+        found, by = engine_choice.current()
+    except (ConfigError, Ns3LoadError) as e:
+        fail(e)
+    click.echo(f"{ctx.find_root().info_name}, version {version('ddnn-harness')}\n"
+               f"ns-3 engine: {found.label()} (chosen by {by})")
+    ctx.exit()
+
+
 @click.group(cls=_Cli)
-@click.version_option(package_name="ddnn-harness")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=_print_version, help="Show the version and the ns-3 engine, and exit.")
 def main() -> None:
     """ns-3 experiments: can DNN training traffic go at lower priority without
     slowing training, while other tenants' flows finish faster?
@@ -336,9 +355,9 @@ def schema(of_grid: bool) -> None:
 
 
 # the other commands: each module's, registered on the group
-from harness import cli_check, cli_data, cli_findings, cli_results, cli_sweeps  # noqa: E402
+from harness import cli_check, cli_data, cli_engine, cli_findings, cli_results, cli_sweeps  # noqa: E402,E501
 
-for _command in (cli_check.check, cli_sweeps.sweep, cli_sweeps.boundary, cli_results.alone,
+for _command in (cli_engine.engine, cli_check.check, cli_sweeps.sweep, cli_sweeps.boundary, cli_results.alone,
                  cli_results.profile, cli_results.reference, cli_results.plot,
                  cli_results.frontier, cli_results.report, cli_data.compare, cli_data.export,
                  cli_findings.findings):

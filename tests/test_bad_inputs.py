@@ -1009,6 +1009,63 @@ ENV_CASES = [
 ]
 
 
+# issue 51: the ns-3 engine (DDNN_HARNESS_NS3_BUILD, `harness engine use/build`): a
+# build folder as empty files, laid out as ns-3 lays one out
+def _build_files(version="3.44", suffix="-optimized", leave_out=()) -> dict[str, bytes]:
+    from harness.engine.pch_key import NS3_LIBRARIES, NS3_MODULES
+
+    files = {f"b/lib/libns{version}-{m}{suffix}.so": b"" for m in NS3_LIBRARIES
+             if m not in leave_out}
+    files |= {f"b/include/ns3/{m}-module.h": b"" for m in NS3_MODULES if m not in leave_out}
+    return files
+
+
+_BUILD = "DDNN_HARNESS_NS3_BUILD"
+ENGINE_CASES = [  # (id, variables, files, argv, must contain)
+    ("engine-env-file", {_BUILD: "file"}, {"file": b"mine"}, ["run"],
+     [_BUILD, "'file' is not a directory", "harness engine build"]),
+    ("engine-env-missing", {_BUILD: "nowhere"}, {}, ["sweep", "quick"],
+     [_BUILD, "is not a directory"]),
+    ("engine-env-not-a-build", {_BUILD: "b"}, {"b/x": b""}, ["run"],
+     [_BUILD, "not an ns-3 build", "include/ns3"]),
+    ("engine-env-other-version", {_BUILD: "b"}, _build_files("3.43"), ["alone", "two-jobs"],
+     [_BUILD, "ns-3.43", "needs ns-3.44"]),
+    ("engine-env-debug-profile", {_BUILD: "b"}, _build_files(suffix="-debug"), ["run"],
+     [_BUILD, "debug build", "optimized or release"]),
+    ("engine-env-missing-modules", {_BUILD: "b"},
+     _build_files(leave_out=("internet", "bridge")), ["run"],
+     [_BUILD, "lacks the ns-3 modules bridge, internet"]),
+    ("engine-env-version", {_BUILD: "b"}, _build_files(leave_out=("core",)), ["--version"],
+     [_BUILD, "no ns-3 core library"]),
+    ("engine-use-incomplete", {}, _build_files(leave_out=("applications",)),
+     ["engine", "use", "b"], ["DIR", "lacks the ns-3 modules applications"]),
+    ("engine-use-not-a-build", {}, {"b/x": b""}, ["engine", "use", "b"],
+     ["DIR", "not an ns-3 build"]),
+    ("engine-build-not-a-source", {}, {"src/x": b""}, ["engine", "build", "src"],
+     ["SRC", "not an ns-3 source tree"]),
+    ("engine-build-other-version", {}, {"src/CMakeLists.txt": b"", "src/VERSION": b"3.45\n"},
+     ["engine", "build", "src"], ["SRC", "ns-3.45", "needs ns-3.44"]),
+    ("engine-build-output-not-ours", {},
+     {"src/CMakeLists.txt": b"", "src/VERSION": b"3.44\n", "out/mine.txt": b"mine"},
+     ["engine", "build", "src", "-o", "out"], ["--output", "not empty", "nothing in it is touched"]),
+    ("engine-build-profile", {}, {"src/CMakeLists.txt": b"", "src/VERSION": b"3.44\n"},
+     ["engine", "build", "src", "--profile", "debug"], ["--profile", "optimized", "release"]),
+]
+
+
+@pytest.mark.parametrize("variables, files, argv, says", [c[1:] for c in ENGINE_CASES],
+                         ids=[c[0] for c in ENGINE_CASES])
+def test_a_bad_engine_is_one_line_naming_the_setting(invoke, monkeypatch, tmp_path, variables,
+                                                     files, argv, says):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # no kept choice
+    monkeypatch.delenv(_BUILD, raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    result, before, after = invoke(argv, files)
+    _assert_one_line_error(result, says)
+    assert after == before
+
+
 @pytest.mark.parametrize("variables, argv, says", [c[1:] for c in ENV_CASES],
                          ids=[c[0] for c in ENV_CASES])
 def test_a_bad_environment_variable_is_one_line_naming_it(invoke, monkeypatch, tmp_path,

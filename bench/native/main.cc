@@ -164,12 +164,17 @@ main(int argc, char* argv[])
 
     // The TCP fast path must be first in the program's symbol scope (linked
     // first, --no-as-needed), as the harness loads it: same code, same speed.
+    // DDNN_BENCH_STOCK_TCP: ns-3's own TcpTxBuffer, what an expert's program runs.
+#ifndef DDNN_BENCH_STOCK_TCP
     int fastPathMembers = 0;
     const int fastPathInForce = ddnn_tcp_fastpath_in_force(&fastPathMembers);
     NS_ABORT_MSG_IF(fastPathInForce != fastPathMembers,
                     "the TCP fast path is not in force (" << fastPathInForce << " of "
                                                           << fastPathMembers
                                                           << " members): link it first");
+#else
+    const int fastPathInForce = 0;
+#endif
 
     std::ifstream file(recipePath);
     NS_ABORT_MSG_IF(!file, "cannot read " << recipePath);

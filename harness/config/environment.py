@@ -62,6 +62,11 @@ VARIABLES = (
     Variable("DDNN_HARNESS_NO_PCH", "flag", "off",
              "do not build or use the precompiled header of the ns-3 headers (each process "
              "then parses them itself: a slower start)"),
+    Variable("DDNN_HARNESS_NS3_BUILD", "ns-3 build", "the ns3 wheel (or `harness engine use`'s "
+             "choice)", "run on this ns-3.44 build (optimized or release profile) instead of "
+             "the ns3 wheel: checked before anything runs"),
+    Variable("XDG_CONFIG_HOME", "directory", "~/.config",
+             "where `harness engine use` keeps its choice (ddnn-harness/engine.json)"),
     Variable("CXX", "program", "g++", "the C++ compiler of ns3-modules/ (and of the bench's "
              "native binary)"),
     Variable("CC", "program", "gcc", "the bench's C compiler (python -m bench only)"),

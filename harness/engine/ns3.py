@@ -7,17 +7,16 @@ once per machine into objects, cached under a key made of the sources, the
 compiler, its flags and the ns3 wheel by content (not where it is
 installed), linked once per virtual environment into a shared library (a
 second or so: its run path is that environment's wheel) and loaded with
-`cppyy.load_library`.
+`cppyy.load_library`. The engine is the wheel or a user's own ns-3.44 build
+(harness.engine.engines): a build has a cache folder of its own.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
-import functools
 import hashlib
 import importlib.metadata
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -25,10 +24,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.engine import pch, pch_key
+from harness.engine import engines, pch, pch_key
 from harness.io import outdir
 from harness.config import environment
-from harness.config.errors import Ns3LoadError
+from harness.config.errors import ConfigError, Ns3LoadError
 from harness.engine.pch_key import NS3_HEADERS, NS3_LIBRARIES  # one list for the PCH and the load
 from harness.config.paths import MODULES_DIR
 
@@ -36,31 +35,9 @@ UMBRELLA_HEADER = "ddnn-modules.h"
 CXXFLAGS = ("-std=c++20", "-O2", "-fPIC", "-DNDEBUG")
 
 
-@dataclass(frozen=True)
-class Wheel:
-    """Where the `ns3` wheel keeps its headers and libraries."""
-
-    version: str        # e.g. "3.44"
-    include_dir: Path
-    lib_dir: Path
-
-    def library(self, module: str) -> Path:
-        return self.lib_dir / f"libns{self.version}-{module}.so"
-
-
-@functools.cache
-def find_wheel() -> Wheel:
-    try:
-        dist = importlib.metadata.distribution("ns3")
-    except importlib.metadata.PackageNotFoundError:
-        raise Ns3LoadError("the 'ns3' package is not installed: pip install 'ns3>=3.44,<3.45'")
-    root = Path(dist.locate_file("ns3"))
-    lib_dir = root / "lib64" if (root / "lib64").is_dir() else root / "lib"
-    cores = sorted(lib_dir.glob("libns*-core.so"))
-    if not cores:
-        raise Ns3LoadError(f"no libns*-core.so under {lib_dir}: is the ns3 wheel complete?")
-    version = re.match(r"libns(.+)-core\.so", cores[0].name).group(1)
-    return Wheel(version=version, include_dir=root / "include", lib_dir=lib_dir)
+Wheel = engines.Engine          # (the name before builds were engines too)
+find_wheel = engines.wheel      # the installed wheel, whichever engine runs
+find_engine = engines.find_engine  # the wheel, or the build DDNN_HARNESS_NS3_BUILD names
 
 
 CACHE_ENV = "DDNN_HARNESS_CACHE"
@@ -87,11 +64,29 @@ def check_environment() -> None:
     if not os.environ.get(CACHE_ENV) and not os.environ.get("XDG_CACHE_HOME"):
         environment.check_directory("HOME", root)   # ~/.cache/ddnn-harness
     _compiler()
+    engine = find_engine()   # a bad or incomplete build: refused here, naming the setting
+    if not engine.is_wheel and tcp_fastpath_wanted():
+        header = engines.fastpath_mismatch(engine)
+        if header is not None:
+            where = (engines.chosen() or (engines.BUILD_ENV,))[0]
+            raise ConfigError(where, f"{engine.root}'s {header} is not ns-{engines.VERSION}'s, "
+                              "which the TCP fast path mirrors; give an unmodified ns-"
+                              f"{engines.VERSION} build, or set {STOCK_TCP_ENV}=1 to run its "
+                              "own TcpTxBuffer")
 
 
 def cache_dir() -> Path:
-    """Cache directory of this ns-3 version (PCH, compiled modules)."""
-    return cache_root() / f"ns3-{find_wheel().version}"
+    """Cache directory of this engine (PCH, compiled modules): the wheel's
+    by its ns-3 version; a build's by version, profile and identity."""
+    engine = find_engine()
+    if engine.is_wheel:
+        return cache_root() / f"ns3-{engine.version}"
+    return cache_root() / f"ns3-{engine.version}-{engine.profile}-{engines.identity(engine)}"
+
+
+def _engine_identity(engine: engines.Engine) -> str:
+    """The engine in a cache key: the wheel by content, a build by its files."""
+    return pch_key.wheel_identity() if engine.is_wheel else f"build-{engines.identity(engine)}"
 
 
 # --------------------------------------------------------------------------
@@ -149,15 +144,16 @@ def _compiler() -> str:
 
 
 def _library_key(sources: list[Path], cxxflags: tuple[str, ...], extra: tuple[str, ...] = ()) -> str:
-    """The compiled code's key: the ns3 wheel by content (pch_key.wheel_identity,
-    not its path, so every virtual environment with the same wheel shares the
-    objects), the harness's version, the compiler, the flags and the sources
-    (their paths under ns3-modules/ and their content)."""
-    wheel = find_wheel()
+    """The compiled code's key: the engine (the ns3 wheel by content,
+    pch_key.wheel_identity, not its path, so every virtual environment with
+    the same wheel shares the objects; a build by engines.identity), the
+    harness's version, the compiler, the flags and the sources (their paths
+    under ns3-modules/ and their content)."""
+    engine = find_engine()
     h = hashlib.sha256()
     # the harness's own version too: a new release never loads an old build
     harness_version = importlib.metadata.version("ddnn-harness")
-    for part in (wheel.version, pch_key.wheel_identity(), harness_version, _compiler(), *cxxflags,
+    for part in (engine.version, _engine_identity(engine), harness_version, _compiler(), *cxxflags,
                  *extra):
         h.update(part.encode() + b"\0")
     for path in sources:  # the path under ns3-modules/: moving a file changes the key
@@ -189,9 +185,9 @@ def _compile(cxx: str, source: Path, obj: Path, include_dirs: list[Path],
 
 def _environment_tag() -> str:
     """The one part of a library that is this environment's: the run path
-    to the wheel's libraries (the TCP fast path is loaded before them, so
+    to the engine's libraries (the TCP fast path is loaded before them, so
     the dynamic linker finds them through it)."""
-    return hashlib.sha256(str(find_wheel().lib_dir.resolve()).encode()).hexdigest()[:8]
+    return hashlib.sha256(str(find_engine().lib_dir.resolve()).encode()).hexdigest()[:8]
 
 
 def _library_path(out_dir: Path, name: str) -> Path:
@@ -209,7 +205,7 @@ def _build_library(target: Path, sources: list[Path], cxxflags: tuple[str, ...],
     and link them into `target` (once per environment; atomically)."""
     if target.exists():
         return target
-    wheel = find_wheel()
+    engine = find_engine()
     target.parent.mkdir(parents=True, exist_ok=True)
     cxx = _compiler()
     if objects_dir is None:
@@ -219,15 +215,15 @@ def _build_library(target: Path, sources: list[Path], cxxflags: tuple[str, ...],
         if target.exists():  # linked by another process while we waited
             return target
         if not all((objects_dir / n).is_file() for n in names):
-            _compile_objects(cxx, sources, names, objects_dir, wheel, include_dirs, cxxflags,
+            _compile_objects(cxx, sources, names, objects_dir, engine, include_dirs, cxxflags,
                              what, quiet)
         objects = [objects_dir / n for n in names]
-        libs = [str(wheel.library(m)) for m in libraries]
+        libs = [str(engine.library(m)) for m in libraries]
 
         def link_to(tmp_so: Path) -> None:
             link = subprocess.run(
                 [cxx, "-shared", "-o", str(tmp_so), *map(str, objects), *link_flags, *libs,
-                 f"-Wl,-rpath,{wheel.lib_dir}"],
+                 f"-Wl,-rpath,{engine.lib_dir}"],
                 capture_output=True, text=True)
             if link.returncode != 0:
                 raise ModuleBuildError(f"{what} failed to link:\n{link.stderr}")
@@ -241,7 +237,7 @@ _COMPILE_WAIT_S = 900.0
 
 
 def _compile_objects(cxx: str, sources: list[Path], names: list[str], objects_dir: Path,
-                     wheel: Wheel, include_dirs, cxxflags: tuple[str, ...], what: str,
+                     engine: engines.Engine, include_dirs, cxxflags: tuple[str, ...], what: str,
                      quiet: bool) -> None:
     """Compile `sources` in a temporary folder beside `objects_dir`, then
     rename it into place (a reader sees every object or none)."""
@@ -253,7 +249,7 @@ def _compile_objects(cxx: str, sources: list[Path], names: list[str], objects_di
         objects = [tmp / n for n in names]
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             errors = list(pool.map(
-                lambda so: _compile(cxx, so[0], so[1], [wheel.include_dir, *include_dirs],
+                lambda so: _compile(cxx, so[0], so[1], [engine.include_dir, *include_dirs],
                                     cxxflags),
                 zip(sources, objects)))
         failed = [(s, e) for s, e in zip(sources, errors) if e is not None]
@@ -406,10 +402,15 @@ def load(quiet: bool = False):
     global _tcp_state, _namespace
     if _namespace is not None:  # (a cache keyed on `quiet` loaded twice: an error)
         return _namespace
-    wheel = find_wheel()
+    engine = find_engine()
     fast = tcp_fastpath_wanted()
     if fast:
-        installed = importlib.metadata.version("ns3")
+        installed = importlib.metadata.version("ns3") if engine.is_wheel else TCP_FASTPATH_NS3
+        if not engine.is_wheel and engines.fastpath_mismatch(engine) is not None:
+            raise Ns3LoadError(
+                f"{engine.root}'s {engines.fastpath_mismatch(engine)} is not the one the TCP fast "
+                f"path mirrors: give an unmodified ns-{engines.VERSION} build (or set "
+                f"{STOCK_TCP_ENV}=1 to run its own TcpTxBuffer)")
         if installed != TCP_FASTPATH_NS3:
             raise Ns3LoadError(
                 f"ns3 {installed} is installed, but the TCP fast path mirrors ns3 "
@@ -421,7 +422,7 @@ def load(quiet: bool = False):
                                "run without it)")
         tcp_library = build_tcp_fastpath(quiet=quiet)
     library = build_modules(quiet=quiet)
-    _activate_pch(wheel, quiet)
+    _activate_pch(engine, quiet)
     import cppyy
     import libcppyy
 
@@ -434,8 +435,8 @@ def load(quiet: bool = False):
               "3-4x slower on runs with many retransmissions (same results)",
               file=sys.stderr, flush=True)
     for module in NS3_LIBRARIES:
-        cppyy.load_library(str(wheel.library(module)))
-    cppyy.add_include_path(str(wheel.include_dir))
+        cppyy.load_library(str(engine.library(module)))
+    cppyy.add_include_path(str(engine.include_dir))
     for header in NS3_HEADERS:
         cppyy.include(header)
     cppyy.load_library(str(library))
@@ -457,14 +458,15 @@ def _loaded_libraries() -> list[str]:
         return []
 
 
-def _activate_pch(wheel: Wheel, quiet: bool) -> None:
+def _activate_pch(engine: engines.Engine, quiet: bool) -> None:
     """Use a precompiled header of the ns-3 modules when one can be had."""
     if "cppyy" in sys.modules or environment.flag(NO_PCH_ENV):
         return  # too late (cppyy reads CLING_STANDARD_PCH at import) or disabled
     # Our umbrella header too: parsing it costs ~0.3 s per process otherwise,
     # and its extern templates (binding-instantiations.h) spare Cling the
     # code generation of CreateObject<T>/Ptr<T>.
-    path = pch.ensure_pch(cache_dir(), wheel.include_dir, [*NS3_HEADERS, *loaded_headers()],
-                          quiet=quiet, extra_include_dirs=module_include_dirs())
+    path = pch.ensure_pch(cache_dir(), engine.include_dir, [*NS3_HEADERS, *loaded_headers()],
+                          quiet=quiet, extra_include_dirs=module_include_dirs(),
+                          libraries=engine.libraries())  # the engine's own, whatever its layout
     if path is not None:
         pch.activate(path)

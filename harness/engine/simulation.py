@@ -159,6 +159,7 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
                            run_wall_s=time.time() - started,
                            simulation_cpu_s=timing["cpu_s"], peak_rss_mib=_peak_rss_mib(),
                            tcp_fastpath=ns3.tcp_fastpath().report(),
+                           engine=ns3.find_engine().describe(),
                            heap_huge_pages=memory.heap_on_huge_pages())
     return result
 

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from harness.analysis.tables import read_record, read_sweep_record
+from harness.engine import engines
 from harness.io import outdir
 from harness.io.lock import LOCK_NAME, DirectoryLock
 from harness.sweeps.cells import Cell
@@ -39,6 +40,8 @@ def _cells_record(grid: Grid, cells: list[Cell], added: set[str]) -> dict:
     for own in grid.point_arms:
         arms += [a for a, _ in own[0] if a not in arms] if own is not None else []
     return {"grid": grid.name, "grid_file": str(grid.path),
+            # every cell runs on this one engine (--resume on another is refused)
+            "engine": engines.find_engine().describe(),
             "axes": grid.axis_fields, "arms": arms,
             "reference": grid.reference,
             "cells": [{"id": c.id, "arm": c.arm, "point": dict(c.point),
@@ -55,7 +58,9 @@ def check_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> list[Ce
         if not resume:
             raise SweepError(f"{out} already holds a sweep: --resume to continue it, or "
                              "-o another directory")
-        old = read_sweep_record(out)["cells"]   # damaged: CorruptRecordError, one line
+        record = read_sweep_record(out)   # damaged: CorruptRecordError, one line
+        old = record["cells"]
+        _check_engine(out, record.get("engine"))
         old_ids = {c["id"] for c in old}
         new_ids = {c.id for c in cells}
         added = [make_cell(grid, tuple(c["point"].items()), c["arm"])
@@ -71,6 +76,17 @@ def check_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> list[Ce
     elif out.exists() and any(e.name != LOCK_NAME for e in out.iterdir()):
         raise SweepError(f"{out} exists and is not a sweep directory")
     return []
+
+
+def _check_engine(out: Path, recorded: dict | None) -> None:
+    """A sweep's cells all run on one engine: --resume on another is refused."""
+    engine = engines.find_engine()
+    if not engines.same(recorded, engine):
+        was = recorded or {"kind": "wheel"}
+        ran = " ".join(str(was[k]) for k in ("kind", "version", "profile", "path") if k in was)
+        raise SweepError(f"{out} ran on the ns-3 engine {ran}, and this process runs on "
+                         f"{engine.label()}: a sweep's cells all run on one engine; resume it "
+                         f"with that engine ({engines.BUILD_ENV}), or start a new directory")
 
 
 def prepare_dir(out: Path, grid: Grid, cells: list[Cell], resume: bool) -> list[Cell]:
