@@ -358,6 +358,17 @@ def _gains_text(r) -> str:
                      for c, _ in GAIN_CLASSES)
 
 
+PARETO_LEGEND = ("P on the set (estimates); d dominated, decided by the intervals; "
+                 "e dominated on the estimates only; - no estimate")
+
+
+def pareto_marks(row) -> str:
+    """An arm's Pareto marks per size class, small then large (PARETO_LEGEND)."""
+    return ", ".join("P" if row[f"pareto_{c}"] else
+                     ("d" if row[f"dominance_decided_{c}"] else "e")
+                     if row[f"dominated_by_{c}"] else "-" for c, _ in GAIN_CLASSES)
+
+
 def table_lines(table: pd.DataFrame, point_keys: list[str]) -> list[str]:
     """The table as text, a block per point: arm, slowdown, gains (% [95 %
     interval]; each service's on a line of its own), and the Pareto marks
@@ -378,9 +389,7 @@ def table_lines(table: pd.DataFrame, point_keys: list[str]) -> list[str]:
         lines.append(f"  {'arm':<{width}}  {'slowdown':<26}{'small-flow gain':<28}"
                      f"{'large-flow gain':<28}pareto (small, large)")
         for _, r in group.iterrows():
-            marks = ", ".join("P" if r[f"pareto_{c}"] else
-                              ("d" if r[f"dominance_decided_{c}"] else "e")
-                              if r[f"dominated_by_{c}"] else "-" for c, _ in GAIN_CLASSES)
+            marks = pareto_marks(r)
             star = " *best" if r["best"] else ""
             lines.append(
                 f"  {r['arm']:<{width}}  " + (
@@ -393,8 +402,7 @@ def table_lines(table: pd.DataFrame, point_keys: list[str]) -> list[str]:
                 lines.append(f"  {'':<{width}}  services: " + "; ".join(
                     f"{m} gain {_gain_text(m, r)}" for m in gains))
         lines.append(f"  {verdicts[name]}")
-    lines.append("pareto: P on the set (estimates); d dominated, decided by the intervals; "
-                 "e dominated on the estimates only; - no estimate")
+    lines.append(f"pareto: {PARETO_LEGEND}")
     return lines
 
 

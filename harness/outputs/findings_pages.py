@@ -375,7 +375,6 @@ def finding_frontier(key: str) -> str:
         return f"*(no kept tables for `{key}` yet: `harness findings run`)*"
     table, keys = frontier.sweep_frontier(loaded.deltas_mean, loaded.grid)
     verdicts = dict(frontier.point_verdicts(table, keys))
-    marks = {True: "P", False: ""}
     out = []
     for name, rows in table.groupby([frontier.point_key(v) for v in
                                      table[keys].itertuples(index=False)], sort=False):
@@ -385,22 +384,19 @@ def finding_frontier(key: str) -> str:
                 "|---|---|---|---|---|"]
         for r in rows.to_dict("records"):
             if r["is_reference"]:
-                out.append(f"| `{r['arm']}` | 0 (reference) | 0 | 0 | P, P |")
+                out.append(f"| `{r['arm']}` | 0 (reference) | 0 | 0 | "
+                           f"{frontier.pareto_marks(r)} |")
                 continue
             slow = frontier.interval_text(r["slowdown"], r["slowdown_low"], r["slowdown_high"])
             slow += f" {r['slowdown_verdict']}" + ("" if r["slowdown_decided"] else " (undecided)")
             gains = [frontier.interval_text(r[f"{c}_gain"], r[f"{c}_gain_low"],
                                             r[f"{c}_gain_high"]) + f" {r[f'{c}_verdict']}"
                      for c, _ in frontier.GAIN_CLASSES]
-            pareto = ", ".join(marks[r[f"pareto_{c}"]] or
-                               ("d" if r[f"dominance_decided_{c}"] else "e")
-                               if r[f"pareto_{c}"] or r[f"dominated_by_{c}"] else "-"
-                               for c, _ in frontier.GAIN_CLASSES)
             best = " **best**" if r["best"] else ""
-            out.append(f"| `{r['arm']}`{best} | {slow} | {gains[0]} | {gains[1]} | {pareto} |")
+            out.append(f"| `{r['arm']}`{best} | {slow} | {gains[0]} | {gains[1]} | "
+                       f"{frontier.pareto_marks(r)} |")
         out += ["", verdicts[point], ""]
-    out.append("Pareto: P on the set (estimates); d dominated, decided by the intervals; "
-               "e dominated on the estimates only; - no estimate.")
+    out.append(f"Pareto: {frontier.PARETO_LEGEND}.")
     return "\n".join(out) + "\n"
 
 
