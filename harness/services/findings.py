@@ -67,8 +67,7 @@ def run_so_far(sweep, root: Path) -> RunSoFar | None:
     its finished cells and their CPU, and the rest at their rate. The
     bytes-based estimate (estimate_cpu_s) is rough (2-4x low for sharded
     and frontier cells); finished cells say better."""
-    import json
-
+    from harness.sweeps import findings as kept
     from harness.sweeps.grid import expand, load_grid
 
     directory = root / sweep.key
@@ -82,11 +81,9 @@ def run_so_far(sweep, root: Path) -> RunSoFar | None:
         return None
     cpu = []
     for summary in sorted(directory.glob("cells/*/summary.json")):
-        try:
-            manifest = json.loads((summary.parent / "manifest.json").read_text())
-        except (OSError, ValueError):
-            continue
-        cpu.append(float(manifest.get("simulation_cpu_s") or 0.0))
+        manifest = kept.cell_manifest(directory, summary.parent.name)
+        if manifest:
+            cpu.append(float(manifest.get("simulation_cpu_s") or 0.0))
     if first_round is None:
         return RunSoFar(directory, len(cpu), None, sum(cpu), None)
     done = sum(1 for c in first_round if (directory / "cells" / c / "summary.json").is_file())

@@ -285,7 +285,8 @@ def _machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, {platform.system()}"
 
 
-def _cell_manifest(sweep_dir: Path, cell_id: str) -> dict:
+def cell_manifest(sweep_dir: Path, cell_id: str) -> dict:
+    """A finished cell's manifest.json; {} where it is missing or unreadable."""
     path = sweep_dir / "cells" / cell_id / "manifest.json"
     try:
         return json.loads(path.read_text())
@@ -337,7 +338,7 @@ def keep(sweep: KeptSweep, sweep_dir: Path, commit: str | None = None) -> Path:
     configs = _cell_settings(sweep_dir, grid)
     cpu_s, wall_s, events = 0.0, 0.0, 0
     for cell_id in summary["cell"]:
-        manifest = _cell_manifest(sweep_dir, cell_id)
+        manifest = cell_manifest(sweep_dir, cell_id)
         cpu_s += float(manifest.get("simulation_cpu_s") or 0.0)
         wall_s += float(manifest.get("run_wall_s") or 0.0)
         events += int(manifest.get("events") or 0)
@@ -349,7 +350,7 @@ def keep(sweep: KeptSweep, sweep_dir: Path, commit: str | None = None) -> Path:
         "simulation_cpu_s": round(cpu_s, 1), "cell_wall_s": round(wall_s, 1), "events": events,
         "commit": commit or _commit(), "date": datetime.date.today().isoformat(), "machine": _machine(),
     }
-    versions = _cell_manifest(sweep_dir, summary["cell"].iloc[0]).get("versions", {})
+    versions = cell_manifest(sweep_dir, summary["cell"].iloc[0]).get("versions", {})
     record["versions"] = {k: versions[k] for k in ("ddnn-harness", "ns3") if k in versions}
 
     def fill(tmp: Path) -> None:
