@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SECTIONS = ("overhead", "startup", "memory", "sweep", "speed", "scaling")
+SECTIONS = ("overhead", "startup", "memory", "sweep", "speed", "scaling", "references")
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +39,18 @@ def test_report_has_every_section_and_target(report):
                                                          "speed"}
     for t in report["targets"]:
         assert t["value"] is not None and t["met"] in (True, False), t
+
+
+@pytest.mark.slow
+def test_the_reference_suite_writes_one_row_per_check(report):
+    # --quick runs each reference check's cheap points; the row's fields are the issue's
+    rows = report["references"]
+    assert rows and report["sections"]["references"]["cheap"] is True
+    assert {r["check"] for r in rows} >= {"dynamic-thresholds", "strict-priority", "ecmp"}
+    for row in rows:
+        for key in ("reference", "source", "expected", "measured", "tolerance", "within"):
+            assert key in row, (key, row)
+        assert row["source"], row
 
 
 @pytest.mark.slow

@@ -54,6 +54,7 @@ def test_kept_sweep_holds_tables_settings_and_provenance(kept_tiny, local_sweep)
     record = json.loads((kept_tiny / "provenance.json").read_text())
     assert record["cells"] == 8 and record["simulation_cpu_s"] > 0
     assert record["buffer_model"] and record["seeds"] == "1" and record["commit"]
+    assert record["engine"]["kind"] == "wheel"   # the ns-3 its cells ran on
     again = load_sweep(kept_tiny)
     assert again.deltas_mean.equals(load_sweep(local_sweep.out).deltas_mean)
     settings = json.loads((kept_tiny / "settings.json").read_text())
@@ -128,6 +129,17 @@ def test_figure_carries_provenance_and_check_compares_it(kept_tiny, tmp_path, mo
     (kept_tiny / "provenance.json").write_text(json.dumps(record))
     result = CliRunner().invoke(cli.main, ["findings", "check"])
     assert result.exit_code == 1 and "tiny-map.png was drawn from other tables" in result.output
+
+
+def test_the_provenance_line_names_a_build_engine_only():
+    from harness.outputs import findings_pages
+
+    record = {"grid": "g", "scale": "2", "buffer_model": "shared", "seeds": "3", "cells": 4,
+              "simulation_cpu_s": 10.0, "date": "2026-11-28", "commit": "abc",
+              "machine": "x", "engine": {"kind": "wheel", "version": "3.44.post0"}}
+    assert "build" not in findings_pages.provenance_line(record)
+    record["engine"] = {"kind": "build", "version": "3.44", "profile": "optimized"}
+    assert "an ns-3.44 build (optimized profile" in findings_pages.provenance_line(record)
 
 
 def test_generated_page_parts(kept_tiny):

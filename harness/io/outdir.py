@@ -105,7 +105,7 @@ def resolve(path: Path, field: str = "-o") -> Path:
     for part in (path, *path.parents):
         if os.path.islink(part) and not os.path.exists(part):
             try:
-                target = f" to {shorten(os.readlink(part))}"
+                target = f" to {shown_path(os.readlink(part))!r}"   # a path: its end matters
             except OSError:
                 target = ""
             raise OutputError(field, f"{shown_path(part)} is a symbolic link{target}, which does not "

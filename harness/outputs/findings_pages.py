@@ -102,7 +102,16 @@ def provenance_line(record: dict) -> str:
     return (f"sweep `{record.get('grid')}` at scale {record.get('scale')}, buffer model "
             f"`{record.get('buffer_model')}`, {seeds_text(record)} a point, {record.get('cells')} cells, {cpu:,.0f} s of simulation CPU; run "
             f"{record.get('date')} at commit `{record.get('commit')}` on "
-            f"{record.get('machine')}")
+            f"{record.get('machine')}{engine_text(record.get('engine'))}")
+
+
+def engine_text(engine: dict | None) -> str:
+    """Where a kept sweep did not run on the ns3 wheel, which ns-3 it ran on
+    (its tables are the wheel's; its CPU seconds are the build's)."""
+    if not engine or engine.get("kind", "wheel") == "wheel":
+        return ""
+    return (f", on an ns-{engine.get('version', '?')} build ({engine.get('profile', '?')} "
+            "profile; same tables as the wheel, less CPU)")
 
 
 def finding_block(name: str) -> str:
