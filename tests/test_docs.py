@@ -72,7 +72,10 @@ def test_readme_test_command():
     at = [i for i, line in enumerate(lines) if "test-command" in line]
     assert len(at) == 1
     after = [line for line in lines[at[0] + 1:at[0] + 3] if "```" not in line]
-    assert after[0] == "python -m pytest -q --runslow"  # CI runs the slow ones too
+    command = after[0].split()
+    assert command[:4] == ["python", "-m", "pytest", "-q"]
+    assert "--runslow" in command   # CI runs the slow ones too
+    assert command[command.index("-n") + 1] == "auto"   # on every core CI has
 
 
 def test_no_citations_of_files_outside_the_repository():

@@ -221,11 +221,11 @@ scenario = "thesis"
 timeout = "20min"
 points = [{ label = "R2-lambda92", "training.ratio" = 2, "background.rate" = 92 }]
 [set]
-scale = 20
-"run.duration" = 0.5
-"run.warmup" = 0.2
-"run.cooldown" = 0.1
-"run.min_iterations" = 5
+scale = 40
+"run.duration" = 0.25
+"run.warmup" = 0.05
+"run.cooldown" = 0.05
+"run.min_iterations" = 3
 [axes]
 seed = [1, 2]
 [arms]
@@ -238,7 +238,7 @@ first5 = { "training.priority" = "low", "training.layer_classes" = { high = "0-4
 
 @pytest.mark.slow
 def test_a_tiny_real_frontier_sweep_gives_a_consistent_table_and_figure(tmp_path):
-    """The thesis cell R = 2, lambda = 92 at scale 20, 5 iterations a cell, two
+    """The thesis cell R = 2, lambda = 92 at scale 40, 3 iterations a cell, two
     seeds: same against low and first5 in real ns-3, then `harness frontier`."""
     from harness.sweeps import sweeping
     from harness.sweeps.grid import load_grid
