@@ -303,10 +303,14 @@ def main(argv: list[str] | None = None) -> int:
     if "rows" in results.get("references", {}):
         report["references"] = results["references"]["rows"]
         if args.keep_references:
+            from harness.services import references
             from harness.sweeps import kept_references
 
+            known = references.checks()
+            digests = {r["check"]: references.check_digest(known[r["check"]])
+                       for r in report["references"]}
             kept_references.keep(report["references"], results["references"]["cpu_s"],
-                                 results["references"]["cheap"])
+                                 results["references"]["cheap"], digests)
     write_report(report, args.output)
     print(table(report))
     print(f"report: {args.output}")

@@ -28,6 +28,9 @@ def findings() -> None:
     harness findings draw [NAME]     redraw its figures from the kept tables
     harness findings check           no simulation: kept cells against today's code
 
+    The reference suite's rows (docs/findings/references.md) are kept by
+    `python -m bench --only references --keep-references` and checked here too.
+
     Status: current (every kept cell has the digest today's code and defaults
     give it), pinned (current, and its grid pins a setting on purpose), stale
     (a kept cell's settings changed: the setting is named), not kept (no kept
@@ -77,6 +80,12 @@ def list_(results: Path | None) -> None:
                 click.echo(f"      {reason}")
         if finding.note:
             click.echo(f"    also: {finding.note}")
+    refs = service.check_references()   # kept by the bench, not by a sweep
+    click.echo(f"{refs.name:<26} {refs.status:<9} The reference suite "
+               "(docs/findings/references.md): python -m bench --only references "
+               "--keep-references")
+    for reason in refs.reasons:
+        click.echo(f"      {reason}")
 
 
 @findings.command()
@@ -149,20 +158,22 @@ def draw(name: str | None) -> None:
               help="Fail on findings not kept yet too, not only on stale ones.")
 def check(strict: bool) -> None:
     """No simulation: every kept cell made again from today's grid files and
-    defaults must have its kept digest, and every figure the provenance of
-    its kept tables. Exits 1 naming each stale finding and the settings that
+    defaults must have its kept digest, every figure the provenance of its
+    kept tables, and each kept reference check (the reference suite's rows)
+    its digest. Exits 1 naming each stale finding and the settings that
     changed (and, with --strict, each finding not kept yet)."""
     from harness.services import findings as service
     from harness.sweeps import findings as kept
 
     bad = []
-    for finding in kept.load_registry().values():
-        checked = service.check(finding)
-        click.echo(f"{finding.name:<26} {checked.status}")
+    # the reference suite's rows are kept by the bench, not a sweep: checked alike
+    everything = [service.check(f) for f in kept.load_registry().values()]
+    for checked in [*everything, service.check_references()]:
+        click.echo(f"{checked.name:<26} {checked.status}")
         for reason in checked.reasons:
             click.echo(f"    {reason}")
         if checked.status == kept.STALE or (strict and checked.status == kept.NOT_KEPT):
-            bad.append(finding.name)
+            bad.append(checked.name)
     if bad:
         click.echo(f"error: findings not current: {', '.join(bad)}", err=True)
         sys.exit(1)

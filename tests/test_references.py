@@ -5,6 +5,7 @@ references)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -118,15 +119,49 @@ def test_the_page_renders_kept_rows(tmp_path, monkeypatch):
            "expected": 2.0, "measured": 2.2, "interval": [2.1, 2.3], "tolerance": 0.05,
            "tolerance_unit": "relative", "within": False, "note": "", "command": "cmd",
            "check_cpu_s": 3.0}
-    kept.keep([row], 3.0, cheap=True)
+    kept.keep([row], 3.0, cheap=True, digests={"c": "x"})
     text = reference_pages.references_table()
     assert "| c | n = 1 | q | 2 | 2.2 [2.1, 2.3] | +10.0 % | 5 % | **no** |" in text
-    kept.keep([{**row, "check": "r", "tolerance": None, "within": None}], 1.0, cheap=False)
+    kept.keep([{**row, "check": "r", "tolerance": None, "within": None}], 1.0, cheap=False,
+              digests={"r": "x"})
     assert "| r | n = 1 | q | 2 | 2.2 [2.1, 2.3] | +10.0 % | reported | - |" in \
         reference_pages.references_table()
     assert "`cmd`" in text and "3 s of CPU" in text
-    kept.keep([{**row, "check": "d", "within": True}], 1.0, cheap=False)   # c kept beside d
+    kept.keep([{**row, "check": "d", "within": True}], 1.0, cheap=False,   # c kept beside d
+              digests={"d": "x"})
     table, provenance = kept.read()
     assert list(table["check"]) == ["c", "r", "d"]
     assert set(provenance["checks"]) == {"c", "r", "d"}
     assert list(table["within"]) == [False, None, True]
+
+
+def test_findings_check_sees_a_kept_reference_check_go_stale(tmp_path, monkeypatch):
+    """Each kept check carries the digest of its references.toml entry and
+    scenario; one changed (here: a check's tolerance) is named stale, one
+    missing is named not kept."""
+    from harness.services import findings as service
+    from harness.services import references
+    from harness.sweeps import kept_references as kept
+
+    monkeypatch.setattr(kept, "KEPT_DIR", tmp_path)
+    monkeypatch.setattr(kept, "TABLE", tmp_path / "references.csv")
+    monkeypatch.setattr(kept, "PROVENANCE", tmp_path / "provenance.json")
+    assert service.check_references().status == "not kept"
+    known = references.checks()
+    rows = [{"check": name, "reference": "R", "source": "S", "point": "", "quantity": "q",
+             "expected": 1.0, "measured": 1.0, "interval": [1.0, 1.0], "tolerance": 0.1,
+             "tolerance_unit": "relative", "within": True, "note": "", "command": "cmd"}
+            for name in known]
+    kept.keep(rows, 1.0, cheap=False,
+              digests={n: references.check_digest(c) for n, c in known.items()})
+    checked = service.check_references()
+    assert (checked.status, checked.reasons) == ("current", [])
+    first = next(iter(known))
+    changed = {**known, first: dataclasses.replace(known[first],
+                                                   tolerance=known[first].tolerance * 2)}
+    monkeypatch.setattr(references, "checks", lambda: changed)
+    checked = service.check_references()
+    assert checked.status == "stale" and len(checked.reasons) == 1
+    assert checked.reasons[0].startswith(f"{first}: its entry of references.toml")
+    monkeypatch.setattr(references, "checks", lambda: {**known, "new-one": known[first]})
+    assert any(r.startswith("new-one: not kept") for r in service.check_references().reasons)

@@ -172,3 +172,29 @@ def check(finding) -> Checked:
                            f"harness findings draw {finding.name}")
             status = kept.STALE
     return Checked(finding.name, status, reasons)
+
+
+def check_references() -> Checked:
+    """No simulation: the reference suite's kept rows (docs/findings/references.md)
+    against today's references.toml, scenario files and defaults: each
+    check's kept digest must be today's, and every check must be kept."""
+    from harness.services import references
+    from harness.sweeps import findings as kept
+    from harness.sweeps import kept_references
+
+    table, provenance = kept_references.read()
+    if table is None:
+        return Checked("references", kept.NOT_KEPT,
+                       ["no kept rows: python -m bench --only references --keep-references"])
+    runs = (provenance or {}).get("checks", {})
+    reasons = []
+    for name, check in references.checks().items():
+        run = runs.get(name)
+        if run is None or name not in set(table["check"]):
+            reasons.append(f"{name}: not kept ({check.command()} --keep-references)")
+        elif run.get("digest") != references.check_digest(check):
+            reasons.append(f"{name}: its entry of references.toml, its scenario or a default "
+                           f"changed since it was kept ({check.command()} --keep-references)")
+    gone = sorted(set(table["check"]) - set(references.checks()))
+    reasons += [f"{name}: kept, but no longer in references.toml" for name in gone]
+    return Checked("references", kept.STALE if reasons else kept.CURRENT, reasons)

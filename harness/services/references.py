@@ -12,6 +12,9 @@ band, None where the interval straddles the band's edge (undecided).
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import math
 import tomllib
 from dataclasses import dataclass, field
@@ -59,6 +62,18 @@ def checks() -> dict[str, Check]:
                                   for k, v in c.items() if k in known},
                                settings={k: v for k, v in c.items() if k not in known})
     return out
+
+
+def check_digest(check: Check) -> str:
+    """What decides a check's rows besides the code: its entry of
+    references.toml and its scenario file made into a scenario with today's
+    defaults (that scenario's digest). A kept check whose digest differs is
+    stale (`harness findings check`)."""
+    data = read_scenario_dict(REFERENCES_DIR / f"{check.scenario}.toml")
+    blob = json.dumps({"check": dataclasses.asdict(check),
+                       "scenario": scenario_from_dict(data).digest()},
+                      sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 def simulate(check: Check, values: dict[str, Any], cheap: bool = False):

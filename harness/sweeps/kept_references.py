@@ -22,9 +22,11 @@ COLUMNS = ("check", "reference", "source", "point", "quantity", "expected", "mea
            "high", "tolerance", "tolerance_unit", "within", "note", "command")
 
 
-def keep(rows: list[dict], cpu_s: float, cheap: bool) -> None:
+def keep(rows: list[dict], cpu_s: float, cheap: bool, digests: dict[str, str]) -> None:
     """Write the rows and their provenance, each file whole. A check run
-    alone replaces its own rows and keeps the others'."""
+    alone replaces its own rows and keeps the others'. `digests`: each
+    check's digest (harness.services.references.check_digest), kept so that
+    `harness findings check` sees a changed check or default."""
     table = pd.DataFrame([{**{k: r.get(k) for k in COLUMNS if k not in ("low", "high")},
                            "low": r["interval"][0], "high": r["interval"][1]} for r in rows],
                          columns=list(COLUMNS))
@@ -40,7 +42,8 @@ def keep(rows: list[dict], cpu_s: float, cheap: bool) -> None:
              "versions": {"ddnn-harness": version("ddnn-harness"), "ns3": version("ns3")}}
     for name in dict.fromkeys(r["check"] for r in rows):
         first = next(r for r in rows if r["check"] == name)   # every row carries its check's
-        runs[name] = {**stamp, "cpu_s": round(first.get("check_cpu_s", 0.0), 1)}
+        runs[name] = {**stamp, "cpu_s": round(first.get("check_cpu_s", 0.0), 1),
+                      "digest": digests[name]}
     outdir.write_file(PROVENANCE, json.dumps({"checks": runs, "cpu_s_last_run": round(cpu_s, 1)},
                                              indent=2) + "\n")
 
