@@ -172,8 +172,10 @@ def _check_search(grid, jobs: int, as_json: bool) -> bool:
 
     from harness.analysis.tables import SEED_AXIS
     from harness.services import boundary
+    from harness.sweeps import searching
     from harness.sweeps.cost import SWEEP_START_S, Cost
 
+    searching.check_search(grid)   # every cell a probe may ask for, as harness boundary does
     spec = grid.search
     plan, points = boundary.search_plan(grid)
     cells = plan.end_cells

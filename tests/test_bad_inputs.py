@@ -795,6 +795,12 @@ FILE_CASES = [
     ("search-field-unused", {"b.toml": SEARCH.replace('"run.duration" = 0.25', '"run.duration" '
                                                       '= 0.25\n"background.enabled" = false')},
      ["boundary", "b.toml"], ["search.field", "background.load", "changes nothing simulated"]),
+    # harness check judges a search as harness boundary does: every probe's cell
+    ("search-field-unused-check", {"b.toml": SEARCH.replace(
+        '"run.duration" = 0.25', '"run.duration" = 0.25\n"background.enabled" = false')},
+     ["check", "b.toml"], ["search.field", "background.load", "changes nothing simulated"]),
+    ("search-int-hi-out-of-range-check", {"b.toml": SEARCH_WORKERS.replace("hi = 4", "hi = 40")},
+     ["check", "b.toml"], ["search.hi", "training.workers = 40", "hosts 0..3"]),
     ("search-seed-axis-at-max", {"b.toml": SEARCH.replace("seed = [1]",
                                                           "seed = [9223372036854775807]")},
      ["boundary", "b.toml"], ["search.max_seeds", "seed 9223372036854775808"]),
