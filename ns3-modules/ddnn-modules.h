@@ -21,6 +21,7 @@
 #include "flow-sink-application.h"
 #include "link-utilization-tracker.h"
 #include "queue-disc-installer.h"
+#include "queue-sampler.h"
 #include "queue-tracker.h"
 #include "weighted-drr-queue-disc.h"
 #include "band-queue-disc.h"

@@ -151,7 +151,7 @@ def read_csv(text) -> "pd.DataFrame":
 
 
 RUN_TABLES = ("flows", "queues", "utilization", "iterations", "transfers", "compute",
-              "scheduler", "services", "streams")
+              "scheduler", "services", "streams", "queue_samples")
 RUN_RECORDS = ("summary", "manifest", "config")
 #: what makes a directory a run directory (load_run)
 RUN_FILES = ("config.json", "summary.json", "manifest.json")
@@ -175,6 +175,8 @@ class Run:
     # [[service]]: one row per request (services) and per stream packet (streams); None without
     services: "pd.DataFrame | None" = None
     streams: "pd.DataFrame | None" = None
+    # run.queue_samples: one row per sample and band of each sampled egress; None without
+    queue_samples: "pd.DataFrame | None" = None
     # where it was written or read; None: a harness.run(...) without `out`,
     # in memory only (save() writes it)
     dir: Path | None = None

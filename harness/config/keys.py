@@ -27,6 +27,7 @@ from harness.config.paths import TOPOLOGIES_DIR
 from harness.config.schema.base import Toml
 from harness.config.schema.topology import KINDS
 from harness.config.schema.network import LossConfig
+from harness.config.schema.run import QueueSamples
 from harness.config.schema.service import (BulkService, PoissonService, QueryService, RpcService,
                                            StreamService)
 from harness.config.schema.training import STRAGGLERS
@@ -58,6 +59,7 @@ def _training_models() -> list[type[BaseModel]]:
 #: their keys, e.g. every architecture's); "[]": each entry of a list.
 _SECTIONS: dict[str, list[type[BaseModel]]] = {
     "run": [config.RunConfig],
+    "run.queue_samples": [QueueSamples],
     "network": [config.NetworkConfig],
     "network.buffer": [config.BufferConfig],
     "network.link_changes[]": [config.LinkChange],
@@ -103,6 +105,11 @@ _INTROS = {
                  "destination, bitrate, packet_size, deadline) or `bulk` (sources, "
                  "destination, flows, start); name, class, hosts and port are every "
                  "kind's. A key of another kind is an error.",
+    "run.queue_samples": "The table `run.queue_samples`, e.g. `{ interval = \"10us\", hosts = "
+                         "[2] }`: the backlog of chosen egresses read every `interval` in ns-3 "
+                         "(each band's packets and bytes), written as the run's "
+                         "`queue_samples` table ([Runs](runs.md)); left out, nothing is sampled "
+                         "and the scenario's digest is as before.",
     "network.loss": "The table `network.loss`, e.g. `{ rate = 1e-3, hosts = [1] }`: random "
                     "packet loss on hosts' links ([The network](../model/network.md#random-loss)); "
                     "left out, no loss.",
@@ -114,6 +121,7 @@ _INTROS = {
 _TITLES = {"": "Top level", "service[]": "`[[service]]`", "network.buffer": "`[network.buffer]`, `[network.host_buffer]`",
            "network.link_changes[]": "`network.link_changes` entries",
            "network.loss": "`[network.loss]`",
+           "run.queue_samples": "`[run.queue_samples]`",
            "background.steps[]": "`background.steps` entries",
            "training.slowdowns[]": "`training.slowdowns` entries",
            "training.straggler": "`training.straggler`"}

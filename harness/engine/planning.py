@@ -44,6 +44,8 @@ class Plan:
     background_steps: tuple[tuple[float, float], ...] = ()  # (time s, flows/s per host)
     link_changes: tuple[tuple[int, int, float], ...] = ()   # (link, time ns, bit/s as simulated)
     losses: tuple[tuple[int, int, float], ...] = ()   # (link, receiving side, loss probability)
+    # run.queue_samples: (link, side, from node, to node, bands; () = every band) per egress
+    queue_samples: tuple[tuple[int, int, int, int, tuple[int, ...]], ...] = ()
     services: tuple = ()   # [[service]]: harness.traffic.services.ServicePlan each
 
     @property
@@ -112,6 +114,10 @@ class Plan:
                              for link, at, bps in self.link_changes],
             **({"losses": [{"link": link, "side": side, "rate": rate}
                            for link, side, rate in self.losses]} if self.losses else {}),
+            **({"queue_samples": [{"link": link, "side": side, "from": a, "to": b,
+                                   "bands": list(bands)}
+                                  for link, side, a, b, bands in self.queue_samples]}
+               if self.queue_samples else {}),
             "training": self.job.resolved() if self.job is not None else dict(training.NO_JOB),
             **({"jobs": [{"name": j.config.name, "job": j.index, "start": j.config.start,
                           **j.resolved()} for j in self.jobs]} if len(self.jobs) > 1 else {}),
@@ -171,6 +177,7 @@ def plan(scenario: Scenario) -> Plan:
             flows=background.schedule(hosts, rate, run.duration, cdf, scenario.seed, steps))
     extra["link_changes"] = _link_changes(scenario.network.link_changes, topo, k)
     extra["losses"] = _losses(scenario.network.loss, topo)
+    extra["queue_samples"] = _queue_samples(scenario.run.queue_samples, topo, classes)
     if scenario.services:
         from harness.engine import service_planning
 
@@ -293,6 +300,27 @@ def _losses(loss, topo: Topology) -> tuple[tuple[int, int, float], ...]:
     sides = {"to_host": (0,), "from_host": (1,), "both": (0, 1)}[loss.direction]
     return tuple((topo.host_link_index(h), side, loss.rate)
                  for h in (loss.hosts or range(topo.n_hosts)) for side in sides)
+
+
+def _queue_samples(q, topo: Topology, classes) -> tuple:
+    """(link, side, from node, to node, bands) for run.queue_samples: the
+    egresses of its hosts' links in its direction (side 0 of a host's link
+    is the host's egress, side 1 the switch's towards the host), the bands
+    of its classes (() = every band)."""
+    if q is None:
+        return ()
+    for j, h in enumerate(q.hosts):
+        topo.check_host(h, f"run.queue_samples.hosts[{j}]")
+    bands = tuple(sorted({classes.band(name, f"run.queue_samples.classes[{j}]")
+                          for j, name in enumerate(q.classes)}))
+    sides = {"to_host": (1,), "from_host": (0,), "both": (0, 1)}[q.direction]
+    out = []
+    for h in q.hosts or range(topo.n_hosts):
+        i = topo.host_link_index(h)
+        link = topo.links[i]
+        out += [(i, side, *((link.a, link.b) if side == 0 else (link.b, link.a)), bands)
+                for side in sides]
+    return tuple(out)
 
 
 def _run_window(run: RunConfig, iteration_s: float | None) -> RunConfig:

@@ -56,6 +56,12 @@ def _measurement_lines(p) -> list[str]:
              f"app-ports {port} {port} {APP_BACKGROUND}"]
     for i, link in enumerate(p.topology.links):
         lines += [f"track {i} 0 {link.a} {link.b}", f"track {i} 1 {link.b} {link.a}"]
+    if p.queue_samples:   # run.queue_samples: only when asked
+        start, stop = p.run.queue_sample_times()
+        lines.append(f"queue-sampler {round(p.run.queue_samples.interval * 1e9)} "
+                     f"{round(start * 1e9)} {round(stop * 1e9)}")
+        lines += [f"sample-queue {link} {side} {a} {b} {','.join(map(str, bands)) or '-'}"
+                  for link, side, a, b, bands in p.queue_samples]
     return lines
 
 

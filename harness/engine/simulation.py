@@ -45,6 +45,8 @@ class _Network:
                                for h in range(p.topology.n_hosts)]
         self.queues = self.recipe.GetQueueTracker()
         self.utilization = self.recipe.GetUtilizationTracker()
+        # run.queue_samples only: an ordinary run has no sampler
+        self.sampler = self.recipe.GetQueueSampler() if p.queue_samples else None
         self.jobs = [training.architecture(job.config.architecture).installed(self.recipe, slot)
                      for slot, job in enumerate(p.all_jobs)]
         self.job = self.jobs[0] if self.jobs else None
@@ -139,6 +141,7 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
     raw_flows = read_csv(net.flow_log.ToCsv()) if net.flow_log is not None else None
     raw_queues = read_csv(net.queues.ToCsv())
     raw_util = read_csv(net.utilization.ToCsv())
+    raw_samples = read_csv(net.sampler.ToCsv()) if net.sampler is not None else None
     services_raw = None
     if net.service_log is not None:
         services_raw = (read_csv(net.service_log.ToCsv()),
@@ -154,7 +157,8 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
     ns.Simulator.Destroy()
     del net
 
-    result = collect(p, raw_flows, raw_queues, raw_util, timing, job_tables, services_raw)
+    result = collect(p, raw_flows, raw_queues, raw_util, timing, job_tables, services_raw,
+                     raw_samples)
     result.manifest.update(startup_s=startup_s, network_build_s=network_build_s,
                            run_wall_s=time.time() - started,
                            simulation_cpu_s=timing["cpu_s"], peak_rss_mib=_peak_rss_mib(),
@@ -165,10 +169,12 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
 
 
 def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
-            job_tables: training.JobTables | None = None, services_raw=None) -> Run:
+            job_tables: training.JobTables | None = None, services_raw=None,
+            raw_samples=None) -> Run:
     """Turn the raw C++ tables into the run's tables, summary and manifest
     (services_raw: the services' requests, (packets, sent) per stream and
-    (bytes at the window's start, at its end) per bulk flow)."""
+    (bytes at the window's start, at its end) per bulk flow; raw_samples:
+    the queue sampler's, run.queue_samples)."""
     sc, topo = p.scenario, p.topology
     tos_class = p.classes.class_of_tos()
     if raw_flows is not None:
@@ -176,9 +182,11 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         flows = metrics.flow_table(raw_flows, timing["window"], ideal, tos_class, sc.scale)
     else:
         flows = metrics.flow_table(_empty_flow_log(), (0, 0), pd.Series(dtype=float), tos_class)
-    queues = raw_queues.assign(traffic_class=raw_queues["band"].map(
-        {b: ",".join(n for n, bb in p.classes.classes.items() if bb == b)
-         for b in range(p.classes.bands)}))
+    band_classes = {b: ",".join(n for n, bb in p.classes.classes.items() if bb == b)
+                    for b in range(p.classes.bands)}
+    queues = raw_queues.assign(traffic_class=raw_queues["band"].map(band_classes))
+    samples = (None if raw_samples is None else
+               raw_samples.assign(traffic_class=raw_samples["band"].map(band_classes)))
     util = metrics.utilization_table(
         raw_util, p.run.utilization_interval, {i: l.rate_bps for i, l in enumerate(topo.links)},
         tos_class, {APP_OTHER: "other", APP_BACKGROUND: "background", APP_TRAINING: "training"})
@@ -234,7 +242,7 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
     return Run(summary=summary, manifest=manifest, config=p.resolved(), flows=flows,
                queues=queues, utilization=util, iterations=iterations, transfers=transfers,
                compute=compute, scheduler=scheduler, services=service_tables[0],
-               streams=service_tables[1], plan=p)
+               streams=service_tables[1], queue_samples=samples, plan=p)
 
 
 def _job_tables(job: training.JobPlan, t: training.JobTables, window,

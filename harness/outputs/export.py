@@ -25,7 +25,7 @@ from harness.config.errors import ConfigError
 FORMATS = ("csv", "parquet")
 DICTIONARY = "data-dictionary.csv"
 RUN_EXPORTED = ("flows", "iterations", "transfers", "compute", "queues", "utilization",
-                "scheduler", "services", "streams")
+                "scheduler", "services", "streams", "queue_samples")
 SWEEP_EXPORTED = ("summary", "deltas", "deltas_mean", "scale_check")
 #: a sweep's per-cell tables, exported as one table each with the cell's id
 CELL_EXPORTED = ("services", "streams")
@@ -98,6 +98,11 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
         "marked_packets": ("packets", "packets ECN-marked (CE)"),
         "mean_backlog_packets": ("packets", "mean backlog an arriving packet found"),
         "buffer_dropped_packets": ("packets", "drops the buffer model decided"),
+    },
+    "queue_samples": {
+        "time_s": ("s", "when the band's backlog was read (run.queue_samples)"),
+        "backlog_packets": ("packets", "packets the band held then"),
+        "backlog_bytes": ("bytes", "bytes the band held then"),
     },
     "utilization": {
         "t_s": ("s", "start of the interval (run.utilization_interval)"),

@@ -13,6 +13,7 @@
 #include "flow-send-application.h"
 #include "flow-sink-application.h"
 #include "link-utilization-tracker.h"
+#include "queue-sampler.h"
 #include "queue-tracker.h"
 #include "scenario-recipe.h"
 #include "topology-builder.h"
@@ -32,6 +33,7 @@
     DDNN_CREATED_BY_PYTHON(ScenarioRecipe)                                                         \
     DDNN_HELD_BY_PYTHON(TopologyBuilder)                                                           \
     DDNN_HELD_BY_PYTHON(QueueTracker)                                                              \
+    DDNN_HELD_BY_PYTHON(QueueSampler)                                                              \
     DDNN_HELD_BY_PYTHON(LinkUtilizationTracker)                                                    \
     DDNN_HELD_BY_PYTHON(FlowLog)                                                                   \
     DDNN_HELD_BY_PYTHON(TrainingJob)                                                               \

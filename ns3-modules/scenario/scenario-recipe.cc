@@ -12,6 +12,7 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/traffic-control-layer.h"
 
 #include <algorithm>
 #include <sstream>
@@ -77,6 +78,8 @@ ScenarioRecipe::GetHandlers()
         {"utilization", &ScenarioRecipe::ApplyUtilization},
         {"app-ports", &ScenarioRecipe::ApplyAppPorts},
         {"track", &ScenarioRecipe::ApplyTrack},
+        {"queue-sampler", &ScenarioRecipe::ApplyQueueSampler},
+        {"sample-queue", &ScenarioRecipe::ApplySampleQueue},
         {"job", &ScenarioRecipe::ApplyJob},
         {"job-install", &ScenarioRecipe::ApplyJobInstall},
         {"target", &ScenarioRecipe::ApplyTarget},
@@ -269,6 +272,43 @@ ScenarioRecipe::ApplyTrack(RecipeArgs& args)
     const auto from = args.Next<uint32_t>();
     const auto to = args.Next<uint32_t>();
     m_utilization->Track(m_topology->GetLinkDevice(link, side), link, from, to);
+}
+
+void
+ScenarioRecipe::ApplyQueueSampler(RecipeArgs& args)
+{
+    NS_LOG_FUNCTION(this);
+    const auto intervalNs = args.Next<int64_t>();
+    const auto startNs = args.Next<int64_t>();
+    const auto stopNs = args.Next<int64_t>();
+    m_sampler = CreateObject<QueueSampler>();
+    m_sampler->SetAttribute("Interval", TimeValue(NanoSeconds(intervalNs)));
+    m_sampler->SetAttribute("Start", TimeValue(NanoSeconds(startNs)));
+    m_sampler->SetAttribute("Stop", TimeValue(NanoSeconds(stopNs)));
+}
+
+void
+ScenarioRecipe::ApplySampleQueue(RecipeArgs& args)
+{
+    NS_LOG_FUNCTION(this);
+    const auto link = args.Next<uint32_t>();
+    const auto side = args.Next<uint32_t>();
+    const auto from = args.Next<uint32_t>();
+    const auto to = args.Next<uint32_t>();
+    const auto bands = args.NextList<uint32_t>();
+    if (!m_sampler)
+    {
+        args.Fail("`sample-queue` before `queue-sampler`");
+    }
+    Ptr<NetDevice> device = m_topology->GetLinkDevice(link, side);
+    Ptr<QueueDisc> qdisc =
+        device->GetNode()->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(device);
+    if (!qdisc)
+    {
+        args.Fail("link " + std::to_string(link) + " side " + std::to_string(side) +
+                  " has no queue disc (a `queue-disc` line first)");
+    }
+    m_sampler->Track(qdisc, link, from, to, bands);
 }
 
 // ------------------------------------------------------------------ training jobs
@@ -620,6 +660,12 @@ ScenarioRecipe::GetTopology() const
 {
     NS_LOG_FUNCTION(this);
     return m_topology;
+}
+
+Ptr<QueueSampler>
+ScenarioRecipe::GetQueueSampler() const
+{
+    return m_sampler;
 }
 
 Ptr<QueueTracker>

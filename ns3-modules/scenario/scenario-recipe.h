@@ -35,6 +35,11 @@
 //   utilization INTERVAL_NS            a LinkUtilizationTracker with that Interval
 //   app-ports LO HI APP                LinkUtilizationTracker::AddApplicationPorts
 //   track LINK SIDE FROM TO            LinkUtilizationTracker::Track
+//   queue-sampler INTERVAL_NS START_NS STOP_NS
+//                                      a QueueSampler with that Interval, Start and Stop
+//   sample-queue LINK SIDE FROM TO BANDS
+//                                      QueueSampler::Track of the root queue disc on the
+//                                      link's SIDE (BANDS: a LIST, "-" every band)
 //   job NAME TYPEID                    starts a job's description: the helper registered for
 //                                      the TrainingJob TypeId TYPEID (DDNN_JOB_HELPER; NAME,
 //                                      the architecture, names the job in messages)
@@ -75,6 +80,7 @@
 #include "flow-app-helper.h"
 #include "flow-log.h"
 #include "link-utilization-tracker.h"
+#include "queue-sampler.h"
 #include "queue-tracker.h"
 #include "recipe-args.h"
 #include "recipe-component.h"
@@ -129,6 +135,8 @@ class ScenarioRecipe : public Object
     Ptr<QueueTracker> GetQueueTracker() const;
     /// \brief Link utilisation (after a `utilization` directive).
     Ptr<LinkUtilizationTracker> GetUtilizationTracker() const;
+    /// \brief The queue-length sampler (null without a `queue-sampler` directive).
+    Ptr<QueueSampler> GetQueueSampler() const;
     /// \brief The background flows' log (null without `flow-apps`).
     Ptr<FlowLog> GetFlowLog() const;
     /// \brief The services' request log (null without `service-log`).
@@ -186,6 +194,8 @@ class ScenarioRecipe : public Object
     void ApplyUtilization(RecipeArgs& args); //!< `utilization INTERVAL_NS`
     void ApplyAppPorts(RecipeArgs& args);    //!< `app-ports LO HI APP`
     void ApplyTrack(RecipeArgs& args);       //!< `track LINK SIDE FROM TO`
+    void ApplyQueueSampler(RecipeArgs& args); //!< `queue-sampler INTERVAL_NS START_NS STOP_NS`
+    void ApplySampleQueue(RecipeArgs& args);  //!< `sample-queue LINK SIDE FROM TO BANDS`
     // ---- training jobs
     void ApplyJob(RecipeArgs& args);          //!< `job NAME TYPEID`
     void ApplyJobDirective(RecipeArgs& args); //!< `job-*`: the job's helper reads it
@@ -222,6 +232,7 @@ class ScenarioRecipe : public Object
     Ptr<TopologyBuilder> m_topology;
     Ptr<QueueTracker> m_queues;
     Ptr<LinkUtilizationTracker> m_utilization;
+    Ptr<QueueSampler> m_sampler;
     std::vector<Ipv4Address> m_hostAddresses;
     std::unique_ptr<TrainingJobHelper> m_job; //!< the helper of the job being described
     std::string m_jobName;                    //!< its `job` directive's NAME
