@@ -11,7 +11,7 @@ over independent runs.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import stats
@@ -90,6 +90,13 @@ def dctcp_queue(flows: int, bdp_packets: float, k: int) -> dict[str, float]:
             "k_guideline_packets": bdp_packets / 7}
 
 
+def bdp_packets(rate_bps: float, rtt_s: float, packet_bytes: float) -> float:
+    """C x RTT in packets: the bandwidth-delay product of a link of
+    `rate_bps` over a round trip of `rtt_s`, in packets of `packet_bytes` on
+    the wire."""
+    return rate_bps * rtt_s / (8 * packet_bytes)
+
+
 def mathis_throughput(mss_bytes: float, rtt_s: float, loss: float,
                       segments_per_ack: int = 1) -> float:
     """Mathis, Semke, Mahdavi & Ott (CCR 1997): a long-lived TCP flow with
@@ -105,6 +112,106 @@ def ps_slowdown(load: float) -> float:
     if not 0 <= load < 1:
         raise ValueError(f"load {load:g} outside [0, 1)")
     return 1 / (1 - load)
+
+
+# ---------------------------------------------------------------- a queue's sawtooth
+
+@dataclass(frozen=True)
+class Cycles:
+    """The complete cycles of a sampled sawtooth, one value of each per cycle."""
+
+    period_s: np.ndarray    # from one rising crossing of the midline to the next
+    peak: np.ndarray        # the cycle's largest sample
+    trough: np.ndarray      # and its smallest
+    midline: float
+    hysteresis: float
+    peak_s: np.ndarray = field(default_factory=lambda: np.array([]))     # when (the first)
+    trough_s: np.ndarray = field(default_factory=lambda: np.array([]))   # when (the first)
+
+    @property
+    def rise_s(self) -> np.ndarray:
+        """From each cycle's trough to the next cycle's peak: the rise alone
+        (one fewer than the cycles)."""
+        return self.peak_s[1:] - self.trough_s[:-1]
+
+    @property
+    def amplitude(self) -> np.ndarray:
+        """Peak to trough, per cycle (Alizadeh et al.'s A = Q_max - Q_min)."""
+        return self.peak - self.trough
+
+    def __len__(self) -> int:
+        return len(self.period_s)
+
+
+def sawtooth_cycles(times_s: np.ndarray, values: np.ndarray,
+                    hysteresis: float | None = None) -> Cycles:
+    """Cut a sampled sawtooth (a queue's backlog every few microseconds)
+    into its cycles: each from one rising crossing of the midline (the
+    median) to the next, a crossing counted only once the series has been
+    below midline - h since the last one and rises above midline + h. The
+    hysteresis h (default a fifth of the 5th-95th percentile range, at
+    least one packet) keeps the packet-by-packet jitter around the midline
+    from counting as cycles. Each cycle holds one rise, one peak and one
+    fall: its period, peak and trough come from its own samples.
+
+    Why crossings rather than the autocorrelation's first peak: the
+    crossings give each cycle's own period, peak and trough, so the
+    quantities come with their spread over the cycles (an interval), and a
+    cycle's peak is the maximum the analysis predicts (K + N), not an
+    average shape. Flows that are not synchronised make the cycles
+    irregular; that shows in the spread, not as a biased period."""
+    t = np.asarray(times_s, dtype=float)
+    q = np.asarray(values, dtype=float)
+    if len(q) < 3:
+        raise ValueError(f"{len(q)} samples: too few for a sawtooth")
+    mid = float(np.median(q))
+    if hysteresis is None:
+        lo, hi = np.percentile(q, [5, 95])
+        hysteresis = max(1.0, (hi - lo) / 5)
+    h = float(hysteresis)
+    rises = []
+    armed = False
+    for i, v in enumerate(q):
+        if v < mid - h:
+            armed = True
+        elif armed and v > mid + h:
+            rises.append(i)
+            armed = False
+    periods, peaks, troughs, peak_s, trough_s = [], [], [], [], []
+    for a, b in zip(rises, rises[1:]):
+        periods.append(t[b] - t[a])
+        top, bottom = a + int(np.argmax(q[a:b])), a + int(np.argmin(q[a:b]))
+        peaks.append(q[top])
+        troughs.append(q[bottom])
+        peak_s.append(t[top])
+        trough_s.append(t[bottom])
+    return Cycles(np.array(periods), np.array(peaks), np.array(troughs), mid, h,
+                  np.array(peak_s), np.array(trough_s))
+
+
+def block_extremes(times_s: np.ndarray, values: np.ndarray,
+                   block_s: float) -> tuple[np.ndarray, np.ndarray]:
+    """(largest, smallest) sample of each whole block of `block_s` seconds:
+    a series without a sawtooth (sawtooth_cycles finds no cycle) still has
+    a maximum and a range, read over blocks as long as the cycle expected."""
+    t = np.asarray(times_s, dtype=float)
+    q = np.asarray(values, dtype=float)
+    step = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
+    whole = int((t[-1] - t[0] + step) / block_s + 1e-9) if len(t) else 0   # the last may be cut
+    block = np.floor((t - t[0]) / block_s).astype(int)
+    return (np.array([q[block == i].max() for i in range(whole)]),
+            np.array([q[block == i].min() for i in range(whole)]))
+
+
+def cycle_estimate(values: np.ndarray, batches: int = 10) -> Estimate:
+    """The mean of a per-cycle quantity and its 95 % interval: batch means
+    over `batches` runs of consecutive cycles where there are at least two
+    cycles a batch (successive cycles of a sawtooth are not independent: a
+    deep fall is followed by a long rise), else a t interval over the cycles."""
+    x = np.asarray(values, dtype=float)
+    if len(x) >= 2 * batches:
+        return batch_means(x, batches)
+    return t_interval(x)
 
 
 # ---------------------------------------------------------------- intervals
@@ -163,6 +270,8 @@ def proportion(successes: int, trials: int) -> Estimate:
     return Estimate(successes / trials, float(ci.low), float(ci.high), trials)
 
 
-__all__ = ["Estimate", "batch_means", "busiest_bin_cdf", "cobham_waits", "dctcp_queue",
+__all__ = ["Cycles", "Estimate", "batch_means", "bdp_packets", "block_extremes",
+           "busiest_bin_cdf", "cobham_waits",
+           "cycle_estimate", "dctcp_queue", "sawtooth_cycles",
            "dynamic_threshold_free", "dynamic_threshold_queue", "ecmp_all_distinct",
            "mathis_throughput", "poisson_count_interval", "proportion", "ps_slowdown", "t_interval"]

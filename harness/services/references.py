@@ -89,11 +89,16 @@ def simulate(check: Check, values: dict[str, Any], cheap: bool = False):
 
 
 def _row(check: Check, point: dict, quantity: str, expected: float, est: ref.Estimate,
-         cheap: bool, note: str = "") -> dict:
-    if check.tolerance_unit == "relative":
-        within = est.within(expected, check.tolerance)
+         cheap: bool, note: str = "", tolerance: float | None = None,
+         unit: str | None = None) -> dict:
+    """One compared quantity; `tolerance` and `unit` where the quantity has
+    its own (else the check's)."""
+    tolerance = check.tolerance if tolerance is None else tolerance
+    unit = check.tolerance_unit if unit is None else unit
+    if unit == "relative":
+        within = est.within(expected, tolerance)
     else:   # an absolute band: the interval within expected +- tolerance
-        lo, hi = expected - check.tolerance, expected + check.tolerance
+        lo, hi = expected - tolerance, expected + tolerance
         within = (True if lo <= est.low and est.high <= hi else
                   False if est.high < lo or est.low > hi else None)
     return {"check": check.name, "reference": check.reference, "source": check.source,
@@ -101,7 +106,7 @@ def _row(check: Check, point: dict, quantity: str, expected: float, est: ref.Est
                                for k, v in point.items()),
             "quantity": quantity, "expected": float(expected), "measured": est.value,
             "interval": [est.low, est.high], "samples": est.samples,
-            "tolerance": check.tolerance, "tolerance_unit": check.tolerance_unit,
+            "tolerance": tolerance, "tolerance_unit": unit,
             "within": within, "note": note, "command": check.command(cheap)}
 
 
@@ -233,6 +238,95 @@ def mathis(check: Check, point: dict, cheap: bool) -> list[dict]:
     return [_row(check, point, "goodput (bit/s)", expected, est, cheap, note)]
 
 
+def dctcp(check: Check, point: dict, cheap: bool) -> list[dict]:
+    """N long-lived DCTCP flows, one from each of hosts 0..N-1, to host N:
+    the backlog of the switch's egress towards host N, sampled every 10 us
+    over the measurement window (run.queue_samples), cut into its sawtooth's
+    cycles (harness.analysis.references.sawtooth_cycles). Against Alizadeh
+    et al.'s analysis: the mean of the cycles' peaks against K + N (within
+    `max_tolerance_packets`), their peak-to-trough against A, their length
+    against T_C (both within the check's relative tolerance), each with a
+    batch-means interval over the cycles; and the bottleneck's utilisation
+    over the window against 1 (within `utilisation_tolerance`, an interval
+    over its utilisation intervals). C x RTT is the link's rate times the
+    path's base round trip (propagation, a data packet's and an ACK's time
+    on both links) in full packets on the wire. T_C counts round trips: a
+    flow's window grows one segment per round trip it sees, which includes
+    the queue, so the measured period is divided by the base round trip
+    plus the mean backlog's time on the link (each row's note gives it in
+    base round trips too, and the rise alone, trough to peak). The trough
+    is reported beside (K + N - A). A queue that does not oscillate (no
+    cycle found) has its maximum and range read over blocks of the
+    expected period instead, and no period: that row fails."""
+    n = int(point["n"])
+    data = read_scenario_dict(REFERENCES_DIR / f"{check.scenario}.toml")
+    k = int(data["network"]["ecn_threshold"])
+    samples = dict(data["run"]["queue_samples"], hosts=[n])
+    values: dict[str, Any] = {
+        "topology.hosts": n + 1, "run.queue_samples": samples,
+        "service": [{"name": "bulk", "kind": "bulk", "sources": list(range(n)),
+                     "destination": n}]}
+    if cheap:
+        values["run.warmup"] = check.settings["cheap_warmup"]
+    run = simulate(check, values, cheap)
+    sc = run.plan.scenario
+    wire = sc.tcp.segment_size + 54          # TCP/IP headers with timestamps, PPP
+    links = [run.plan.topology.host_link(0), run.plan.topology.host_link(n)]
+    rate = links[1].rate_bps
+    rtt = (2 * sum(l.delay_s for l in links) + sum(wire * 8 / l.rate_bps for l in links)
+           + sum(54 * 8 / l.rate_bps for l in links))
+    bdp = ref.bdp_packets(rate, rtt, wire)
+    expected = ref.dctcp_queue(n, bdp, k)
+    q = run.queue_samples
+    q = q[(q["to_node"] == n) & (q["band"] == q["band"].min())].sort_values("time_s")
+    times, backlog = q["time_s"].to_numpy(), q["backlog_packets"].to_numpy()
+    cycles = ref.sawtooth_cycles(times, backlog)
+    mean_q = float(backlog.mean())
+    seen_rtt = rtt + mean_q * wire * 8 / rate    # the round trip a packet saw, on average
+    window = run.summary["window_s"]
+    note = (f"C x RTT = {bdp:.1f} packets of {wire} B (base RTT {rtt * 1e6:.0f} us), K = {k} "
+            f"(the guideline K > C x RTT / 7 = {expected['k_guideline_packets']:.1f}); "
+            f"{len(cycles)} cycles in {window[1] - window[0]:g} s")
+    if len(cycles) >= 3:
+        peaks, troughs = cycles.peak, cycles.trough
+        period = ref.cycle_estimate(cycles.period_s / seen_rtt)
+        period_note = (f"round trip {seen_rtt * 1e6:.0f} us (base {rtt * 1e6:.0f} us and the "
+                       f"mean backlog, {mean_q:.1f} packets); in base round trips the period "
+                       f"is {cycles.period_s.mean() / rtt:.3g}; the rise alone, trough to peak, "
+                       f"{cycles.rise_s.mean() / seen_rtt:.3g} round trips (measured amplitude "
+                       f"/ N = {cycles.amplitude.mean() / n:.3g})")
+    else:   # no sawtooth: the range over blocks of the expected cycle, no period
+        peaks, troughs = ref.block_extremes(times, backlog, expected["period_rtts"] * seen_rtt)
+        period = ref.Estimate(math.nan, math.nan, math.nan, 0)
+        lo, hi = np.percentile(backlog, [5, 95])
+        note += (f": the queue holds at {mean_q:.1f} packets (5-95 % {lo:g}-{hi:g}); maximum "
+                 f"and amplitude over {len(peaks)} blocks of the expected period")
+        period_note = "no sawtooth, no period"
+    u = run.utilization
+    interval = run.plan.run.utilization_interval
+    u = u[(u["to_node"] == n) & (u["t_s"] >= window[0] - 1e-12)
+          & (u["t_s"] + interval <= window[1] + 1e-12)].groupby("t_s")["utilization"].sum()
+    rows = [
+        _row(check, point, "queue maximum (packets)", expected["max_packets"],
+             ref.cycle_estimate(peaks), cheap, note,
+             check.settings["max_tolerance_packets"], "packets"),
+        _row(check, point, "amplitude (packets)", expected["amplitude_packets"],
+             ref.cycle_estimate(peaks - troughs), cheap,
+             f"median {np.median(peaks - troughs):g}"),
+        _row(check, point, "period (round trips)", expected["period_rtts"], period, cheap,
+             period_note),
+        _row(check, point, "bottleneck utilisation", 1.0, ref.cycle_estimate(u.to_numpy()),
+             cheap, f"{len(u)} intervals of {interval * 1e3:g} ms",
+             check.settings["utilisation_tolerance"], "relative"),
+    ]
+    if len(cycles) < 3:
+        rows[2]["within"] = False   # the analysis's sawtooth is not there
+    trough = _row(check, point, "queue minimum (packets, reported)",
+                  expected["max_packets"] - expected["amplitude_packets"],
+                  ref.cycle_estimate(troughs), cheap, f"median {np.median(troughs):g}")
+    return rows + [{**trough, "within": None, "tolerance": None}]
+
+
 def ecmp(check: Check, point: dict, cheap: bool) -> list[dict]:
     """Leaf 0's uplink for each flow of many trials of k flows (host i of
     leaf 0 to host i of leaf 1, each trial the next source port), read from
@@ -269,6 +363,7 @@ CHECKS: dict[str, Callable[[Check, dict, bool], list[dict]]] = {
     "processor-sharing": processor_sharing,
     "mathis": mathis,
     "ecmp": ecmp,
+    "dctcp": dctcp,
 }
 
 
