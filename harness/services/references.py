@@ -30,6 +30,8 @@ REFERENCES_DIR = WORKLOADS_DIR / "references"
 REGISTRY = REFERENCES_DIR / "references.toml"
 #: Bytes on the wire of a UDP packet besides its payload (PPP, IP, UDP).
 UDP_OVERHEAD = 30
+#: And of a TCP segment (PPP, IP, TCP with timestamps): an ACK's whole size.
+TCP_HEADERS = 54
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,14 @@ def _row(check: Check, point: dict, quantity: str, expected: float, est: ref.Est
             "interval": [est.low, est.high], "samples": est.samples,
             "tolerance": tolerance, "tolerance_unit": unit,
             "within": within, "note": note, "command": check.command(cheap)}
+
+
+def _base_rtt(links, mss: int) -> float:
+    """A TCP path's round trip without queues: each link's delay both ways,
+    a full segment's time on each link one way and an ACK's the other."""
+    return (2 * sum(l.delay_s for l in links)
+            + sum((mss + TCP_HEADERS) * 8 / l.rate_bps for l in links)
+            + sum(TCP_HEADERS * 8 / l.rate_bps for l in links))
 
 
 # ---------------------------------------------------------------- the checks
@@ -218,10 +228,7 @@ def mathis(check: Check, point: dict, cheap: bool) -> list[dict]:
     run = simulate(check, values)
     sc = run.plan.scenario
     mss = sc.tcp.segment_size
-    links = run.plan.topology.links
-    data_s = sum((mss + 54) * 8 / l.rate_bps for l in links)
-    ack_s = sum(54 * 8 / l.rate_bps for l in links)
-    rtt = 2 * sum(l.delay_s for l in links) + data_s + ack_s
+    rtt = _base_rtt(run.plan.topology.links, mss)
     goodput = run.summary["services"]["bulk"]["goodput_bps"]
     window = run.summary["window_s"][1] - run.summary["window_s"][0]
     packets = goodput * window / (8 * mss)
@@ -270,11 +277,10 @@ def dctcp(check: Check, point: dict, cheap: bool) -> list[dict]:
         values["run.warmup"] = check.settings["cheap_warmup"]
     run = simulate(check, values, cheap)
     sc = run.plan.scenario
-    wire = sc.tcp.segment_size + 54          # TCP/IP headers with timestamps, PPP
+    wire = sc.tcp.segment_size + TCP_HEADERS
     links = [run.plan.topology.host_link(0), run.plan.topology.host_link(n)]
     rate = links[1].rate_bps
-    rtt = (2 * sum(l.delay_s for l in links) + sum(wire * 8 / l.rate_bps for l in links)
-           + sum(54 * 8 / l.rate_bps for l in links))
+    rtt = _base_rtt(links, sc.tcp.segment_size)
     bdp = ref.bdp_packets(rate, rtt, wire)
     expected = ref.dctcp_queue(n, bdp, k)
     q = run.queue_samples
