@@ -28,7 +28,7 @@ def _plan(**values):
     return planning.plan(scenario_from_dict(data))
 
 
-def test_a_run_that_asks_gets_its_samples_and_one_that_does_not_none():
+def test_a_run_that_asks_gets_its_samples_and_one_that_does_not_none(tmp_path):
     p = _plan(**{"run.queue_samples": {"interval": "100us", "hosts": [2], "direction": "both",
                                        "start": 0.01, "stop": 0.02}})
     assert [line for line in recipe.text(p).splitlines() if "queue" in line][-3:] == [
@@ -52,6 +52,15 @@ def test_a_run_that_asks_gets_its_samples_and_one_that_does_not_none():
     q = run.queues
     top = q[(q["from_node"] == 3) & (q["to_node"] == 2) & (q["band"] == 0)]
     assert port["backlog_packets"].max() <= int(top["max_backlog_packets"].iloc[0])
+    # written with the run, and exported with every column described
+    from harness.outputs import export
+
+    run.save(tmp_path / "run")
+    assert (tmp_path / "run" / "queue_samples.parquet").is_file()
+    dictionary = export.dictionary(export.tables_of(tmp_path / "run", "run")[0])
+    described = dictionary[dictionary["table"] == "queue_samples"]
+    assert list(described["column"]) == list(s.columns)
+    assert (described["meaning"] != "(not described)").all()
 
     data = read_scenario_dict(REFERENCES_DIR / "dctcp.toml")
     del data["run"]["queue_samples"]
