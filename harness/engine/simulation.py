@@ -86,11 +86,17 @@ def _run_with_progress(ns, run: RunConfig, progress: bool | None, job=None,
     while now_ns < end_ns:
         slice_ns = min(max(1, round(step * 1e9)), end_ns - now_ns)
         t0 = time.perf_counter()
-        sim.Stop(ns.NanoSeconds(slice_ns))
+        stop = sim.Stop(ns.NanoSeconds(slice_ns))
         sim.Run()
         wall = time.perf_counter() - t0
+        if sim.IsExpired(stop):
+            slices += 1
+        else:
+            # the job's or the window's stop ended Run first: take ours out of
+            # the queue, or it would end a later slice and count as the
+            # model's event (how many depends on the slices, so on wall time)
+            sim.Remove(stop)
         new_now_ns, new_events = sim.Now().GetNanoSeconds(), sim.GetEventCount()
-        slices += new_now_ns == now_ns + slice_ns   # else the job's stop ended Run first
         if job is not None and reached_ns < 0 and job.GetTargetReachedNs() >= 0:
             reached_ns = job.GetTargetReachedNs()
             end_ns = min(end_ns, reached_ns + round(run.cooldown * 1e9))
