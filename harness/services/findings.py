@@ -187,14 +187,15 @@ def check_references() -> Checked:
         return Checked("references", kept.NOT_KEPT,
                        ["no kept rows: python -m bench --only references --keep-references"])
     runs = (provenance or {}).get("checks", {})
+    known, kept_checks = references.checks(), set(table["check"])
     reasons = []
-    for name, check in references.checks().items():
+    for name, check in known.items():
         run = runs.get(name)
-        if run is None or name not in set(table["check"]):
+        if run is None or name not in kept_checks:
             reasons.append(f"{name}: not kept ({check.command()} --keep-references)")
         elif run.get("digest") != references.check_digest(check):
             reasons.append(f"{name}: its entry of references.toml, its scenario or a default "
                            f"changed since it was kept ({check.command()} --keep-references)")
-    gone = sorted(set(table["check"]) - set(references.checks()))
+    gone = sorted(kept_checks - set(known))
     reasons += [f"{name}: kept, but no longer in references.toml" for name in gone]
     return Checked("references", kept.STALE if reasons else kept.CURRENT, reasons)

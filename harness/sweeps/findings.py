@@ -325,7 +325,7 @@ def keep(sweep: KeptSweep, sweep_dir: Path, commit: str | None = None) -> Path:
     under, where that is not this checkout's HEAD (a sweep run from another
     worktree); every cell's digest is checked against today's code anyway."""
     from harness.analysis import claims
-    from harness.analysis.tables import load_sweep, read_sweep_record
+    from harness.analysis.tables import load_sweep
     from harness.sweeps.grid import load_grid
 
     derived = {"claims": claims.claims_table}
@@ -354,7 +354,7 @@ def keep(sweep: KeptSweep, sweep_dir: Path, commit: str | None = None) -> Path:
     record["versions"] = {k: versions[k] for k in ("ddnn-harness", "ns3") if k in versions}
     # the ns-3 engine the cells ran on (harness engine): the wheel's and a
     # build's tables are byte-identical, its CPU seconds are not
-    engine = read_sweep_record(sweep_dir).get("engine") or {"kind": "wheel"}   # older: the wheel
+    engine = loaded.grid.get("engine") or {"kind": "wheel"}   # sweep.json; older: the wheel
     record["engine"] = {k: engine[k] for k in ("kind", "version", "profile") if k in engine}
 
     def fill(tmp: Path) -> None:
