@@ -135,32 +135,36 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
 
     started = time.time()
     ns = ns3.load(quiet=quiet)
-    built = time.perf_counter()
-    net = _Network(ns, p)
-    # the network alone (recipe text, routes, ns-3 nodes): what grows with
-    # the fabric, apart from Python and ns-3 start-up
-    network_build_s = time.perf_counter() - built
-    startup_s = time.time() - _process_start()
-    with on_phase or contextlib.nullcontext():
-        timing = _run_with_progress(ns, p.run, progress,
-                                    net.job if p.run.min_iterations else None, net.recipe)
-    raw_flows = read_csv(net.flow_log.ToCsv()) if net.flow_log is not None else None
-    raw_queues = read_csv(net.queues.ToCsv())
-    raw_util = read_csv(net.utilization.ToCsv())
-    raw_samples = read_csv(net.sampler.ToCsv()) if net.sampler is not None else None
-    services_raw = None
-    if net.service_log is not None:
-        services_raw = (read_csv(net.service_log.ToCsv()),
-                        [(read_csv(r.ToCsv()), int(s.GetSent())) for s, r in net.streams],
-                        [(int(net.recipe.GetBulkReceived(i, False)),
-                          int(net.recipe.GetBulkReceived(i, True))) for i in net.bulk])
-    job_tables = None
-    if net.job is not None:
-        job_tables = [training.architecture(job.config.architecture).collect(
-            ns_job, job, p.classes.class_of_tos())
-            for ns_job, job in zip(net.jobs, p.all_jobs)]
-        job_tables = job_tables[0] if len(job_tables) == 1 else job_tables
-    ns.Simulator.Destroy()
+    # whatever stops the run (an error, an interrupt), the simulator is left
+    # empty: a later run in this process (a sweep's next cell) starts clean
+    try:
+        built = time.perf_counter()
+        net = _Network(ns, p)
+        # the network alone (recipe text, routes, ns-3 nodes): what grows with
+        # the fabric, apart from Python and ns-3 start-up
+        network_build_s = time.perf_counter() - built
+        startup_s = time.time() - _process_start()
+        with on_phase or contextlib.nullcontext():
+            timing = _run_with_progress(ns, p.run, progress,
+                                        net.job if p.run.min_iterations else None, net.recipe)
+        raw_flows = read_csv(net.flow_log.ToCsv()) if net.flow_log is not None else None
+        raw_queues = read_csv(net.queues.ToCsv())
+        raw_util = read_csv(net.utilization.ToCsv())
+        raw_samples = read_csv(net.sampler.ToCsv()) if net.sampler is not None else None
+        services_raw = None
+        if net.service_log is not None:
+            services_raw = (read_csv(net.service_log.ToCsv()),
+                            [(read_csv(r.ToCsv()), int(s.GetSent())) for s, r in net.streams],
+                            [(int(net.recipe.GetBulkReceived(i, False)),
+                              int(net.recipe.GetBulkReceived(i, True))) for i in net.bulk])
+        job_tables = None
+        if net.job is not None:
+            job_tables = [training.architecture(job.config.architecture).collect(
+                ns_job, job, p.classes.class_of_tos())
+                for ns_job, job in zip(net.jobs, p.all_jobs)]
+            job_tables = job_tables[0] if len(job_tables) == 1 else job_tables
+    finally:
+        ns.Simulator.Destroy()
     del net
 
     result = collect(p, raw_flows, raw_queues, raw_util, timing, job_tables, services_raw,

@@ -33,8 +33,10 @@ namespace ns3
  * one or the other, would stop a run whose queue ran dry. So the heap always
  * holds one cancelled event at the end of time: the queue never runs empty
  * (a scenario recipe always ends with a stop event), and that event never
- * runs. Simulator::GetEventCount no longer counts the cancelled events this
- * queue dropped (ns-3 counts a cancelled event when it skips it).
+ * runs. RemoveNext drops the cancelled events it comes to as well, so the
+ * simulator is handed live events only: Simulator::GetEventCount counts the
+ * events that ran (ns-3's own queues also count each cancelled event the
+ * simulator skips, a count that here would depend on when the heap purged).
  */
 class PurgingScheduler : public Scheduler
 {
