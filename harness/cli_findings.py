@@ -75,6 +75,8 @@ def list_(results: Path | None) -> None:
                     cost += (f"; {begun.done} of {begun.cells} cells run in {begun.directory} "
                              f"({begun.cpu_s:,.0f} s CPU), ~{begun.left_cpu_s:,.0f} s CPU "
                              "left at their rate")
+                    if begun.from_reference:
+                        cost += f" ({begun.from_reference} more from its reference results)"
             click.echo(f"    sweep {state.sweep.key} ({state.sweep.grid}): {cost}")
             for reason in state.reasons:
                 click.echo(f"      {reason}")

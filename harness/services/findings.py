@@ -56,10 +56,13 @@ class RunSoFar:
 
     directory: Path
     done: int                  # finished cells
-    cells: int | None          # the grid's first round (seeds added later not counted);
+    cells: int | None          # the grid's first round (seeds added later not counted),
+                               # less the cells its reference results hold;
                                # None for a search, whose probes are chosen as it goes
     cpu_s: float               # their simulation CPU
-    left_cpu_s: float | None   # the first round's other cells at the finished cells' mean
+    left_cpu_s: float | None   # the first round's other cells at the finished cells' CPU
+                               # per predicted byte (a scale-2 cell costs ~5x a scale-10 one)
+    from_reference: int = 0    # cells the reference results hold (not run here)
 
 
 def run_so_far(sweep, root: Path) -> RunSoFar | None:
@@ -73,23 +76,31 @@ def run_so_far(sweep, root: Path) -> RunSoFar | None:
     directory = root / sweep.key
     if not (directory / "grid.toml").is_file():
         return None
+    from harness.sweeps import reference
+
     try:
         grid = load_grid(directory / "grid.toml")
-        first_round = None if grid.search is not None else \
-            {c.id for c in expand(grid) if c.scenario is not None}
+        cells = [c for c in expand(grid) if c.scenario is not None] \
+            if grid.search is None else None
+        # the reference's cells are copied in with their own (10 Gbit/s) CPU:
+        # neither run here nor the rate of what is left
+        held = ({c.id for c in reference.check(sweep.reference, grid, cells)}
+                if sweep.reference and cells is not None else set())
     except ConfigError:
         return None
-    cpu = []
+    cpu = {}
     for summary in sorted(directory.glob("cells/*/summary.json")):
         manifest = kept.cell_manifest(directory, summary.parent.name)
-        if manifest:
-            cpu.append(float(manifest.get("simulation_cpu_s") or 0.0))
-    if first_round is None:
-        return RunSoFar(directory, len(cpu), None, sum(cpu), None)
-    done = sum(1 for c in first_round if (directory / "cells" / c / "summary.json").is_file())
-    mean = sum(cpu) / len(cpu) if cpu else 0.0
-    return RunSoFar(directory, done, len(first_round), sum(cpu),
-                    mean * (len(first_round) - done))
+        if manifest and summary.parent.name not in held:
+            cpu[summary.parent.name] = float(manifest.get("simulation_cpu_s") or 0.0)
+    if cells is None:
+        return RunSoFar(directory, len(cpu), None, sum(cpu.values()), None)
+    first_round = [c for c in cells if c.id not in held]
+    done = [c for c in first_round if c.id in cpu]
+    done_bytes = sum(c.predicted_bytes for c in done)
+    per_byte = sum(cpu[c.id] for c in done) / done_bytes if done_bytes else 0.0
+    left = per_byte * sum(c.predicted_bytes for c in first_round if c.id not in cpu)
+    return RunSoFar(directory, len(done), len(first_round), sum(cpu.values()), left, len(held))
 
 
 def results_root(results: Path | None) -> Path:
