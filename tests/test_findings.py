@@ -341,7 +341,9 @@ def test_the_scale_check_is_generated_beside_its_reference(registry):
     (registry / "tiny").mkdir()
     check.to_parquet(registry / "tiny" / "scale_check.parquet")
     text = findings_pages.finding_scale_check("tiny")
-    header, rule, row = text.splitlines()
+    header, rule, row, _, tally2, tally10 = text.splitlines()
+    assert tally2 == "- Scale 2: training inside the reference's interval in 1 of 1, with its sign in 1."
+    assert tally10 == "- Scale 10: training inside the reference's interval in 0 of 1, with its sign in 0."
     assert header == ("| R | arm | metric | scale 1 (reference) | scale 2 | scale 10 | "
                       "inside / same sign |")
     assert row == ("| 2 | `low` | training's iteration time | +10.0 [+5.0, +15.0] | "

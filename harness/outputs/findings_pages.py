@@ -488,6 +488,16 @@ def finding_scale_check(key: str, *metrics: str) -> str:
                                         f"`{first['arm']}`", METRIC_WORDS.get(first["metric"],
                                                                             first["metric"]),
                                         *cells, marks]) + " |")
+    lines.append("")
+    for s in scales:   # the table in one line per scale-down
+        at = table[table["scale"] == s]
+        words = []
+        for what, rows in (("training", at[at["metric"] == "iteration_time"]),
+                           ("the flows' FCTs", at[at["metric"] != "iteration_time"])):
+            if len(rows):
+                words.append(f"{what} inside the reference's interval in {int(rows['within'].sum())} "
+                             f"of {len(rows)}, with its sign in {int(rows['same_sign'].sum())}")
+        lines.append(f"- Scale {s:g}: " + "; ".join(words) + ".")
     return "\n".join(lines) + "\n"
 
 
