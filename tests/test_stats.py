@@ -328,3 +328,14 @@ def test_the_seed_of_a_bootstrap_is_its_cells_not_their_order():
     other = stats.paired_change([ref], [arm], "mean",
                                 stats.rng_for(*stats.cells_key(["x2"], ["y1"]), "small", "mean"))
     assert one == two and (one.low, one.high) != (other.low, other.high)
+
+
+def test_a_paired_change_interval_stops_at_minus_100_percent():
+    """A change of a non-negative quantity (an end spread that nearly
+    vanishes in one arm) cannot fall below -100 %: the t interval is cut
+    there, its upper end and the estimate untouched."""
+    x = np.array([-1.0, -1.0, -0.2, -1.0, -1.0, -0.1, -1.0])
+    iv = stats.paired_t_change(x, seeds=2)
+    half = iv.high - iv.change
+    assert iv.change - half < -1.0          # the plain t interval would go below
+    assert iv.low == -1.0 and iv.change == pytest.approx(x.mean())

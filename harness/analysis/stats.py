@@ -275,7 +275,9 @@ def paired_t_change(changes: np.ndarray, seeds: int) -> Interval:
     from scipy import stats as sps
 
     half = float(sps.t.ppf(0.5 + CONFIDENCE / 2, n - 1) * np.std(changes, ddof=1) / math.sqrt(n))
-    return Interval(mean, mean - half, mean + half, n, seeds)
+    # the changes are of non-negative quantities (times, spreads): none can
+    # fall below -100 %, so the interval is cut there (it covers as often)
+    return Interval(mean, max(mean - half, -1.0), mean + half, n, seeds)
 
 
 # --------------------------------------------------------------------------
