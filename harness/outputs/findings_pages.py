@@ -493,7 +493,7 @@ def finding_scale_check(key: str, *metrics: str) -> str:
         at = table[table["scale"] == s]
         words = []
         for what, rows in (("training", at[at["metric"] == "iteration_time"]),
-                           ("the flows' FCTs", at[at["metric"] != "iteration_time"])):
+                           ("the flows' FCTs", at[at["metric"].str.startswith("fct_")])):
             if len(rows):
                 words.append(f"{what} inside the reference's interval in {int(rows['within'].sum())} "
                              f"of {len(rows)}, with its sign in {int(rows['same_sign'].sum())}")

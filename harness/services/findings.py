@@ -21,13 +21,24 @@ def docs_dir() -> Path:
     return DOCS_DIR
 
 
+def _first_round(sweep, grid) -> tuple[list, set[str]]:
+    """A grid's first-round cells that run (not invalid ones) and the ids of
+    those among them its reference results hold (ConfigError if they do not)."""
+    from harness.sweeps import reference
+    from harness.sweeps.grid import expand
+
+    cells = [c for c in expand(grid) if c.scenario is not None]
+    held = ({c.id for c in reference.check(sweep.reference, grid, cells)}
+            if sweep.reference else set())
+    return cells, held
+
+
 def estimate_cpu_s(sweep) -> tuple[float, float] | None:
     """A not-yet-kept sweep's rough simulation CPU, from harness check's cost
     model, as (low, high): a grid's cells (not those its reference results
     hold), each the middle of its bounds; a search's fewest and most probes."""
-    from harness.sweeps import reference
     from harness.sweeps.cost import Cost
-    from harness.sweeps.grid import expand, load_grid
+    from harness.sweeps.grid import load_grid
 
     def middle(nbytes: float) -> float:
         return sum(Cost(nbytes).core_s) / 2
@@ -39,10 +50,8 @@ def estimate_cpu_s(sweep) -> tuple[float, float] | None:
 
             plan = plan_search(grid)
             return middle(plan.least_bytes), middle(plan.most_bytes)
-        cells = [c for c in expand(grid) if c.scenario is not None]
-        if sweep.reference:
-            held = {c.id for c in reference.check(sweep.reference, grid, cells)}
-            cells = [c for c in cells if c.id not in held]
+        cells, held = _first_round(sweep, grid)
+        cells = [c for c in cells if c.id not in held]
     except ConfigError:
         return None
     cpu = middle(sum(c.predicted_bytes for c in cells))
@@ -71,21 +80,16 @@ def run_so_far(sweep, root: Path) -> RunSoFar | None:
     bytes-based estimate (estimate_cpu_s) is rough (2-4x low for sharded
     and frontier cells); finished cells say better."""
     from harness.sweeps import findings as kept
-    from harness.sweeps.grid import expand, load_grid
+    from harness.sweeps.grid import load_grid
 
     directory = root / sweep.key
     if not (directory / "grid.toml").is_file():
         return None
-    from harness.sweeps import reference
-
     try:
         grid = load_grid(directory / "grid.toml")
-        cells = [c for c in expand(grid) if c.scenario is not None] \
-            if grid.search is None else None
         # the reference's cells are copied in with their own (10 Gbit/s) CPU:
         # neither run here nor the rate of what is left
-        held = ({c.id for c in reference.check(sweep.reference, grid, cells)}
-                if sweep.reference and cells is not None else set())
+        cells, held = _first_round(sweep, grid) if grid.search is None else (None, set())
     except ConfigError:
         return None
     cpu = {}
