@@ -90,6 +90,14 @@ def ns():
     return namespace
 
 
+@pytest.fixture(autouse=True)
+def _simulator_left_empty(ns):
+    # each test builds its own nodes; none are left for the tests after
+    # (another file's run in this process)
+    yield
+    ns.Simulator.Destroy()
+
+
 def _components(model: str, limit: str, pool: str = "port", alphas: str = "",
                 thresholds: str = "") -> str:
     """A pfifo_fast egress's recipe components (EGRESS ROOT BANDS), written

@@ -18,6 +18,7 @@ def output_interfaces(p: Plan, switch: int,
     from harness.engine import ns3
 
     ns = ns3.load(quiet=True)
+    ns.Simulator.Destroy()   # nothing earlier ns-3 use left: our nodes only
     built = ns.CreateObject["ns3::ScenarioRecipe"]()
     built.Apply(recipe.text(p))
     routing = built.GetTopology().GetRouting(switch)

@@ -38,6 +38,10 @@ class _Network:
     built by ns-3's ScenarioRecipe from the plan's recipe (harness.engine.recipe)."""
 
     def __init__(self, ns, p: Plan):
+        # a run is the same whatever ran before it in this process: nodes and
+        # events that other ns-3 use left in the simulator would join this
+        # run (their events counted, their nodes numbered before ours)
+        ns.Simulator.Destroy()
         self.recipe = ns.CreateObject["ns3::ScenarioRecipe"]()
         self.recipe.Apply(recipe.text(p))
         self.builder = self.recipe.GetTopology()
