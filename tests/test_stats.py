@@ -180,6 +180,14 @@ def test_seeds_to_decide_edges():
     assert stats.seeds_to_decide(0.5, 0.29, 0.71, 6, 2) == 3
 
 
+def test_seeds_to_decide_reads_the_spread_above_a_lower_end_cut_at_minus_100():
+    # paired_t_change cuts the lower end at -100 %: the projection is that of
+    # the uncut interval (its spread from the upper half)
+    # (20 iteration pairs over 4 seeds: the cut end alone would project 5)
+    uncut, cut = (stats.seeds_to_decide(-0.5, low, 0.1, 20, 4) for low in (-1.1, -1.0))
+    assert cut == uncut == 6
+
+
 def test_compare_scales():
     rows = []
     for scale, (c, lo, hi) in ((1, (0.10, 0.05, 0.15)), (10, (0.12, 0.10, 0.14))):

@@ -337,12 +337,14 @@ def comparison_verdict(low: float, high: float) -> str:
     return FASTER if high < 0 else SLOWER if low > 0 else UNDECIDED
 
 
-def paired_spread(low: float, high: float, samples: float) -> float:
+def paired_spread(change: float, high: float, samples: float) -> float:
     """The standard deviation of the paired changes behind a Student t
-    interval [low, high] of `samples` of them (paired_t_change backwards)."""
+    interval of `samples` of them around `change` up to `high`
+    (paired_t_change backwards). The upper half: the lower end may be cut
+    at -100 %."""
     from scipy import stats as sps
 
-    return (high - low) / 2 * math.sqrt(samples) / sps.t.ppf(0.5 + CONFIDENCE / 2, samples - 1)
+    return (high - change) * math.sqrt(samples) / sps.t.ppf(0.5 + CONFIDENCE / 2, samples - 1)
 
 
 def seeds_to_decide(change: float, low: float, high: float, samples: float,
@@ -363,7 +365,7 @@ def seeds_to_decide(change: float, low: float, high: float, samples: float,
     distance = min(abs(change - b) for b in crossed)
     if distance == 0:
         return math.inf
-    spread = paired_spread(low, high, samples)
+    spread = paired_spread(change, high, samples)
     need = float(samples)
     for _ in range(20):   # n = (t(n - 1) * sd / d)^2, t itself depending on n
         t = sps.t.ppf(0.5 + CONFIDENCE / 2, max(need, 2.0) - 1)
