@@ -120,6 +120,8 @@ def run(name: str, jobs: int | None, results: Path | None, no_added_seeds: bool,
     finding = kept.finding(name)
     jobs = _jobs(jobs)
     root = service.results_root(results)
+    for sweep in finding.sweeps:   # where each is kept, before any of them runs
+        kept.check_kept_dir(sweep)
     for sweep in finding.sweeps:
         if not rerun and kept.check_sweep(sweep).status in (kept.CURRENT, kept.PINNED):
             click.echo(f"kept {sweep.key} is current: left as it is (--rerun to run it)",

@@ -238,8 +238,34 @@ def test_findings_run_resumes_keeps_and_draws(registry, local_sweep, tmp_path, m
                                           "--results", str(results)])
     assert again.exit_code == 0 and "kept tiny is current: left as it is" in again.output
     assert "--resume" not in again.output
+    # --rerun keeps it again: the kept folder is replaced whole
+    before = (registry / "tiny" / "provenance.json").stat().st_ino
+    rerun = CliRunner().invoke(cli.main, ["findings", "run", "tiny-map", "-j", "1", "--rerun",
+                                          "--no-added-seeds", "--results", str(results)])
+    assert rerun.exit_code == 0, rerun.output
+    assert "kept tiny" in rerun.output and (registry / "tiny" / "provenance.json").stat().st_ino != before
+    assert kept.check_sweep(kept.kept_sweep("tiny")).status == kept.CURRENT
+    # a file keeping did not write stops the run before any sweep runs, and stays
+    (registry / "tiny" / "notes.txt").write_text("mine")
+    refused = CliRunner().invoke(cli.main, ["findings", "run", "tiny-map", "-j", "1", "--rerun",
+                                            "--results", str(results)])
+    assert refused.exit_code != 0 and "--resume" not in refused.output
+    assert str(registry / "tiny") in refused.output and "did not write" in refused.output
+    assert (registry / "tiny" / "notes.txt").read_text() == "mine"
     bad = CliRunner().invoke(cli.main, ["findings", "run", "tiny-map", "-j", "0"])
     assert bad.exit_code == 2 and "-j/--jobs" in bad.output
+
+
+def test_no_added_seeds_caps_seeds_only_where_a_grid_has_a_seed_axis(tmp_path):
+    from harness.services.findings import sweep_command
+
+    standard = sweep_command(kept.kept_sweep("standard"), tmp_path / "s", 2, True)
+    assert standard[standard.index("--max-seeds") + 1] == "1" and "--budget" not in standard
+    grid = tmp_path / "grids" / "no-seeds.toml"
+    grid.parent.mkdir()
+    grid.write_text('name = "no-seeds"\nscenario = "default"\n[axes]\n"background.load" = [0.1]\n')
+    sweep = kept.KeptSweep(key="no-seeds", grid=str(grid))
+    assert "--max-seeds" not in sweep_command(sweep, tmp_path / "n", 2, True)
 
 
 def test_claims_are_judged_by_their_whole_interval(registry):

@@ -398,12 +398,14 @@ def write_file(path: Path, data: bytes | str) -> None:
     write_from(path, lambda tmp: tmp.write_bytes(data.encode() if isinstance(data, str) else data))
 
 
-def write_dir(out_dir: Path, fill: Callable[[Path], None], existing: str = "replace") -> Path:
+def write_dir(out_dir: Path, fill: Callable[[Path], None], existing: str = "replace",
+              ours: Callable[[Path], bool] = is_run_dir, what: str = "a run directory") -> Path:
     """Create a directory whole: fill(tmp) writes the files into a temporary
     directory beside it, which is then renamed into place.
     existing: what to do if out_dir is there by then: "replace" it if it is
-    empty or one of our run directories (else OutputError: never deleted),
-    or "keep" it and drop the new one (it holds the same results).
+    empty or ours(out_dir), one of our directories of its kind (`what`; by
+    default a run directory; else OutputError: never deleted), or "keep" it
+    and drop the new one (it holds the same results).
     A link at out_dir is followed (resolve(), as check_run_dir does): the
     directory it points at is replaced, the link stays."""
     out_dir = resolve(out_dir)
@@ -420,13 +422,13 @@ def write_dir(out_dir: Path, fill: Callable[[Path], None], existing: str = "repl
             shutil.rmtree(tmp)
         elif out_dir.is_dir() and not any(out_dir.iterdir()):
             os.replace(tmp, out_dir)  # over an empty directory: one atomic rename
-        elif out_dir.is_dir() and is_run_dir(out_dir):
+        elif out_dir.is_dir() and ours(out_dir):
             old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
             os.replace(out_dir, old)
             os.replace(tmp, out_dir)
             shutil.rmtree(old, ignore_errors=True)  # what stays, remove_leftovers clears
         else:
-            raise OutputError("-o", f"{shown_path(out_dir)} is not empty and is not a run directory; "
+            raise OutputError("-o", f"{shown_path(out_dir)} is not empty and is not {what}; "
                               "nothing in it is replaced")
     finally:
         if tmp.exists():

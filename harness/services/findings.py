@@ -124,16 +124,17 @@ def sweep_command(sweep, out: Path, jobs: int, no_added_seeds: bool) -> list[str
     """The `harness sweep` command that reruns (or resumes) a finding's sweep
     with its grid, budget and reference results as findings.toml gives them;
     `harness boundary` for a search grid (its seeds are its [search]'s)."""
-    from harness.sweeps.grid import load_grid
+    from harness.sweeps.grid import SEED_AXIS, load_grid
 
-    search = load_grid(sweep.grid_path()).search is not None
+    grid = load_grid(sweep.grid_path())
+    search = grid.search is not None
     command = [sys.executable, "-m", "harness.cli", "boundary" if search else "sweep",
                str(sweep.grid_path()), "-o", str(out), "-j", str(jobs)]
     if (out / "sweep.json").is_file():
         command.append("--resume")
     if search:
         return command
-    if no_added_seeds:
+    if no_added_seeds and SEED_AXIS in dict(grid.axes):   # (without a seed axis none are added)
         command += ["--max-seeds", "1"]
     elif sweep.budget:
         command += ["--budget", sweep.budget]

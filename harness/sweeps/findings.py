@@ -366,7 +366,33 @@ def keep(sweep: KeptSweep, sweep_dir: Path, commit: str | None = None) -> Path:
         (tmp / SETTINGS).write_text(json.dumps(settings_record(configs), indent=1) + "\n")
         (tmp / PROVENANCE).write_text(json.dumps(record, indent=2, default=str) + "\n")
 
-    return outdir.write_dir(sweep.kept_dir, fill)
+    return outdir.write_dir(sweep.kept_dir, fill, ours=is_kept_dir, what="a kept sweep's folder")
+
+
+#: the files a kept folder may hold
+KEPT_NAMES = frozenset((*KEPT_FILES, *KEPT_TABLES, *(f"{t}.parquet" for t in DERIVED_TABLES),
+                        SETTINGS, PROVENANCE))
+
+
+def is_kept_dir(path: Path) -> bool:
+    """A folder keep() wrote (its provenance and nothing but kept files):
+    keeping a sweep again replaces it whole."""
+    try:
+        entries = list(Path(path).iterdir())
+    except OSError:
+        return False
+    return (any(e.name == PROVENANCE for e in entries)
+            and all(e.name in KEPT_NAMES and e.is_file() and not e.is_symlink() for e in entries))
+
+
+def check_kept_dir(sweep: KeptSweep) -> None:
+    """Before a sweep runs for keeping: its kept folder may be absent, empty
+    or one keep() wrote (replaced whole at the end); anything else would stop
+    the keeping after the simulation, so it stops now."""
+    path = sweep.kept_dir
+    if path.exists() and not (path.is_dir() and (not any(path.iterdir()) or is_kept_dir(path))):
+        raise ConfigError(str(path), "holds files that keeping a sweep did not write: nothing in "
+                          f"it is replaced; move them away to keep sweep {sweep.key!r} there")
 
 
 def _cell_settings(sweep_dir: Path, grid) -> dict[str, dict]:
