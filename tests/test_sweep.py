@@ -245,6 +245,22 @@ def test_points_are_crossed_with_the_axes(grid_file, tmp_path):
     assert all(c.scenario.run.warmup == 0.05 for c in cells if c not in first)
 
 
+def test_a_point_that_sets_fewer_fields_is_judged_alone(tmp_path):
+    """Adaptive seeding judges a point from its own cells: sensitivity's
+    band-limit point sets none of the DRR point's fields (network.qdisc,
+    network.weights.*), and judging it alone once stopped the sweep with a
+    KeyError after its first point had run."""
+    from harness.sweeps.aggregate import compare
+
+    grid = load_grid("sensitivity")
+    own = [c for c in expand(grid) if dict(c.point).get("label") == "band-limit-100"
+           and dict(c.point)["training.ratio"] == 16 and dict(c.point)["background.rate"] == 23]
+    assert len(own) == 2 and "network.qdisc" not in dict(own[0].point)
+    tables = compare(tmp_path, grid, own)   # nothing ran: no verdict, and no error
+    assert set(grid.axis_fields) <= set(tables["summary"].columns)
+    assert tables["deltas_mean"].empty
+
+
 def test_changed_grid_is_detected_on_resume(local_sweep, grid_file, tmp_path):
     changed = tmp_path / "changed.toml"
     changed.write_text(grid_file.read_text().replace("[0.05, 0.1]", "[0.05, 0.2]"))

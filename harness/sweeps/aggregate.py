@@ -84,9 +84,14 @@ def compare(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]
         else:
             rows.append(cell_row(cell, None, None))
     summary = pd.DataFrame(rows)
+    keys = grid.axis_fields
+    # a grid's `points` may set fields others do not: some cells (a point
+    # judged alone by adaptive seeding) lack those columns, which the whole
+    # grid's table has empty for them
+    summary = summary.reindex(columns=[*summary.columns,
+                                       *(k for k in keys if k not in summary.columns)])
     tables = {"summary": summary}
     if grid.reference is not None or grid.per_point_arms:
-        keys = grid.axis_fields
         ok = summary[summary["status"].isin(MEASURED)]  # a stall is +inf
         if grid.per_point_arms:
             deltas = _per_point_deltas(ok, cells, keys)
