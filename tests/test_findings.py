@@ -264,8 +264,9 @@ def test_no_added_seeds_caps_seeds_only_where_a_grid_has_a_seed_axis(tmp_path):
     grid = tmp_path / "grids" / "no-seeds.toml"
     grid.parent.mkdir()
     grid.write_text('name = "no-seeds"\nscenario = "default"\n[axes]\n"background.load" = [0.1]\n')
-    sweep = kept.KeptSweep(key="no-seeds", grid=str(grid))
-    assert "--max-seeds" not in sweep_command(sweep, tmp_path / "n", 2, True)
+    sweep = kept.KeptSweep(key="no-seeds", grid=str(grid), budget="1h")
+    command = sweep_command(sweep, tmp_path / "n", 2, True)
+    assert "--max-seeds" not in command and "--budget" not in command
 
 
 def test_claims_are_judged_by_their_whole_interval(registry):

@@ -5,7 +5,6 @@ of that flow (EcmpRouting::GetOutputInterface)."""
 
 from __future__ import annotations
 
-from harness.engine import recipe
 from harness.engine.planning import Plan
 
 TCP = 6
@@ -16,11 +15,10 @@ def output_interfaces(p: Plan, switch: int,
     """The interface `switch` forwards each flow by; a flow is (source host,
     destination host, source port, destination port), over TCP."""
     from harness.engine import ns3
+    from harness.engine.simulation import build_recipe
 
     ns = ns3.load(quiet=True)
-    ns.Simulator.Destroy()   # nothing earlier ns-3 use left: our nodes only
-    built = ns.CreateObject["ns3::ScenarioRecipe"]()
-    built.Apply(recipe.text(p))
+    built = build_recipe(ns, p)
     routing = built.GetTopology().GetRouting(switch)
     address = [built.GetHostAddress(h) for h in range(p.topology.n_hosts)]
     out = [int(routing.GetOutputInterface(address[s], address[d], TCP, sp, dp))

@@ -33,17 +33,23 @@ from harness.training import stragglers
 # ns-3
 
 
+def build_recipe(ns, p: Plan):
+    """ns-3's ScenarioRecipe built from the plan's recipe (harness.engine.recipe)
+    in an empty simulator: a run is the same whatever ran before it in this
+    process (nodes and events that other ns-3 use left behind would join it,
+    their events counted, their nodes numbered before ours)."""
+    ns.Simulator.Destroy()
+    built = ns.CreateObject["ns3::ScenarioRecipe"]()
+    built.Apply(recipe.text(p))
+    return built
+
+
 class _Network:
     """The ns-3 side of one run (lives only inside execute()): the scenario
-    built by ns-3's ScenarioRecipe from the plan's recipe (harness.engine.recipe)."""
+    built by ns-3's ScenarioRecipe from the plan's recipe (build_recipe)."""
 
     def __init__(self, ns, p: Plan):
-        # a run is the same whatever ran before it in this process: nodes and
-        # events that other ns-3 use left in the simulator would join this
-        # run (their events counted, their nodes numbered before ours)
-        ns.Simulator.Destroy()
-        self.recipe = ns.CreateObject["ns3::ScenarioRecipe"]()
-        self.recipe.Apply(recipe.text(p))
+        self.recipe = build_recipe(ns, p)
         self.builder = self.recipe.GetTopology()
         self.host_addresses = [self.recipe.GetHostAddress(h).Get()
                                for h in range(p.topology.n_hosts)]

@@ -134,12 +134,14 @@ def sweep_command(sweep, out: Path, jobs: int, no_added_seeds: bool) -> list[str
         command.append("--resume")
     if search:
         return command
-    if no_added_seeds and SEED_AXIS in dict(grid.axes):   # (without a seed axis none are added)
-        command += ["--max-seeds", "1"]
-    elif sweep.budget:
-        command += ["--budget", sweep.budget]
-    if sweep.max_seeds and not no_added_seeds:
-        command += ["--max-seeds", str(sweep.max_seeds)]
+    if no_added_seeds:
+        if SEED_AXIS in dict(grid.axes):   # (without a seed axis none are added)
+            command += ["--max-seeds", "1"]
+    else:
+        if sweep.budget:
+            command += ["--budget", sweep.budget]
+        if sweep.max_seeds:
+            command += ["--max-seeds", str(sweep.max_seeds)]
     if sweep.reference:
         command += ["--reference", sweep.reference]
     return command
