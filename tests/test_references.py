@@ -37,6 +37,37 @@ def test_cobham_by_hand():
         ref.cobham_waits([0.6, 0.5], [1, 1], [1, 1])
 
 
+def test_priority_queue_by_hand():
+    # a low packet on the wire (0-1 s), another low at 0.1 s, a high at 0.2 s
+    arrivals, classes, service = np.array([0.0, 0.1, 0.2]), np.array([1, 1, 0]), np.ones(3)
+    # Cobham's queue chooses when the wire frees: the high packet overtakes
+    assert ref.priority_queue_waits(arrivals, classes, service, committed=0) == \
+        pytest.approx([0.0, 1.9, 0.8])
+    # one packet committed ahead of the wire: the second low packet left the
+    # priority queue at 0.1 s, before the high one arrived, and keeps its place
+    assert ref.priority_queue_waits(arrivals, classes, service, committed=1) == \
+        pytest.approx([0.0, 0.9, 1.8])
+
+
+def test_priority_queue_without_a_committed_packet_is_cobhams():
+    rng = np.random.default_rng(7)
+    service = np.array([1.0, 2.0, 3.0])
+    rates = 0.6 / 3 / service
+    horizon = 200_000.0
+    arrivals = [np.sort(rng.uniform(0, horizon, rng.poisson(r * horizon))) for r in rates]
+    t = np.concatenate(arrivals)
+    k = np.concatenate([np.full(len(a), c) for c, a in enumerate(arrivals)])
+    order = np.argsort(t, kind="stable")
+    t, k = t[order], k[order]
+    waits = ref.priority_queue_waits(t, k, service[k], committed=0)
+    expected = ref.cobham_waits(list(rates), list(service), list(service ** 2))
+    for c in range(3):
+        assert waits[k == c].mean() == pytest.approx(expected[c], rel=0.05)
+    # one packet committed: the highest class waits longer, the lowest less
+    late = ref.priority_queue_waits(t, k, service[k], committed=1)
+    assert late[k == 0].mean() > 1.2 * expected[0] and late[k == 2].mean() < expected[2]
+
+
 def test_ecmp_birthday_by_hand():
     assert ref.ecmp_all_distinct(11, 20) == pytest.approx(0.0327, abs=5e-5)   # the 3.27 %
     assert ref.ecmp_all_distinct(2, 2) == pytest.approx(0.5)
