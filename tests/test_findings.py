@@ -377,3 +377,81 @@ def test_the_scale_check_is_generated_beside_its_reference(registry):
                    "+12.0 [+7.0, +17.0] | -2.0 [-7.0, +3.0] | 2: yes / yes, 10: no / no |")
     (registry / "tiny" / "scale_check.parquet").unlink()
     assert "no kept scale check for `tiny`" in findings_pages.finding_scale_check("tiny")
+
+
+def _faceted(monkeypatch):
+    """A kept sweep of two labelled points (the sensitivity grid's shape: each
+    label sets fields the other leaves empty) over R x lambda, as the page
+    generators read it: no simulation, the generators' logic only."""
+    import pandas as pd
+    from types import SimpleNamespace
+
+    from harness.outputs import findings_pages
+
+    cells, rows = [], []
+    labels = {"small-buffer": {"network.band_limit_packets": 10},
+              "drr": {"network.qdisc": "drr"}}
+    for label, fields in labels.items():
+        for ratio in (16, 2):
+            for rate in (23, 184):
+                point = {"label": label, **fields, "training.ratio": ratio,
+                         "background.rate": rate, "seed": 1}
+                cells += [{"id": f"{label}{ratio}{rate}{arm}", "arm": arm, "point": point}
+                          for arm in ("same", "low")]
+                # drr: decided green everywhere; small-buffer: red where R = 2, lambda = 184
+                red = label == "small-buffer" and ratio == 2 and rate == 184
+                change = 0.5 if red else 0.001
+                rows.append({"label": label, **fields, "training.ratio": ratio,
+                             "background.rate": rate, "arm": "low",
+                             "metric": "iteration_time", "change": change,
+                             "change_low": change - (0.1 if red else 0.002),
+                             "change_high": change + (0.1 if red else 0.002),
+                             "verdict": "red" if red else "green", "decided": True,
+                             "seeds": 1})
+    grid = {"axes": ["label", "network.band_limit_packets", "network.qdisc",
+                     "training.ratio", "background.rate", "seed"],
+            "arms": ["same", "low"], "reference": "same", "cells": cells}
+    loaded = SimpleNamespace(grid=grid, deltas_mean=pd.DataFrame(rows))
+    monkeypatch.setattr(findings_pages, "load_kept", lambda key: (None, loaded))
+    return findings_pages
+
+
+def test_a_grid_of_labelled_points_is_summarised_per_label(monkeypatch):
+    pages = _faceted(monkeypatch)
+    words = pages.finding_summary("x")
+    # once per label, in the grid's order (not sorted), each with its own verdicts
+    first, second = words.index("Under label `small-buffer`"), words.index("Under label `drr`")
+    assert first < second
+    assert ("4 of 4 verdicts decided: green at R = 16 (lambda 23, 184), R = 2 (lambda 23); "
+            "red at R = 2 (lambda 184).") in words[first:second]
+    assert "red" not in words[second:]
+
+
+def test_contrast_names_the_points_where_two_maps_disagree(monkeypatch):
+    pages = _faceted(monkeypatch)
+    text = pages.finding_contrast("x:label=drr", "x:label=small-buffer", "iteration_time")
+    assert "`drr` against `small-buffer`, 4 points" in text
+    assert "intervals disjoint at 1 (R = 2 (lambda 184))" in text
+    assert "decided verdicts differ at 1 (R = 2 (lambda 184))" in text
+    with pytest.raises(KeyError, match="no point of x has label = nope"):
+        pages.finding_contrast("x:label=drr", "x:label=nope")
+    with pytest.raises(KeyError, match="no field 'nope'"):
+        pages.finding_contrast("x:label=drr", "x:nope=1")
+
+
+def test_a_map_with_a_third_axis_gets_a_column_for_it():
+    """The project's kept buffer-models sweep: one row per model and R, the
+    models in the grid's order, each cell the kept change of its own model."""
+    from harness.outputs import findings_pages
+
+    sweep, loaded = findings_pages.load_kept("buffer-models")
+    table = findings_pages.finding_map("buffer-models")
+    rows = [r for r in table.splitlines() if r.startswith("| `")]
+    models = list(dict.fromkeys(c["point"]["network.buffer.model"] for c in loaded.grid["cells"]))
+    assert len(rows) == 4 * len(models)
+    assert [r.split("|")[1].strip(" `") for r in rows[::4]] == models
+    dm = loaded.deltas_mean
+    for model, row in zip(models, rows[::4]):   # R = 16, lambda = 23 of each model
+        one = dm[(dm["network.buffer.model"] == model) & (dm["training.ratio"] == 16)
+                 & (dm["background.rate"] == 23) & (dm["metric"] == "iteration_time")]
+        assert findings_pages._pct(one["change"].iloc[0]) in row.split("|")[3]

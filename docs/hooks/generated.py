@@ -36,7 +36,7 @@ if str(ROOT) not in sys.path:  # a checkout without `pip install -e .`
 
 from harness.outputs import findings_pages  # after the checkout is on the path
 
-MARKER = re.compile(r"^<!-- generated: ([a-z-]+)((?: [A-Za-z0-9_.-]+)*) -->$", re.MULTILINE)
+MARKER = re.compile(r"^<!-- generated: ([a-z-]+)((?: [A-Za-z0-9_.:=-]+)*) -->$", re.MULTILINE)
 WIDTH = 88
 
 

@@ -130,6 +130,13 @@ def finding_block(name: str) -> str:
                   "under the older per-band buffer limits (`network.buffer.model = "
                   "\"per_band\"`, the default until 2026-11-24): it is not checked against "
                   "today's code.", ""]
+        some = [st for st in states if st.status != kept.NOT_KEPT]
+        if some:   # a finding kept in part: what is kept already, and what is not
+            lines[-1:-1] = ["    Kept so far (the parts generated from them are checked):"] + [
+                f"    - {provenance_line(st.provenance)}." for st in some] + [
+                "    Not kept yet: " + ", ".join(f"`{s.key}`" for s, st in
+                                                 zip(finding.sweeps, states)
+                                                 if st.status == kept.NOT_KEPT) + "."]
         return "\n".join(lines)
     lines.append(f"!!! info \"What this page ran under ({status})\"")
     for state in states:
@@ -151,7 +158,9 @@ def findings_status() -> str:
         status = kept.finding_status(states)
         ran = "; ".join(provenance_line(s.provenance) for s in states if s.provenance)
         if status == kept.NOT_KEPT:
-            ran = ("typed by hand from earlier runs (most under per-band limits); not "
+            left = [s.key for s, st in zip(finding.sweeps, states) if st.status == kept.NOT_KEPT]
+            ran = (f"{ran}; not kept yet: {', '.join(f'`{k}`' for k in left)}" if ran else
+                   "typed by hand from earlier runs (most under per-band limits); not "
                    f"regenerated yet: `harness findings run {finding.name}`")
         link = f"[{finding.title}](../{finding.page})" if not finding.page.startswith(
             "findings/") else f"[{finding.title}]({finding.page.split('/', 1)[1]})"
@@ -160,7 +169,9 @@ def findings_status() -> str:
 
 
 def finding_map(key: str, metric: str = "iteration_time") -> str:
-    """A markdown table of one metric's change per point of a two-axis map."""
+    """A markdown table of one metric's change per point of a two-axis map;
+    a grid with more point fields (a buffer model, a qdisc) gets one leading
+    column per such field, its rows grouped by their values."""
     from harness.outputs.plots.sweep_axes import boundary_axes, compared_arms
     from harness.outputs.plots.sweep_data import boundary_table
     sweep, loaded = load_kept(key)
@@ -174,23 +185,29 @@ def finding_map(key: str, metric: str = "iteration_time") -> str:
     if prefix is None:
         return finding_changes(key, metric)
     table = boundary_table(dm, loaded.summary, grid)
-    arms = compared_arms(grid)
+    facets, combos = _facets(grid, table)
     parts = []
-    for arm in arms:
+    for arm in compared_arms(grid):
         rows = table[table["arm"] == arm]
         ys = sorted(rows[y].unique(), reverse=True) if y else [None]
         xs = sorted(rows[x].unique()) if x else [None]
-        head = f"| {_short(y)} | " + " | ".join(f"{_short(x)} {v:g}" for v in xs) + " |"
+        head = ("| " + "".join(f"{_short(f)} | " for f in facets) + f"{_short(y)} | "
+                + " | ".join(f"{_short(x)} {v:g}" for v in xs) + " |")
         lines = [f"{METRIC_WORDS.get(metric, metric)}: `{arm}` vs `{grid.get('reference')}`"
                  " (%, [95 % interval], verdict; bold: decided; seeds in parentheses)", "",
-                 head, "|" + "---|" * (len(xs) + 1)]
-        for yv in ys:
-            cells = []
-            for xv in xs:
-                match = rows[(rows[y] == yv) if y else True]
-                match = match[(match[x] == xv)] if x else match
-                cells.append(_cell(match.iloc[0].to_dict(), prefix) if len(match) else "")
-            lines.append(f"| {yv:g} | " + " | ".join(cells) + " |")
+                 head, "|" + "---|" * (len(facets) + len(xs) + 1)]
+        for facet in combos:
+            inside = _facet_rows(rows, facets, facet)
+            if not len(inside):
+                continue
+            for yv in ys:
+                cells = []
+                for xv in xs:
+                    match = inside[(inside[y] == yv) if y else True]
+                    match = match[(match[x] == xv)] if x else match
+                    cells.append(_cell(match.iloc[0].to_dict(), prefix) if len(match) else "")
+                lines.append("| " + "".join(f"{_value(v)} | " for v in facet)
+                             + f"{yv:g} | " + " | ".join(cells) + " |")
         parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n"
 
@@ -198,9 +215,10 @@ def finding_map(key: str, metric: str = "iteration_time") -> str:
 def finding_summary(key: str) -> str:
     """A kept map in words: how many training verdicts are decided and where
     each class lies; for each FCT mean, where it is significantly faster or
-    slower, and its range. Bullets, for a page or the findings index."""
-    from harness.analysis import stats
-    from harness.outputs.plots.sweep_axes import boundary_axes, compared_arms, point_fields
+    slower, and its range. Bullets, for a page or the findings index; a grid
+    with more point fields than the map's two axes (a buffer model) gets its
+    bullets once per value, in the grid's order."""
+    from harness.outputs.plots.sweep_axes import boundary_axes, point_fields
 
     sweep, loaded = load_kept(key)
     if loaded is None:
@@ -209,6 +227,46 @@ def finding_summary(key: str) -> str:
     y, x = boundary_axes(grid)
     if not y and not x:   # not a map: points named by the grid's first axis
         x = next(iter(point_fields(grid)), None)
+        return _summary_lines(dm, grid, y, x)
+    facets, combos = _facets(grid, dm)
+    if not facets:
+        return _summary_lines(dm, grid, y, x)
+    parts = []
+    for facet in combos:
+        inside = _facet_rows(dm, facets, facet)
+        if len(inside):
+            name = ", ".join(f"{_short(f)} {_value(v)}" for f, v in zip(facets, facet))
+            parts.append(f"Under {name}:\n\n" + _summary_lines(inside, grid, y, x))
+    return "\n".join(parts)
+
+
+def _facets(grid: dict, rows) -> tuple[list[str], list[tuple]]:
+    """The point fields a map's two axes do not show, and their value
+    combinations in the order the grid's cells list them (not sorted). A grid
+    of labelled points (a `points` list) is faceted by its labels alone: the
+    label names the settings each point changes."""
+    from harness.outputs.plots.sweep_axes import facet_fields
+
+    facets = facet_fields(grid)
+    if "label" in facets:
+        facets = ["label"]
+    combos = list(dict.fromkeys(tuple(c["point"].get(f) for f in facets)
+                                for c in grid.get("cells", [])))
+    if not combos and facets:
+        combos = list(dict.fromkeys(map(tuple, rows[facets].itertuples(index=False))))
+    return facets, combos
+
+
+def _facet_rows(rows, facets: list[str], combo: tuple):
+    for f, v in zip(facets, combo):
+        rows = rows[rows[f].isna()] if v is None else rows[rows[f] == v]
+    return rows
+
+
+def _summary_lines(dm, grid: dict, y: str | None, x: str | None) -> str:
+    from harness.analysis import stats
+    from harness.outputs.plots.sweep_axes import compared_arms
+
     lines = []
     for arm in compared_arms(grid):
         mine = dm[dm["arm"] == arm]
@@ -261,7 +319,81 @@ def _value(v) -> str:
 
 def _short(field: str | None) -> str:
     return {"training.ratio": "R", "background.rate": "lambda",
-            "background.load": "load", "training.policy": "policy"}.get(field or "", field or "")
+            "background.load": "load", "training.policy": "policy",
+            "network.buffer.model": "buffer model"}.get(field or "", field or "")
+
+
+def _selection(spec: str):
+    """'SWEEP' or 'SWEEP:FIELD=VALUE': a kept sweep's deltas, the rows of one
+    facet of it where a field is named (VALUE as the field's values print),
+    and a name for them."""
+    key, _, where = spec.partition(":")
+    sweep, loaded = load_kept(key)
+    if loaded is None:
+        return None, None, key
+    dm = loaded.deltas_mean
+    if where:
+        field, _, value = where.partition("=")
+        if field not in dm:
+            raise KeyError(f"finding-contrast {spec}: no field {field!r} in {key}'s points")
+        dm = dm[dm[field].astype(str) == value]
+        if not len(dm):
+            raise KeyError(f"finding-contrast {spec}: no point of {key} has {field} = {value}")
+        return loaded, dm, f"`{value}`"
+    return loaded, dm, f"`{key}`"
+
+
+def finding_contrast(a: str, b: str, *metrics: str) -> str:
+    """Where two maps of the same points disagree (two facets of one sweep,
+    or two sweeps: 'SWEEP' or 'SWEEP:FIELD=VALUE'): per metric, the points
+    whose 95 % intervals are disjoint, whose decided verdicts differ, and
+    those decided (training) or significant (FCTs) under one only. Bullets
+    in words; the numbers are the maps' (finding-map)."""
+    from harness.outputs.plots.sweep_axes import boundary_axes, compared_arms
+
+    (la, da, na), (lb, db, nb) = _selection(a), _selection(b)
+    if la is None or lb is None:
+        missing = a if la is None else b
+        return f"*(no kept tables for `{missing.partition(':')[0]}` yet: `harness findings run`)*"
+    y, x = boundary_axes(la.grid)
+    keys = [k for k in (y, x) if k]
+    metrics = metrics or ("iteration_time", "fct_small_mean", "fct_large_mean")
+    lines = []
+    for arm in compared_arms(la.grid):
+        for metric in metrics:
+            pick = lambda d: d[(d["arm"] == arm) & (d["metric"] == metric)].set_index(keys)
+            ra, rb = pick(da), pick(db)
+            common = ra.index.intersection(rb.index)
+            if not len(common):
+                continue
+            disjoint, differ, only_a, only_b = [], [], [], []
+            for point in common:
+                p, q = ra.loc[point], rb.loc[point]
+                if (p["change_high"] < q["change_low"]) or (q["change_high"] < p["change_low"]):
+                    disjoint.append(point)
+                da_, db_ = bool(p["decided"]) , bool(q["decided"])
+                if da_ and db_ and p["verdict"] != q["verdict"]:
+                    differ.append(point)
+                elif da_ and not db_:
+                    only_a.append(point)
+                elif db_ and not da_:
+                    only_b.append(point)
+            word = "decided" if metric.startswith("iteration") else "significant"
+            where = lambda pts: _points(_frame_of_points(pts, keys), y, x) if pts else "none"
+            words = METRIC_WORDS.get(metric, metric)
+            lines.append(
+                f"- **{words[0].upper()}{words[1:]}** (`{arm}` vs `{la.grid.get('reference')}`,"
+                f" {na} against {nb}, {len(common)} points): intervals disjoint at "
+                f"{len(disjoint)} ({where(disjoint)}); decided verdicts differ at {len(differ)}"
+                f" ({where(differ)}); {word} under {na} only at {len(only_a)} "
+                f"({where(only_a)}), under {nb} only at {len(only_b)} ({where(only_b)}).")
+    return "\n".join(lines) + "\n"
+
+
+def _frame_of_points(points: list, keys: list[str]):
+    import pandas as pd
+
+    return pd.DataFrame([p if isinstance(p, tuple) else (p,) for p in points], columns=keys)
 
 
 def finding_changes(key: str, *metrics: str) -> str:
@@ -507,4 +639,5 @@ MARKERS = {"finding": finding_block, "findings-status": findings_status,
            "finding-summary": finding_summary, "finding-table": finding_table,
            "finding-claims": finding_claims, "finding-verdicts": finding_verdicts,
            "finding-frontier": finding_frontier, "finding-boundary": finding_boundary,
-           "finding-scale-check": finding_scale_check, "finding-figures": finding_figures}
+           "finding-scale-check": finding_scale_check, "finding-figures": finding_figures,
+           "finding-contrast": finding_contrast}
