@@ -455,3 +455,13 @@ def test_a_map_with_a_third_axis_gets_a_column_for_it():
         one = dm[(dm["network.buffer.model"] == model) & (dm["training.ratio"] == 16)
                  & (dm["background.rate"] == 23) & (dm["metric"] == "iteration_time")]
         assert findings_pages._pct(one["change"].iloc[0]) in row.split("|")[3]
+
+
+def test_the_costs_table_lists_each_kept_sweep_once(kept_tiny):
+    from harness.outputs import findings_pages
+
+    record = json.loads((kept_tiny / "provenance.json").read_text())
+    table = findings_pages.findings_costs()
+    rows = [r for r in table.splitlines() if r.startswith("| `")]
+    assert len(rows) == 1 and rows[0].startswith("| `tiny` | 8 | ")
+    assert f"{record['simulation_cpu_s']:,.0f} s" in rows[0] and "ns3 wheel" in rows[0]

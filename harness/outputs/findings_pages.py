@@ -168,6 +168,32 @@ def findings_status() -> str:
     return "\n".join(lines) + "\n"
 
 
+def findings_costs() -> str:
+    """A table of every kept sweep's cost, from its provenance: cells,
+    simulation CPU, events and their rate, the ns-3 it ran on, when. (What a
+    rerun of each costs on a machine like it; `harness findings list` adds
+    the estimate for those not kept.)"""
+    seen = {}
+    for finding in kept.load_registry().values():
+        for sweep in finding.sweeps:
+            seen.setdefault(sweep.key, sweep)
+    lines = ["| kept sweep | cells | simulation CPU | events | events per CPU-second | "
+             "engine | run |", "|---|---|---|---|---|---|---|"]
+    for key, sweep in seen.items():
+        record = kept.provenance(sweep)
+        if not record:
+            continue
+        cpu, events = record.get("simulation_cpu_s") or 0, record.get("events") or 0
+        rate = f"{events / cpu / 1e3:,.0f} k" if cpu and events else "n/a"
+        engine = record.get("engine") or {}
+        ran_on = ("ns3 wheel" if engine.get("kind", "wheel") == "wheel" else
+                  f"ns-{engine.get('version', '?')} build ({engine.get('profile', '?')})")
+        lines.append(f"| `{key}` | {record.get('cells')} | {cpu:,.0f} s | "
+                     f"{events / 1e9:,.2f} G | {rate} | {ran_on} | {record.get('date')} on "
+                     f"{record.get('machine')} |")
+    return "\n".join(lines) + "\n"
+
+
 def finding_map(key: str, metric: str = "iteration_time") -> str:
     """A markdown table of one metric's change per point of a two-axis map;
     a grid with more point fields (a buffer model, a qdisc) gets one leading
@@ -640,4 +666,4 @@ MARKERS = {"finding": finding_block, "findings-status": findings_status,
            "finding-claims": finding_claims, "finding-verdicts": finding_verdicts,
            "finding-frontier": finding_frontier, "finding-boundary": finding_boundary,
            "finding-scale-check": finding_scale_check, "finding-figures": finding_figures,
-           "finding-contrast": finding_contrast}
+           "finding-contrast": finding_contrast, "findings-costs": findings_costs}
