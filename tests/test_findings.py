@@ -465,3 +465,30 @@ def test_the_costs_table_lists_each_kept_sweep_once(kept_tiny):
     rows = [r for r in table.splitlines() if r.startswith("| `")]
     assert len(rows) == 1 and rows[0].startswith("| `tiny` | 8 | ")
     assert f"{record['simulation_cpu_s']:,.0f} s" in rows[0] and "ns3 wheel" in rows[0]
+
+
+def test_tails_against_means_sorts_each_point_by_its_intervals(monkeypatch):
+    import pandas as pd
+    from types import SimpleNamespace
+
+    from harness.outputs import findings_pages
+
+    def row(rate, metric, change, low, high):
+        return {"training.ratio": 2, "background.rate": rate, "arm": "low", "metric": metric,
+                "change": change, "change_low": low, "change_high": high}
+    nan = float("nan")
+    dm = pd.DataFrame([
+        row(23, "m", -0.2, -0.3, -0.1), row(23, "t", -0.5, -0.8, -0.2),   # both lower
+        row(46, "m", -0.2, -0.3, -0.1), row(46, "t", +0.9, -0.2, +2.0),   # the mean only
+        row(92, "m", +0.01, -0.02, 0.04), row(92, "t", -0.1, -0.2, -0.05),   # the tail only
+        row(184, "m", -0.2, -0.3, -0.1), row(184, "t", +0.4, nan, nan)])  # no tail interval
+    grid = {"axes": ["training.ratio", "background.rate", "seed"], "arms": ["same", "low"],
+            "reference": "same"}
+    monkeypatch.setattr(findings_pages, "load_kept",
+                        lambda key: (None, SimpleNamespace(grid=grid, deltas_mean=dm)))
+    text = findings_pages.finding_tails("x", "m:t")
+    assert "4 points): the same verdict at 1 (R = 2 (lambda 23))" in text
+    assert "only the mean significant at 1 (R = 2 (lambda 46))" in text
+    assert "only the tail at 1 (R = 2 (lambda 92))" in text and "opposite directions at 0" in text
+    assert "too few samples for a verdict at 1 (R = 2 (lambda 184))" in text
+    assert "The tail's change is the larger at 3 of 3." in text

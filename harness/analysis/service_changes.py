@@ -12,7 +12,7 @@ i of the other. Per seed, the pairs are
   flows both completed), the deadline-miss fraction over all of them (an
   unanswered query misses);
 - an RPC service's requests (by request id) that both arms measured; the
-  latency's p99 over those both answered, the SLO attainment over all of
+  latency's mean and p99 over those both answered, the SLO attainment over all of
   them (an unanswered request misses the SLO);
 - a stream's packets (by sequence number) that both arms received in the
   window: the one-way delay's p99, and the jitter.
@@ -79,7 +79,7 @@ def _rpc_samples(run: "Run", service: str) -> Samples:
     latency = requests[requests["measured"]].set_index("id")["latency_s"]
     slo = _targets(run, service).get("slo_s")
     # an unanswered request (NaN) is not within the SLO
-    return {"p99": latency.dropna(),
+    return {"p99": latency.dropna(), "mean": latency.dropna(),
             **({"slo_attainment": (latency <= slo).astype(float)} if slo is not None else {})}
 
 

@@ -190,6 +190,7 @@ SERVICE_STATS = (
                 "query completion time, 99.9th percentile (p999)"),
     ServiceStat("rpc", "p99", "p99_latency_s", "s", "RPC latency, 99th percentile (p99)",
                 change="p99"),
+    ServiceStat("rpc", "mean", "mean_latency_s", "s", "RPC latency, mean", change="mean"),
     ServiceStat("rpc", "slo_attainment", "slo_attainment", "fraction",
                 "RPC SLO attainment (fraction answered within the SLO)", change="mean",
                 fraction=True, higher_is_better=True),

@@ -149,7 +149,7 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
         "arm": ("", "the compared arm"),
         "metric": ("", "what changed (iteration_time, iteration_time_p99, end_spread, "
                        "fct_<class>_<mean|p99|p999>; a service's: query_p99, query_mean, "
-                       "query_deadline_miss, rpc_p99, rpc_slo_attainment, stream_delay_p99, "
+                       "query_deadline_miss, rpc_p99, rpc_mean, rpc_slo_attainment, stream_delay_p99, "
                        "stream_jitter, with the service's name after the kind where a "
                        "scenario has several of that kind)"),
         "reference": ("s", "the metric's value in the reference arm (a service's "

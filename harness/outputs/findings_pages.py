@@ -168,6 +168,73 @@ def findings_status() -> str:
     return "\n".join(lines) + "\n"
 
 
+def finding_tails(key: str, *pairs: str) -> str:
+    """Where a mean and a tail of the same quantity tell different stories:
+    for each 'MEAN:TAIL' pair of deltas metrics (fct_small_mean:fct_small_p99,
+    query_mean:query_p99, ...), over a kept sweep's points, where both move
+    the same way, where only one of them moves significantly (its 95 %
+    interval excludes 0), where they move in opposite directions, and at how
+    many points the tail's change is the larger. Bullets in words; the
+    numbers are finding-changes'."""
+    from harness.outputs.plots.sweep_axes import boundary_axes, compared_arms, point_fields
+
+    sweep, loaded = load_kept(key)
+    if loaded is None:
+        return f"*(no kept tables for `{key}` yet: `harness findings run`)*"
+    grid, dm = loaded.grid, loaded.deltas_mean
+    y, x = boundary_axes(grid)
+    keys = [k for k in point_fields(grid) if k in dm]
+
+    def way(row) -> str | None:
+        """Where the 95 % interval puts the change: below 0, above, across it;
+        None without an interval (too few samples)."""
+        low, high = row["change_low"], row["change_high"]
+        if low is None or high is None or math.isnan(low) or math.isnan(high):
+            return None
+        return "down" if high < 0 else "up" if low > 0 else "none"
+
+    lines = []
+    for arm in compared_arms(grid):
+        for pair in pairs:
+            mean_metric, _, tail_metric = pair.partition(":")
+            pick = lambda m: dm[(dm["arm"] == arm) & (dm["metric"] == m)].set_index(keys)
+            means, tails = pick(mean_metric), pick(tail_metric)
+            common = means.index.intersection(tails.index)
+            if not len(common):
+                continue
+            groups: dict[str, list] = {"same": [], "mean only": [], "tail only": [],
+                                       "opposite": [], "too few": []}
+            larger = 0
+            for point in common:
+                m, t = means.loc[point], tails.loc[point]
+                a, b = way(m), way(t)
+                if a is None or b is None:
+                    groups["too few"].append(point)
+                    continue
+                larger += abs(t["change"]) > abs(m["change"])
+                groups["same" if a == b else "mean only" if b == "none" else
+                       "tail only" if a == "none" else "opposite"].append(point)
+            judged = len(common) - len(groups["too few"])
+
+            def at(points: list) -> str:
+                if not points:
+                    return "0"
+                where = _points(_frame_of_points(points, keys), y, x) if y or x else ""
+                return f"{len(points)}" + (f" ({where})" if where else "")
+
+            lines.append(
+                f"- **`{mean_metric}` against `{tail_metric}`** (`{arm}` vs "
+                f"`{grid.get('reference')}`, {len(common)} points): the same verdict at "
+                f"{at(groups['same'])}; only the mean significant at {at(groups['mean only'])}; "
+                f"only the tail at {at(groups['tail only'])}; opposite directions at "
+                f"{at(groups['opposite'])}"
+                + (f"; too few samples for a verdict at {at(groups['too few'])}"
+                   if groups["too few"] else "")
+                + (f". The tail's change is the larger at {larger} of {judged}." if judged
+                   else "."))
+    return "\n".join(lines) + "\n"
+
+
 def findings_costs() -> str:
     """A table of every kept sweep's cost, from its provenance: cells,
     simulation CPU, events and their rate, the ns-3 it ran on, when. (What a
@@ -666,4 +733,5 @@ MARKERS = {"finding": finding_block, "findings-status": findings_status,
            "finding-claims": finding_claims, "finding-verdicts": finding_verdicts,
            "finding-frontier": finding_frontier, "finding-boundary": finding_boundary,
            "finding-scale-check": finding_scale_check, "finding-figures": finding_figures,
-           "finding-contrast": finding_contrast, "findings-costs": findings_costs}
+           "finding-contrast": finding_contrast, "findings-costs": findings_costs,
+           "finding-tails": finding_tails}
