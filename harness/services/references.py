@@ -224,11 +224,54 @@ def processor_sharing(check: Check, point: dict, cheap: bool) -> list[dict]:
     the FCT over the flow's time alone on the wire (payload and headers at
     the link's rate), and rho counts what the bottleneck carries: the
     flows' headers and the other direction's ACKs (one per two segments)
-    besides the payload the background's `load` offers."""
-    from harness.traffic.services import TCP_FRAME_OVERHEAD, tcp_wire_bytes
+    besides the payload the background's `load` offers.
+
+    Where the check's `without_loss` names other settings (DCTCP marking a
+    short queue), the same flows run again under them and their slowdowns
+    are reported beside, with each run's dropped packets: whether the
+    departure comes from TCP's losses (not in the cheap run)."""
+    from harness.traffic.services import TCP_FRAME_OVERHEAD
 
     load = float(point["load"])
     run = simulate(check, {"background.load": load}, cheap)
+    mss = run.plan.scenario.tcp.segment_size
+    rho = load * (1 + TCP_FRAME_OVERHEAD / mss + TCP_FRAME_OVERHEAD / (2 * mss))
+    expected = ref.ps_slowdown(rho)
+    large, small, unfinished, dropped = _ps_slowdowns(check, run)
+    note = (f"rho on the wire {rho:.3f} (load {load:g} of payload, its headers and the reverse "
+            f"ACKs); TCP's minimum RTO {1.5 * run.plan.worst_rtt * 1e3:.0f} ms (1.5 x the "
+            f"worst-case round trip through full buffers); {dropped:,} packets dropped"
+            + (f"; {unfinished} measured flows unfinished" if unfinished else ""))
+    rows = [_row(check, point, "large flows: mean slowdown", expected, large, cheap, note),
+            _reported(check, point, "small flows: mean slowdown (reported)", expected, small,
+                      cheap, "PS ignores round trips and slow start, which dominate small "
+                             "flows")]
+    other = check.settings.get("without_loss")
+    if other and not cheap:
+        again = simulate(check, {"background.load": load, **other}, cheap)
+        large, small, unfinished, dropped = _ps_slowdowns(check, again)
+        setting = ", ".join(f"{k} = {v}" for k, v in other.items())
+        note = (f"the same flows with {setting}: {dropped:,} packets dropped"
+                + (f"; {unfinished} measured flows unfinished" if unfinished else ""))
+        rows += [_reported(check, point, "large flows: mean slowdown, few losses (reported)",
+                           expected, large, cheap, note),
+                 _reported(check, point, "small flows: mean slowdown, few losses (reported)",
+                           expected, small, cheap, note)]
+    return rows
+
+
+def _reported(check: Check, point: dict, quantity: str, expected: float,
+              est: ref.Estimate, cheap: bool, note: str) -> dict:
+    """A row shown beside a check and not judged (no tolerance)."""
+    return {**_row(check, point, quantity, expected, est, cheap, note),
+            "within": None, "tolerance": None}
+
+
+def _ps_slowdowns(check: Check, run) -> tuple[ref.Estimate, ref.Estimate, int, int]:
+    """The large and small measured flows' mean slowdowns of a run (their t
+    intervals), its measured flows left unfinished and its dropped packets."""
+    from harness.traffic.services import tcp_wire_bytes
+
     sc = run.plan.scenario
     k, mss = sc.scale, sc.tcp.segment_size
     link_bps = run.plan.topology.links[0].rate_bps
@@ -237,19 +280,9 @@ def processor_sharing(check: Check, point: dict, cheap: bool) -> list[dict]:
     wire_s = np.array([tcp_wire_bytes(int(x), mss) for x in done["size"]]) * 8 / link_bps
     slowdown = done["fct_s"].to_numpy() / wire_s
     size = done["size"].to_numpy() * k
-    rho = load * (1 + TCP_FRAME_OVERHEAD / mss + TCP_FRAME_OVERHEAD / (2 * mss))
-    expected = ref.ps_slowdown(rho)
-    unfinished = int((~f["completed"]).sum())
-    note = (f"rho on the wire {rho:.3f} (load {load:g} of payload, its headers and the reverse "
-            f"ACKs); TCP's minimum RTO {1.5 * run.plan.worst_rtt * 1e3:.0f} ms (1.5 x the "
-            "worst-case round trip through full buffers)"
-            + (f"; {unfinished} measured flows unfinished" if unfinished else ""))
-    large = ref.t_interval(slowdown[size >= check.settings["large_bytes"]])
-    small = ref.t_interval(slowdown[size <= check.settings["small_bytes"]])
-    rows = [_row(check, point, "large flows: mean slowdown", expected, large, cheap, note)]
-    small_row = _row(check, point, "small flows: mean slowdown (reported)", expected, small,
-                     cheap, "PS ignores round trips and slow start, which dominate small flows")
-    return rows + [{**small_row, "within": None, "tolerance": None}]
+    return (ref.t_interval(slowdown[size >= check.settings["large_bytes"]]),
+            ref.t_interval(slowdown[size <= check.settings["small_bytes"]]),
+            int((~f["completed"]).sum()), int(run.queues["dropped_packets"].sum()))
 
 
 def mathis(check: Check, point: dict, cheap: bool) -> list[dict]:
