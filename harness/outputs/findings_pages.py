@@ -11,7 +11,17 @@ a findings page with these:
   what it ran under (the findings index);
 - ``<!-- generated: finding-map SWEEP [METRIC] -->``: a metric's change per
   point of a two-axis map (rows: R, columns: the background), with its 95 %
-  interval and verdict, bold where decided, seeds in parentheses;
+  interval and verdict, bold where decided, seeds in parentheses; a grid's
+  other point fields (a buffer model; a labelled point's label) lead each row;
+- ``<!-- generated: finding-contrast A B [METRIC ...] -->``: where two maps
+  of the same points disagree (A, B: 'SWEEP' or 'SWEEP:FIELD=VALUE', a
+  facet of one): intervals disjoint, decided verdicts that differ, decided
+  or significant under one only;
+- ``<!-- generated: finding-tails SWEEP MEAN:TAIL [...] -->``: where a mean
+  and its tail (fct_small_mean:fct_small_p99, query_mean:query_p99) move
+  the same way, only one of them, or opposite ways;
+- ``<!-- generated: findings-costs -->``: every kept sweep's cells, CPU,
+  events and engine (its provenance);
 - ``<!-- generated: finding-changes SWEEP METRIC [METRIC ...] -->``: the
   same as one row per point and metric;
 - ``<!-- generated: finding-summary SWEEP -->``: the map in words (verdicts
