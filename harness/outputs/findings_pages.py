@@ -207,8 +207,7 @@ def finding_tails(key: str, *pairs: str) -> str:
     for arm in compared_arms(grid):
         for pair in pairs:
             mean_metric, _, tail_metric = pair.partition(":")
-            pick = lambda m: dm[(dm["arm"] == arm) & (dm["metric"] == m)].set_index(keys)
-            means, tails = pick(mean_metric), pick(tail_metric)
+            means, tails = (_by_point(dm, arm, m, keys) for m in (mean_metric, tail_metric))
             common = means.index.intersection(tails.index)
             if not len(common):
                 continue
@@ -229,7 +228,7 @@ def finding_tails(key: str, *pairs: str) -> str:
             def at(points: list) -> str:
                 if not points:
                     return "0"
-                where = _points(_frame_of_points(points, keys), y, x) if y or x else ""
+                where = _where(points, keys, y, x) if y or x else ""
                 return f"{len(points)}" + (f" ({where})" if where else "")
 
             lines.append(
@@ -464,8 +463,7 @@ def finding_contrast(a: str, b: str, *metrics: str) -> str:
     lines = []
     for arm in compared_arms(la.grid):
         for metric in metrics:
-            pick = lambda d: d[(d["arm"] == arm) & (d["metric"] == metric)].set_index(keys)
-            ra, rb = pick(da), pick(db)
+            ra, rb = _by_point(da, arm, metric, keys), _by_point(db, arm, metric, keys)
             common = ra.index.intersection(rb.index)
             if not len(common):
                 continue
@@ -474,15 +472,15 @@ def finding_contrast(a: str, b: str, *metrics: str) -> str:
                 p, q = ra.loc[point], rb.loc[point]
                 if (p["change_high"] < q["change_low"]) or (q["change_high"] < p["change_low"]):
                     disjoint.append(point)
-                da_, db_ = bool(p["decided"]) , bool(q["decided"])
-                if da_ and db_ and p["verdict"] != q["verdict"]:
+                decided_a, decided_b = bool(p["decided"]), bool(q["decided"])
+                if decided_a and decided_b and p["verdict"] != q["verdict"]:
                     differ.append(point)
-                elif da_ and not db_:
+                elif decided_a and not decided_b:
                     only_a.append(point)
-                elif db_ and not da_:
+                elif decided_b and not decided_a:
                     only_b.append(point)
             word = "decided" if metric.startswith("iteration") else "significant"
-            where = lambda pts: _points(_frame_of_points(pts, keys), y, x) if pts else "none"
+            where = lambda pts: _where(pts, keys, y, x) if pts else "none"
             words = METRIC_WORDS.get(metric, metric)
             lines.append(
                 f"- **{words[0].upper()}{words[1:]}** (`{arm}` vs `{la.grid.get('reference')}`,"
@@ -493,10 +491,17 @@ def finding_contrast(a: str, b: str, *metrics: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _frame_of_points(points: list, keys: list[str]):
+def _by_point(dm, arm: str, metric: str, keys: list[str]):
+    """One arm's rows of one deltas metric, indexed by their point."""
+    return dm[(dm["arm"] == arm) & (dm["metric"] == metric)].set_index(keys)
+
+
+def _where(points: list, keys: list[str], y: str | None, x: str | None) -> str:
+    """Index values of _by_point's rows in words ('R = 2 (lambda 23, 46)')."""
     import pandas as pd
 
-    return pd.DataFrame([p if isinstance(p, tuple) else (p,) for p in points], columns=keys)
+    frame = pd.DataFrame([p if isinstance(p, tuple) else (p,) for p in points], columns=keys)
+    return _points(frame, y, x)
 
 
 def finding_changes(key: str, *metrics: str) -> str:

@@ -183,7 +183,8 @@ def strict_priority(check: Check, point: dict, cheap: bool) -> list[dict]:
     # every packet the run delivered (before the window too: they queue ahead of it), by send time
     packets = run.streams.sort_values("sent_ns", kind="stable")
     klass = packets["service_name"].map({n: k for k, n in enumerate(names)}).to_numpy()
-    sent = packets["sent_ns"].to_numpy() * 1e-9
+    ns = packets["sent_ns"].to_numpy()
+    sent = ns * 1e-9
     waited = (packets["delay_s"] - packets["service_name"].map(delays)).to_numpy()
     cobham_queue = ref.priority_queue_waits(sent, klass, wire_s[klass], committed=0)
     committed = ref.priority_queue_waits(sent, klass, wire_s[klass], committed=1)
@@ -192,7 +193,6 @@ def strict_priority(check: Check, point: dict, cheap: bool) -> list[dict]:
     # table does not keep (ns-3's event order), and the order decides every
     # later wait until the link next goes idle: the per-packet comparison
     # leaves out such busy periods (a few in 10^4 packets); the means keep them.
-    ns = packets["sent_ns"].to_numpy()
     ends = np.maximum.accumulate(sent + committed + wire_s[klass])
     period = np.cumsum(np.concatenate([[True], sent[1:] >= ends[:-1]]))
     tie = np.concatenate([[False], ns[1:] == ns[:-1]])
