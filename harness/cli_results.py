@@ -110,7 +110,9 @@ def _check_reads_only() -> None:
 def reference(directory: str, output: str) -> None:
     """Keep the cells of a finished sweep's smallest scale (its reference
     fidelity) as compact tables in DIR: per cell its summary, config and
-    manifest, the iterations and the flow columns the paired intervals need.
+    manifest, the iterations and the flow columns the paired intervals need
+    (and a service's requests and stream packets, whole). Of a grid without
+    a scale axis, its finished cells: a long sweep kept in parts.
     `harness sweep GRID --reference DIR` then takes those cells from DIR and
     runs only the others."""
     from harness.services import results

@@ -133,6 +133,40 @@ def test_aggregating_again_gives_identical_tables(service_sweep):
                                       report.tables[name][columns].reset_index(drop=True))
 
 
+def test_a_sweep_kept_in_parts_goes_on_to_the_same_tables(service_sweep, tmp_path):
+    """harness reference of a grid without a scale axis keeps the finished
+    cells of an unfinished sweep, services' tables whole; a sweep that takes
+    them runs only the rest and gives the full sweep's paired intervals."""
+    import json
+    import shutil
+
+    from click.testing import CliRunner
+
+    from harness.cli import main
+    from harness.sweeps import aggregate, reference, sweeping
+
+    grid, report = service_sweep
+    part = tmp_path / "part"
+    shutil.copytree(report.out, part)
+    same, low = _cells(report)
+    shutil.rmtree(part / "cells" / low)   # the low arm did not finish
+    made = CliRunner().invoke(main, ["reference", str(part), "-o", str(tmp_path / "ref")])
+    assert made.exit_code == 0, made.output
+    index = json.loads((tmp_path / "ref" / reference.INDEX).read_text())
+    assert list(index["cells"]) == [same] and index["of"] == 2 and index["scale"] == 1
+    kept = tmp_path / "ref" / "cells" / same
+    for name in reference.SERVICE_TABLES:
+        assert pd.read_parquet(kept / name).equals(pd.read_parquet(report.out / "cells"
+                                                                     / same / name))
+    again = sweeping.run_sweep(grid, tmp_path / "again", jobs=1, progress=False,
+                               reference=tmp_path / "ref")
+    assert not again.failed and again.ran == 1 and again.cells == 2   # the low arm only
+    for name in ("deltas", "deltas_mean"):
+        columns = [c for c in report.tables[name].columns if c not in aggregate.TIMING_COLUMNS]
+        pd.testing.assert_frame_equal(again.tables[name][columns].reset_index(drop=True),
+                                      report.tables[name][columns].reset_index(drop=True))
+
+
 def test_frontier_export_and_map_carry_the_services(service_sweep, tmp_path):
     from harness.analysis.frontier import frontier_table
     from harness.outputs import export

@@ -16,6 +16,11 @@ buffer model, a change of a default) is refused by name, before anything
 runs, instead of being compared with the wrong thing. A grid without a scale
 axis (e.g. buffer-corners, at 10 Gbit/s throughout) takes those of its cells
 the reference holds, by id, and runs the rest.
+
+The same keeps a long sweep in parts: `harness reference` of a grid without a
+scale axis keeps whichever of its cells are finished, so a sweep that takes
+longer than one sitting (or one machine) goes on from the kept cells with
+`--reference` (docs/user-guide/sweeps.md, "A sweep in parts").
 """
 
 from __future__ import annotations
@@ -40,6 +45,9 @@ INDEX = "reference.json"
 CELL_FILES = ("summary.json", "config.json", "manifest.json", "iterations.parquet")
 #: of flows.parquet, the columns the paired FCT intervals need
 FLOW_COLUMNS = ("id", "size", "size_class", "start_s", "fct_s", "completed", "measured")
+#: the services' tables, whole where a cell has them: the paired service
+#: intervals match requests and stream packets on what was planned, measured or not
+SERVICE_TABLES = ("services.parquet", "streams.parquet")
 
 
 def builtin() -> list[str]:
@@ -88,6 +96,12 @@ def reference_cells(grid: Grid, cells: list[Cell]) -> list[Cell]:
     return [c for c in cells if dict(c.point).get(stats.SCALE_FIELD) == scale]
 
 
+def _cells_scale(cells: list[Cell]) -> int:
+    """The one scale of a grid without a scale axis (its cells' scenarios')."""
+    scales = {c.scenario.scale for c in cells if c.scenario is not None}
+    return scales.pop() if len(scales) == 1 else 1
+
+
 def _commit() -> str:
     try:
         return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
@@ -98,7 +112,9 @@ def _commit() -> str:
 
 def export(sweep_dir: Path, out: Path) -> int:
     """Write the reference-scale cells of a finished sweep to `out` (a new
-    directory); returns the number of cells. Every such cell must be done."""
+    directory); returns the number of cells. Every such cell must be done.
+    A grid without a scale axis: its finished cells, at least one (a sweep
+    kept in parts); reference.json counts the grid's cells beside them."""
     record_path = sweep_dir / "sweep.json"
     if not record_path.is_file():
         raise ConfigError("SWEEP", f"{sweep_dir} is not a sweep directory (no sweep.json)")
@@ -114,19 +130,28 @@ def export(sweep_dir: Path, out: Path) -> int:
         cells = base + check_dir(sweep_dir, grid, base, resume=True)   # + seeds it added
     except SweepError as e:   # its grid.toml and sweep.json disagree
         raise ConfigError("SWEEP", str(e)) from None
-    wanted = reference_cells(grid, cells)
-    missing = [c for c in wanted if not is_done(sweep_dir, c)]
-    if missing:
-        raise ConfigError("SWEEP", f"{len(missing)} of its {len(wanted)} reference cells "
-                          f"(scale {reference_scale(grid)}) are not finished, e.g. "
-                          f"{missing[0].id} ({_labels(missing[0])}): finish them "
-                          "(harness sweep --resume) first")
+    runnable = [c for c in cells if c.scenario is not None]
+    if stats.SCALE_FIELD in dict(grid.axes):
+        wanted, scale = reference_cells(grid, cells), reference_scale(grid)
+        of = len(wanted)
+        missing = [c for c in wanted if not is_done(sweep_dir, c)]
+        if missing:
+            raise ConfigError("SWEEP", f"{len(missing)} of its {len(wanted)} reference cells "
+                              f"(scale {scale}) are not finished, e.g. "
+                              f"{missing[0].id} ({_labels(missing[0])}): finish them "
+                              "(harness sweep --resume) first")
+    else:   # no scale axis: whatever is finished, kept to go on from
+        wanted, scale = [c for c in runnable if is_done(sweep_dir, c)], _cells_scale(runnable)
+        of = len(runnable)
+        if not wanted:
+            raise ConfigError("SWEEP", f"none of its {len(runnable)} cells is finished: "
+                              "run some first (harness sweep --resume)")
     # at most the cells' files and flow tables as they are (the copy keeps fewer columns)
     outdir.check_space(out, sum(f.stat().st_size for c in wanted
                                 for f in cell_dir(sweep_dir, c).iterdir() if f.is_file()),
                        "-o", "the reference")
-    index = {"grid": grid.name, "scale": reference_scale(grid), "commit": _commit(),
-             "cells": {c.id: c.labels() for c in wanted}}
+    index = {"grid": grid.name, "scale": scale, "commit": _commit(),
+             "of": of, "cells": {c.id: c.labels() for c in wanted}}
 
     def fill(tmp: Path) -> None:
         for cell in wanted:
@@ -141,6 +166,10 @@ def export(sweep_dir: Path, out: Path) -> int:
             kept = flows[flows["measured"]] if "measured" in flows else flows
             kept[[c for c in FLOW_COLUMNS if c in flows]].to_parquet(
                 dst / "flows.parquet", index=False, compression="zstd")
+            for name in SERVICE_TABLES:
+                if (src / name).is_file():
+                    read_table(src / name).to_parquet(dst / name, index=False,
+                                                      compression="zstd")
         (tmp / INDEX).write_text(json.dumps(index, indent=2, default=str) + "\n")
         shutil.copy2(sweep_dir / "grid.toml", tmp / "grid.toml")
 
