@@ -62,8 +62,13 @@ def list_(results: Path | None) -> None:
             else:
                 estimate = service.estimate_cpu_s(state.sweep)
                 cost = "not kept"
+                parts = service.held_by_reference(state.sweep)
+                if parts and parts[0] < parts[1]:   # a sweep kept in parts
+                    cost += (f"; {parts[0]} of {parts[1]} cells kept as reference results "
+                             f"({state.sweep.reference})")
                 if estimate and estimate[0] == estimate[1]:
-                    cost += f"; first round ~{estimate[0]:,.0f} s CPU (estimate)"
+                    cost += (f"; first round ~{estimate[0]:,.0f} s CPU (estimate)"
+                             + (" for the rest" if parts and parts[0] else ""))
                 elif estimate:
                     cost += (f"; ~{estimate[0]:,.0f} to {estimate[1]:,.0f} s CPU (estimate: "
                              "its fewest and most probes)")

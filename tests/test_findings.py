@@ -256,6 +256,42 @@ def test_findings_run_resumes_keeps_and_draws(registry, local_sweep, tmp_path, m
     assert bad.exit_code == 2 and "-j/--jobs" in bad.output
 
 
+def test_a_finding_goes_on_from_cells_kept_in_parts(registry, local_sweep, tmp_path,
+                                                    monkeypatch, capfd):
+    """A sweep too long for one sitting: its finished cells kept as reference
+    results (harness reference), named in findings.toml; `findings list` says
+    how many are kept, `findings run` runs only the others and keeps the
+    tables of one run straight through."""
+    from harness.analysis.tables import load_sweep
+
+    part = tmp_path / "part"
+    shutil.copytree(local_sweep.out, part)
+    for cell in sorted((part / "cells").iterdir())[:3]:   # three cells did not finish
+        shutil.rmtree(cell)
+    made = CliRunner().invoke(cli.main, ["reference", str(part), "-o", str(tmp_path / "ref")])
+    assert made.exit_code == 0 and "5 reference cells" in made.output, made.output
+    registry_file = registry / "findings.toml"
+    registry_file.write_text(registry_file.read_text().replace(
+        'grid = "tiny"\n', f'grid = "tiny"\nreference = "{tmp_path / "ref"}"\n', 1))
+    listed = CliRunner().invoke(cli.main, ["findings", "list", "--results",
+                                           str(tmp_path / "results")])
+    assert "5 of 8 cells kept as reference results" in listed.output, listed.output
+    assert "(estimate) for the rest" in listed.output
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    monkeypatch.setattr("harness.services.findings.docs_dir", lambda: docs)
+    result = CliRunner().invoke(cli.main, ["findings", "run", "tiny-map", "-j", "2",
+                                           "--no-added-seeds", "--results",
+                                           str(tmp_path / "results")])
+    assert result.exit_code == 0, result.output
+    assert f"--reference {tmp_path / 'ref'}" in result.output
+    sweep_said = capfd.readouterr().err   # the sweep's own lines (a subprocess)
+    assert "5 cells from the reference results" in sweep_said and "3 cells run" in sweep_said
+    assert kept.check_sweep(kept.kept_sweep("tiny")).status == kept.CURRENT
+    assert load_sweep(registry / "tiny").deltas_mean.equals(
+        load_sweep(local_sweep.out).deltas_mean)
+
+
 def test_no_added_seeds_caps_seeds_only_where_a_grid_has_a_seed_axis(tmp_path):
     from harness.services.findings import sweep_command
 

@@ -58,6 +58,24 @@ def estimate_cpu_s(sweep) -> tuple[float, float] | None:
     return cpu, cpu
 
 
+def held_by_reference(sweep) -> tuple[int, int] | None:
+    """A not-yet-kept sweep's first-round cells its reference results hold
+    (a sweep kept in parts), as (held, of); None without reference results
+    or for a search."""
+    from harness.sweeps.grid import load_grid
+
+    if not sweep.reference:
+        return None
+    try:
+        grid = load_grid(sweep.grid_path())
+        if grid.search is not None:
+            return None
+        cells, held = _first_round(sweep, grid)
+    except ConfigError:
+        return None
+    return len(held), len(cells)
+
+
 @dataclass
 class RunSoFar:
     """A not-yet-kept sweep's run directory under the findings' results root:
