@@ -379,6 +379,10 @@ def test_a_boundary_search_is_kept_checked_and_drawn(registry, tmp_path, monkeyp
     header, rule, row = page.splitlines()
     assert header.startswith("| R | threshold | status |")
     assert f"| 1 % | {table['status'].iloc[0]} |" in row
+    # an open bracket reads as one end, a closed one as both
+    start = {"below range": "< ", "above range": "> ", "bracketed": "["}.get(
+        table["status"].iloc[0])
+    assert start is None or row.split(" | ")[4].startswith(start), row
     assert findings_figures.png_metadata(docs / "edge.png")["preset"] == "search"  # its grid
     # the figure's `over` must name a kept sweep of the registry
     with (registry / "findings.toml").open("a") as f:

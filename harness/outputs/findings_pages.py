@@ -666,7 +666,10 @@ def finding_boundary(key: str) -> str:
         return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:,.3g}"
 
     def pair(a, b) -> str:
-        return f"[{num(a)}, {num(b)}]" if num(a) or num(b) else ""
+        if num(a) and num(b):
+            return f"[{num(a)}, {num(b)}]"
+        # one end: a crossing beyond the range, or an undecided one below a decided probe
+        return f"> {num(a)}" if num(a) else (f"< {num(b)}" if num(b) else "")
 
     head = [*(_short(k) for k in keys), "threshold", "status", "crossing", "bracket",
             "undecided band", "probes", "seeds", "CPU s"]
