@@ -170,3 +170,25 @@ def test_a_reference_by_name_or_path_and_an_unknown_name():
     listed = CliRunner().invoke(main, ["list"])
     assert listed.exit_code == 0 and "reference results" in listed.output
     assert "validate" in listed.output.split("reference results", 1)[1].split("\n\n")[0]
+
+
+def test_each_sweep_kept_in_parts_still_matches_its_grid():
+    """Reference results made from a findings sweep's own unfinished run (a
+    sweep kept in parts, its index's grid the sweep's): every cell it holds is
+    a cell of today's grid, so a change of a default that would orphan the
+    kept part (and rerun it all) fails here first."""
+    from harness.sweeps import findings as kept
+
+    sweeps = {s.key: s for f in kept.load_registry().values() for s in f.sweeps}
+    for sweep in sweeps.values():
+        if not sweep.reference:
+            continue
+        index = json.loads((reference.resolve(sweep.reference) / reference.INDEX).read_text())
+        grid = load_grid(sweep.grid_path())
+        if index["grid"] != grid.name:
+            continue   # another grid's cells, taken where they are the same (buffer-corners)
+        ids = {c.id for c in expand(grid)}
+        orphaned = sorted(set(index["cells"]) - ids)
+        assert not orphaned, (f"{sweep.reference} holds {len(orphaned)} cells that are no "
+                              f"longer cells of {grid.name}, e.g. {orphaned[0]}: a setting "
+                              "or default changed since they were kept; rerun them")
