@@ -532,3 +532,31 @@ def test_tails_against_means_sorts_each_point_by_its_intervals(monkeypatch):
     assert "only the tail at 1 (R = 2 (lambda 92))" in text and "opposite directions at 0" in text
     assert "too few samples for a verdict at 1 (R = 2 (lambda 184))" in text
     assert "The tail's change is the larger at 3 of 3." in text
+
+
+def test_the_seeds_table_puts_each_seeds_change_beside_the_pooled_one(monkeypatch):
+    """finding-seeds: a pooled change carried by one seed shows as such (its
+    sign shared by 1 of 3 seeds), a seed missing at a point leaves its column
+    empty and is not counted."""
+    import pandas as pd
+    from types import SimpleNamespace
+
+    from harness.outputs import findings_pages
+
+    point = {"training.ratio": 8, "arm": "low", "metric": "rpc_p99"}
+    dm = pd.DataFrame([{**point, "background.rate": 184, "change": 9.9, "change_low": 5.0,
+                        "change_high": 15.0, "seeds": 3},
+                       {**point, "background.rate": 46, "change": -0.1, "change_low": -0.2,
+                        "change_high": -0.05, "seeds": 2}])
+    deltas = pd.DataFrame([{**point, "background.rate": 184, "seed": s, "change": c}
+                           for s, c in ((1, -0.1), (2, 55.0), (3, -0.2))]
+                          + [{**point, "background.rate": 46, "seed": s, "change": c}
+                             for s, c in ((1, -0.1), (3, -0.3))])
+    grid = {"axes": ["training.ratio", "background.rate", "seed"], "arms": ["same", "low"],
+            "reference": "same"}
+    monkeypatch.setattr(findings_pages, "load_kept", lambda key: (
+        None, SimpleNamespace(grid=grid, deltas_mean=dm, deltas=deltas)))
+    header, rule, light, heavy = findings_pages.finding_seeds("x", "rpc_p99").splitlines()
+    assert header.endswith("| seed 1 | seed 2 | seed 3 | seeds with its sign |")
+    assert heavy.endswith("| -10.0 | +5500.0 | -20.0 | 1 of 3 |"), heavy
+    assert light.endswith("| -10.0 |  | -30.0 | 2 of 2 |"), light

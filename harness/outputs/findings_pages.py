@@ -24,6 +24,8 @@ a findings page with these:
   events and engine (its provenance);
 - ``<!-- generated: finding-changes SWEEP METRIC [METRIC ...] -->``: the
   same as one row per point and metric;
+- ``<!-- generated: finding-seeds SWEEP METRIC [METRIC ...] -->``: the
+  pooled change beside each seed's own and how many seeds share its sign;
 - ``<!-- generated: finding-summary SWEEP -->``: the map in words (verdicts
   decided and where, the background's significant changes and their range);
 - ``<!-- generated: finding-table SWEEP COLUMN [COLUMN ...] -->``: per point
@@ -523,6 +525,38 @@ def finding_changes(key: str, *metrics: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def finding_seeds(key: str, *metrics: str) -> str:
+    """One row per point, arm and metric: the pooled change with its
+    interval, then each seed's own change (deltas.parquet) and how many seeds
+    share the pooled change's sign. A pooled interval over requests can be
+    carried by one seed's rare event (a stalled connection); the seeds show it."""
+    from harness.outputs.plots.sweep_axes import point_fields
+
+    sweep, loaded = load_kept(key)
+    if loaded is None or loaded.deltas is None:
+        return f"*(no kept tables for `{key}` yet: `harness findings run`)*"
+    dm, deltas = loaded.deltas_mean, loaded.deltas
+    keys = [k for k in point_fields(loaded.grid) if k in dm and k != "seed"]
+    seeds = sorted(deltas["seed"].unique())
+    head = [*(_short(k) for k in keys), "arm", "metric", "pooled change, %",
+            *(f"seed {s}" for s in seeds), "seeds with its sign"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = dm[dm["metric"].isin(metrics)] if metrics else dm
+    for row in rows.sort_values([*keys, "arm", "metric"]).to_dict("records"):
+        mine = deltas[(deltas["arm"] == row["arm"]) & (deltas["metric"] == row["metric"])]
+        for k in keys:
+            mine = mine[mine[k] == row[k]]
+        by_seed = dict(zip(mine["seed"], mine["change"]))
+        known = [v for v in by_seed.values() if not math.isnan(v)]
+        pooled = row.get("change")
+        same_sign = ("n/a" if pooled is None or math.isnan(pooled) or not known else
+                     f"{sum(1 for v in known if v * pooled > 0)} of {len(known)}")
+        lines.append("| " + " | ".join([
+            *(_value(row[k]) for k in keys), f"`{row['arm']}`", row["metric"], _cell(row),
+            *(_pct(by_seed[s]) if s in by_seed else "" for s in seeds), same_sign]) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def finding_table(key: str, *columns: str) -> str:
     """One row per point and arm: each summary.parquet column's mean over the
     seeds with its 95 % interval (seconds shown as ms), seeds in parentheses:
@@ -752,4 +786,4 @@ MARKERS = {"finding": finding_block, "findings-status": findings_status,
            "finding-frontier": finding_frontier, "finding-boundary": finding_boundary,
            "finding-scale-check": finding_scale_check, "finding-figures": finding_figures,
            "finding-contrast": finding_contrast, "findings-costs": findings_costs,
-           "finding-tails": finding_tails}
+           "finding-tails": finding_tails, "finding-seeds": finding_seeds}
