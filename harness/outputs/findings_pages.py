@@ -536,17 +536,17 @@ def finding_seeds(key: str, *metrics: str) -> str:
     if loaded is None or loaded.deltas is None:
         return f"*(no kept tables for `{key}` yet: `harness findings run`)*"
     dm, deltas = loaded.deltas_mean, loaded.deltas
-    keys = [k for k in point_fields(loaded.grid) if k in dm and k != "seed"]
+    keys = [k for k in point_fields(loaded.grid) if k in dm]
     seeds = sorted(deltas["seed"].unique())
     head = [*(_short(k) for k in keys), "arm", "metric", "pooled change, %",
             *(f"seed {s}" for s in seeds), "seeds with its sign"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     rows = dm[dm["metric"].isin(metrics)] if metrics else dm
+    # each point, arm and metric's seeds, grouped once: {seed: change}
+    per_seed = {group: dict(zip(g["seed"], g["change"]))
+                for group, g in deltas.groupby([*keys, "arm", "metric"])}
     for row in rows.sort_values([*keys, "arm", "metric"]).to_dict("records"):
-        mine = deltas[(deltas["arm"] == row["arm"]) & (deltas["metric"] == row["metric"])]
-        for k in keys:
-            mine = mine[mine[k] == row[k]]
-        by_seed = dict(zip(mine["seed"], mine["change"]))
+        by_seed = per_seed.get(tuple(row[k] for k in [*keys, "arm", "metric"]), {})
         known = [v for v in by_seed.values() if not math.isnan(v)]
         pooled = row.get("change")
         same_sign = ("n/a" if pooled is None or math.isnan(pooled) or not known else

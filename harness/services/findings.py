@@ -33,28 +33,37 @@ def _first_round(sweep, grid) -> tuple[list, set[str]]:
     return cells, held
 
 
+def _planned(sweep) -> tuple:
+    """A findings sweep's grid as today's files give it, with its first-round
+    cells and the ids its reference results hold ((grid, None, set()) for a
+    search, whose probes are chosen as it goes). Raises ConfigError."""
+    from harness.sweeps.grid import load_grid
+
+    grid = load_grid(sweep.grid_path())
+    if grid.search is not None:
+        return grid, None, set()
+    return (grid, *_first_round(sweep, grid))
+
+
 def estimate_cpu_s(sweep) -> tuple[float, float] | None:
     """A not-yet-kept sweep's rough simulation CPU, from harness check's cost
     model, as (low, high): a grid's cells (not those its reference results
     hold), each the middle of its bounds; a search's fewest and most probes."""
     from harness.sweeps.cost import Cost
-    from harness.sweeps.grid import load_grid
 
     def middle(nbytes: float) -> float:
         return sum(Cost(nbytes).core_s) / 2
 
     try:
-        grid = load_grid(sweep.grid_path())
-        if grid.search is not None:
+        grid, cells, held = _planned(sweep)
+        if cells is None:
             from harness.sweeps.search_plan import plan_search
 
             plan = plan_search(grid)
             return middle(plan.least_bytes), middle(plan.most_bytes)
-        cells, held = _first_round(sweep, grid)
-        cells = [c for c in cells if c.id not in held]
     except ConfigError:
         return None
-    cpu = middle(sum(c.predicted_bytes for c in cells))
+    cpu = middle(sum(c.predicted_bytes for c in cells if c.id not in held))
     return cpu, cpu
 
 
@@ -62,18 +71,13 @@ def held_by_reference(sweep) -> tuple[int, int] | None:
     """A not-yet-kept sweep's first-round cells its reference results hold
     (a sweep kept in parts), as (held, of); None without reference results
     or for a search."""
-    from harness.sweeps.grid import load_grid
-
     if not sweep.reference:
         return None
     try:
-        grid = load_grid(sweep.grid_path())
-        if grid.search is not None:
-            return None
-        cells, held = _first_round(sweep, grid)
+        _, cells, held = _planned(sweep)
     except ConfigError:
         return None
-    return len(held), len(cells)
+    return None if cells is None else (len(held), len(cells))
 
 
 @dataclass

@@ -97,9 +97,8 @@ def reference_cells(grid: Grid, cells: list[Cell]) -> list[Cell]:
 
 
 def _cells_scale(cells: list[Cell]) -> int:
-    """The one scale of a grid without a scale axis (its cells' scenarios')."""
-    scales = {c.scenario.scale for c in cells if c.scenario is not None}
-    return scales.pop() if len(scales) == 1 else 1
+    """A grid without a scale axis: its cells' smallest scale (as reference_scale's)."""
+    return min(c.scenario.scale for c in cells)
 
 
 def _commit() -> str:
@@ -130,7 +129,6 @@ def export(sweep_dir: Path, out: Path) -> int:
         cells = base + check_dir(sweep_dir, grid, base, resume=True)   # + seeds it added
     except SweepError as e:   # its grid.toml and sweep.json disagree
         raise ConfigError("SWEEP", str(e)) from None
-    runnable = [c for c in cells if c.scenario is not None]
     if stats.SCALE_FIELD in dict(grid.axes):
         wanted, scale = reference_cells(grid, cells), reference_scale(grid)
         of = len(wanted)
@@ -141,11 +139,12 @@ def export(sweep_dir: Path, out: Path) -> int:
                               f"{missing[0].id} ({_labels(missing[0])}): finish them "
                               "(harness sweep --resume) first")
     else:   # no scale axis: whatever is finished, kept to go on from
-        wanted, scale = [c for c in runnable if is_done(sweep_dir, c)], _cells_scale(runnable)
-        of = len(runnable)
+        runnable = [c for c in cells if c.scenario is not None]
+        wanted, of = [c for c in runnable if is_done(sweep_dir, c)], len(runnable)
         if not wanted:
             raise ConfigError("SWEEP", f"none of its {len(runnable)} cells is finished: "
                               "run some first (harness sweep --resume)")
+        scale = _cells_scale(wanted)
     # at most the cells' files and flow tables as they are (the copy keeps fewer columns)
     outdir.check_space(out, sum(f.stat().st_size for c in wanted
                                 for f in cell_dir(sweep_dir, c).iterdir() if f.is_file()),
