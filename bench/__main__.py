@@ -208,7 +208,7 @@ def scaling_table(sizes: dict[str, dict]) -> list[str]:
 
 
 def _reference_names() -> list[str]:
-    from harness.services import references
+    from harness.usecases import references
 
     return list(references.checks())
 
@@ -303,8 +303,8 @@ def main(argv: list[str] | None = None) -> int:
     if "rows" in results.get("references", {}):
         report["references"] = results["references"]["rows"]
         if args.keep_references:
-            from harness.services import references
-            from harness.sweeps import kept_references
+            from harness.usecases import references
+            from harness.findings import kept_references
 
             known = references.checks()
             digests = {r["check"]: references.check_digest(known[r["check"]])

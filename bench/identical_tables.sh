@@ -40,6 +40,9 @@ CASES=(
   "sharded-low-noreshard|sharded|run.duration=0.8 training.priority=low training.reshard_after_forward=false training.prefetch_depth=0"
   "buffer-shared-lossy|thesis|scale=10 run.duration=1.2 training.priority=low background.load=0.6 network.buffer.model=shared"
   "buffer-dynamic-switch-leafspine|thesis|scale=10 run.duration=1.2 topology.file=leaf-spine topology.host_link_rate=1Gbps topology.fabric_link_rate=1Gbps training.priority=low background.load=0.5 network.buffer.model=dynamic network.buffer.pool=switch"
+  "services|services|run.duration=0.6"
+  "services-every-kind|services|run.duration=0.4 training.enabled=false service=[{kind=\"query\",aggregators=[0],workers=[1,2],rate=100,fanout=1,persistent=false},{kind=\"rpc\",clients=[3],servers=[4],outstanding=2},{kind=\"stream\",source=5,destination=6,bitrate=\"2Mbps\"},{kind=\"poisson\",source=6,destination=5,bitrate=\"10Mbps\"},{kind=\"bulk\",sources=[7],destination=0,flows=2,start=0.1}]"
+  "services-leafspine|services|run.duration=0.4 scale=2 topology.file=leaf-spine topology.host_link_rate=1Gbps topology.fabric_link_rate=1Gbps training.enabled=false service=[{kind=\"query\",rate=50},{kind=\"rpc\",qps=100,persistent=false},{kind=\"bulk\"}]"
 )
 if [ -n "${ONLY:-}" ]; then   # the named cases alone
   keep=()

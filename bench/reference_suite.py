@@ -1,5 +1,5 @@
 """The bench's `references` section: every check of the reference suite
-(harness.services.references, workloads/references/references.toml) run on
+(harness.usecases.references, workloads/references/references.toml) run on
 the harness's own scenarios in this process, one row per compared quantity,
 and their table."""
 
@@ -19,7 +19,7 @@ def _cpu_s() -> float:
 def section(_runner, cfg: BenchConfig) -> dict:
     """{"rows": [...], "cpu_s", "wall_s", "within": counts by verdict}; --quick
     or --cheap runs each check's cheap points only."""
-    from harness.services import references
+    from harness.usecases import references
 
     cheap = cfg.quick or cfg.references_cheap
     started, cpu = time.time(), _cpu_s()

@@ -106,7 +106,7 @@ def run(scenario: "str | Path | Scenario | None" = None,
     iterations at the no-contention pace is refused (allow_short=True runs it).
     Raises ConfigError (a ValueError naming the field) before ns-3 starts."""
     from harness.config.scenario import Scenario
-    from harness.services import checks, running
+    from harness.usecases import checks, running
 
     if isinstance(scenario, Scenario) and (overrides or more):
         raise ConfigError("overrides", "apply overrides to a scenario name or file, "
@@ -129,7 +129,7 @@ def sweep(grid: str | Path, out: str | Path | None = None, *, jobs: int | None =
           executor: str = "local", scheduler: str | None = None, resume: bool = False,
           retry_failed: bool = False, progress: bool = False, allow_short: bool = False,
           max_seeds: int | None = None, budget: "str | float | None" = None,
-          reference: str | Path | None = None) -> Sweep:
+          cached: str | Path | None = None, reference: str | Path | None = None) -> Sweep:
     """Run a grid (a grid file or a preset name: "quick", ...) and return its tables.
 
     out: the sweep directory (default results/sweeps/<grid name> under
@@ -138,22 +138,23 @@ def sweep(grid: str | Path, out: str | Path | None = None, *, jobs: int | None =
     (scheduler: a Dask scheduler address, default a LocalCluster).
     max_seeds: add seeds to undecided points up to this many (default: the
     grid's [adaptive]); budget: their wall time from the start ("20min", or
-    seconds); reference: reference results for the cells of the grid's
-    smallest scale (as `harness sweep --reference`).
+    seconds); cached: cached cells for the cells of the grid's smallest
+    scale (as `harness sweep --cached`; reference: its old name).
     A failing cell is recorded (status "failed", its error) and the others run;
     a grid with a cell whose window cannot measure one training iteration is
     refused, as by harness.run (allow_short=True runs it).
     Every check `harness sweep` makes is made here, before any cell runs
-    (harness.services.sweeping): raises ConfigError for bad input (a boundary
+    (harness.usecases.sweeping): raises ConfigError for bad input (a boundary
     search's grid too: harness.api.boundary runs it),
     harness.sweeps.sweeping.SweepError for a directory that cannot be used as
     asked."""
-    from harness.services import checks, sweeping
+    from harness.usecases import checks, sweeping
 
     prepared = sweeping.prepare(grid, Path(out) if out is not None else None, checks.API,
                                 jobs=jobs, executor=executor, scheduler=scheduler,
                                 resume=resume, retry_failed=retry_failed, max_seeds=max_seeds,
-                                budget=budget, reference=reference, allow_short=allow_short)
+                                budget=budget, cached=cached if cached is not None else reference,
+                                allow_short=allow_short)
     sweeping.run(prepared, progress)
     return load_sweep(prepared.out)
 
@@ -169,7 +170,7 @@ def boundary(grid: str | Path, out: str | Path | None = None, *, jobs: int | Non
     sweep in map_dir if given) in `out` and returns the report (its .table
     is the boundary table). Raises ConfigError or SweepError, as
     `harness boundary` refuses, before any cell runs."""
-    from harness.services import boundary as searching, checks
+    from harness.usecases import boundary as searching, checks
 
     prepared = searching.prepare(grid, Path(out) if out is not None else None, checks.API,
                                  jobs=jobs, executor=executor, scheduler=scheduler,
@@ -188,7 +189,7 @@ def compare(a: str | Path, b: str | Path, out: str | Path | None = None) -> "pd.
     .parquet file (checked before anything is computed). Raises ConfigError
     for a path that is not a run or sweep directory, a run against a sweep,
     sweeps with different axes or no matching point, or a bad `out`."""
-    from harness.services import results
+    from harness.usecases import results
 
     for name, value in (("a", a), ("b", b)):
         if not isinstance(value, (str, os.PathLike)) or not str(value):
@@ -206,7 +207,7 @@ def export(directory: str | Path, out: str | Path, format: str = "csv") -> Path:
     name, dtype, unit and meaning); returns `out`. Raises ConfigError, before
     anything is written, for a `directory` that is not a run or sweep
     directory, another format, or an `out` that exists."""
-    from harness.services import results
+    from harness.usecases import results
 
     for name, value in (("directory", directory), ("out", out)):
         if not isinstance(value, (str, os.PathLike)) or not str(value):

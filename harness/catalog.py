@@ -5,7 +5,7 @@ one-line description (`harness list`, and the names in `--help`).
 Names come from the files in workloads/ and topologies/ (a new file is a new
 entry); descriptions from each file's leading comment, or from its content
 for the CSVs. It reads the built-ins of every layer (traffic's workloads and
-profiles, the training plug-ins, sweeps' reference results), so it sits
+profiles, the training plug-ins, sweeps' cached cells), so it sits
 above them, beside the service layer, not in harness.config.
 """
 
@@ -94,12 +94,12 @@ def _policies() -> tuple[Entry, ...]:
                  for p in POLICIES.values())
 
 
-def _references() -> tuple[Entry, ...]:
-    from harness.sweeps import reference
+def _cached_cells() -> tuple[Entry, ...]:
+    from harness.sweeps import cell_cache
 
     out = []
-    for name in reference.builtin():
-        index = reference.read_index(reference.resolve(name))
+    for name in cell_cache.builtin():
+        index = cell_cache.read_index(cell_cache.resolve(name))
         commit = str(index.get("commit", "?"))[:12]
         out.append(Entry(name, f"{len(index['cells'])} cells of grid {index['grid']!r} at "
                                f"scale {index['scale']}, made at {commit}"))
@@ -110,6 +110,7 @@ def sections(whole: bool = False) -> list[Section]:
     """Every section of `harness list`; whole: each file's whole leading
     comment as its description, not its first sentence cut to a line."""
     from harness import training
+    from harness.config.registry import service_kinds
     from harness.config.scenario import ARCHITECTURES, CONGESTION_CONTROLS, QDISCS
 
     return [
@@ -117,8 +118,8 @@ def sections(whole: bool = False) -> list[Section]:
                 _files(SCENARIOS_DIR, ".toml", whole)),
         Section("sweeps", "harness sweep NAME, harness check --sweep NAME",
                 _files(SWEEPS_DIR, ".toml", whole)),
-        Section("reference results", "harness sweep GRID --reference NAME (its cells not run)",
-                _references()),
+        Section("cached cells", "harness sweep GRID --cached NAME (its cells not run)",
+                _cached_cells()),
         Section("topologies", "--set topology.file=NAME",
                 _files(TOPOLOGIES_DIR, ".toml", whole)),
         Section("workloads", "--set background.workload=NAME (background flow sizes)",
@@ -127,6 +128,8 @@ def sections(whole: bool = False) -> list[Section]:
                 _profiles()),
         Section("policies", "--set training.policy=NAME (communication scheduling)",
                 _policies()),
+        Section("service kinds", "[[service]] kind = NAME (latency-critical traffic beside training)",
+                tuple(Entry(name, kind.summary) for name, kind in service_kinds().items())),
         Section("other choices", "--set FIELD=NAME", (
             Entry("training.architecture", ", ".join(ARCHITECTURES)),
             *(Entry(field, ", ".join(values)) for a in training.ARCHITECTURES.values()

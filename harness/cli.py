@@ -3,7 +3,7 @@
 Every kind of bad input ends the same way: one line `error: FIELD: what is
 wrong and what is allowed` on stderr and exit code 2, before ns-3 starts
 (click's own usage errors included, see _Cli). Ctrl-C ends with exit code 130.
-The use cases and their pre-checks are harness.services' (the Python API
+The use cases and their pre-checks are harness.usecases' (the Python API
 calls the same ones); the commands live here (run, docs, list, schema) and
 in cli_check.py, cli_sweeps.py, cli_results.py, cli_data.py and
 cli_findings.py, registered on the group below.
@@ -77,7 +77,7 @@ def _print_version(ctx: click.Context, _param, value: bool) -> None:
     from importlib.metadata import version
 
     from harness.config.errors import Ns3LoadError
-    from harness.services import engine_choice
+    from harness.usecases import engine_choice
 
     try:   # (a bad choice: its one line only)
         found, by = engine_choice.current()
@@ -126,7 +126,7 @@ def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
     # obj: from a program that calls main(obj={"on_phase": ...}) (python -m bench)
     from harness.config.scenario import load_scenario
     from harness.config.errors import Ns3LoadError
-    from harness.services import checks, running
+    from harness.usecases import checks, running
 
     notes: list[str] = []
     try:
@@ -240,32 +240,11 @@ def _print_summary(summary: dict, manifest: dict) -> None:
                f"start-up {manifest['startup_s']:.2f} s")
 
 
-def _ms(seconds: float | None) -> str:
-    return "-" if seconds is None else f"{seconds * 1e3:.3f} ms"
-
-
-def _share(fraction: float | None) -> str:
-    return "-" if fraction is None else f"{fraction:.2%}"
-
-
 def service_line(name: str, s: dict) -> str:
-    """One service's tail, as `harness run` prints it ('-': too few samples
-    for the quantile, or no deadline / SLO given)."""
-    ideal = f"; no-contention {_ms(s['no_contention_s'])}"
-    if s["kind"] == "query":
-        return (f"{name} (query): {s['answered']}/{s['queries']} queries answered, completion "
-                f"time mean {_ms(s['mean_qct_s'])}, p99 {_ms(s['p99_qct_s'])}, p999 "
-                f"{_ms(s['p999_qct_s'])}, deadline {_ms(s['deadline_s'])} missed by "
-                f"{_share(s['deadline_miss'])}{ideal}")
-    if s["kind"] == "rpc":
-        qps = "-" if s["achieved_qps"] is None else f"{s['achieved_qps']:.1f}"
-        return (f"{name} (rpc): {s['answered']}/{s['requests']} requests answered, latency "
-                f"p50 {_ms(s['p50_latency_s'])}, p99 {_ms(s['p99_latency_s'])}, p999 "
-                f"{_ms(s['p999_latency_s'])}, SLO {_ms(s['slo_s'])} met by "
-                f"{_share(s['slo_attainment'])}, {qps} QPS per client{ideal}")
-    return (f"{name} (stream): {s['received']}/{s['packets']} packets, one-way delay p99 "
-            f"{_ms(s['p99_delay_s'])}, jitter {_ms(s['jitter_s'])}, late (deadline "
-            f"{_ms(s['deadline_s'])}) {_share(s['late'])}, lost {_share(s['lost'])}{ideal}")
+    """One service's line of `harness run`'s summary, as its kind writes it."""
+    from harness.config import registry
+
+    return registry.service_kind(s["kind"]).console_line(name, s)
 
 
 # --------------------------------------------------------------------------
@@ -358,7 +337,7 @@ def schema(of_grid: bool) -> None:
 from harness import cli_check, cli_data, cli_engine, cli_findings, cli_results, cli_sweeps  # noqa: E402,E501
 
 for _command in (cli_engine.engine, cli_check.check, cli_sweeps.sweep, cli_sweeps.boundary, cli_results.alone,
-                 cli_results.profile, cli_results.reference, cli_results.plot,
+                 cli_results.profile, cli_results.reference, cli_results.cache, cli_results.plot,
                  cli_results.frontier, cli_results.report, cli_data.compare, cli_data.export,
                  cli_findings.findings):
     main.add_command(_command)

@@ -1,5 +1,5 @@
 """`harness check`: a scenario or a grid validated and printed, nothing run
-(harness.services: running.plan, sweeping.grid_cells, boundary.search_plan;
+(harness.usecases: running.plan, sweeping.grid_cells, boundary.search_plan;
 the cost model: harness.sweeps.cost). Registered on the group by harness.cli."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def check(target: str | None, as_sweep: bool, overrides: tuple[str, ...],
           jobs: int | None, as_json: bool, allow_short: bool = False) -> None:
     import os
 
-    from harness.services import running
+    from harness.usecases import running
     from harness.sweeps.grid import load_grid
 
     try:
@@ -69,7 +69,7 @@ the others)."""
 def _check_scenario(target: str | None, overrides: tuple[str, ...], as_json: bool,
                     allow_short: bool = False) -> bool:
     from harness.config.scenario import load_scenario
-    from harness.services import checks, running
+    from harness.usecases import checks, running
     from harness.sweeps.cost import Cost, predicted_bytes
 
     notes: list[str] = []
@@ -137,7 +137,7 @@ def _check_grid(grid, jobs: int, as_json: bool = False, allow_short: bool = Fals
     if grid.search is not None:
         return _check_search(grid, jobs, as_json)
 
-    from harness.services import checks, sweeping
+    from harness.usecases import checks, sweeping
     from harness.sweeps.cost import SWEEP_START_S, Cost
 
     cells = sweeping.grid_cells(grid, allow_short, checks.CLI)
@@ -171,7 +171,7 @@ def _check_search(grid, jobs: int, as_json: bool) -> bool:
     import pandas as pd
 
     from harness.analysis.tables import SEED_AXIS
-    from harness.services import boundary
+    from harness.usecases import boundary
     from harness.sweeps import searching
     from harness.sweeps.cost import SWEEP_START_S, Cost
 

@@ -2,7 +2,7 @@
 completion of built-in names, the options of a sweep's or a search's cell
 runner and the --resume command they print after Ctrl-C. The commands
 (harness.cli and the cli_*.py beside it) parse and print; the use cases and
-their pre-checks are harness.services'."""
+their pre-checks are harness.usecases'."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def simulated(p) -> str:
 def resume_command(name: str, grid_file: str, out: Path) -> str:
     """The command that continues this sweep or search after Ctrl-C:
     `harness NAME GRID -o OUT --resume` and every other option the user gave
-    (-j, --executor, --scheduler, --max-seeds, --budget, --reference, --map,
+    (-j, --executor, --scheduler, --max-seeds, --budget, --cached, --map,
     --progress, ...), with the value it was given; options left at their
     defaults stay out, so they keep their defaults."""
     from click.core import ParameterSource
@@ -88,7 +88,9 @@ def resume_command(name: str, grid_file: str, out: Path) -> str:
             continue
         if ctx.get_parameter_source(param.name) in (ParameterSource.DEFAULT, None):
             continue
-        value, flag = ctx.params[param.name], max(param.opts, key=len)
+        # its first long name (--cached, not its old name --reference)
+        value = ctx.params[param.name]
+        flag = next((o for o in param.opts if o.startswith("--")), param.opts[0])
         if param.is_flag and param.secondary_opts:   # --progress/--no-progress
             words.append(flag if value else max(param.secondary_opts, key=len))
         elif param.is_flag:

@@ -1,5 +1,5 @@
 """`harness compare` and `harness export`: commands over finished runs and
-sweeps (harness.services.results), registered on
+sweeps (harness.usecases.results), registered on
 the `harness` group by harness.cli. Bad input raises ConfigError, which the
 group prints as one line `error: ...` with exit code 2."""
 
@@ -24,7 +24,7 @@ def compare(a: str, b: str, output: str | None) -> None:
     each side resampled on its own; tails (p99, p999) say "too few samples"
     where the sample cannot support an interval."""
     from harness.analysis import comparing
-    from harness.services import results
+    from harness.usecases import results
 
     result, target = results.compare(Path(a), Path(b), output)
     for line in comparing.lines(result, a, b):
@@ -45,7 +45,7 @@ def export(directory: str, fmt: str, output: str) -> None:
     scale_check) into OUT, a new directory, as CSV or Parquet, with
     data-dictionary.csv: every column's table, name, type, unit and meaning."""
     from harness.outputs import export as exporting
-    from harness.services import results
+    from harness.usecases import results
 
     out = results.export(Path(directory), fmt, Path(output))
     click.echo(f"tables and {exporting.DICTIONARY}: {out}")

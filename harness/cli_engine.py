@@ -1,5 +1,5 @@
 """`harness engine show|use|build`: which ns-3 the harness runs on, choosing
-one, building one (harness.services.engine_choice). Registered on the group
+one, building one (harness.usecases.engine_choice). Registered on the group
 by harness.cli."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def engine() -> None:
 @engine.command()
 def show() -> None:
     """Print the engine in use and what chose it."""
-    from harness.services import engine_choice
+    from harness.usecases import engine_choice
 
     try:
         found, by = engine_choice.current()
@@ -39,7 +39,7 @@ def show() -> None:
 def use(directory: str) -> None:
     """Run on the ns-3.44 build in DIR from now on (`wheel`: back to the
     default). DDNN_HARNESS_NS3_BUILD, where set, still wins."""
-    from harness.services import engine_choice
+    from harness.usecases import engine_choice
 
     try:
         found = engine_choice.use(directory)
@@ -66,7 +66,7 @@ def build(src: str, output: str | None, profile: str, jobs: int | None,
     harness needs, and print the setting that uses it."""
     import sys
 
-    from harness.services import engine_choice
+    from harness.usecases import engine_choice
 
     try:
         found = engine_choice.build(src, output, profile, jobs,

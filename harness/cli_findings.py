@@ -1,6 +1,6 @@
 """`harness findings`: the findings' kept results, listed, rerun, redrawn and
-checked against today's code (harness.services.findings, over
-harness.sweeps.findings). Registered on the group by harness.cli."""
+checked against today's code (harness.usecases.findings, over
+harness.findings). Registered on the group by harness.cli."""
 
 from __future__ import annotations
 
@@ -45,13 +45,13 @@ def findings() -> None:
 def list_(results: Path | None) -> None:
     """Each finding: status, the sweeps it stands on and their CPU cost."""
     from harness.io import outdir
-    from harness.services import findings as service
-    from harness.sweeps import findings as kept
+    from harness.usecases import findings as service
+    from harness.findings import checking, registry
 
     root = results if results is not None else outdir.results_root() / "findings"
-    for finding in kept.load_registry().values():
-        states = [kept.check_sweep(s) for s in finding.sweeps]
-        status = kept.finding_status(states)
+    for finding in registry.load_registry().values():
+        states = [checking.check_sweep(s) for s in finding.sweeps]
+        status = checking.finding_status(states)
         click.echo(f"{finding.name:<26} {status:<9} {finding.title} "
                    f"(docs/{finding.page})")
         for state in states:
@@ -62,10 +62,10 @@ def list_(results: Path | None) -> None:
             else:
                 estimate = service.estimate_cpu_s(state.sweep)
                 cost = "not kept"
-                parts = service.held_by_reference(state.sweep)
+                parts = service.held_in_cache(state.sweep)
                 if parts and parts[0] < parts[1]:   # a sweep kept in parts
-                    cost += (f"; {parts[0]} of {parts[1]} cells kept as reference results "
-                             f"({state.sweep.reference})")
+                    cost += (f"; {parts[0]} of {parts[1]} cells kept as cached cells "
+                             f"({state.sweep.cached})")
                 if estimate and estimate[0] == estimate[1]:
                     cost += (f"; first round ~{estimate[0]:,.0f} s CPU (estimate)"
                              + (" for the rest" if parts and parts[0] else ""))
@@ -80,8 +80,8 @@ def list_(results: Path | None) -> None:
                     cost += (f"; {begun.done} of {begun.cells} cells run in {begun.directory} "
                              f"({begun.cpu_s:,.0f} s CPU), ~{begun.left_cpu_s:,.0f} s CPU "
                              "left at their rate")
-                    if begun.from_reference:
-                        cost += f" ({begun.from_reference} more from its reference results)"
+                    if begun.from_cache:
+                        cost += f" ({begun.from_cache} more from its cached cells)"
             click.echo(f"    sweep {state.sweep.key} ({state.sweep.grid}): {cost}")
             for reason in state.reasons:
                 click.echo(f"      {reason}")
@@ -115,20 +115,21 @@ def run(name: str, jobs: int | None, results: Path | None, no_added_seeds: bool,
     their tables in workloads/findings/ and redraw its figures.
 
     Each sweep runs as `harness sweep` would, with its grid, budget and
-    reference results as findings.toml gives them; a sweep already finished
+    cached cells as findings.toml gives them; a sweep already finished
     there only has its tables kept again. A sweep whose kept tables are
     current (or pinned) is left as it is, unless --rerun."""
-    from harness.services import findings as service
-    from harness.sweeps import findings as kept
+    from harness.usecases import findings as service
+    from harness.findings import checking, keeping, registry
 
     # a bad name or -j, and a ConfigError below, end as the command's one line (cli._Cli)
-    finding = kept.finding(name)
+    finding = registry.finding(name)
     jobs = _jobs(jobs)
     root = service.results_root(results)
     for sweep in finding.sweeps:   # where each is kept, before any of them runs
-        kept.check_kept_dir(sweep)
+        keeping.check_kept_dir(sweep)
     for sweep in finding.sweeps:
-        if not rerun and kept.check_sweep(sweep).status in (kept.CURRENT, kept.PINNED):
+        if not rerun and checking.check_sweep(sweep).status in (checking.CURRENT,
+                                                                checking.PINNED):
             click.echo(f"kept {sweep.key} is current: left as it is (--rerun to run it)",
                        err=True)
             continue
@@ -138,7 +139,7 @@ def run(name: str, jobs: int | None, results: Path | None, no_added_seeds: bool,
         code = subprocess.call(command)
         if code != 0:
             sys.exit(code)
-        where = kept.keep(sweep, out)
+        where = keeping.keep(sweep, out)
         click.echo(f"kept {sweep.key}: {where}", err=True)
     for figure in finding.figures:
         click.echo(f"drew {service.draw(figure)}", err=True)
@@ -149,14 +150,14 @@ def run(name: str, jobs: int | None, results: Path | None, no_added_seeds: bool,
 def draw(name: str | None) -> None:
     """Redraw a finding's figures (default: every finding's) from its kept
     tables, with their provenance in the PNG's metadata."""
-    from harness.services import findings as service
-    from harness.sweeps import findings as kept
+    from harness.usecases import findings as service
+    from harness.findings import checking, registry
 
-    chosen = [kept.finding(name)] if name else list(kept.load_registry().values())
+    chosen = [registry.finding(name)] if name else list(registry.load_registry().values())
     for finding in chosen:
         for figure in finding.figures:
-            state = kept.check_sweep(kept.kept_sweep(figure.sweep))
-            if state.status == kept.NOT_KEPT:
+            state = checking.check_sweep(registry.kept_sweep(figure.sweep))
+            if state.status == checking.NOT_KEPT:
                 click.echo(f"skipped {figure.file}: {figure.sweep} is not kept", err=True)
                 continue
             click.echo(f"drew {service.draw(figure)}", err=True)
@@ -171,17 +172,18 @@ def check(strict: bool) -> None:
     kept tables, and each kept reference check (the reference suite's rows)
     its digest. Exits 1 naming each stale finding and the settings that
     changed (and, with --strict, each finding not kept yet)."""
-    from harness.services import findings as service
-    from harness.sweeps import findings as kept
+    from harness.usecases import findings as service
+    from harness.findings import checking, registry
 
     bad = []
     # the reference suite's rows are kept by the bench, not a sweep: checked alike
-    everything = [service.check(f) for f in kept.load_registry().values()]
+    everything = [service.check(f) for f in registry.load_registry().values()]
     for checked in [*everything, service.check_references()]:
         click.echo(f"{checked.name:<26} {checked.status}")
         for reason in checked.reasons:
             click.echo(f"    {reason}")
-        if checked.status == kept.STALE or (strict and checked.status == kept.NOT_KEPT):
+        if checked.status == checking.STALE or (strict
+                                                 and checked.status == checking.NOT_KEPT):
             bad.append(checked.name)
     if bad:
         click.echo(f"error: findings not current: {', '.join(bad)}", err=True)

@@ -1,7 +1,7 @@
 """Commands over a scenario's jobs, a model profile and finished sweeps:
-`harness alone`, `profile`, `reference`, `plot`, `frontier` and `report`
-(harness.services: alone, profile, results). Registered on the group by
-harness.cli."""
+`harness alone`, `profile`, `cache` (and `reference`, its old name, hidden),
+`plot`, `frontier` and `report` (harness.usecases: alone, profile, results).
+Registered on the group by harness.cli."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def alone(scenario: str, overrides: tuple[str, ...], output: str | None) -> None
     """Each job's slowdown against the same job alone ([[training]]): SCENARIO
     runs once with every job, then once per job with the others disabled (same
     placement, ports, seed and background); prints together / alone / slowdown."""
-    from harness.services import alone as service, checks
+    from harness.usecases import alone as service, checks
 
     try:  # the output is checked before anything runs; only an earlier table is replaced
         out = service.prepare(Path(output) if output else None, checks.CLI)
@@ -61,7 +61,7 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
             workers: int, link_rate: str, check_file: str | None, output: str | None) -> None:
     """Generate a resnet50-like profile for any L, M and T or R,
     or check a profile CSV (layer, bytes, fp_ms, bp_ms)."""
-    from harness.services import profile as service
+    from harness.usecases import profile as service
     from harness.traffic import profiles
 
     if check_file:
@@ -106,22 +106,32 @@ def _check_reads_only() -> None:
 @click.command()
 @click.argument("directory", metavar="SWEEP", type=click.Path(file_okay=False, exists=True))
 @click.option("-o", "--output", metavar="DIR", required=True,
-              help="A new directory for the reference results.")
-def reference(directory: str, output: str) -> None:
+              help="A new directory for the cached cells.")
+def cache(directory: str, output: str) -> None:
     """Keep the cells of a finished sweep's smallest scale (its reference
-    fidelity) as compact tables in DIR: per cell its summary, config and
-    manifest, the iterations and the flow columns the paired intervals need
-    (and a service's requests and stream packets, whole). Of a grid without
-    a scale axis, its finished cells: a long sweep kept in parts.
-    `harness sweep GRID --reference DIR` then takes those cells from DIR and
+    fidelity) as cached cells in DIR, compact: per cell its summary, config
+    and manifest, the iterations and the flow columns the paired intervals
+    need (and a service's requests and stream packets, whole). Of a grid
+    without a scale axis, its finished cells: a long sweep kept in parts.
+    `harness sweep GRID --cached DIR` then takes those cells from DIR and
     runs only the others."""
-    from harness.services import results
+    from harness.usecases import results
 
     try:
-        n = results.export_reference(Path(directory), Path(output))
+        n = results.export_cache(Path(directory), Path(output))
     except ConfigError as e:
         fail(e)
-    click.echo(f"{n} reference cells -> {output}")
+    click.echo(f"{n} cached cells -> {output}")
+
+
+#: `harness reference`, the old name of `harness cache` (cached cells were
+#: called reference results): the same command, left out of --help
+reference = click.Command(
+    "reference", callback=cache.callback, params=cache.params, hidden=True,
+    short_help="The old name of `harness cache`.",
+    help="The old name of `harness cache` (kept for the scripts that call it): keep the "
+         "cells of a finished sweep's smallest scale as cached cells in DIR, which "
+         "`harness sweep GRID --cached DIR` takes instead of running them.")
 
 
 @click.command()
@@ -145,7 +155,7 @@ def plot(directory: str, output: str | None, formats: tuple[str, ...],
     R, FCT CDFs of chosen cells, utilisation per application; with --metric,
     the map of any metric of its deltas_mean instead)."""
     from harness.outputs import plots
-    from harness.services import results
+    from harness.usecases import results
 
     try:
         written = results.plot(directory, Path(output) if output else None, tuple(formats),
@@ -173,7 +183,7 @@ def frontier(directory: str, output: str | None, formats: tuple[str, ...]) -> No
     set and the best arm with a slowdown decided <= 1 % and a significant gain:
     printed, written as SWEEP_DIR/frontier.parquet and drawn as frontier.png
     (docs/user-guide/frontier.md)."""
-    from harness.services import results
+    from harness.usecases import results
 
     try:
         _, lines, written = results.frontier(Path(directory), Path(output) if output else None,
@@ -199,7 +209,7 @@ def report(directory: str, output: str | None) -> None:
     the operating-boundary map and the sweep's figures, a drill-down per cell
     (FCT CDFs, iteration-time distribution, utilisation), and the manifest
     (versions, seeds, digests, cost)."""
-    from harness.services import checks, results
+    from harness.usecases import checks, results
 
     sweep_dir = Path(directory)
     try:

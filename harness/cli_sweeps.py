@@ -1,5 +1,5 @@
 """`harness sweep` and `harness boundary`: a grid's cells run, or its
-boundary searched (harness.services.sweeping and .boundary: every
+boundary searched (harness.usecases.sweeping and .boundary: every
 pre-check, then the run), and the outcome printed. Registered on the group
 by harness.cli."""
 
@@ -33,20 +33,20 @@ from harness.sweeps import adaptive_text
               help="With added seeds: wall time from the sweep's start, e.g. 20min, 2h or "
                    "1200 (seconds) (default: the grid's [adaptive] budget, else none). "
                    + adaptive_text.SEED_ORDER + " " + adaptive_text.BUDGET_MEANING)
-@click.option("--reference", "reference_dir", metavar="DIR", default=None,
-              help="Reference results (made with `harness reference`, or the name of one "
+@click.option("--cached", "--reference", "cached_dir", metavar="DIR", default=None,
+              help="Cached cells (made with `harness cache`, or the name of a cache "
                    "kept with the harness, e.g. validate) for the cells of the grid's "
                    "smallest scale: those cells are taken from DIR, not run. A grid "
                    "without a scale axis takes the cells DIR holds (same cell id), "
-                   "and runs the rest.")
+                   "and runs the rest. --reference is its old name.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: when stderr is a terminal).")
 @click.option("--allow-short", is_flag=True, help=ALLOW_SHORT_HELP)
 def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None, resume: bool,
           retry_failed: bool, output: str | None, max_seeds: int | None, budget: str | None,
-          reference_dir: str | None, progress: bool | None, allow_short: bool = False) -> None:
+          cached_dir: str | None, progress: bool | None, allow_short: bool = False) -> None:
     from harness.analysis.tables import SEED_AXIS
-    from harness.services import checks, sweeping as service
+    from harness.usecases import checks, sweeping as service
     from harness.sweeps import sweepdir, sweeping
 
     try:
@@ -54,13 +54,13 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
                                    jobs=jobs, executor=executor, scheduler=scheduler,
                                    resume=resume, retry_failed=retry_failed,
                                    max_seeds=max_seeds, budget=budget,
-                                   reference=reference_dir or None, allow_short=allow_short)
+                                   cached=cached_dir or None, allow_short=allow_short)
     except (ConfigError, sweepdir.SweepError) as e:
         fail(e)
     grid, out, cells, jobs = prepared.grid, prepared.out, prepared.cells, prepared.jobs
-    if prepared.reference is not None:
-        click.echo(f"sweep {shorten(grid.name)}: {prepared.taken} cells from the reference "
-                   f"results in {prepared.reference}", err=True)
+    if prepared.cached is not None:
+        click.echo(f"sweep {shorten(grid.name)}: {prepared.taken} cells from the cached "
+                   f"cells in {prepared.cached}", err=True)
     points = len({json.dumps(c.point, default=str) for c in cells})
     arms = len({c.arm for c in cells})
     click.echo(f"sweep {shorten(grid.name)}: {len(cells)} cells ({points} points incl. seeds, "
@@ -123,7 +123,7 @@ the tables of the finished ones and prints the --resume command."""
 def boundary(grid_file: str, jobs: int | None, executor: str, scheduler: str | None,
              resume: bool, retry_failed: bool, output: str | None, map_dir: str | None,
              progress: bool | None) -> None:
-    from harness.services import boundary as service, checks
+    from harness.usecases import boundary as service, checks
     from harness.sweeps import sweepdir
 
     try:

@@ -1,5 +1,5 @@
 """The Python API refuses what the CLI refuses: both call the same use cases
-(harness.services), so each pre-check of `harness sweep` and
+(harness.usecases), so each pre-check of `harness sweep` and
 `harness boundary` is made by harness.sweep and harness.api.boundary too,
 raising the harness's ConfigError types (not SystemExit), before any cell
 runs or the directory is made. ns-3 never starts here."""

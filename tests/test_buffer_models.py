@@ -180,6 +180,25 @@ def test_switch_pool_is_shared_by_the_ports_of_a_node(ns):
     assert _offer(own_b, 100, LOW) == 50         # a pool of its own
 
 
+def test_the_cpp_defaults_are_the_scenario_defaults(ns):
+    """QueueDiscInstaller's attribute defaults (for direct C++ users: the
+    harness writes every one, harness.network.qdisc) are what the default
+    network (harness.config.schema.network) writes: every attribute of the
+    TypeId, its initial value as ns-3 serialises it."""
+    from harness.config.scenario import NetworkConfig
+    from harness.network.qdisc import Bands, strategy
+
+    default = strategy(NetworkConfig())
+    written = {"Bands": default.bands, **default.switch_buffer.egress}
+    tid = ns.TypeId.LookupByName(Bands.EGRESS)
+    cpp = {}
+    for i in range(tid.GetAttributeN()):
+        info = tid.GetAttribute(i)
+        cpp[str(info.name)] = str(info.initialValue.SerializeToString(info.checker))
+    assert cpp == {name: str(value) for name, value in written.items()}
+    assert default.host_buffer.egress == default.switch_buffer.egress
+
+
 def test_dequeue_frees_the_pool(ns):
     [root] = _ports(ns, "shared", "4p")
     assert _offer(root, 4, LOW) == 4
@@ -266,7 +285,7 @@ def test_host_buffer_may_differ_from_the_switches():
 
 
 def test_scale_divides_buffer_sizes():
-    from harness.network import scaling
+    from harness.engine import scaling
 
     full = load_scenario(None, ['network.buffer = { model = "shared", size = 1000 }',
                                 'network.host_buffer = { model = "shared", size = "1.5MB" }'])

@@ -75,7 +75,7 @@ def test_the_variable_chooses_the_engine(tmp_path, monkeypatch):
 
 def test_the_wheel_is_described_as_before(tmp_path):
     wheel = engines.find_engine()
-    assert wheel.is_wheel and wheel == ns3.find_wheel()
+    assert wheel.is_wheel and wheel == engines.wheel()
     assert wheel.describe()["kind"] == "wheel" and wheel.describe()["version"] == "3.44"
     assert engines.fastpath_mismatch(wheel) is None   # the fast path mirrors its headers
 
@@ -137,7 +137,7 @@ def test_a_build_has_its_own_cache_and_keys(tmp_path, monkeypatch):
 
 
 def test_engine_use_keeps_the_choice_and_the_variable_wins(tmp_path, monkeypatch):
-    from harness.services import engine_choice
+    from harness.usecases import engine_choice
 
     built = fake_build(tmp_path / "b")
     engine_choice.use(str(built))
@@ -154,7 +154,7 @@ def test_engine_use_keeps_the_choice_and_the_variable_wins(tmp_path, monkeypatch
 
 
 def test_engine_use_leaves_a_file_it_did_not_write_alone(tmp_path):
-    from harness.services import engine_choice
+    from harness.usecases import engine_choice
 
     kept = engines.settings_file()
     kept.parent.mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""Findings as kept results (harness.sweeps.findings, harness findings):
+"""Findings as kept results (harness.findings, harness findings):
 a real sweep kept, read back, drawn with its provenance, and checked against
 today's code: current as kept, stale (naming the setting) once a setting that
 decides its cells changes, a grid file's or a default's."""
@@ -18,7 +18,8 @@ from click.testing import CliRunner
 
 from harness import cli
 from harness.config.errors import ConfigError
-from harness.sweeps import findings as kept
+from harness.findings import checking, keeping
+from harness.findings import registry as kept
 
 
 @pytest.fixture
@@ -41,7 +42,7 @@ def registry(tmp_path, monkeypatch, grid_file):
 
 @pytest.fixture
 def kept_tiny(registry, local_sweep):
-    return kept.keep(kept.kept_sweep("tiny"), local_sweep.out)
+    return keeping.keep(kept.kept_sweep("tiny"), local_sweep.out)
 
 
 def test_kept_sweep_holds_tables_settings_and_provenance(kept_tiny, local_sweep):
@@ -64,11 +65,11 @@ def test_kept_sweep_holds_tables_settings_and_provenance(kept_tiny, local_sweep)
 
 
 def test_check_is_current_then_stale_naming_the_grid_setting(kept_tiny, registry):
-    assert kept.check_sweep(kept.kept_sweep("tiny")).status == kept.CURRENT
+    assert checking.check_sweep(kept.kept_sweep("tiny")).status == checking.CURRENT
     grid = registry / "grids" / "tiny.toml"
     grid.write_text(grid.read_text().replace("[set]", '[set]\n"tcp.initial_cwnd" = 4', 1))
-    state = kept.check_sweep(kept.kept_sweep("tiny"))
-    assert state.status == kept.STALE
+    state = checking.check_sweep(kept.kept_sweep("tiny"))
+    assert state.status == checking.STALE
     assert any(r.startswith("tcp.initial_cwnd: 10 -> 4") for r in state.reasons), state.reasons
 
 
@@ -106,20 +107,20 @@ def test_a_changed_default_makes_check_fail(kept_tiny, registry, tmp_path):
 
 
 def test_figure_carries_provenance_and_check_compares_it(kept_tiny, tmp_path, monkeypatch):
-    from harness.outputs import findings_figures, findings_pages
+    from harness.findings import figures, status_pages
 
     docs = tmp_path / "docs"
     docs.mkdir()
-    monkeypatch.setattr("harness.services.findings.docs_dir", lambda: docs)
+    monkeypatch.setattr("harness.usecases.findings.docs_dir", lambda: docs)
     monkeypatch.setattr("harness.config.paths.DOCS_DIR", docs)
-    assert findings_pages.finding_figures("tiny-map") == ""    # nothing drawn: no links
+    assert status_pages.finding_figures("tiny-map") == ""    # nothing drawn: no links
     result = CliRunner().invoke(cli.main, ["findings", "draw", "tiny-map"])
     assert result.exit_code == 0, result.output
-    assert findings_pages.finding_figures("tiny-map") == (    # relative to findings/tiny.md
+    assert status_pages.finding_figures("tiny-map") == (    # relative to findings/tiny.md
         "![tiny: map](../tiny-map.png)\n\n![tiny: frontier](../tiny-frontier.png)\n")
     record = json.loads((kept_tiny / "provenance.json").read_text())
     for figure in ("tiny-map.png", "tiny-frontier.png"):
-        meta = findings_figures.png_metadata(docs / figure)
+        meta = figures.png_metadata(docs / figure)
         for key in ("preset", "buffer_model", "scale", "seeds", "commit", "date"):
             assert key in meta
         assert (meta["commit"], meta["date"], meta["seeds"]) == (record["commit"],
@@ -132,42 +133,42 @@ def test_figure_carries_provenance_and_check_compares_it(kept_tiny, tmp_path, mo
 
 
 def test_the_provenance_line_names_a_build_engine_only():
-    from harness.outputs import findings_pages
+    from harness.findings import status_pages
 
     record = {"grid": "g", "scale": "2", "buffer_model": "shared", "seeds": "3", "cells": 4,
               "simulation_cpu_s": 10.0, "date": "2026-11-28", "commit": "abc",
               "machine": "x", "engine": {"kind": "wheel", "version": "3.44.post0"}}
-    assert "build" not in findings_pages.provenance_line(record)
+    assert "build" not in status_pages.provenance_line(record)
     record["engine"] = {"kind": "build", "version": "3.44", "profile": "optimized"}
-    assert "an ns-3.44 build (optimized profile" in findings_pages.provenance_line(record)
+    assert "an ns-3.44 build (optimized profile" in status_pages.provenance_line(record)
 
 
 def test_generated_page_parts(kept_tiny):
-    from harness.outputs import findings_pages
+    from harness.findings import change_tables, map_pages, status_pages, verdict_pages
 
-    block = findings_pages.finding_block("tiny-map")
+    block = status_pages.finding_block("tiny-map")
     assert "(current)" in block and "harness findings run tiny-map" in block
-    table = findings_pages.finding_changes("tiny", "iteration_time")
+    table = change_tables.finding_changes("tiny", "iteration_time")
     header, rule, *rows = table.splitlines()
     assert header.split("|")[1:4] == [" R ", " load ", " arm "] and len(rows) == 4
     assert all("`low` | iteration_time |" in r and "[" in r for r in rows)  # with its interval
-    grid_map = findings_pages.finding_map("tiny")
+    grid_map = map_pages.finding_map("tiny")
     assert "| R | load 0.05 | load 0.1 |" in grid_map and grid_map.count("\n| ") == 3  # head, 2 rows
     # absolute values per point and arm: the mean over seeds, in ms for seconds
     from harness.analysis.tables import load_sweep
 
     summary = load_sweep(kept_tiny).summary
-    means = findings_pages.finding_table("tiny", "mean_iteration_s")
+    means = change_tables.finding_table("tiny", "mean_iteration_s")
     header, rule, *rows = means.splitlines()
     assert header == "| R | load | arm | mean iteration, ms |" and len(rows) == len(summary)
     one = summary.iloc[0]
     assert f"{1000 * one['mean_iteration_s']:.4g} (1)" in means  # one seed: no interval
     with pytest.raises(KeyError, match="no column 'nope'"):
-        findings_pages.finding_table("tiny", "nope")
+        change_tables.finding_table("tiny", "nope")
     # the knob frontier: a table per point, the reference at 0, the point's verdict
     from harness.analysis import frontier
 
-    plane = findings_pages.finding_frontier("tiny")
+    plane = verdict_pages.finding_frontier("tiny")
     deltas = load_sweep(kept_tiny).deltas_mean
     low = deltas[(deltas["arm"] == "low") & (deltas["metric"] == "iteration_time")]
     assert plane.count("| `same` | 0 (reference) | 0 | 0 | ") == len(low) == 4
@@ -179,12 +180,12 @@ def test_generated_page_parts(kept_tiny):
         assert frontier.interval_text(row["change"], row["change_low"],
                                       row["change_high"]) in plane
     assert plane.count("best: ") + plane.count("none: ") == 4
-    words = findings_pages.finding_summary("tiny")
+    words = map_pages.finding_summary("tiny")
     assert words.startswith("- **Training** (`low` vs `same`):") and "of 4 verdicts decided" in words
 
 
 def test_not_kept_and_unknown_names(registry):
-    assert kept.check_sweep(kept.kept_sweep("tiny")).status == kept.NOT_KEPT
+    assert checking.check_sweep(kept.kept_sweep("tiny")).status == checking.NOT_KEPT
     result = CliRunner().invoke(cli.main, ["findings", "check"])
     assert result.exit_code == 0 and "not kept" in result.output
     assert CliRunner().invoke(cli.main, ["findings", "check", "--strict"]).exit_code == 1
@@ -225,14 +226,14 @@ def test_findings_run_resumes_keeps_and_draws(registry, local_sweep, tmp_path, m
     shutil.move(aside, cells[0])
     docs = tmp_path / "docs"
     docs.mkdir()
-    monkeypatch.setattr("harness.services.findings.docs_dir", lambda: docs)
+    monkeypatch.setattr("harness.usecases.findings.docs_dir", lambda: docs)
     result = CliRunner().invoke(cli.main, ["findings", "run", "tiny-map", "-j", "1",
                                            "--results", str(results)])
     assert result.exit_code == 0, result.output
     assert "--resume" in result.output and "kept tiny" in result.output
     assert (registry / "tiny" / "deltas_mean.parquet").is_file()
     assert (docs / "tiny-map.png").is_file()
-    assert kept.check_sweep(kept.kept_sweep("tiny")).status == kept.CURRENT
+    assert checking.check_sweep(kept.kept_sweep("tiny")).status == checking.CURRENT
     # kept and current: a second run leaves it (no budget spent again) unless --rerun
     again = CliRunner().invoke(cli.main, ["findings", "run", "tiny-map", "-j", "1",
                                           "--results", str(results)])
@@ -244,7 +245,7 @@ def test_findings_run_resumes_keeps_and_draws(registry, local_sweep, tmp_path, m
                                           "--no-added-seeds", "--results", str(results)])
     assert rerun.exit_code == 0, rerun.output
     assert "kept tiny" in rerun.output and (registry / "tiny" / "provenance.json").stat().st_ino != before
-    assert kept.check_sweep(kept.kept_sweep("tiny")).status == kept.CURRENT
+    assert checking.check_sweep(kept.kept_sweep("tiny")).status == checking.CURRENT
     # a file keeping did not write stops the run before any sweep runs, and stays
     (registry / "tiny" / "notes.txt").write_text("mine")
     refused = CliRunner().invoke(cli.main, ["findings", "run", "tiny-map", "-j", "1", "--rerun",
@@ -258,8 +259,9 @@ def test_findings_run_resumes_keeps_and_draws(registry, local_sweep, tmp_path, m
 
 def test_a_finding_goes_on_from_cells_kept_in_parts(registry, local_sweep, tmp_path,
                                                     monkeypatch, capfd):
-    """A sweep too long for one sitting: its finished cells kept as reference
-    results (harness reference), named in findings.toml; `findings list` says
+    """A sweep too long for one sitting: its finished cells kept as cached
+    cells (by `harness reference` and findings.toml's `reference`, the old
+    names of `harness cache` and `cached`), named in findings.toml; `findings list` says
     how many are kept, `findings run` runs only the others and keeps the
     tables of one run straight through."""
     from harness.analysis.tables import load_sweep
@@ -269,31 +271,31 @@ def test_a_finding_goes_on_from_cells_kept_in_parts(registry, local_sweep, tmp_p
     for cell in sorted((part / "cells").iterdir())[:3]:   # three cells did not finish
         shutil.rmtree(cell)
     made = CliRunner().invoke(cli.main, ["reference", str(part), "-o", str(tmp_path / "ref")])
-    assert made.exit_code == 0 and "5 reference cells" in made.output, made.output
+    assert made.exit_code == 0 and "5 cached cells" in made.output, made.output
     registry_file = registry / "findings.toml"
     registry_file.write_text(registry_file.read_text().replace(
         'grid = "tiny"\n', f'grid = "tiny"\nreference = "{tmp_path / "ref"}"\n', 1))
     listed = CliRunner().invoke(cli.main, ["findings", "list", "--results",
                                            str(tmp_path / "results")])
-    assert "5 of 8 cells kept as reference results" in listed.output, listed.output
+    assert "5 of 8 cells kept as cached cells" in listed.output, listed.output
     assert "(estimate) for the rest" in listed.output
     docs = tmp_path / "docs"
     docs.mkdir()
-    monkeypatch.setattr("harness.services.findings.docs_dir", lambda: docs)
+    monkeypatch.setattr("harness.usecases.findings.docs_dir", lambda: docs)
     result = CliRunner().invoke(cli.main, ["findings", "run", "tiny-map", "-j", "2",
                                            "--no-added-seeds", "--results",
                                            str(tmp_path / "results")])
     assert result.exit_code == 0, result.output
-    assert f"--reference {tmp_path / 'ref'}" in result.output
+    assert f"--cached {tmp_path / 'ref'}" in result.output
     sweep_said = capfd.readouterr().err   # the sweep's own lines (a subprocess)
-    assert "5 cells from the reference results" in sweep_said and "3 cells run" in sweep_said
-    assert kept.check_sweep(kept.kept_sweep("tiny")).status == kept.CURRENT
+    assert "5 cells from the cached cells" in sweep_said and "3 cells run" in sweep_said
+    assert checking.check_sweep(kept.kept_sweep("tiny")).status == checking.CURRENT
     assert load_sweep(registry / "tiny").deltas_mean.equals(
         load_sweep(local_sweep.out).deltas_mean)
 
 
 def test_no_added_seeds_caps_seeds_only_where_a_grid_has_a_seed_axis(tmp_path):
-    from harness.services.findings import sweep_command
+    from harness.usecases.findings import sweep_command
 
     standard = sweep_command(kept.kept_sweep("standard"), tmp_path / "s", 2, True)
     assert standard[standard.index("--max-seeds") + 1] == "1" and "--budget" not in standard
@@ -345,13 +347,27 @@ def test_bad_claims_and_tables_are_named(registry, spec, words):
         kept.load_registry()
 
 
+def test_cached_and_its_old_name_reference_mean_the_same(registry):
+    """findings.toml's `cached` (the cached cells a sweep takes) is still
+    read under its old name `reference`; both at once is refused."""
+    text = (registry / "findings.toml").read_text()
+    for key in ("cached", "reference"):
+        (registry / "findings.toml").write_text(
+            text.replace('grid = "tiny"\n', f'grid = "tiny"\n{key} = "validate"\n', 1))
+        assert kept.kept_sweep("tiny").cached == "validate"
+    (registry / "findings.toml").write_text(
+        text.replace('grid = "tiny"\n', 'grid = "tiny"\ncached = "a"\nreference = "b"\n', 1))
+    with pytest.raises(ConfigError, match="both cached and reference"):
+        kept.load_registry()
+
+
 @pytest.mark.slow
 def test_a_boundary_search_is_kept_checked_and_drawn(registry, tmp_path, monkeypatch):
     """A real search (2-3 probes) run by `findings run` as `harness boundary`,
     kept with its boundary and probes tables, current against today's code,
     its crossings generated into a page and drawn over its kept map."""
     from harness.analysis.tables import read_table
-    from harness.outputs import findings_figures, findings_pages
+    from harness.findings import boundary_pages, figures
     from harness.traffic import profiles
     from tests.test_boundary import REAL_SEARCH
 
@@ -365,17 +381,17 @@ def test_a_boundary_search_is_kept_checked_and_drawn(registry, tmp_path, monkeyp
                 'kind = "boundary", over = "tiny" }]\n')
     docs = tmp_path / "docs"
     docs.mkdir()
-    monkeypatch.setattr("harness.services.findings.docs_dir", lambda: docs)
+    monkeypatch.setattr("harness.usecases.findings.docs_dir", lambda: docs)
     result = CliRunner().invoke(cli.main, ["findings", "run", "edge", "-j", "2",
                                            "--results", str(tmp_path / "results")])
     assert result.exit_code == 0, result.output
     assert "harness.cli boundary" in result.output and "kept search" in result.output
-    state = kept.check_sweep(kept.kept_sweep("search"))
-    assert state.status == kept.CURRENT, state.reasons
+    state = checking.check_sweep(kept.kept_sweep("search"))
+    assert state.status == checking.CURRENT, state.reasons
     table = read_table(registry / "search" / "boundary.parquet")
     probes = read_table(registry / "search" / "probes.parquet")
     assert len(table) == 1 and table["probes"].iloc[0] == len(probes) >= 2
-    page = findings_pages.finding_boundary("search")
+    page = boundary_pages.finding_boundary("search")
     header, rule, row = page.splitlines()
     assert header.startswith("| R | threshold | status |")
     assert f"| 1 % | {table['status'].iloc[0]} |" in row
@@ -383,7 +399,7 @@ def test_a_boundary_search_is_kept_checked_and_drawn(registry, tmp_path, monkeyp
     start = {"below range": "< ", "above range": "> ", "bracketed": "["}.get(
         table["status"].iloc[0])
     assert start is None or row.split(" | ")[4].startswith(start), row
-    assert findings_figures.png_metadata(docs / "edge.png")["preset"] == "search"  # its grid
+    assert figures.png_metadata(docs / "edge.png")["preset"] == "search"  # its grid
     # the figure's `over` must name a kept sweep of the registry
     with (registry / "findings.toml").open("a") as f:
         f.write('\n[findings.bad]\ntitle = "x"\npage = "findings/x.md"\nsweeps = ["search"]\n'
@@ -399,7 +415,7 @@ def test_the_scale_check_is_generated_beside_its_reference(registry):
     import pandas as pd
 
     from harness.analysis import stats
-    from harness.outputs import findings_pages
+    from harness.findings import change_tables
 
     rows = [{"training.ratio": 2, "scale": scale, "arm": "low", "metric": "iteration_time",
              "change": change, "change_low": change - 0.05, "change_high": change + 0.05}
@@ -407,7 +423,7 @@ def test_the_scale_check_is_generated_beside_its_reference(registry):
     check = stats.compare_scales(pd.DataFrame(rows), ["training.ratio", "scale"])
     (registry / "tiny").mkdir()
     check.to_parquet(registry / "tiny" / "scale_check.parquet")
-    text = findings_pages.finding_scale_check("tiny")
+    text = change_tables.finding_scale_check("tiny")
     header, rule, row, _, tally2, tally10 = text.splitlines()
     assert tally2 == "- Scale 2: training inside the reference's interval in 1 of 1, with its sign in 1."
     assert tally10 == "- Scale 10: training inside the reference's interval in 0 of 1, with its sign in 0."
@@ -416,7 +432,7 @@ def test_the_scale_check_is_generated_beside_its_reference(registry):
     assert row == ("| 2 | `low` | training's iteration time | +10.0 [+5.0, +15.0] | "
                    "+12.0 [+7.0, +17.0] | -2.0 [-7.0, +3.0] | 2: yes / yes, 10: no / no |")
     (registry / "tiny" / "scale_check.parquet").unlink()
-    assert "no kept scale check for `tiny`" in findings_pages.finding_scale_check("tiny")
+    assert "no kept scale check for `tiny`" in change_tables.finding_scale_check("tiny")
 
 
 def _faceted(monkeypatch):
@@ -425,8 +441,6 @@ def _faceted(monkeypatch):
     generators read it: no simulation, the generators' logic only."""
     import pandas as pd
     from types import SimpleNamespace
-
-    from harness.outputs import findings_pages
 
     cells, rows = [], []
     labels = {"small-buffer": {"network.band_limit_packets": 10},
@@ -452,13 +466,14 @@ def _faceted(monkeypatch):
                      "training.ratio", "background.rate", "seed"],
             "arms": ["same", "low"], "reference": "same", "cells": cells}
     loaded = SimpleNamespace(grid=grid, deltas_mean=pd.DataFrame(rows))
-    monkeypatch.setattr(findings_pages, "load_kept", lambda key: (None, loaded))
-    return findings_pages
+    monkeypatch.setattr(kept, "load_kept", lambda key: (None, loaded))
 
 
 def test_a_grid_of_labelled_points_is_summarised_per_label(monkeypatch):
-    pages = _faceted(monkeypatch)
-    words = pages.finding_summary("x")
+    from harness.findings import map_pages
+
+    _faceted(monkeypatch)
+    words = map_pages.finding_summary("x")
     # once per label, in the grid's order (not sorted), each with its own verdicts
     first, second = words.index("Under label `small-buffer`"), words.index("Under label `drr`")
     assert first < second
@@ -468,7 +483,9 @@ def test_a_grid_of_labelled_points_is_summarised_per_label(monkeypatch):
 
 
 def test_contrast_names_the_points_where_two_maps_disagree(monkeypatch):
-    pages = _faceted(monkeypatch)
+    from harness.findings import contrast_pages as pages
+
+    _faceted(monkeypatch)
     text = pages.finding_contrast("x:label=drr", "x:label=small-buffer", "iteration_time")
     assert "`drr` against `small-buffer`, 4 points" in text
     assert "intervals disjoint at 1 (R = 2 (lambda 184))" in text
@@ -482,10 +499,10 @@ def test_contrast_names_the_points_where_two_maps_disagree(monkeypatch):
 def test_a_map_with_a_third_axis_gets_a_column_for_it():
     """The project's kept buffer-models sweep: one row per model and R, the
     models in the grid's order, each cell the kept change of its own model."""
-    from harness.outputs import findings_pages
+    from harness.findings import map_pages, page_text
 
-    sweep, loaded = findings_pages.load_kept("buffer-models")
-    table = findings_pages.finding_map("buffer-models")
+    sweep, loaded = kept.load_kept("buffer-models")
+    table = map_pages.finding_map("buffer-models")
     rows = [r for r in table.splitlines() if r.startswith("| `")]
     models = list(dict.fromkeys(c["point"]["network.buffer.model"] for c in loaded.grid["cells"]))
     assert len(rows) == 4 * len(models)
@@ -494,14 +511,14 @@ def test_a_map_with_a_third_axis_gets_a_column_for_it():
     for model, row in zip(models, rows[::4]):   # R = 16, lambda = 23 of each model
         one = dm[(dm["network.buffer.model"] == model) & (dm["training.ratio"] == 16)
                  & (dm["background.rate"] == 23) & (dm["metric"] == "iteration_time")]
-        assert findings_pages._pct(one["change"].iloc[0]) in row.split("|")[3]
+        assert page_text.pct(one["change"].iloc[0]) in row.split("|")[3]
 
 
 def test_the_costs_table_lists_each_kept_sweep_once(kept_tiny):
-    from harness.outputs import findings_pages
+    from harness.findings import status_pages
 
     record = json.loads((kept_tiny / "provenance.json").read_text())
-    table = findings_pages.findings_costs()
+    table = status_pages.findings_costs()
     rows = [r for r in table.splitlines() if r.startswith("| `")]
     assert len(rows) == 1 and rows[0].startswith("| `tiny` | 8 | ")
     assert f"{record['simulation_cpu_s']:,.0f} s" in rows[0] and "ns3 wheel" in rows[0]
@@ -511,7 +528,7 @@ def test_tails_against_means_sorts_each_point_by_its_intervals(monkeypatch):
     import pandas as pd
     from types import SimpleNamespace
 
-    from harness.outputs import findings_pages
+    from harness.findings import contrast_pages
 
     def row(rate, metric, change, low, high):
         return {"training.ratio": 2, "background.rate": rate, "arm": "low", "metric": metric,
@@ -524,9 +541,9 @@ def test_tails_against_means_sorts_each_point_by_its_intervals(monkeypatch):
         row(184, "m", -0.2, -0.3, -0.1), row(184, "t", +0.4, nan, nan)])  # no tail interval
     grid = {"axes": ["training.ratio", "background.rate", "seed"], "arms": ["same", "low"],
             "reference": "same"}
-    monkeypatch.setattr(findings_pages, "load_kept",
+    monkeypatch.setattr(kept, "load_kept",
                         lambda key: (None, SimpleNamespace(grid=grid, deltas_mean=dm)))
-    text = findings_pages.finding_tails("x", "m:t")
+    text = contrast_pages.finding_tails("x", "m:t")
     assert "4 points): the same verdict at 1 (R = 2 (lambda 23))" in text
     assert "only the mean significant at 1 (R = 2 (lambda 46))" in text
     assert "only the tail at 1 (R = 2 (lambda 92))" in text and "opposite directions at 0" in text
@@ -541,7 +558,7 @@ def test_the_seeds_table_puts_each_seeds_change_beside_the_pooled_one(monkeypatc
     import pandas as pd
     from types import SimpleNamespace
 
-    from harness.outputs import findings_pages
+    from harness.findings import change_tables
 
     point = {"training.ratio": 8, "arm": "low", "metric": "rpc_p99"}
     dm = pd.DataFrame([{**point, "background.rate": 184, "change": 9.9, "change_low": 5.0,
@@ -554,9 +571,9 @@ def test_the_seeds_table_puts_each_seeds_change_beside_the_pooled_one(monkeypatc
                              for s, c in ((1, -0.1), (3, -0.3))])
     grid = {"axes": ["training.ratio", "background.rate", "seed"], "arms": ["same", "low"],
             "reference": "same"}
-    monkeypatch.setattr(findings_pages, "load_kept", lambda key: (
+    monkeypatch.setattr(kept, "load_kept", lambda key: (
         None, SimpleNamespace(grid=grid, deltas_mean=dm, deltas=deltas)))
-    header, rule, light, heavy = findings_pages.finding_seeds("x", "rpc_p99").splitlines()
+    header, rule, light, heavy = change_tables.finding_seeds("x", "rpc_p99").splitlines()
     assert header.endswith("| seed 1 | seed 2 | seed 3 | seeds with its sign |")
     assert heavy.endswith("| -10.0 | +5500.0 | -20.0 | 1 of 3 |"), heavy
     assert light.endswith("| -10.0 |  | -30.0 | 2 of 2 |"), light

@@ -186,9 +186,9 @@ def test_the_pch_key_holds_no_path_of_the_environment_or_checkout(tmp_path):
     import json
     import shutil
 
-    from harness.engine import ns3, pch_key
+    from harness.engine import engines, ns3, pch_key
 
-    wheel = ns3.find_wheel()
+    wheel = engines.wheel()
     headers = [*pch_key.NS3_HEADERS, *ns3.loaded_headers()]
     info = pch_key.key_info(wheel.include_dir, headers, ns3.module_include_dirs())
     text = json.dumps(info)
@@ -198,11 +198,10 @@ def test_the_pch_key_holds_no_path_of_the_environment_or_checkout(tmp_path):
     copies = []
     for name in ("one", "two"):
         shutil.copytree(ns3.MODULES_DIR, tmp_path / name / "ns3-modules")
-        copies.append(pch_key.pch_path(tmp_path, wheel.include_dir, headers,
-                                   extra_include_dirs=ns3.module_include_dirs(
-                                       tmp_path / name / "ns3-modules")))
-    assert copies[0] == copies[1] == pch_key.pch_path(
-        tmp_path, wheel.include_dir, headers, extra_include_dirs=ns3.module_include_dirs())
+        copies.append(pch_key.pch_file(tmp_path, pch_key.key_info(
+            wheel.include_dir, headers,
+            ns3.module_include_dirs(tmp_path / name / "ns3-modules"))))
+    assert copies[0] == copies[1] == pch_key.pch_file(tmp_path, info)
 
 
 def test_a_second_environment_links_the_shared_objects_and_compiles_nothing(tmp_path,

@@ -40,6 +40,13 @@ def built(tmp_path_factory):
     return cache, path, elapsed
 
 
+def _pch_path(cache: Path, headers=pch_key.NS3_HEADERS, extra_include_dirs=()) -> Path:
+    """Where ensure_pch keeps the PCH of the wheel's headers (by default
+    NS3_HEADERS): pch_key.pch_file of their key_info."""
+    info = pch_key.key_info(pch_key.default_include_dir(), list(headers), extra_include_dirs)
+    return pch_key.pch_file(cache, info)
+
+
 def _failure_log(cache: Path) -> str:
     logs = [p.read_text()[-3000:] for p in cache.glob("*.failed")]
     return "\n".join(logs) or "no .failed log"
@@ -55,8 +62,7 @@ def _clean_env() -> dict:
 
 def test_build_creates_validated_pch(built):
     cache, path, _ = built
-    assert path == pch_key.pch_path(cache)
-    assert path == pch_key.pch_path(cache, pch_key.default_include_dir(), pch_key.NS3_HEADERS)
+    assert path == _pch_path(cache)
     assert path.parent == cache and path.name.startswith("ns3-") and path.suffix == ".pch"
     assert path.is_file() and path.stat().st_size > 10_000_000
     assert pch.is_valid(path)
@@ -176,11 +182,11 @@ def test_unusable_cache_dir_returns_none(tmp_path):
 
 def test_key_depends_on_headers_and_flags(tmp_path, monkeypatch):
     monkeypatch.delenv("EXTRA_CLING_ARGS", raising=False)
-    base = pch_key.pch_path(tmp_path)
-    assert base == pch_key.pch_path(tmp_path)
-    assert pch_key.pch_path(tmp_path, headers=pch_key.NS3_HEADERS[:2]) != base
+    base = _pch_path(tmp_path)
+    assert base == _pch_path(tmp_path)
+    assert _pch_path(tmp_path, headers=pch_key.NS3_HEADERS[:2]) != base
     monkeypatch.setenv("EXTRA_CLING_ARGS", "-O1")
-    assert pch_key.pch_path(tmp_path) != base
+    assert _pch_path(tmp_path) != base
 
 
 def test_default_library_paths_match_module_names():
@@ -198,12 +204,12 @@ def test_key_follows_the_content_of_extra_include_dirs(tmp_path):
     header = ours / "mine.h"
     header.write_text("int f();\n")
     cache = tmp_path / "cache"
-    first = pch_key.pch_path(cache, extra_include_dirs=[ours])
-    assert first != pch_key.pch_path(cache)
+    first = _pch_path(cache, extra_include_dirs=[ours])
+    assert first != _pch_path(cache)
     os.utime(header, ns=(1, 1))          # a fresh clone: same content, new mtime
-    assert pch_key.pch_path(cache, extra_include_dirs=[ours]) == first
+    assert _pch_path(cache, extra_include_dirs=[ours]) == first
     header.write_text("int f();\nint g();\n")
-    assert pch_key.pch_path(cache, extra_include_dirs=[ours]) != first
+    assert _pch_path(cache, extra_include_dirs=[ours]) != first
 
 
 def test_prune_keeps_the_newest_pchs(tmp_path):

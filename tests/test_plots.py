@@ -140,3 +140,29 @@ def test_not_a_run_directory(tmp_path):
     (tmp_path / "config.json").write_text("{}")
     with pytest.raises(FileNotFoundError, match=r"not a run directory: missing summary\.json"):
         plots.plot_run(tmp_path)
+
+
+def test_a_comparison_redrawn_from_the_same_table_is_the_same_figure():
+    """The bars' 95 % intervals are bootstrapped with a fixed seed: two draws
+    of one table give the same PNG (unseeded, each redraw of a kept finding's
+    comparison moved its error bars)."""
+    import io
+
+    import numpy as np
+    import pandas as pd
+
+    from harness.outputs.plots.sweep_data import COMPARISON_PANELS
+    from harness.outputs.plots.sweep_draw import draw_comparison
+
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame([{"point": p, "arm": arm, "metric": metric, "value_ms": v}
+                          for p in ("R=2", "R=4") for arm in ("same", "low")
+                          for _, metric in COMPARISON_PANELS
+                          for v in rng.exponential(10, size=6)])
+    grid = {"axes": ["training.ratio", "seed"]}
+
+    def png() -> bytes:
+        out = io.BytesIO()
+        draw_comparison(frame, grid, "t").savefig(out, format="png")
+        return out.getvalue()
+    assert png() == png()

@@ -13,7 +13,7 @@ import pytest
 
 from harness.config.scenario import apply_values, read_scenario_dict, scenario_from_dict
 from harness.engine import planning, recipe, simulation
-from harness.services.references import REFERENCES_DIR
+from harness.usecases.references import REFERENCES_DIR
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("cppyy") is None or importlib.util.find_spec("ns3") is None,

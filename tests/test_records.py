@@ -17,7 +17,7 @@ import harness
 from harness import cli
 from harness.analysis import claims, tables
 from harness.config.errors import ConfigError, CorruptRecordError
-from harness.sweeps import alone, reference
+from harness.sweeps import alone, cell_cache
 
 GRID = """name = "g"
 scenario = "default"
@@ -66,21 +66,21 @@ def test_a_record_the_harness_wrote_reads_back(tmp_path):
                                    b'{"grid": "g", "scale": true, "cells": {}}'])
 def test_a_damaged_reference_index_is_named(tmp_path, index):
     (tmp_path / "ref").mkdir()
-    (tmp_path / "ref" / reference.INDEX).write_bytes(index)
+    (tmp_path / "ref" / cell_cache.INDEX).write_bytes(index)
     with pytest.raises(CorruptRecordError, match=r"ref/reference\.json: "):
-        reference.read_index(tmp_path / "ref")
+        cell_cache.read_index(tmp_path / "ref")
 
 
 def test_reference_of_a_damaged_sweep_is_a_config_error(tmp_path):
     d = _sweep(tmp_path / "s", b"[1]")
     (d / "grid.toml").write_text(GRID)
     with pytest.raises(CorruptRecordError, match="holds a list"):
-        reference.export(d, tmp_path / "ref")
+        cell_cache.export(d, tmp_path / "ref")
     # grid.toml and sweep.json that disagree: a ConfigError, not SweepError
     _sweep(d, json.dumps({"grid": "g", "cells": [{"id": "x", "arm": None,
                                                   "point": {}}]}).encode())
     with pytest.raises(ConfigError, match="^SWEEP: the grid changed"):
-        reference.export(d, tmp_path / "ref")
+        cell_cache.export(d, tmp_path / "ref")
     assert not (tmp_path / "ref").exists()
 
 

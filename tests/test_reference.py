@@ -1,5 +1,6 @@
-"""Reference results (harness.sweeps.reference): a sweep's reference-scale cells kept
-as compact tables, and a later sweep that takes them instead of running them."""
+"""Cached cells (harness.sweeps.cell_cache, `harness cache`; reference results
+before): a sweep's reference-scale cells kept as compact tables, and a later
+sweep that takes them instead of running them."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness.analysis import stats
-from harness.sweeps import reference, sweeping
+from harness.sweeps import cell_cache, sweeping
 from harness.sweeps.aggregate import interval_table
 from harness.cli import main
 from harness.config.errors import ConfigError
@@ -34,11 +35,11 @@ def test_sample_stands_in_for_the_reference_cells(tmp_path):
     grid = load_grid(SAMPLE_GRID)
     cells = expand(grid)
     try:
-        from_reference = reference.check(SAMPLE, grid, cells)
+        from_reference = cell_cache.check(SAMPLE, grid, cells)
     except ConfigError as e:
         pytest.fail(f"{REMAKE}: {e}")
     assert {dict(c.point)["scale"] for c in from_reference} == {1}
-    report = sweeping.run_sweep(grid, tmp_path / "s", jobs=2, progress=False, reference=SAMPLE)
+    report = sweeping.run_sweep(grid, tmp_path / "s", jobs=2, progress=False, cached=SAMPLE)
     scaled = [c for c in cells if dict(c.point)["scale"] != 1]
     assert report.ran == len(scaled) and not report.failed     # only the scaled side ran
     # the comparison's reference side is the sample's own numbers: the
@@ -62,18 +63,18 @@ def test_round_trip_gives_the_full_sweeps_comparison(tmp_path):
     grid = load_grid(SAMPLE_GRID)
     full = sweeping.run_sweep(grid, tmp_path / "full", jobs=2, progress=False)
     runner = CliRunner()
-    made = runner.invoke(main, ["reference", str(tmp_path / "full"), "-o",
+    made = runner.invoke(main, ["reference", str(tmp_path / "full"), "-o",   # its old name
                                 str(tmp_path / "ref")])
     assert made.exit_code == 0, made.output
-    index = json.loads((tmp_path / "ref" / reference.INDEX).read_text())
+    index = json.loads((tmp_path / "ref" / cell_cache.INDEX).read_text())
     assert index["scale"] == 1 and len(index["cells"]) == 4
     flows = pd.read_parquet(next((tmp_path / "ref" / "cells").glob("*/flows.parquet")))
-    assert list(flows.columns) == list(reference.FLOW_COLUMNS)        # compact
+    assert list(flows.columns) == list(cell_cache.FLOW_COLUMNS)        # compact
     again = runner.invoke(main, ["sweep", str(SAMPLE_GRID), "-j", "2", "-o",
-                                 str(tmp_path / "again"), "--reference", str(tmp_path / "ref"),
+                                 str(tmp_path / "again"), "--cached", str(tmp_path / "ref"),
                                  "--no-progress"])
     assert again.exit_code == 0, again.output
-    assert "4 cells from the reference results" in again.output
+    assert "4 cells from the cached cells" in again.output
     assert "4 cells run" in again.output
     a = pd.read_parquet(tmp_path / "again" / "scale_check.parquet")
     b = _scale_check(full.tables)
@@ -86,12 +87,12 @@ def test_a_reference_for_other_settings_is_refused_before_running(tmp_path):
     changed.write_text(SAMPLE_GRID.read_text().replace('"background.load" = 0.2',
                                                        '"background.load" = 0.3'))
     result = CliRunner().invoke(main, ["sweep", str(changed), "-o", str(tmp_path / "s"),
-                                       "--reference", str(SAMPLE)])
+                                       "--reference", str(SAMPLE)])   # its old name
     assert result.exit_code == 2
-    assert "--reference" in result.output and "lacks the reference cell" in result.output
+    assert "--cached" in result.output and "lacks the reference-scale cell" in result.output
     assert not (tmp_path / "s").exists()
-    # a directory that is no reference, and a grid without a scale axis
-    for args, words in ((["--reference", str(tmp_path)], "no reference.json"),):
+    # a directory that is no cache, and a grid without a scale axis
+    for args, words in ((["--cached", str(tmp_path)], "no reference.json"),):
         r = CliRunner().invoke(main, ["sweep", str(SAMPLE_GRID), "-o", str(tmp_path / "t"),
                                       *args])
         assert r.exit_code == 2 and words in r.output
@@ -101,7 +102,7 @@ def test_a_reference_for_other_settings_is_refused_before_running(tmp_path):
     no_scale.write_text(SAMPLE_GRID.read_text().replace("scale = [1, 2]\n", "")
                         .replace("[set]\n", "[set]\nscale = 2\n"))
     r = CliRunner().invoke(main, ["sweep", str(no_scale), "-o", str(tmp_path / "u"),
-                                  "--reference", str(SAMPLE)])
+                                  "--cached", str(SAMPLE)])
     assert r.exit_code == 2 and "holds none of grid 'reference-sample'" in r.output
     assert not (tmp_path / "u").exists()
 
@@ -112,7 +113,7 @@ def test_a_grid_without_a_scale_axis_takes_the_cells_held_by_id():
     are taken, the per-band ones run."""
     grid = load_grid("buffer-corners")
     cells = expand(grid)
-    held = reference.check(reference.resolve("validate"), grid, cells)
+    held = cell_cache.check(cell_cache.resolve("validate"), grid, cells)
     models = {dict(c.point)["network.buffer.model"] for c in held}
     assert held and models == {"shared"}
     assert len(held) == len([c for c in cells
@@ -124,17 +125,17 @@ def test_export_refuses_an_unfinished_sweep_and_an_existing_output(tmp_path):
     out = tmp_path / "partial"
     prepare_dir(out, grid, expand(grid), resume=False)
     with pytest.raises(ConfigError, match="not finished"):
-        reference.export(out, tmp_path / "ref")
+        cell_cache.export(out, tmp_path / "ref")
     shutil.copytree(SAMPLE, tmp_path / "exists")
     with pytest.raises(ConfigError, match="never overwritten"):
-        reference.export(out, tmp_path / "exists")
+        cell_cache.export(out, tmp_path / "exists")
     # through a link to an existing directory: still refused, nothing written
     (tmp_path / "link").symlink_to(tmp_path / "exists")
     with pytest.raises(ConfigError, match="never overwritten"):
-        reference.export(out, tmp_path / "link")
+        cell_cache.export(out, tmp_path / "link")
     # a name the writer's temporary name cannot fit: refused before anything is read
     with pytest.raises(ConfigError, match="-o") as e:
-        reference.export(out, tmp_path / ("r" * 250))
+        cell_cache.export(out, tmp_path / ("r" * 250))
     assert "bytes" in str(e.value)
     assert stats.SCALE_FIELD == "scale"
 
@@ -143,33 +144,33 @@ def test_the_kept_validate_reference_matches_the_validate_grid():
     """The 10 Gbit/s side of `validate` kept in the repository stands in for
     every scale-1 cell of the preset: a change of a default, or of the grid,
     that renames those cells fails here, not in a user's six-hour sweep."""
-    assert "validate" in reference.builtin()
-    kept = reference.resolve("validate")
+    assert "validate" in cell_cache.builtin()
+    kept = cell_cache.resolve("validate")
     grid = load_grid("validate")
     cells = expand(grid)
     try:
-        wanted = reference.check(kept, grid, cells)
+        wanted = cell_cache.check(kept, grid, cells)
     except ConfigError as e:
         pytest.fail(f"the kept reference no longer matches the validate grid: {e}; "
                     "remake it as workloads/reference/validate/README.md says")
     assert len(wanted) == len([c for c in cells if dict(c.point)["scale"] == 1]) > 0
-    index = json.loads((kept / reference.INDEX).read_text())
+    index = json.loads((kept / cell_cache.INDEX).read_text())
     assert set(index["cells"]) == {c.id for c in wanted}       # nothing else kept
     for cell in wanted:
         flows = pd.read_parquet(kept / "cells" / cell.id / "flows.parquet")
-        assert list(flows.columns) == list(reference.FLOW_COLUMNS)
+        assert list(flows.columns) == list(cell_cache.FLOW_COLUMNS)
         assert flows.loc[flows["measured"], "completed"].all()   # every measured flow ended
 
 
 def test_a_reference_by_name_or_path_and_an_unknown_name():
-    assert reference.resolve("validate") == reference.REFERENCE_DIR / "validate"
-    assert reference.resolve(SAMPLE) == SAMPLE
-    with pytest.raises(ConfigError, match="--reference") as e:
-        reference.resolve("no-such-reference")
+    assert cell_cache.resolve("validate") == cell_cache.REFERENCE_DIR / "validate"
+    assert cell_cache.resolve(SAMPLE) == SAMPLE
+    with pytest.raises(ConfigError, match="--cached") as e:
+        cell_cache.resolve("no-such-reference")
     assert "built-in: validate" in str(e.value)
     listed = CliRunner().invoke(main, ["list"])
-    assert listed.exit_code == 0 and "reference results" in listed.output
-    assert "validate" in listed.output.split("reference results", 1)[1].split("\n\n")[0]
+    assert listed.exit_code == 0 and "cached cells" in listed.output
+    assert "validate" in listed.output.split("cached cells", 1)[1].split("\n\n")[0]
 
 
 def test_each_sweep_kept_in_parts_still_matches_its_grid():
@@ -177,18 +178,37 @@ def test_each_sweep_kept_in_parts_still_matches_its_grid():
     sweep kept in parts, its index's grid the sweep's): every cell it holds is
     a cell of today's grid, so a change of a default that would orphan the
     kept part (and rerun it all) fails here first."""
-    from harness.sweeps import findings as kept
+    from harness.findings import registry as kept
 
     sweeps = {s.key: s for f in kept.load_registry().values() for s in f.sweeps}
     for sweep in sweeps.values():
-        if not sweep.reference:
+        if not sweep.cached:
             continue
-        index = json.loads((reference.resolve(sweep.reference) / reference.INDEX).read_text())
+        index = json.loads((cell_cache.resolve(sweep.cached) / cell_cache.INDEX).read_text())
         grid = load_grid(sweep.grid_path())
         if index["grid"] != grid.name:
             continue   # another grid's cells, taken where they are the same (buffer-corners)
         ids = {c.id for c in expand(grid)}
         orphaned = sorted(set(index["cells"]) - ids)
-        assert not orphaned, (f"{sweep.reference} holds {len(orphaned)} cells that are no "
+        assert not orphaned, (f"{sweep.cached} holds {len(orphaned)} cells that are no "
                               f"longer cells of {grid.name}, e.g. {orphaned[0]}: a setting "
                               "or default changed since they were kept; rerun them")
+
+
+def test_cache_is_the_command_and_reference_its_hidden_old_name(tmp_path):
+    """`harness cache` keeps cached cells; `harness reference`, its old name,
+    is the same command, out of --help, its help saying so."""
+    import click
+
+    from harness import cli_results
+
+    assert cli_results.reference.callback is cli_results.cache.callback
+    assert cli_results.reference.params == cli_results.cache.params
+    old = main.get_command(click.Context(main), "reference")
+    assert old is cli_results.reference and old.hidden
+    assert "The old name of `harness cache`" in old.help
+    assert "reference " not in CliRunner().invoke(main, ["--help"]).output.split("Commands:")[1]
+    # each refuses what is no sweep directory alike, naming SWEEP
+    for command in (cli_results.cache, cli_results.reference):
+        r = CliRunner().invoke(command, [str(tmp_path), "-o", str(tmp_path / "c")])
+        assert r.exit_code == 2 and "SWEEP" in r.output and "no sweep.json" in r.output

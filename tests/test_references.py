@@ -193,7 +193,7 @@ EXPLAINED = {
 
 @pytest.mark.parametrize("check", ["dynamic-thresholds", "ecmp", "strict-priority", "dctcp"])
 def test_cheap_check_within_its_tolerance_or_explained(check):
-    from harness.services import references
+    from harness.usecases import references
 
     rows = references.run_check(check, cheap=True)
     assert rows
@@ -212,8 +212,8 @@ def test_cheap_check_within_its_tolerance_or_explained(check):
 
 
 def test_the_page_renders_kept_rows(tmp_path, monkeypatch):
-    from harness.outputs import reference_pages
-    from harness.sweeps import kept_references as kept
+    from harness.findings import kept_references as kept
+    from harness.findings import reference_page as reference_pages
 
     monkeypatch.setattr(kept, "KEPT_DIR", tmp_path)
     monkeypatch.setattr(kept, "TABLE", tmp_path / "references.csv")
@@ -243,9 +243,9 @@ def test_findings_check_sees_a_kept_reference_check_go_stale(tmp_path, monkeypat
     """Each kept check carries the digest of its references.toml entry and
     scenario; one changed (here: a check's tolerance) is named stale, one
     missing is named not kept."""
-    from harness.services import findings as service
-    from harness.services import references
-    from harness.sweeps import kept_references as kept
+    from harness.usecases import findings as service
+    from harness.findings import kept_references as kept
+    from harness.usecases import references
 
     monkeypatch.setattr(kept, "KEPT_DIR", tmp_path)
     monkeypatch.setattr(kept, "TABLE", tmp_path / "references.csv")

@@ -1,4 +1,4 @@
-"""Time-preserving scale-down (scenario key `scale`, harness.network.scaling): the
+"""Time-preserving scale-down (scenario key `scale`, harness.engine.scaling): the
 plan divides rates and sizes by k and keeps every time; a scaled-down job
 iterates as fast as the full-size one (real ns-3 runs); run.min_iterations
 makes a run long enough to measure its iterations."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from harness.analysis import metrics
-from harness.network import scaling
+from harness.engine import scaling
 from harness.config.scenario import ConfigError, load_scenario
 from harness.engine.planning import plan
 
@@ -113,7 +113,7 @@ def test_min_iterations_ends_the_run_after_them():
 def model_20mb(make_profile):
     """10 layers, 20 MB: at scale 10 its ring partitions are still tens of
     packets, the regime of the quick preset (a model of a few hundred KB at
-    100 Mbit/s is not: per-packet times dominate, harness.network.scaling)."""
+    100 Mbit/s is not: per-packet times dominate, harness.engine.scaling)."""
     return make_profile(layers=10, model_bytes=20_000_000)
 
 

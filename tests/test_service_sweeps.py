@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from harness.analysis import services, stats
-from harness.analysis.service_changes import REQUEST_IDENTITY
+from harness.traffic.services.requests import REQUEST_IDENTITY
 
 GRID = """
 name = "tiny-services"
@@ -143,7 +143,7 @@ def test_a_sweep_kept_in_parts_goes_on_to_the_same_tables(service_sweep, tmp_pat
     from click.testing import CliRunner
 
     from harness.cli import main
-    from harness.sweeps import aggregate, reference, sweeping
+    from harness.sweeps import aggregate, cell_cache, sweeping
 
     grid, report = service_sweep
     part = tmp_path / "part"
@@ -152,14 +152,14 @@ def test_a_sweep_kept_in_parts_goes_on_to_the_same_tables(service_sweep, tmp_pat
     shutil.rmtree(part / "cells" / low)   # the low arm did not finish
     made = CliRunner().invoke(main, ["reference", str(part), "-o", str(tmp_path / "ref")])
     assert made.exit_code == 0, made.output
-    index = json.loads((tmp_path / "ref" / reference.INDEX).read_text())
+    index = json.loads((tmp_path / "ref" / cell_cache.INDEX).read_text())
     assert list(index["cells"]) == [same] and index["of"] == 2 and index["scale"] == 1
     kept = tmp_path / "ref" / "cells" / same
-    for name in reference.SERVICE_TABLES:
+    for name in cell_cache.SERVICE_TABLES:
         assert pd.read_parquet(kept / name).equals(pd.read_parquet(report.out / "cells"
                                                                      / same / name))
     again = sweeping.run_sweep(grid, tmp_path / "again", jobs=1, progress=False,
-                               reference=tmp_path / "ref")
+                               cached=tmp_path / "ref")
     assert not again.failed and again.ran == 1 and again.cells == 2   # the low arm only
     for name in ("deltas", "deltas_mean"):
         columns = [c for c in report.tables[name].columns if c not in aggregate.TIMING_COLUMNS]
@@ -223,7 +223,7 @@ def test_a_fractions_change_is_its_difference():
 
 
 def test_fanout_draws_its_workers_apart_from_the_arrivals():
-    from harness.traffic.services import query_requests
+    from harness.traffic.services.query import query_requests
 
     workers = (1, 2, 3, 5, 6)
     every = query_requests(4, 0, (0,), workers, 500, 0.2, 100, 200)

@@ -13,6 +13,7 @@ from harness.config.scenario import load_scenario
 from harness.engine.planning import plan
 from conftest import scenario_plan
 from harness.traffic import services as traffic
+from harness.traffic.services import query as _query, wire as _wire  # noqa: F401 (traffic.query, traffic.wire)
 
 # 1 Gbit/s single ToR, 8 hosts, nothing else on the network; each service on
 # hosts of its own, so that they share no link (the switch's ports are per host)
@@ -151,7 +152,7 @@ def test_new_connections_and_a_closed_loop_at_zero_load(tmp_path, run_plan):
     assert r["latency_s"].iloc[1:].to_numpy() == pytest.approx([rpc.ideal_s] * (len(r) - 1),
                                                                rel=0.02)
     out = traffic.Path((1e9, 1e9), (10e-6, 10e-6))
-    assert r["latency_s"].iloc[0] == pytest.approx(rpc.ideal_s + traffic.handshake_s(out, out),
+    assert r["latency_s"].iloc[0] == pytest.approx(rpc.ideal_s + traffic.wire.handshake_s(out, out),
                                                    rel=0.05)
     assert run.summary["services"]["rpc1"]["achieved_qps"] == pytest.approx(
         1 / rpc.ideal_s, rel=0.05)
@@ -179,7 +180,9 @@ workers = 2
     busier = scenario_plan(tmp_path, text, "background.load=0.3")
     for a, b in ((same, low), (same, busier)):
         for x, y in zip(a.services, b.services):
-            pd.testing.assert_frame_equal(x.requests, y.requests)
+            assert x.kind == y.kind and x.ideal_s == y.ideal_s
+            if hasattr(x, "requests"):
+                pd.testing.assert_frame_equal(x.requests, y.requests)
     other_seed = scenario_plan(tmp_path, text, "seed=8")
     assert not other_seed.services[0].requests.equals(same.services[0].requests)
 
@@ -201,7 +204,7 @@ def test_rfc3550_jitter_of_a_known_sequence():
 
 
 def traffic_jitter(sent_ms, received_ms):
-    from harness.analysis.services import rfc3550_jitter
+    from harness.traffic.services.stream import rfc3550_jitter
 
     return rfc3550_jitter([t * 1e6 for t in sent_ms], [t * 1e6 for t in received_ms])
 
@@ -209,6 +212,125 @@ def traffic_jitter(sent_ms, received_ms):
 def test_the_fan_in_arithmetic():
     """The model itself: N responses through the aggregator's link."""
     link = traffic.Path((1e9, 1e9), (10e-6, 10e-6))
-    one = traffic.query_ideal_s(100, 1380, link, link, 1, 1380, True)
-    four = traffic.query_ideal_s(100, 1380, link, link, 4, 1380, True)
+    one = traffic.query.query_ideal_s(100, 1380, link, link, 1, 1380, True)
+    four = traffic.query.query_ideal_s(100, 1380, link, link, 4, 1380, True)
     assert four - one == pytest.approx(3 * (1380 + 54) * 8 / 1e9)
+
+
+EVERY_KIND = QUIET.replace("[run]", "[run]\n# every kind of the registry, each on hosts of its own") + """
+[[service]]
+kind = "query"
+aggregators = [0]
+workers = [1, 2]
+rate = 100
+deadline = "5ms"
+[[service]]
+kind = "rpc"
+clients = [3]
+servers = [4]
+qps = 100
+slo = "2ms"
+[[service]]
+kind = "stream"
+source = 5
+destination = 6
+bitrate = "2Mbps"
+[[service]]
+kind = "poisson"
+source = 6
+destination = 5
+bitrate = "10Mbps"
+packet_size = 800
+[[service]]
+kind = "bulk"
+sources = [7]
+destination = 0
+flows = 2
+"""
+
+
+@pytest.fixture(scope="module")
+def every_kind_runs(tmp_path_factory):
+    """Two runs (seeds 7 and 8) of a scenario with one service of every kind,
+    made by `harness run` (its console summary included)."""
+    import subprocess
+    import sys
+
+    from harness.config import registry
+
+    root = tmp_path_factory.mktemp("every-kind")
+    path = root / "every-kind.toml"
+    path.write_text(EVERY_KIND)
+    assert {s.split('"')[1] for s in EVERY_KIND.split("kind = ")[1:]} == set(
+        registry.service_kinds())   # a new kind must be added here
+    out = []
+    for seed in (7, 8):
+        done = subprocess.run([sys.executable, "-c", "from harness.launcher import main; main()",
+                               "run", str(path),
+                               "--set", f"seed={seed}", "-o", str(root / f"s{seed}")],
+                              capture_output=True, text=True, timeout=600)
+        out.append((root / f"s{seed}", done))
+    return out
+
+
+def test_every_kind_has_its_line_on_the_console(every_kind_runs):
+    """`harness run` ends with exit 0 and one line per service, labelled by
+    its kind (a bulk service crashed the summary; a Poisson source read "stream")."""
+    for _, done in every_kind_runs:
+        assert done.returncode == 0, done.stderr[-2000:]
+        for name, kind in (("query0", "query"), ("rpc1", "rpc"), ("stream2", "stream"),
+                           ("poisson3", "poisson"), ("bulk4", "bulk")):
+            assert f"\n{name} ({kind}): " in done.stdout
+    assert "Jain's fairness" in every_kind_runs[0][1].stdout
+
+
+def test_every_kind_is_compared_and_exported(every_kind_runs, tmp_path):
+    """compare and export read a run with every kind (KeyError 'bulk' / 'poisson' before)."""
+    import harness
+
+    (a, _), (b, _) = every_kind_runs
+    table = harness.compare(a, b)
+    metrics = set(table["metric"])
+    assert {"query_p99", "rpc_p99", "stream_delay_p99"} <= metrics
+    assert not any(m.startswith(("poisson", "bulk")) for m in metrics)   # no changes of theirs
+    exported = harness.export(a, tmp_path / "exported")
+    assert (exported / "services.csv").exists() and (exported / "streams.csv").exists()
+
+
+def test_the_cost_counts_every_kind():
+    """The estimate counts the Poisson source's and the bulk flows' bytes."""
+    from harness.sweeps.cost import predicted_bytes
+
+    p = plan(load_scenario(None, [
+        'topology.file="single-tor-1g"', "background.enabled=false", "run.duration=0.2",
+        'service=[{kind="poisson", source=0, destination=1, bitrate="100Mbps"}]']))
+    assert predicted_bytes(p) == pytest.approx(100e6 / 8 * p.expected_duration)
+    bulk = plan(load_scenario(None, [
+        'topology.file="single-tor-1g"', "background.enabled=false", "run.duration=0.2",
+        'service=[{kind="bulk", sources=[0, 1], destination=2, start=0.1}]']))
+    # two sources into one 1 Gbit/s link, from 0.1 s on
+    assert predicted_bytes(bulk) == pytest.approx(1e9 / 8 * (bulk.expected_duration - 0.1))
+
+
+@pytest.mark.parametrize("table, role, host", [
+    ('{kind="query", workers=[0, 1], rate=10}', "clients", (2,)),
+    ('{kind="rpc", clients=[7], qps=10}', "servers", (6,)),
+    ('{kind="stream", source=7, bitrate="1Mbps"}', "servers", (6,)),
+    ('{kind="stream", destination=0, bitrate="1Mbps"}', "clients", (1,)),
+    ('{kind="bulk", destination=0}', "clients", (1,)),
+])
+def test_the_placement_rule_leaves_the_hosts_a_given_role_took(table, role, host):
+    """A role left to the rule beside one given goes to the hosts the given
+    one leaves (an aggregator among its own workers crashed planning)."""
+    p = plan(load_scenario(None, ['topology.file="single-tor-1g"', f"service=[{table}]"]))
+    s = p.services[0]
+    assert getattr(s, role) == host
+    assert not set(s.clients) & set(s.servers)
+
+
+def test_no_host_left_for_a_role_is_one_line_naming_it():
+    from harness.config.scenario import ConfigError
+
+    with pytest.raises(ConfigError, match=r"service\[0\]\.destination: no destination left"):
+        plan(load_scenario(None, ['topology.file="single-tor-1g"',
+                                  'service=[{kind="stream", hosts=[3], bitrate="1Mbps"}]']))

@@ -388,7 +388,7 @@ def test_failure_records_keep_the_real_message(local_sweep, grid_file, tmp_path)
 
 
 def test_crash_message_finds_ns3s_msg_line():
-    from harness.sweeps.executors import crash_message
+    from harness.sweeps.failures import crash_message
 
     log = ('msg="Invalid attribute value", file=/x/config.cc, line=888\nNS_FATAL, terminating\n'
            "terminate called without an active exception\n *** Break *** abort\n"

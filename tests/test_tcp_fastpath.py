@@ -56,8 +56,8 @@ def test_crosscheck_build_compares_every_call(fast_run, tmp_path):
 def test_refused_when_ns3_was_loaded_first(tmp_path):
     script = textwrap.dedent("""
         import ctypes
-        from harness.engine import ns3
-        ctypes.CDLL(str(ns3.find_wheel().library("internet")), mode=ctypes.RTLD_GLOBAL)
+        from harness.engine import engines, ns3
+        ctypes.CDLL(str(engines.wheel().library("internet")), mode=ctypes.RTLD_GLOBAL)
         try:
             ns3.load(quiet=True)
         except ns3.Ns3LoadError as e:
@@ -74,8 +74,8 @@ def test_not_in_force_when_loaded_after_the_wheel(tmp_path):
     library = ns3.build_tcp_fastpath(crosscheck=False, quiet=True)
     script = textwrap.dedent(f"""
         import ctypes
-        from harness.engine import ns3
-        ctypes.CDLL(str(ns3.find_wheel().library("internet")), mode=ctypes.RTLD_GLOBAL)
+        from harness.engine import engines, ns3
+        ctypes.CDLL(str(engines.wheel().library("internet")), mode=ctypes.RTLD_GLOBAL)
         lib = ctypes.CDLL({str(library)!r}, mode=ctypes.RTLD_GLOBAL)
         total = ctypes.c_int(0)
         print("IN_FORCE", lib.ddnn_tcp_fastpath_in_force(ctypes.byref(total)), total.value)

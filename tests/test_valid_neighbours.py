@@ -131,7 +131,7 @@ def test_the_api_refuses_a_search_grid_and_still_runs_a_sweep(no_ns3, monkeypatc
 
 def test_the_api_boundary_refuses_what_harness_boundary_refuses(no_ns3):
     """The Python side of a search (harness.api.boundary, through
-    harness.services.boundary) checks the probes' cells and the map itself,
+    harness.usecases.boundary) checks the probes' cells and the map itself,
     before anything is written."""
     import harness.api
 

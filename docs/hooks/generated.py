@@ -13,11 +13,11 @@ A page asks for one with a marker line, replaced when the site is built:
   what a decided verdict is (harness/analysis/stats.py), said once;
 - ``<!-- generated: finding NAME -->`` and the other findings markers
   (``finding-map``, ``finding-table``, ``finding-frontier``, ...: their list is
-  harness.outputs.findings_pages.MARKERS): a finding's provenance and tables,
+  harness.findings.markers.MARKERS): a finding's provenance and tables,
   from its kept results
-  (harness/outputs/findings_pages.py, workloads/findings/);
+  (harness/findings/, workloads/findings/);
 - ``<!-- generated: references -->``: the reference suite's kept rows
-  (harness/outputs/reference_pages.py, workloads/findings/references/);
+  (harness/findings/reference_page.py, workloads/findings/references/);
 - ``<!-- generated: code-map -->``: the packages, their layers, modules and
   imports, read from the code (docs/hooks/code_map.py).
 
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # a checkout without `pip install -e .`
     sys.path.insert(0, str(ROOT))
 
-from harness.outputs import findings_pages  # after the checkout is on the path
+from harness.findings import markers  # after the checkout is on the path
 
 MARKER = re.compile(r"^<!-- generated: ([a-z-]+)((?: [A-Za-z0-9_.:=-]+)*) -->$", re.MULTILINE)
 WIDTH = 88
@@ -50,6 +50,8 @@ def _cli() -> str:
     parts = ["## harness", "", "```text", main.get_help(root), "```", ""]
     for name in main.list_commands(root):
         command = main.get_command(root, name)
+        if command.hidden:   # an old name kept for scripts (harness reference)
+            continue
         ctx = click.Context(command, info_name=name, parent=root, terminal_width=WIDTH,
                             max_content_width=WIDTH)
         parts += [f"## harness {name}", "", "```text", command.get_help(ctx), "```", ""]
@@ -88,15 +90,15 @@ def _code_map() -> str:
 
 
 def _references() -> str:
-    from harness.outputs import reference_pages
+    from harness.findings import reference_page
 
-    return reference_pages.references_table()
+    return reference_page.references_table()
 
 
 GENERATORS = {"scenario-keys": _scenario_keys, "policy-parameters": _policy_parameters,
               "cli": _cli, "code-map": _code_map, "references": _references,
               "adaptive-seeds": _adaptive_seeds, "decided": _decided,
-              **findings_pages.MARKERS}
+              **markers.MARKERS}
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:

@@ -1,5 +1,5 @@
 """Published results a faithful simulator must reproduce, as pure functions:
-the analytic side of the reference suite (harness.services.references runs
+the analytic side of the reference suite (harness.usecases.references runs
 the simulations and compares). Each function names its source; units are
 SI (seconds, bit/s, bytes) or packets, as its arguments say.
 

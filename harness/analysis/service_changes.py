@@ -1,6 +1,7 @@
 """Each service's change of one arm against its reference arm
-(harness.analysis.services' CHANGED_STATS), with the intervals of
-harness.analysis.stats, from the runs' services and streams tables.
+(each kind's `stats` with a change, harness.traffic.services), with the
+intervals of harness.analysis.stats, from the runs' services and streams
+tables: each kind says what its samples are and what pairs them.
 
 Paired as the FCT changes are (harness.analysis.run_changes): a service's
 arrivals, servers and sizes come from random streams of its own, so the two
@@ -32,100 +33,29 @@ it is defined on. Its per-seed change in deltas.parquet is J's.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from harness.analysis.services import (CHANGED_STATS, ServiceStat, metric_name, named_services,
-                                       query_table)
+from harness.analysis.services import ServiceStat, metric_name, named_services
+from harness.config import registry
 from harness.analysis.stats import Interval, paired_change, rng_for, unpaired_change
 
 if TYPE_CHECKING:
     from harness.analysis.tables import Run
 
-#: per kind: (service's runs tables -> {stat name: Series indexed by the pair's key})
-Samples = dict[str, pd.Series]
 
-
-def _targets(run: "Run", service: str) -> dict:
-    return (run.summary.get("services") or {}).get(service) or {}
-
-
-def _rows(table: pd.DataFrame | None, service: str) -> pd.DataFrame | None:
-    """A service's rows of a run's services or streams table (None: none)."""
-    if table is None or table.empty:
-        return None
-    return table[table["service_name"] == service]
-
-
-def _query_samples(run: "Run", service: str) -> Samples:
-    requests = _rows(run.services, service)
-    if requests is None:
-        return {}
-    queries = query_table(requests)
-    qct = queries[queries["measured"]].set_index("query")["qct_s"]
-    out = {"p99": qct.dropna(), "mean": qct.dropna()}
-    deadline = _targets(run, service).get("deadline_s")
-    if deadline is not None:   # an unanswered query misses it
-        out["deadline_miss"] = ((qct > deadline) | qct.isna()).astype(float)
-    return out
-
-
-def _rpc_samples(run: "Run", service: str) -> Samples:
-    requests = _rows(run.services, service)
-    if requests is None:
-        return {}
-    latency = requests[requests["measured"]].set_index("id")["latency_s"]
-    slo = _targets(run, service).get("slo_s")
-    # an unanswered request (NaN) is not within the SLO
-    return {"p99": latency.dropna(), "mean": latency.dropna(),
-            **({"slo_attainment": (latency <= slo).astype(float)} if slo is not None else {})}
-
-
-def _stream_samples(run: "Run", service: str) -> Samples:
-    packets = _rows(run.streams, service)
-    if packets is None:
-        return {}
-    mine = (packets[packets["measured"]].drop_duplicates("seq")
-            .sort_values("received_ns", kind="stable"))
-    transit = (mine["received_ns"] - mine["sent_ns"]).to_numpy(dtype=float) / 1e9
-    seq = mine["seq"].to_numpy()
-    return {"delay_p99": pd.Series(mine["delay_s"].to_numpy(), index=seq),
-            # |D| of every packet but the first to arrive (RFC 3550's D(i-1, i))
-            "jitter": pd.Series(np.abs(np.diff(transit)), index=seq[1:])}
-
-
-_SAMPLES: dict[str, Callable[["Run", str], Samples]] = {
-    "query": _query_samples, "rpc": _rpc_samples, "stream": _stream_samples}
-
-
-#: the requests' columns that make two runs' requests the same requests
-REQUEST_IDENTITY = ("id", "client", "server", "request_bytes", "response_bytes", "planned_ns")
-
-
-def _plan(run: "Run", kind: str, service: str) -> pd.DataFrame | None:
-    """What a service sent, as planned (its requests, or its packets' send
-    times): two runs pair only where it is the same."""
-    if kind == "stream":
-        packets = _rows(run.streams, service)
-        return None if packets is None else (
-            packets[["seq", "sent_ns"]].drop_duplicates("seq").sort_values("seq")
-            .reset_index(drop=True))
-    requests = _rows(run.services, service)
-    return None if requests is None else (
-        requests[list(REQUEST_IDENTITY)].sort_values("id").reset_index(drop=True))
-
-
-def _same_plans(reference: list["Run"], arm: list["Run"], kind: str, service: str) -> bool:
+def _same_plans(reference: list["Run"], arm: list["Run"], kind, service: str) -> bool:
     """Whether each seed's two runs sent the same requests (a stream: the
-    packets both received were sent at the same times)."""
+    packets both received were sent at the same times): the kind's identity."""
     for r, a in zip(reference, arm):
-        pr, pa = _plan(r, kind, service), _plan(a, kind, service)
+        pr, pa = kind.identity(r, service), kind.identity(a, service)
         if pr is None or pa is None:
             return False
-        if kind == "stream":
-            pr, pa = (p[p["seq"].isin(pr["seq"]) & p["seq"].isin(pa["seq"])]
+        if kind.pairs_received():
+            key = pr.columns[0]
+            pr, pa = (p[p[key].isin(pr[key]) & p[key].isin(pa[key])]
                       .reset_index(drop=True) for p in (pr, pa))
         if not pr.equals(pa):
             return False
@@ -163,14 +93,16 @@ def service_changes(reference: list["Run"], arm: list["Run"], key: tuple,
     same requests, e.g. arms that change a service's rate). key: cells_key,
     with the metric."""
     out = {}
-    for service, kind, several in _services([*reference, *arm]):
+    for service, name, several in _services([*reference, *arm]):
+        kind = registry.service_kinds().get(name)
+        stats = [stat for stat in (kind.stats if kind is not None else ()) if stat.change]
+        if not stats:
+            continue   # a kind without changes (a Poisson source, bulk flows)
         same = paired and _same_plans(reference, arm, kind, service)
-        ref_samples = [_SAMPLES[kind](r, service) for r in reference]
-        arm_samples = [_SAMPLES[kind](a, service) for a in arm]
-        for stat in CHANGED_STATS:
-            if stat.kind != kind:
-                continue
-            metric = metric_name(kind, service, several, stat.name)
+        ref_samples = [kind.samples(r, service) for r in reference]
+        arm_samples = [kind.samples(a, service) for a in arm]
+        for stat in stats:
+            metric = metric_name(name, service, several, stat.name)
             if same:
                 pairs = [_common(r[stat.name], a[stat.name]) for r, a in
                          zip(ref_samples, arm_samples) if stat.name in r and stat.name in a]

@@ -67,7 +67,6 @@ YELLOW_MAX = 0.30
 FCT_CLASSES = (*SIZE_CLASSES, "all")
 # the per-flow statistics with a paired change (harness.analysis.metrics.FLOW_STATS)
 FLOW_CHANGES = tuple(s for s in FLOW_STATS if s.change)
-FCT_STATS = tuple(s.change for s in FLOW_CHANGES)
 MIN_ITERATION_PAIRS = 5
 
 
@@ -402,7 +401,7 @@ def spread_verdict(low: float, high: float) -> tuple[str, bool]:
 
 
 # --------------------------------------------------------------------------
-# scale check: the same cells at several scales (harness.network.scaling)
+# scale check: the same cells at several scales (harness.engine.scaling)
 
 SCALE_FIELD = "scale"
 

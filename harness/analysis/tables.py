@@ -114,7 +114,7 @@ _SWEEP_WHAT = "the sweep's record of its cells"
 def read_sweep_record(directory: Path) -> dict:
     """A sweep directory's sweep.json (read_record), each of its cells checked
     too: every reader of a sweep (tables, figures, report, frontier, claims,
-    --map, --resume, harness reference) reads it here."""
+    --map, --resume, harness cache) reads it here."""
     path = Path(directory) / "sweep.json"
     record = read_record(path, SWEEP_RECORD_FIELDS, _SWEEP_WHAT)
     for name in _SWEEP_NAMES:

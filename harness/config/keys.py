@@ -28,8 +28,7 @@ from harness.config.schema.base import Toml
 from harness.config.schema.topology import KINDS
 from harness.config.schema.network import LossConfig
 from harness.config.schema.run import QueueSamples
-from harness.config.schema.service import (BulkService, PoissonService, QueryService, RpcService,
-                                           StreamService)
+from harness.config.schema.service import ServiceBase, kinds as service_kinds
 from harness.config.schema.training import STRAGGLERS
 
 
@@ -70,7 +69,7 @@ _SECTIONS: dict[str, list[type[BaseModel]]] = {
     "training": _training_models(),
     "training.slowdowns[]": [config.Slowdown],
     "training.straggler": list(STRAGGLERS.values()),
-    "service[]": [QueryService, RpcService, StreamService, PoissonService, BulkService],
+    "service[]": list(service_kinds().values()),
 }
 
 _INTROS = {
@@ -97,14 +96,7 @@ _INTROS = {
     "training.slowdowns[]": "Each entry of `training.slowdowns`, e.g. `{ worker = 1, "
                             "start = 1.0, end = 1.5, factor = 3.0 }`; every key is "
                             "required, and periods of one worker may not overlap.",
-    "service[]": "One table per latency-critical service ([Services](services.md)); `kind` "
-                 "chooses its keys: `query` (aggregators, workers, rate, request_size, "
-                 "response_size, deadline, persistent), `rpc` (clients, servers, qps or "
-                 "outstanding, request_size or request_workload, response_size or "
-                 "response_workload, slo, persistent), `stream` or `poisson` (source, "
-                 "destination, bitrate, packet_size, deadline) or `bulk` (sources, "
-                 "destination, flows, start); name, class, hosts and port are every "
-                 "kind's. A key of another kind is an error.",
+    "service[]": None,   # _service_intro(): each kind's own keys
     "run.queue_samples": "The table `run.queue_samples`, e.g. `{ interval = \"10us\", hosts = "
                          "[2] }`: the backlog of chosen egresses read every `interval` in ns-3 "
                          "(each band's packets and bytes), written as the run's "
@@ -117,6 +109,22 @@ _INTROS = {
                           'distribution = "fixed", factor = 2 }`; each distribution takes '
                           'only its own keys, and requires them (`median` excepted).',
 }
+
+def _service_intro() -> str:
+    """[[service]]'s intro: each kind's own keys (kinds with the same keys together)."""
+    common = set(ServiceBase.model_fields) | {"kind"}
+    groups: dict[tuple, list[str]] = {}
+    for kind, model in service_kinds().items():
+        own = tuple(info.alias or name for name, info in model.model_fields.items()
+                    if name not in common)
+        groups.setdefault(own, []).append(f"`{kind}`")
+    listed = [f"{' or '.join(names)} ({', '.join(keys)})" for keys, names in groups.items()]
+    return ("One table per latency-critical service ([Services](services.md)); `kind` "
+            f"chooses its keys: {', '.join(listed[:-1])} or {listed[-1]}; name, class, hosts "
+            "and port are every kind's. A key of another kind is an error.")
+
+
+_INTROS["service[]"] = _service_intro()
 
 _TITLES = {"": "Top level", "service[]": "`[[service]]`", "network.buffer": "`[network.buffer]`, `[network.host_buffer]`",
            "network.link_changes[]": "`network.link_changes` entries",
@@ -244,12 +252,6 @@ def sections() -> list[Section]:
 def models() -> list[type[BaseModel]]:
     """Every model whose keys the reference lists."""
     return [config.Scenario, config.TopologyConfig, *(m for ms in _SECTIONS.values() for m in ms)]
-
-
-def undocumented() -> list[str]:
-    """Keys a scenario file accepts that have no description: [] when every
-    field of every model of the schema has one."""
-    return [f"{s.name}.{k.key}".lstrip(".") for s in sections() for k in s.keys if not k.doc]
 
 
 def _cell(text: str) -> str:

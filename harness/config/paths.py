@@ -35,7 +35,7 @@ SCENARIOS_DIR = WORKLOADS_DIR / "scenarios"
 SWEEPS_DIR = WORKLOADS_DIR / "sweeps"
 CDF_DIR = WORKLOADS_DIR / "cdf"
 PROFILES_DIR = WORKLOADS_DIR / "profiles"
-#: reference results kept in the repository (harness.sweeps.reference), one folder each
+#: cached cells kept in the repository (harness.sweeps.cell_cache), one folder each
 REFERENCE_DIR = WORKLOADS_DIR / "reference"
 #: the documentation's pages (docs/; in the wheel harness/docs: `harness docs`)
 DOCS_DIR = _data_dir("docs", "docs")

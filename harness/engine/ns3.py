@@ -35,8 +35,6 @@ UMBRELLA_HEADER = "ddnn-modules.h"
 CXXFLAGS = ("-std=c++20", "-O2", "-fPIC", "-DNDEBUG")
 
 
-Wheel = engines.Engine          # (the name before builds were engines too)
-find_wheel = engines.wheel      # the installed wheel, whichever engine runs
 find_engine = engines.find_engine  # the wheel, or the build DDNN_HARNESS_NS3_BUILD names
 
 
@@ -129,12 +127,15 @@ def module_include_dirs(src_dir: Path = MODULES_DIR) -> list[Path]:
 
 def loaded_headers(src_dir: Path = MODULES_DIR) -> list[str]:
     """What Python includes of our code: the umbrella header, and every
-    header of jobs/ (any depth). cppyy casts the job ScenarioRecipe::GetJob
-    returns to its own class (a ring's BuffersCsv, a parameter server's
-    SchedulerCsv) only when that class's header is included; found here, so
-    a new architecture's job needs no line in the umbrella header."""
-    jobs = sorted(p.name for p in (src_dir / "jobs").rglob("*.h"))
-    return [UMBRELLA_HEADER, *jobs]
+    header of jobs/ and services/ (any depth). cppyy casts the job
+    ScenarioRecipe::GetJob returns, or the application GetServiceApp does,
+    to its own class (a ring's BuffersCsv, a stream receiver's ToCsv) only
+    when that class's header is included; found here, so a new
+    architecture's job or a new service kind's application needs no line in
+    the umbrella header."""
+    found = sorted(p.name for folder in ("jobs", "services")
+                   for p in (src_dir / folder).rglob("*.h"))
+    return [UMBRELLA_HEADER, *dict.fromkeys(found)]
 
 
 def _compiler() -> str:

@@ -54,8 +54,8 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from harness.engine.pch_child import OK_MARKER
-from harness.engine.pch_key import (NS3_LIBRARIES, cache_key, cling_args, default_library_paths,
-                                    key_info, modules_of)
+from harness.engine.pch_key import (NS3_LIBRARIES, cling_args, default_library_paths, key_info,
+                                    modules_of, pch_file)
 
 __all__ = [
     "ensure_pch",
@@ -192,6 +192,89 @@ def _child_env() -> dict:
     return env
 
 
+def _makepch() -> Path | str:
+    """cppyy_backend's etc/dictpch/makepch.py, or why there is none (a str)."""
+    spec = importlib.util.find_spec("cppyy_backend")
+    if spec is None or not spec.submodule_search_locations:
+        return "cppyy_backend is not installed"
+    backend = Path(list(spec.submodule_search_locations)[0])
+    makepch = backend / "etc" / "dictpch" / "makepch.py"
+    if not makepch.is_file():
+        return f"{makepch} not found"
+    return makepch
+
+
+def _generate(makepch: Path, tmp_pch: Path, include_dir: Path, headers: list[str],
+              extra_include_dirs: Sequence[Path], timeout: float) -> tuple[bool, str]:
+    """Run makepch.py into `tmp_pch` (in its build folder): (True, its log), or
+    (False, what failed and the log)."""
+    env = _child_env()
+    env["TMPDIR"] = str(tmp_pch.parent)  # makepch's scratch: same filesystem
+    # makepch.py must run from the cppyy_backend directory (it finds
+    # etc/dictpch/allHeaders.h relative to "."); argv: out, cxxflags,
+    # extra headers (it passes argv[2:], i.e. the -I flags too, to rootcling).
+    extra_flags = [f"-I{Path(d).resolve()}" for d in extra_include_dirs]
+    ok, log = _run(
+        [sys.executable, str(makepch), str(tmp_pch), f"-I{include_dir}", *extra_flags,
+         *headers],
+        env,
+        str(makepch.parents[2]),
+        timeout,
+    )
+    if not ok:
+        return False, "makepch failed:\n" + log
+    if not tmp_pch.is_file() or tmp_pch.stat().st_size == 0:
+        return False, "makepch produced no PCH:\n" + log
+    return True, log
+
+
+def _validate(tmp_pch: Path, include_dir: Path, headers: list[str], libraries: list[Path],
+              extra_include_dirs: Sequence[Path], timeout: float) -> tuple[bool, str]:
+    """Import cppyy with `tmp_pch` in a child (pch_child.py), load `libraries`,
+    include `headers` and create ns-3 objects: (whether all went without
+    error output, the child's log)."""
+    venv = _child_env()
+    venv["CLING_STANDARD_PCH"] = str(tmp_pch)
+    venv["CLING_REBUILD_PCH"] = "0"
+    request = json.dumps(
+        {
+            "include_dirs": [str(include_dir),
+                             *(str(Path(d).resolve()) for d in extra_include_dirs)],
+            "headers": headers,
+            "libraries": [str(p) for p in libraries],
+        }
+    )
+    # Load this file by path (not "python harness/engine/pch.py", which would put
+    # harness/ first on sys.path where a module could shadow the stdlib).
+    ok, vlog = _run(
+        [sys.executable, "-c", _CHILD_BOOT, str(Path(__file__).resolve().with_name("pch_child.py")), "_validate", request],
+        venv,
+        str(tmp_pch.parent),
+        min(timeout, _VALIDATE_TIMEOUT_S),
+    )
+    low = vlog.lower()
+    return ok and OK_MARKER in vlog and not any(b in low for b in _BAD_OUTPUT), vlog
+
+
+def _install(tmp_pch: Path, pch: Path, info: dict, build_s: float, validate_s: float) -> None:
+    """Move the validated `tmp_pch` into place as `pch`, with its stamp."""
+    size, digest = _digest(tmp_pch)
+    stamp = {
+        "size": size,
+        "digest": digest,
+        "key": info,
+        "build_seconds": round(build_s, 2),
+        "validate_seconds": round(validate_s, 2),
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    tmp_stamp = tmp_pch.parent / "stamp.json"
+    tmp_stamp.write_text(json.dumps(stamp, indent=1, sort_keys=True))
+    # PCH first, then stamp: a reader that sees the new PCH with an old
+    # stamp just finds it invalid and waits on the lock / rebuilds.
+    os.replace(tmp_pch, pch)
+    os.replace(tmp_stamp, _stamp_path(pch))
+
+
 def _build(
     pch: Path,
     include_dir: Path,
@@ -201,75 +284,24 @@ def _build(
     timeout: float,
     extra_include_dirs: Sequence[Path] = (),
 ) -> tuple[bool, str]:
-    spec = importlib.util.find_spec("cppyy_backend")
-    if spec is None or not spec.submodule_search_locations:
-        return False, "cppyy_backend is not installed"
-    backend = Path(list(spec.submodule_search_locations)[0])
-    makepch = backend / "etc" / "dictpch" / "makepch.py"
-    if not makepch.is_file():
-        return False, f"{makepch} not found"
-
+    """Generate the PCH in a build folder beside `pch`, validate it, and only
+    then move it into place: (whether it is there, the build's log)."""
+    makepch = _makepch()
+    if isinstance(makepch, str):
+        return False, makepch
     t0 = time.monotonic()
     build_dir = Path(tempfile.mkdtemp(prefix=f".{pch.name}.build-", dir=pch.parent))
     try:
         tmp_pch = build_dir / pch.name
-        env = _child_env()
-        env["TMPDIR"] = str(build_dir)  # makepch's scratch: same filesystem
-        # makepch.py must run from the cppyy_backend directory (it finds
-        # etc/dictpch/allHeaders.h relative to "."); argv: out, cxxflags,
-        # extra headers (it passes argv[2:], i.e. the -I flags too, to rootcling).
-        extra_flags = [f"-I{Path(d).resolve()}" for d in extra_include_dirs]
-        ok, log = _run(
-            [sys.executable, str(makepch), str(tmp_pch), f"-I{include_dir}", *extra_flags,
-             *headers],
-            env,
-            str(backend),
-            timeout,
-        )
+        ok, log = _generate(makepch, tmp_pch, include_dir, headers, extra_include_dirs, timeout)
         if not ok:
-            return False, "makepch failed:\n" + log
-        if not tmp_pch.is_file() or tmp_pch.stat().st_size == 0:
-            return False, "makepch produced no PCH:\n" + log
+            return False, log
         build_s = time.monotonic() - t0
-
-        venv = _child_env()
-        venv["CLING_STANDARD_PCH"] = str(tmp_pch)
-        venv["CLING_REBUILD_PCH"] = "0"
-        request = json.dumps(
-            {
-                "include_dirs": [str(include_dir),
-                                 *(str(Path(d).resolve()) for d in extra_include_dirs)],
-                "headers": headers,
-                "libraries": [str(p) for p in libraries],
-            }
-        )
-        # Load this file by path (not "python harness/engine/pch.py", which would put
-        # harness/ first on sys.path where a module could shadow the stdlib).
-        ok, vlog = _run(
-            [sys.executable, "-c", _CHILD_BOOT, str(Path(__file__).resolve().with_name("pch_child.py")), "_validate", request],
-            venv,
-            str(build_dir),
-            min(timeout, _VALIDATE_TIMEOUT_S),
-        )
-        low = vlog.lower()
-        if not ok or OK_MARKER not in vlog or any(b in low for b in _BAD_OUTPUT):
+        ok, vlog = _validate(tmp_pch, include_dir, headers, libraries, extra_include_dirs,
+                             timeout)
+        if not ok:
             return False, "validation of the new PCH failed:\n" + vlog
-
-        size, digest = _digest(tmp_pch)
-        stamp = {
-            "size": size,
-            "digest": digest,
-            "key": info,
-            "build_seconds": round(build_s, 2),
-            "validate_seconds": round(time.monotonic() - t0 - build_s, 2),
-            "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        }
-        tmp_stamp = build_dir / "stamp.json"
-        tmp_stamp.write_text(json.dumps(stamp, indent=1, sort_keys=True))
-        # PCH first, then stamp: a reader that sees the new PCH with an old
-        # stamp just finds it invalid and waits on the lock / rebuilds.
-        os.replace(tmp_pch, pch)
-        os.replace(tmp_stamp, _stamp_path(pch))
+        _install(tmp_pch, pch, info, build_s, time.monotonic() - t0 - build_s)
         return True, log + vlog
     finally:
         shutil.rmtree(build_dir, ignore_errors=True)
@@ -335,7 +367,7 @@ def ensure_pch(
         include_dir = Path(include_dir).resolve()
         headers = list(headers)
         info = key_info(include_dir, headers, extra_include_dirs)
-        pch = cache_dir / f"ns3-{cache_key(info)}.pch"
+        pch = pch_file(cache_dir, info)
         if is_valid(pch):
             return pch
         if _recent_failure(pch):

@@ -213,23 +213,9 @@ def cache_key(info: dict) -> str:
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
-def pch_path(
-    cache_dir: Path,
-    include_dir: Path | None = None,
-    headers: Sequence[str] | None = None,
-    *,
-    extra_include_dirs: Sequence[Path] = (),
-) -> Path:
-    """Where the PCH for the current versions, flags and header list lives.
-
-    ``cache_dir / "ns3-<key>.pch"``; *key* is a short hash of the ns3,
-    cppyy-backend, cppyy-cling, cppyy and Python versions, the Cling flags,
-    the include directory and the headers (names, sizes, mtimes).  Defaults:
-    the wheel's include directory and :data:`NS3_HEADERS`.
-    """
-    if include_dir is None:
-        include_dir = default_include_dir()
-    if headers is None:
-        headers = NS3_HEADERS
-    info = key_info(Path(include_dir), list(headers), extra_include_dirs)
+def pch_file(cache_dir: Path, info: dict) -> Path:
+    """Where the PCH of `info` (key_info: the ns3, cppyy-backend, cppyy-cling,
+    cppyy and Python versions, the Cling flags, the include directory and the
+    headers) lives: ``cache_dir / "ns3-<key>.pch"``, *key* a short hash of
+    `info` (cache_key)."""
     return Path(cache_dir) / f"ns3-{cache_key(info)}.pch"

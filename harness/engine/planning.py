@@ -14,7 +14,8 @@ import pandas as pd
 from harness import training
 from harness.config.scenario import MAX_UTILIZATION_INTERVALS, ConfigError, NetworkConfig, RunConfig, Scenario
 from harness.config.units import NS3_TIME_MAX_S
-from harness.network import qdisc, scaling, tcp
+from harness.engine import scaling
+from harness.network import qdisc, tcp
 from harness.network.topology import Topology, load_topology
 from harness.traffic import background
 from harness.training import stragglers
@@ -46,7 +47,7 @@ class Plan:
     losses: tuple[tuple[int, int, float], ...] = ()   # (link, receiving side, loss probability)
     # run.queue_samples: (link, side, from node, to node, bands; () = every band) per egress
     queue_samples: tuple[tuple[int, int, int, int, tuple[int, ...]], ...] = ()
-    services: tuple = ()   # [[service]]: harness.traffic.services.ServicePlan each
+    services: tuple = ()   # [[service]]: a harness.traffic.services.ServicePlan each
 
     @property
     def all_jobs(self) -> tuple[training.JobPlan, ...]:
@@ -138,7 +139,7 @@ def plan(scenario: Scenario) -> Plan:
     if k > 1 and min(link.rate_bps for link in topo.links) < 1:
         raise ConfigError("scale", f"{k} leaves a link below 1 bit/s, ns-3's resolution")
     # TCP timers from the network as written: a scaled-down one has the same
-    # queueing times (harness.network.scaling), and keeps them exactly.
+    # queueing times (harness.engine.scaling), and keeps them exactly.
     worst = tcp.worst_case_rtt(reference_topo, scenario.network, classes.bands)
     extra: dict = {}
     jobs = _plan_jobs(scenario, topo, classes, k)
@@ -179,9 +180,11 @@ def plan(scenario: Scenario) -> Plan:
     extra["losses"] = _losses(scenario.network.loss, topo)
     extra["queue_samples"] = _queue_samples(scenario.run.queue_samples, topo, classes)
     if scenario.services:
-        from harness.engine import service_planning
+        from harness.traffic.services import planning as service_planning
 
-        extra["services"] = service_planning.plan(scenario, topo, classes, run.duration)
+        def cdf(name: str, where: str):   # a [[service]]'s size CDF, scaled as the rest
+            return scaling.cdf(background.load_cdf(name, where), k)
+        extra["services"] = service_planning.plan(scenario, topo, classes, run.duration, cdf)
     _check_dctcp_marks(scenario, classes, extra.get("background_tos"), jobs)
 
     ecn = tcp.ecn_on(scenario.tcp, scenario.network)
@@ -382,8 +385,9 @@ def output_bytes(p: Plan) -> int:
     duration = p.expected_duration
     intervals = max(1.0, duration / p.run.utilization_interval)
     rows = len(p.flows) * 4 + len(p.topology.links) * 2 * intervals * 2
-    rows += sum(len(s.requests) * 2 + s.rate_bps / max(1, 8 * s.packet_bytes) * duration
-                for s in p.services)
+    if p.services:
+        from harness.traffic.services import planning as service_planning
+        rows += service_planning.table_rows(p.services, duration)
     for job in p.all_jobs:
         iterations = duration * 1e3 / max(job.profile.compute_ms, job.network_ms, 1e-3)
         workers = len(job.hosts)

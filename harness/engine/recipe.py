@@ -20,9 +20,10 @@ from pathlib import Path
 
 from harness import training
 from harness.network import qdisc, routing, tcp, topology
-from harness.traffic import background, services
+from harness.traffic import background
+from harness.traffic.services import planning as service_planning
 
-FORMAT = "ddnn-recipe 5"   # ScenarioRecipe::FORMAT
+FORMAT = "ddnn-recipe 6"   # ScenarioRecipe::FORMAT (6: services as service-app components)
 
 # The random streams of network.loss's error models start here (a Poisson
 # source's is its service's place, below 1,000).
@@ -89,8 +90,8 @@ def text(p) -> str:
                                          p.ack_tos, sc.background.port)
     warmup, window_end = p.run.window
     if p.services:
-        lines += services.recipe_lines(p.services, (round(warmup * 1e9),
-                                                    round(window_end * 1e9)))
+        lines += service_planning.recipe_lines(p.services, (round(warmup * 1e9),
+                                                            round(window_end * 1e9)))
     else:
         # the run ends once the window's flows are done: the cool-down is at
         # most that (with services it lasts, so that their last requests are answered)

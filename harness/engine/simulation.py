@@ -20,7 +20,7 @@ from harness import training
 from harness.analysis import metrics
 from harness.analysis.tables import Run, read_csv
 from harness.config.scenario import RunConfig, Scenario
-from harness.engine import memory, recipe, service_results
+from harness.engine import memory, recipe
 from harness.engine.planning import Plan, plan
 from harness.engine.recipe import APP_BACKGROUND, APP_OTHER, APP_TRAINING
 from harness.io import outdir
@@ -62,9 +62,31 @@ class _Network:
         self.job = self.jobs[0] if self.jobs else None
         self.flow_log = self.recipe.GetFlowLog() if p.scenario.background.enabled else None
         self.service_log = self.recipe.GetServiceLog() if p.services else None
-        self.streams = [(self.recipe.GetStreamSender(i), self.recipe.GetStreamReceiver(i))
-                        for i in range(self.recipe.GetNStreams())] if p.services else []
-        self.bulk = range(self.recipe.GetNBulk()) if p.services else range(0)
+
+    def service_records(self, p: Plan) -> dict:
+        """Each service's raw records after the run, by its place, as its
+        kind reads them from its applications (while ns-3 still holds them)."""
+        from harness.config import registry
+
+        apps = self.service_apps()
+        return {s.index: registry.service_kind(s.kind).read_records(apps.get(s.index, []))
+                for s in p.services}
+
+    def service_apps(self) -> dict[int, list]:
+        """Each service's applications, by its place: every `service-app`
+        line's application (cppyy gives it its own class), with the bytes
+        its `service-note-rx` line noted."""
+        from harness.traffic.services.kind import ServiceApp
+
+        out: dict[int, list] = {}
+        for i in range(self.recipe.GetNServiceApps()):
+            app = self.recipe.GetServiceApp(i)
+            received = ((int(self.recipe.GetServiceRx(i, False)),
+                         int(self.recipe.GetServiceRx(i, True)))
+                        if self.recipe.HasServiceRx(i) else None)
+            out.setdefault(int(self.recipe.GetServiceAppService(i)), []).append(
+                ServiceApp(str(app.GetInstanceTypeId().GetName()), app, received))
+        return out
 
 
 def _run_with_progress(ns, run: RunConfig, progress: bool | None, job=None,
@@ -163,10 +185,7 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
         raw_samples = read_csv(net.sampler.ToCsv()) if net.sampler is not None else None
         services_raw = None
         if net.service_log is not None:
-            services_raw = (read_csv(net.service_log.ToCsv()),
-                            [(read_csv(r.ToCsv()), int(s.GetSent())) for s, r in net.streams],
-                            [(int(net.recipe.GetBulkReceived(i, False)),
-                              int(net.recipe.GetBulkReceived(i, True))) for i in net.bulk])
+            services_raw = (read_csv(net.service_log.ToCsv()), net.service_records(p))
         job_tables = None
         if net.job is not None:
             job_tables = [training.architecture(job.config.architecture).collect(
@@ -192,7 +211,7 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
             job_tables: training.JobTables | None = None, services_raw=None,
             raw_samples=None) -> Run:
     """Turn the raw C++ tables into the run's tables, summary and manifest
-    (services_raw: the services' requests, (packets, sent) per stream and
+    (services_raw: the services' requests and each service's own records,
     (bytes at the window's start, at its end) per bulk flow; raw_samples:
     the queue sampler's, run.queue_samples)."""
     sc, topo = p.scenario, p.topology
@@ -241,9 +260,11 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
                                 queues.groupby("band")["marked_packets"].sum().items()}
     service_tables = (None, None)
     if services_raw is not None:
-        requests_raw, streams_raw, bulk_raw = services_raw
+        requests_raw, apps = services_raw
+        from harness.traffic.services import results as service_results
+
         *service_tables, summary["services"] = service_results.collect(
-            p, requests_raw, streams_raw, timing["window"], bulk_raw)
+            p, requests_raw, apps, timing["window"])
     if per_job:
         summary["training"] = _job_summary(*per_job[0])
         if len(per_job) > 1:

@@ -312,7 +312,7 @@ def check_sweep_dir(path: Path, field: str = "-o") -> Path:
 
 
 def check_new_dir(path: Path, field: str, what: str = "the directory") -> Path:
-    """A directory that must not exist yet (reference results: never
+    """A directory that must not exist yet (cached cells: never
     replaced); its resolved absolute path returned. Its name is checked
     first (a name too long for the file system is that, whether or not
     something of that name could exist), then that it is new and that its

@@ -143,7 +143,7 @@ def check_marking(net: NetworkConfig, table: ClassTable) -> None:
 
 def check_scaled_marking(simulated: NetworkConfig, table: ClassTable, k: int) -> None:
     """The marking checks again on the network as simulated at scale = k
-    (harness.network.scaling: thresholds and sizes / k, each rounded, so a
+    (harness.engine.scaling: thresholds and sizes / k, each rounded, so a
     threshold just below a small buffer may reach it)."""
     if k == 1:
         return

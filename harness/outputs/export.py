@@ -148,10 +148,9 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
     "deltas": {
         "arm": ("", "the compared arm"),
         "metric": ("", "what changed (iteration_time, iteration_time_p99, end_spread, "
-                       "fct_<class>_<mean|p99|p999>; a service's: query_p99, query_mean, "
-                       "query_deadline_miss, rpc_p99, rpc_mean, rpc_slo_attainment, stream_delay_p99, "
-                       "stream_jitter, with the service's name after the kind where a "
-                       "scenario has several of that kind)"),
+                       "fct_<class>_<mean|p99|p999>; a service's: {services}, with the "
+                       "service's name after the kind where a scenario has several of that "
+                       "kind)"),
         "reference": ("s", "the metric's value in the reference arm (a service's "
                            "fraction: a fraction)"),
         "value": ("s", "the metric's value in the arm (a service's fraction: a fraction)"),
@@ -230,8 +229,6 @@ _PATTERNS = (
      lambda m: ("s", f"{_STAT[m[2]]} FCT of the measured, completed {m[1]} flows")),
     (re.compile(r"fct_(small|medium|large|all)_mean_slowdown"),
      lambda m: ("ratio", f"mean slowdown (FCT / ideal FCT) of the {m[1]} flows")),
-    (re.compile(r"(query|rpc|stream)_.+"),
-     lambda m: services.column_meaning(m[0]) or ("", "")),
     (re.compile(r"job_(.+)_(iterations|mean_iteration_s|p99_iteration_s|slowdown_vs_ideal)"),
      lambda m: (_JOB[m[2]][0], f"job {m[1]}: {_JOB[m[2]][1]}")),
 )
@@ -247,7 +244,14 @@ def describe(table: str, column: str, axes: tuple[str, ...] = ()) -> tuple[str, 
     this module does not know it."""
     known = _TABLES.get(table, {})
     if column in known:
-        return known[column]
+        unit, meaning = known[column]
+        if "{services}" in meaning:   # each kind's changed statistics (harness.traffic.services)
+            meaning = meaning.format(services=", ".join(
+                f"{stat.kind}_{stat.name}" for stat in services.changed_stats()))
+        return unit, meaning
+    found = services.column_meaning(column)   # a service's statistic, as its kind declares it
+    if found is not None:
+        return found
     if column in axes or "." in column:
         return ("as the scenario key", f"the grid's axis {column}: the scenario key's value "
                 "at this point")

@@ -23,7 +23,11 @@ from harness.sweeps.sweepdir import cell_dir, is_done, write_atomic
 from harness.analysis.tables import (POINT_LABEL, SEED_AXIS, Run, optional_table, read_record,
                                      read_table)
 
-TIMING_COLUMNS = ("wall_s", "startup_s", "events_per_s", "sim_s_per_wall_s", "peak_rss_mib")
+#: A cell's timing columns (they differ between two runs of the same cell), each
+#: from its manifest's key
+TIMING_COLUMNS = {"wall_s": "run_wall_s", "startup_s": "startup_s",
+                  "peak_rss_mib": "peak_rss_mib", "events_per_s": "events_per_s",
+                  "sim_s_per_wall_s": "sim_s_per_wall_s"}
 
 
 def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, Any]:
@@ -46,10 +50,8 @@ def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, A
         row["reason"] = stall_reason(config.get("run", {}))   # the run as simulated
     row.update(offered_load=config["background"]["offered_load"],
                compute_ms=config["training"]["compute_ms"],
-               events=manifest["events"], wall_s=manifest.get("run_wall_s"),
-               startup_s=manifest.get("startup_s"), peak_rss_mib=manifest.get("peak_rss_mib"),
-               events_per_s=manifest.get("events_per_s"),
-               sim_s_per_wall_s=manifest.get("sim_s_per_wall_s"))
+               events=manifest["events"],
+               **{column: manifest.get(key) for column, key in TIMING_COLUMNS.items()})
     return row
 
 

@@ -64,12 +64,9 @@ from harness.analysis.stats import ABOVE, BELOW, UNDECIDED  # noqa: F401
 from harness.analysis.stats import threshold_side as side  # noqa: F401
 from harness.config.schema.grid import Search
 
-#: How a search ended (the `status` column of boundary.parquet).
-BRACKETED = "bracketed"        # decided probes bracket it within the tolerance
-UNDECIDED_BETWEEN = "undecided"  # a probe stayed undecided: somewhere in [a, b]
-BELOW_RANGE = "below range"    # the low end is already above the threshold
-ABOVE_RANGE = "above range"    # the high end is still below it
-STATUSES = (BRACKETED, UNDECIDED_BETWEEN, BELOW_RANGE, ABOVE_RANGE)
+#: How a search ended (the `status` column of boundary.parquet): harness.analysis.crossings'
+from harness.analysis.crossings import (ABOVE_RANGE, BELOW_RANGE, BRACKETED,  # noqa: F401
+                                        UNDECIDED_BETWEEN)
 
 #: Undecided probes a search goes on after by default (each cost max_seeds);
 #: the next ends it: [search] max_undecided's default, the one place it is set.

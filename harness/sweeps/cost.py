@@ -23,12 +23,9 @@ def predicted_bytes(p) -> float:
         per_iteration = training.architecture(job.config.architecture).bytes_per_iteration(job)
         iteration_ms = max(job.profile.compute_ms, job.network_ms)
         total += per_iteration * expected * 1e3 / iteration_ms
-    for service in p.services:   # [[service]]: every request and response, the stream's payload
-        if service.kind == "stream":
-            total += service.rate_bps / 8 * expected
-        elif len(service.requests):   # a closed loop's are all planned ahead (start -1): at most
-            r = service.requests[service.requests["start_ns"] < expected * 1e9]
-            total += float((r["request_bytes"] + r["response_bytes"]).sum())
+    if p.services:   # [[service]]: what each kind sends (requests and responses, packets, ...)
+        from harness.traffic.services import planning as service_planning
+        total += service_planning.sent_bytes(p.services, expected)
     return total
 
 

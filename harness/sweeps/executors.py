@@ -29,7 +29,6 @@ import ctypes
 import io
 import os
 import pickle
-import re
 import signal
 import subprocess
 import sys
@@ -46,6 +45,7 @@ from typing import Callable, Iterable
 from harness.engine import memory
 from harness.io import outdir
 from harness.sweeps.cells import Cell, cell_json
+from harness.sweeps.failures import error_message, process_failure
 from harness.config.errors import ConfigError
 
 
@@ -96,55 +96,6 @@ def run_cell(cell: Cell, out_dir: Path) -> None:
 
     result = execute(plan(cell.scenario), progress=False, quiet=True)
     write_run_dir(result, out_dir, {"cell.json": cell_json(cell)})
-
-
-# An ns-3 fatal error (NS_FATAL_ERROR, NS_ASSERT_MSG) prints `msg="...", file=...,
-# line=...`, with the simulated time and the node between them once a simulator
-# exists (`msg="...", +0.520000000s 5 file=...`), then the wheel's crash
-# handler prints a gdb backtrace of every thread.
-_NS3_MESSAGE = re.compile(r'msg="(.*)", (?:\S+ ){0,2}file=(\S+), line=(\d+)')
-_BACKTRACE_START = re.compile(r"^\s*\*\*\* Break \*\*\*|^Thread \d+ \(|^#\d+ ")
-
-
-def _without_backtrace(lines: list[str]) -> list[str]:
-    """The lines before a gdb backtrace (all of them if there is none)."""
-    for i, line in enumerate(lines):
-        if _BACKTRACE_START.search(line):
-            return lines[:i]
-    return lines
-
-
-def crash_message(how: str, log_text: str) -> str:
-    """One line for a cell process that died: ns-3's own message when it
-    aborted (msg="..."), else the last line it printed before any backtrace."""
-    lines = log_text.strip().splitlines()
-    for line in lines:
-        m = _NS3_MESSAGE.search(line)
-        if m:
-            return f"ns-3 fatal error: {m.group(1)} ({how})"
-    before = [line.strip() for line in _without_backtrace(lines) if line.strip()]
-    return f"cell process died: {how}" + (f": {before[-1]}" if before else "")
-
-
-def error_message(error: BaseException) -> str:
-    """A Python failure in one line: a ConfigError's own text (it names the
-    field), else the exception's type and message."""
-    from harness.config.scenario import ConfigError
-
-    if isinstance(error, ConfigError):
-        return str(error)
-    text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
-
-
-def _describe_exit(code: int | None) -> str:
-    if code is None:
-        return "no exit status"
-    if code < 0:
-        return f"killed by signal {signal.Signals(-code).name}"
-    if code == 133:
-        return "exit code 133 (an ns-3 fatal error or abort)"
-    return f"exit code {code}"
 
 
 # --------------------------------------------------------------------------
@@ -236,9 +187,7 @@ def _run_children(ctx, pending: list[Task], running: dict, jobs: int, on_done: O
                 message, detail = _reply(recv)
                 proc.join()
                 if message is None and proc.exitcode != 0:
-                    log = _read_log(task.log_file)
-                    message = crash_message(_describe_exit(proc.exitcode), log)
-                    detail = "\n".join(_without_backtrace(log.strip().splitlines())[-15:])
+                    message, detail = process_failure(proc.exitcode, _read_log(task.log_file))
                 elif message is None and not (task.out_dir / "summary.json").is_file():
                     message = "cell process ended without writing its results"
             elif now >= start + task.timeout_s:
@@ -350,11 +299,10 @@ class _CellServer:
         except (EOFError, OSError, pickle.UnpicklingError):
             self.proc.kill()
             self.log.seek(0)
-            log = self.log.read().decode(errors="replace")
-            message = crash_message(_describe_exit(self.proc.wait()), log)
+            message, detail = process_failure(self.proc.wait(),
+                                              self.log.read().decode(errors="replace"))
             return Outcome(task.cell, message.replace("cell process", "cell server"),
-                           time.monotonic() - start,
-                           "\n".join(_without_backtrace(log.strip().splitlines())[-15:]))
+                           time.monotonic() - start, detail)
 
     def kill(self) -> None:
         self.proc.kill()

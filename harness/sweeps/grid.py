@@ -67,11 +67,10 @@ from harness.config.scenario import (SWEEPS_DIR, ConfigError, ConfigTypeError, a
 from harness.sweeps.cost import predicted_bytes
 from harness.config.errors import UnknownKeyError
 from harness.engine.planning import output_bytes, plan, short_window
-from harness.config.schema.grid import GridFile, read_grid
+from harness.config.schema.grid import read_grid
 from harness.analysis.tables import POINT_LABEL, SEED_AXIS
 
 GRIDS_DIR = SWEEPS_DIR
-_GRID_KEYS = tuple(GridFile.model_fields)   # the top level: harness.config.schema.grid
 #: Reserved keys of a point: its label (a column, not a scenario field), and
 #: its own arms and reference arm in place of the grid's.
 POINT_ARMS, POINT_REFERENCE = "arms", "reference"  # (POINT_LABEL: harness.analysis.tables)

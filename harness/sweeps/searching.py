@@ -18,7 +18,7 @@ runner: as each ends, the searches waiting on it move on and their next
 cells run at once. The sweep directory is a sweep's (harness.sweeps.sweepdir:
 sweep.json lists every cell run, --resume), plus boundary.parquet (one row
 per point and threshold), probes.parquet (every probe in the order each
-search made it) and the figure its caller draws (harness.services.boundary:
+search made it) and the figure its caller draws (harness.usecases.boundary:
 boundary.png), before the directory's lock is let go.
 """
 
@@ -456,7 +456,7 @@ def run_boundary(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
                  checked: bool = False) -> BoundaryReport:
     """Run every search of a [search] grid to its end in the sweep directory
     `out`; write the sweep's tables, boundary.parquet and probes.parquet, then
-    call draw(out, grid, table, probes) (the figure: harness.services.boundary)
+    call draw(out, grid, table, probes) (the figure: harness.usecases.boundary)
     while the directory is still locked. Ctrl-C (KeyboardInterrupt) stops the
     running cells (unfinished: --resume runs them), keeps sweep.json and
     re-raises. The cells a search may ask for are checked first (check_search;

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.sweeps import executors
-from harness.sweeps import reference as reference_results
+from harness.sweeps import cell_cache
 from harness.sweeps.adaptive import (_cell_wall_s, _point_keys, _point_of, more_seeds,
                                undecided_points, within_budget)
 from harness.sweeps.aggregate import aggregate, compare
@@ -84,19 +84,19 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
               scheduler: str | None = None, resume: bool = False, retry_failed: bool = False,
               progress: bool | None = None, cells: list[Cell] | None = None,
               max_seeds: int | None = None, budget_s: float | None = None,
-              reference: Path | None = None) -> SweepReport:
+              cached: Path | None = None) -> SweepReport:
     """Run every cell not yet done, record failures, aggregate the tables.
     cells: expand(grid), when the caller has it already. max_seeds: add seeds
     to undecided points up to this many (default: the grid's [adaptive]);
     budget_s: the added rounds' seeds only where they fit in this wall time
     from the sweep's start (default: the grid's [adaptive] budget).
-    reference: reference results (harness.sweeps.reference) standing in for the
+    cached: cached cells (harness.sweeps.cell_cache) standing in for the
     cells of the grid's smallest scale, which then do not run.
     Ctrl-C (KeyboardInterrupt) stops the running cells, which stay unfinished
     (not failed: --resume runs them), writes the tables of what finished and
     raises SweepInterrupted carrying the report.
     The input is checked before: the executor, the scheduler and added seeds
-    (harness.services.sweeping.prepare, which `harness sweep` and
+    (harness.usecases.sweeping.prepare, which `harness sweep` and
     harness.api.sweep call; a grid's own [adaptive] by load_grid)."""
     import time
 
@@ -104,11 +104,10 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, executor: str = "local",
     base = expand(grid) if cells is None else cells
     max_seeds = grid.max_seeds if max_seeds is None else max_seeds
     budget_s = grid.budget_s if budget_s is None else budget_s
-    from_reference = (reference_results.check(reference, grid, base)
-                      if reference is not None else [])
+    from_cache = cell_cache.check(cached, grid, base) if cached is not None else []
     with locked(out):  # one sweep at a time in a directory
         cells = prepare_dir(out, grid, base, resume)
-        reference_results.install(reference, out, from_reference)
+        cell_cache.install(cached, out, from_cache)
         added = {c.id for c in cells} - {c.id for c in base}
         first = {c.id: cell_state(out, c, retry_failed) for c in cells}
         todo = [c for c in cells if first[c.id] == "run"]

@@ -433,7 +433,7 @@ def compute_ms_for_ratio(
 
 def scaled(model: Profile, k: int) -> Profile:
     """Each layer's bytes / k (rounded, at least 1); compute times unchanged
-    (harness.network.scaling: the time-preserving scale-down)."""
+    (harness.engine.scaling: the time-preserving scale-down)."""
     if k == 1:
         return model
     return dataclasses.replace(model, name=f"{model.name}/{k}",

@@ -245,7 +245,7 @@ def attributes(name: str, values: dict[str, Any], side: str,
 
 def scale_bytes(name: str, values: tuple[tuple[str, Any], ...],
                 k: int) -> tuple[tuple[str, Any], ...]:
-    """The resolved parameters with sizes and rates / k (harness.network.scaling): a
+    """The resolved parameters with sizes and rates / k (harness.engine.scaling): a
     partition or chunk takes as long to send on a k times slower link."""
     def scaled(param: Param, value: Any) -> Any:
         if value is None:

@@ -7,7 +7,10 @@ TypeId), and its C++ job, workers and helper in ns3-modules/jobs/
 (docs/architecture/extending.md). Nothing else names it: the registry below
 is every such module of the package, and each is registered with the
 configuration (harness.config.registry), which reads a job's settings
-through it without importing this package."""
+through it without importing this package. Beside the plug-ins, what they
+share: common (the Architecture base and the no-contention models' parts),
+placement (where each job's workers go) and stragglers (the per-worker,
+per-iteration compute factors)."""
 
 from __future__ import annotations
 

@@ -137,10 +137,10 @@ class Architecture:
         """Its settings on the `hosts_needed` hosts placement chose."""
         return cfg.model_copy(update={"hosts": hosts})
 
-    # ---- scale-down (harness.network.scaling)
+    # ---- scale-down (harness.engine.scaling)
     def scaled(self, cfg: Any, k: int) -> dict[str, Any]:
         """Its own byte settings / k, as updates of cfg (the common ones are
-        harness.network.scaling's)."""
+        harness.engine.scaling's)."""
         return {}
 
     # ---- plan time
@@ -223,10 +223,6 @@ class AnalyticResult:
     buffers: tuple = ()  # the ring's fused buffers (harness.traffic.fusion.Buffer)
     params: dict = dataclasses.field(default_factory=dict)
 
-    @property
-    def mean_iteration_ms(self) -> float:
-        return float(np.mean(self.iteration_ms))
-
 
 def allreduce_ms(
     size_bytes: int,
@@ -257,7 +253,7 @@ def forward_spans(t0: float, fp_ms, sync_prev: list[float] | None) -> list[tuple
 
 
 def scaled_bytes(value: int | None, k: int) -> int | None:
-    """A byte setting / k, at least 1 (harness.network.scaling)."""
+    """A byte setting / k, at least 1 (harness.engine.scaling)."""
     return None if value is None else max(1, round(value / k))
 
 
@@ -270,7 +266,7 @@ def worker_hosts(cfg: Any, topo) -> tuple[int, ...]:
 
 def load(cfg: Any, network_ms: Callable[[float], float],
          scale: int = 1) -> profiles.Profile:
-    """The job's profile, its bytes / `scale` (harness.network.scaling: cfg's byte
+    """The job's profile, its bytes / `scale` (harness.engine.scaling: cfg's byte
     fields are scaled already); with `ratio`, every layer's compute is scaled so the
     iteration's compute is R x network_ms(`model_bytes`) (default: the
     profile's bytes), the job's network time per iteration: the ring time

@@ -16,7 +16,7 @@ from pydantic import AfterValidator, Field, model_validator
 from harness.traffic import profiles, schedulers
 from harness.config.errors import ConfigError
 from harness.io.recipe_tokens import token_list
-from harness.config.schema.base import Bool, Bytes, Hosts, Int, Str, Time, Toml
+from harness.config.schema.base import Bool, Bytes, Hosts, Int, Time, Toml
 from harness.config.schema.topology import MAX_NODES
 from harness.config.schema.training import TrainingConfig
 from harness.training.common import (AnalyticResult, Architecture, JobPlan, JobTables,
@@ -281,11 +281,9 @@ def simulate_ps(
         raise ValueError(f"tensor_shards has {len(tensor_shards)} entries for {n_layers} tensors")
     n_shards = max(tensor_shards) + 1
     colocated = tuple(colocated) or (False,) * n_shards
-    F, B, P = profile.fp_ms, profile.bp_ms, profile.layer_bytes
-    ms_per_byte = 8e3 / link_bps
-    remote = [n_workers - (1 if colocated[k] else 0) for k in range(n_shards)]
-    in_free = [0.0] * n_shards
-    out_free = [0.0] * n_shards
+    links = _ShardLinks(remote=[n_workers - (1 if colocated[k] else 0) for k in range(n_shards)],
+                        ms_per_byte=8e3 / link_bps, in_free=[0.0] * n_shards,
+                        out_free=[0.0] * n_shards)
     starts = np.empty(iterations + 1)
     sync_prev: list[float] | None = None
     t = 0.0
@@ -296,35 +294,12 @@ def simulate_ps(
         starts[k] = t0
         if k == iterations:
             break
-        cur = forward_spans(t0, F, sync_prev)[-1][1]
-        sync = [0.0] * n_layers
-        for i in range(n_layers - 1, -1, -1):  # backward; tensors leave in this order
-            cur += B[i]
-            shard, w = tensor_shards[i], remote[tensor_shards[i]]
-            push_start = max(cur, in_free[shard])
-            push_end = push_start + w * P[i] * ms_per_byte
-            in_free[shard] = push_end
-            if aggregation_bytes:
-                unit = min(aggregation_bytes, P[i]) * w * ms_per_byte
-                pull_start = max(push_start + unit, out_free[shard])
-                pull_end = max(pull_start + w * P[i] * ms_per_byte, push_end + unit)
-            else:
-                pull_start = max(push_end, out_free[shard])
-                pull_end = pull_start + w * P[i] * ms_per_byte
-            if not pull_barrier:
-                out_free[shard] = pull_end
-            sync[i] = pull_end if w > 0 else cur
-            rows.append([k, i, P[i], shard, cur, push_start, push_end, pull_start, pull_end])
+        cur = forward_spans(t0, profile.fp_ms, sync_prev)[-1][1]
+        own, sync, t = _push_pull(k, cur, profile, tensor_shards, links, aggregation_bytes,
+                                  pull_barrier)
         if pull_barrier:
-            released = max(r[6] for r in rows[-n_layers:])
-            order = rows[-n_layers:] if pull_order == "aggregated" else rows[-n_layers:][::-1]
-            for r in order:
-                i, shard = r[1], r[3]
-                w = remote[shard]
-                r[7] = max(released, out_free[shard])
-                r[8] = out_free[shard] = r[7] + w * P[i] * ms_per_byte
-                sync[i] = r[8] if w > 0 else r[4]
-        t = cur
+            _pull_after_barrier(own, sync, pull_order, links, profile.layer_bytes)
+        rows.extend(own)
         sync_prev = sync
 
     import pandas as pd
@@ -339,6 +314,64 @@ def simulate_ps(
                     shards=n_shards, iterations=iterations, barrier=bool(barrier),
                     aggregation_bytes=int(aggregation_bytes), pull_barrier=bool(pull_barrier),
                     pull_order=pull_order))
+
+
+@dataclass
+class _ShardLinks:
+    """Each shard's two links in simulate_ps: FIFO servers at the link rate,
+    each tensor crossing them `remote[shard]` times."""
+
+    remote: list[int]        # the workers that reach the shard over the network: W or W - 1
+    ms_per_byte: float
+    in_free: list[float]     # when each shard's in link (the pushes) is free
+    out_free: list[float]    # and its out link (the pulls)
+
+
+def _push_pull(k: int, cur: float, profile: profiles.Profile, tensor_shards: tuple[int, ...],
+               links: _ShardLinks, aggregation_bytes: int,
+               pull_barrier: bool) -> tuple[list[list], list[float], float]:
+    """Backward of iteration k from `cur`: each tensor pushed to its shard
+    when its layer's backward ends, and pulled once aggregated (with
+    pull_barrier, the pulls are _pull_after_barrier's to place). (The
+    iteration's timeline rows, when each layer is synchronised, the end of
+    backward.)"""
+    B, P = profile.bp_ms, profile.layer_bytes
+    ms_per_byte, in_free, out_free = links.ms_per_byte, links.in_free, links.out_free
+    rows = []
+    sync = [0.0] * profile.n_layers
+    for i in range(profile.n_layers - 1, -1, -1):  # backward; tensors leave in this order
+        cur += B[i]
+        shard, w = tensor_shards[i], links.remote[tensor_shards[i]]
+        push_start = max(cur, in_free[shard])
+        push_end = push_start + w * P[i] * ms_per_byte
+        in_free[shard] = push_end
+        if aggregation_bytes:
+            unit = min(aggregation_bytes, P[i]) * w * ms_per_byte
+            pull_start = max(push_start + unit, out_free[shard])
+            pull_end = max(pull_start + w * P[i] * ms_per_byte, push_end + unit)
+        else:
+            pull_start = max(push_end, out_free[shard])
+            pull_end = pull_start + w * P[i] * ms_per_byte
+        if not pull_barrier:
+            out_free[shard] = pull_end
+        sync[i] = pull_end if w > 0 else cur
+        rows.append([k, i, P[i], shard, cur, push_start, push_end, pull_start, pull_end])
+    return rows, sync, cur
+
+
+def _pull_after_barrier(rows: list[list], sync: list[float], pull_order: str,
+                        links: _ShardLinks, layer_bytes) -> None:
+    """pull_barrier: every pull of the iteration (its `rows`) waits for the
+    last push, on every shard, and leaves each shard in `pull_order`; the
+    rows' pull times and `sync` are set here."""
+    released = max(r[6] for r in rows)
+    order = rows if pull_order == "aggregated" else rows[::-1]
+    for r in order:
+        i, shard = r[1], r[3]
+        w = links.remote[shard]
+        r[7] = max(released, links.out_free[shard])
+        r[8] = links.out_free[shard] = r[7] + w * layer_bytes[i] * links.ms_per_byte
+        sync[i] = r[8] if w > 0 else r[4]
 
 
 ARCHITECTURE = ParameterServer()

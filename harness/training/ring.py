@@ -258,45 +258,48 @@ def simulate(
                      fusion_buffer, payload_efficiency, step_latency_s)
     n_workers = int(n_workers)
     iterations = int(iterations)
-    L = profile.n_layers
-    F = profile.fp_ms
-    B = profile.bp_ms
     buffers = (fusion.partition(profile, partition_bytes) if partition_bytes
                else fusion.fuse(profile, fb))
-    nb = len(buffers)
+    ar_ms = [allreduce_ms(b.bytes, n_workers, link_bps, payload_efficiency, step_latency_s)
+             for b in buffers]
+    starts, compute, transfers = _iterations(profile, buffers, ar_ms, iterations,
+                                             queue == "priority", barrier)
+    return AnalyticResult(
+        iteration_ms=np.diff(starts),
+        timeline=_timeline_table(buffers, transfers),
+        compute=_compute_table(compute),
+        iteration_start_ms=starts,
+        buffers=tuple(buffers),
+        params=dict(
+            profile=profile.name, n_workers=n_workers, link_bps=float(link_bps),
+            iterations=iterations, queue=queue, barrier=bool(barrier),
+            fusion_buffer=fb, payload_efficiency=float(payload_efficiency),
+            step_latency_s=float(step_latency_s), partition_bytes=partition_bytes,
+        ),
+    )
+
+
+def _iterations(profile: profiles.Profile, buffers, ar_ms: list[float], iterations: int,
+                priority: bool, barrier: bool) -> tuple[np.ndarray, list[tuple], list[tuple]]:
+    """The model's iterations, one after the other: (the start of each and of
+    the one after the last, the compute rows, the allreduce rows)."""
+    n_layers = profile.n_layers
     # layer -> its buffers; a buffer closes after backward of its last (lowest) layer
-    layer_bufs: list[list[int]] = [[] for _ in range(L)]
+    layer_bufs: list[list[int]] = [[] for _ in range(n_layers)]
     closes_after: dict[int, list[int]] = {}
     for b in buffers:
         for layer in b.layers:
             layer_bufs[layer].append(b.index)
         closes_after.setdefault(b.layers[-1], []).append(b.index)
-    ar_ms = [allreduce_ms(b.bytes, n_workers, link_bps, payload_efficiency, step_latency_s)
-             for b in buffers]
-    prio_policy = queue == "priority"
-
-    # timeline rows, flattened
-    tl_iter: list[int] = []
-    tl_buf: list[int] = []
-    tl_ready: list[float] = []
-    tl_start: list[float] = []
-    tl_end: list[float] = []
-    # compute rows
-    c_iter: list[int] = []
-    c_layer: list[int] = []
-    c_phase: list[str] = []
-    c_start: list[float] = []
-    c_end: list[float] = []
-
+    compute: list[tuple] = []     # (iteration, layer, phase, start, end)
+    transfers: list[tuple] = []   # (iteration, buffer, ready, start, end)
     starts = np.empty(iterations + 1)
     sync_prev: list[float] | None = None  # per layer, sync time in previous iteration
     all_synced_prev = 0.0
     t = 0.0  # worker compute free (end of backward of layer 0)
     link_free = 0.0
     seq = 0  # global closing order, for fifo and tie-breaking
-
     for k in range(iterations + 1):
-        # ---- forward
         if sync_prev is None:
             t0 = 0.0
         else:
@@ -306,85 +309,95 @@ def simulate(
         starts[k] = t0
         if k == iterations:
             break
-        cur = t0
-        for i, (s, e) in enumerate(forward_spans(t0, F, sync_prev)):
-            c_iter.append(k); c_layer.append(i); c_phase.append("fp")
-            c_start.append(s); c_end.append(e)
-            cur = e
-        # ---- backward: buffer ready times
-        ready = [0.0] * nb
-        for i in range(L - 1, -1, -1):
-            e = cur + B[i]
-            c_iter.append(k); c_layer.append(i); c_phase.append("bp")
-            c_start.append(cur); c_end.append(e)
-            cur = e
-            for bi in closes_after.get(i, ()):
-                ready[bi] = cur
-        t = cur
-        # ---- network: single non-preemptive server.  All buffers of iteration
-        # k-1 are synchronised before the first buffer of iteration k closes
-        # (forward of L-1 waited for every layer's sync), so each iteration's
-        # buffers are scheduled on their own, continuing from link_free.
-        end_of = [0.0] * nb
-        heap: list[tuple] = []
-        nxt = 0  # buffers close in index order
-        done = 0
-        while done < nb:
-            if not heap:
-                link_free = max(link_free, ready[nxt])
-            while nxt < nb and ready[nxt] <= link_free:
-                key = (buffers[nxt].priority, seq) if prio_policy else (seq,)
-                heapq.heappush(heap, (key, nxt))
-                seq += 1
-                nxt += 1
-            _, bi = heapq.heappop(heap)
-            s = link_free
-            e = s + ar_ms[bi]
-            end_of[bi] = e
-            tl_iter.append(k); tl_buf.append(bi)
-            tl_ready.append(ready[bi]); tl_start.append(s); tl_end.append(e)
-            link_free = e
-            done += 1
-        sync_prev = [max(end_of[b] for b in layer_bufs[i]) for i in range(L)]
+        ready, t = _compute(k, t0, profile, sync_prev, closes_after, len(buffers), compute)
+        end_of, link_free, seq = _allreduce(k, buffers, ar_ms, ready, link_free, seq,
+                                            priority, transfers)
+        sync_prev = [max(end_of[b] for b in layer_bufs[i]) for i in range(n_layers)]
         all_synced_prev = max(end_of)
+    return starts, compute, transfers
 
-    iteration_ms = np.diff(starts)
 
+def _compute(k: int, t0: float, profile: profiles.Profile, sync_prev: list[float] | None,
+             closes_after: dict[int, list[int]], n_buffers: int,
+             rows: list[tuple]) -> tuple[list[float], float]:
+    """Forward then backward of iteration k from t0, each layer's row added
+    to `rows`: (when each buffer is ready, the end of backward)."""
+    cur = t0
+    for i, (s, e) in enumerate(forward_spans(t0, profile.fp_ms, sync_prev)):
+        rows.append((k, i, "fp", s, e))
+        cur = e
+    ready = [0.0] * n_buffers
+    for i in range(profile.n_layers - 1, -1, -1):
+        e = cur + profile.bp_ms[i]
+        rows.append((k, i, "bp", cur, e))
+        cur = e
+        for bi in closes_after.get(i, ()):
+            ready[bi] = cur
+    return ready, cur
+
+
+def _allreduce(k: int, buffers, ar_ms: list[float], ready: list[float], link_free: float,
+               seq: int, priority: bool, rows: list[tuple]) -> tuple[list[float], float, int]:
+    """Iteration k's allreduces, each buffer's row added to `rows`: (when each
+    ends, when the network is free again, the closing order's next number).
+
+    The network is a single non-preemptive server. All buffers of iteration
+    k-1 are synchronised before the first buffer of iteration k closes
+    (forward of L-1 waited for every layer's sync), so each iteration's
+    buffers are scheduled on their own, continuing from link_free."""
+    nb = len(buffers)
+    end_of = [0.0] * nb
+    heap: list[tuple] = []
+    nxt = 0  # buffers close in index order
+    done = 0
+    while done < nb:
+        if not heap:
+            link_free = max(link_free, ready[nxt])
+        while nxt < nb and ready[nxt] <= link_free:
+            key = (buffers[nxt].priority, seq) if priority else (seq,)
+            heapq.heappush(heap, (key, nxt))
+            seq += 1
+            nxt += 1
+        _, bi = heapq.heappop(heap)
+        s = link_free
+        e = s + ar_ms[bi]
+        end_of[bi] = e
+        rows.append((k, bi, ready[bi], s, e))
+        link_free = e
+        done += 1
+    return end_of, link_free, seq
+
+
+def _timeline_table(buffers, rows: list[tuple]):
+    """The allreduce rows (_allreduce) as the timeline: one row per buffer and iteration."""
     import pandas as pd
 
-    timeline = pd.DataFrame(
+    return pd.DataFrame(
         {
-            "iteration": np.asarray(tl_iter, dtype=np.int64),
-            "buffer": np.asarray(tl_buf, dtype=np.int64),
-            "layers": [buffers[b].label for b in tl_buf],
-            "bytes": np.asarray([buffers[b].bytes for b in tl_buf], dtype=np.int64),
-            "priority": np.asarray([buffers[b].priority for b in tl_buf], dtype=np.int64),
-            "ready_ms": np.asarray(tl_ready, dtype=float),
-            "start_ms": np.asarray(tl_start, dtype=float),
-            "end_ms": np.asarray(tl_end, dtype=float),
+            "iteration": np.asarray([r[0] for r in rows], dtype=np.int64),
+            "buffer": np.asarray([r[1] for r in rows], dtype=np.int64),
+            "layers": [buffers[r[1]].label for r in rows],
+            "bytes": np.asarray([buffers[r[1]].bytes for r in rows], dtype=np.int64),
+            "priority": np.asarray([buffers[r[1]].priority for r in rows], dtype=np.int64),
+            "ready_ms": np.asarray([r[2] for r in rows], dtype=float),
+            "start_ms": np.asarray([r[3] for r in rows], dtype=float),
+            "end_ms": np.asarray([r[4] for r in rows], dtype=float),
         }
     )
-    compute = pd.DataFrame(
+
+
+def _compute_table(rows: list[tuple]):
+    """The compute rows (_compute) as a table: one row per layer, phase and iteration."""
+    import pandas as pd
+
+    return pd.DataFrame(
         {
-            "iteration": np.asarray(c_iter, dtype=np.int64),
-            "layer": np.asarray(c_layer, dtype=np.int64),
-            "phase": c_phase,
-            "start_ms": np.asarray(c_start, dtype=float),
-            "end_ms": np.asarray(c_end, dtype=float),
+            "iteration": np.asarray([r[0] for r in rows], dtype=np.int64),
+            "layer": np.asarray([r[1] for r in rows], dtype=np.int64),
+            "phase": [r[2] for r in rows],
+            "start_ms": np.asarray([r[3] for r in rows], dtype=float),
+            "end_ms": np.asarray([r[4] for r in rows], dtype=float),
         }
-    )
-    return AnalyticResult(
-        iteration_ms=iteration_ms,
-        timeline=timeline,
-        compute=compute,
-        iteration_start_ms=starts,
-        buffers=tuple(buffers),
-        params=dict(
-            profile=profile.name, n_workers=n_workers, link_bps=float(link_bps),
-            iterations=iterations, queue=queue, barrier=bool(barrier),
-            fusion_buffer=fb, payload_efficiency=float(payload_efficiency),
-            step_latency_s=float(step_latency_s), partition_bytes=partition_bytes,
-        ),
     )
 
 

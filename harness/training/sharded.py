@@ -139,6 +139,33 @@ def simulate_sharded(
     finished (the optimizer step is local and free). Iteration 0 starts at 0.
     Iteration time k = start of k+1 - start of k (``iterations`` of them).
     """
+    _check_sharded(profile, n_workers, link_bps, groups, prefetch_depth, iterations)
+    coll = [collective_ms(g.bytes, int(n_workers), link_bps, payload_efficiency,
+                          step_latency_s) for g in groups]
+    model = _ShardedModel(profile, groups, coll, prefetch_depth, reshard, iterations)
+    model.run()
+
+    import pandas as pd
+
+    starts_ms = np.asarray(model.starts[:iterations + 1])
+    return AnalyticResult(
+        iteration_ms=np.diff(starts_ms),
+        timeline=pd.DataFrame(model.timeline, columns=[
+            "iteration", "buffer", "kind", "group", "layers", "bytes", "ready_ms", "start_ms",
+            "end_ms"]),
+        compute=pd.DataFrame(model.compute, columns=["iteration", "group", "phase", "start_ms",
+                                                     "end_ms"]),
+        iteration_start_ms=starts_ms,
+        params=dict(profile=profile.name, n_workers=int(n_workers), link_bps=float(link_bps),
+                    groups=[g.label for g in groups], prefetch_depth=int(prefetch_depth),
+                    reshard=bool(reshard), iterations=int(iterations),
+                    payload_efficiency=float(payload_efficiency),
+                    step_latency_s=float(step_latency_s)))
+
+
+def _check_sharded(profile: profiles.Profile, n_workers: int, link_bps: float,
+                   groups: tuple[Group, ...], prefetch_depth: int, iterations: int) -> None:
+    """simulate_sharded's arguments, checked (ValueError naming the one that is wrong)."""
     if int(n_workers) != n_workers or n_workers < 2:
         raise ValueError(f"n_workers must be an integer >= 2 (got {n_workers!r})")
     if not (math.isfinite(link_bps) and link_bps > 0):
@@ -147,128 +174,134 @@ def simulate_sharded(
         raise ValueError(f"prefetch_depth must be an integer >= 0 (got {prefetch_depth!r})")
     if iterations < 1:
         raise ValueError(f"iterations must be >= 1 (got {iterations!r})")
-    G = len(groups)
-    if not G or groups[0].first != 0 or groups[-1].last != profile.n_layers - 1 or any(
+    if not groups or groups[0].first != 0 or groups[-1].last != profile.n_layers - 1 or any(
             b.first != a.last + 1 for a, b in zip(groups, groups[1:])):
         raise ValueError("groups must be consecutive layers from 0 to the last")
-    P = 2 * G
-    fwd = [sum(profile.fp_ms[g.first:g.last + 1]) for g in groups]
-    bwd = [sum(profile.bp_ms[g.first:g.last + 1]) for g in groups]
-    coll = [collective_ms(g.bytes, int(n_workers), link_bps, payload_efficiency,
-                          step_latency_s) for g in groups]
 
-    def group_of(slot: int) -> int:   # slots: 0..2G-1 phases' all-gathers, 2G+j RS of G-1-j
+
+class _ShardedModel:
+    """simulate_sharded's event loop: one worker's phases (a compute phase
+    per group forward, then backward) and the job's one ring, a
+    non-preemptive server of the collectives in the order they were issued.
+
+    Slots of an iteration: 0..2G-1 the phases' all-gathers, 2G+j the
+    reduce-scatter of group G-1-j."""
+
+    def __init__(self, profile: profiles.Profile, groups: tuple[Group, ...], coll: list[float],
+                 prefetch_depth: int, reshard: bool, iterations: int):
+        self.groups, self.coll = groups, coll
+        self.G, self.P = len(groups), 2 * len(groups)
+        self.fwd = [sum(profile.fp_ms[g.first:g.last + 1]) for g in groups]
+        self.bwd = [sum(profile.bp_ms[g.first:g.last + 1]) for g in groups]
+        self.prefetch_depth, self.reshard, self.iterations = prefetch_depth, reshard, iterations
+        self.now = 0.0
+        self.seq = 0
+        self.events: list[tuple[float, int, str, int]] = []   # (time, order, what, slot)
+        self.queue: list[tuple[float, int, int, int]] = []    # (issued, kind, iteration, slot)
+        self.link_busy = False
+        self.starts: list[float] = []
+        self.timeline: list[tuple] = []
+        self.compute: list[tuple] = []
+        # the worker
+        self.it = 0              # its iteration
+        self.phase = 0           # the phase due
+        self.busy = False        # computing it
+        self.done = False        # every phase of the iteration computed
+        self.next_issue = 0      # the next slot to issue
+        self.rs = 0              # the iteration's reduce-scatters finished
+        self.gathered = [False] * self.P
+
+    def group_of(self, slot: int) -> int:
+        G, P = self.G, self.P
         return slot if slot < G else 2 * G - 1 - slot if slot < P else G - 1 - (slot - P)
 
-    def gathers(p: int) -> bool:
-        return p < G or reshard
+    def gathers(self, p: int) -> bool:
+        return p < self.G or self.reshard
 
-    now = 0.0
-    seq = 0
-    events: list[tuple[float, int, str, int]] = []   # (time, order, what, slot)
-    queue: list[tuple[float, int, int, int]] = []    # (issued, kind, iteration, slot)
-    link_busy = False
-    starts: list[float] = []
-    timeline: list[tuple] = []
-    compute: list[tuple] = []
-    st = dict(it=0, phase=0, busy=False, done=False, next_issue=0, rs=0)
-    gathered = [False] * P
+    def schedule(self, t: float, what: str, slot: int = -1) -> None:
+        heapq.heappush(self.events, (t, self.seq, what, slot))
+        self.seq += 1
 
-    def schedule(t: float, what: str, slot: int = -1) -> None:
-        nonlocal seq
-        heapq.heappush(events, (t, seq, what, slot))
-        seq += 1
+    def issue(self, slot: int) -> None:
+        heapq.heappush(self.queue, (self.now, 0 if slot < self.P else 1, self.it, slot))
 
-    def issue(slot: int) -> None:
-        heapq.heappush(queue, (now, 0 if slot < P else 1, st["it"], slot))
-
-    def begin() -> None:
-        starts.append(now)
-        if len(starts) > iterations:
+    def begin(self) -> None:
+        self.starts.append(self.now)
+        if len(self.starts) > self.iterations:
             return
-        st.update(phase=0, busy=False, done=False, next_issue=0, rs=0)
-        gathered[:] = [False] * P
-        due()
+        self.phase, self.busy, self.done, self.next_issue, self.rs = 0, False, False, 0, 0
+        self.gathered[:] = [False] * self.P
+        self.due()
 
-    def due() -> None:
-        last = min(st["phase"] + prefetch_depth, P - 1)
-        while st["next_issue"] <= last:
-            if gathers(st["next_issue"]):
-                issue(st["next_issue"])
-            st["next_issue"] += 1
-        try_start()
+    def due(self) -> None:
+        last = min(self.phase + self.prefetch_depth, self.P - 1)
+        while self.next_issue <= last:
+            if self.gathers(self.next_issue):
+                self.issue(self.next_issue)
+            self.next_issue += 1
+        self.try_start()
 
-    def try_start() -> None:
-        p = st["phase"]
-        if st["busy"] or st["done"] or (gathers(p) and not gathered[p]):
+    def try_start(self) -> None:
+        p = self.phase
+        if self.busy or self.done or (self.gathers(p) and not self.gathered[p]):
             return
-        st["busy"] = True
-        g = group_of(p)
-        ms = fwd[g] if p < G else bwd[g]
-        compute.append((st["it"], g, "fp" if p < G else "bp", now, now + ms))
-        schedule(now + ms, "phase")
+        self.busy = True
+        g = self.group_of(p)
+        ms = self.fwd[g] if p < self.G else self.bwd[g]
+        self.compute.append((self.it, g, "fp" if p < self.G else "bp", self.now, self.now + ms))
+        self.schedule(self.now + ms, "phase")
 
-    def phase_done() -> None:
-        st["busy"] = False
-        p = st["phase"]
-        if p >= G:
-            issue(P + (G - 1 - group_of(p)))
-        st["phase"] = p + 1
-        if p + 1 < P:
-            due()
+    def phase_done(self) -> None:
+        self.busy = False
+        p = self.phase
+        if p >= self.G:
+            self.issue(self.P + (self.G - 1 - self.group_of(p)))
+        self.phase = p + 1
+        if p + 1 < self.P:
+            self.due()
         else:
-            st["done"] = True
-            end_check()
+            self.done = True
+            self.end_check()
 
-    def collective_done(slot: int) -> None:
-        if slot < P:
-            gathered[slot] = True
-            try_start()
+    def collective_done(self, slot: int) -> None:
+        if slot < self.P:
+            self.gathered[slot] = True
+            self.try_start()
         else:
-            st["rs"] += 1
-            end_check()
+            self.rs += 1
+            self.end_check()
 
-    def end_check() -> None:
-        if st["done"] and st["rs"] == G:
-            st["it"] += 1
-            begin()
+    def end_check(self) -> None:
+        if self.done and self.rs == self.G:
+            self.it += 1
+            self.begin()
 
-    begin()
-    while len(starts) <= iterations:
-        if not link_busy and queue:
-            issued, kind, it, slot = heapq.heappop(queue)
-            g = group_of(slot)
-            timeline.append((it, slot, "allgather" if kind == 0 else "reducescatter", g,
-                             groups[g].label, groups[g].bytes, issued, now, now + coll[g]))
-            link_busy = True
-            schedule(now + coll[g], "collective", slot)
-        if not events:
-            raise RuntimeError("sharded model: nothing left to happen (a deadlock)")
-        now = events[0][0]
-        while events and events[0][0] == now:
-            _, _, what, slot = heapq.heappop(events)
-            if what == "phase":
-                phase_done()
-            else:
-                link_busy = False
-                collective_done(slot)
+    def start_collective(self) -> None:
+        """The ring is free: the collective first issued starts."""
+        issued, kind, it, slot = heapq.heappop(self.queue)
+        g = self.group_of(slot)
+        self.timeline.append((it, slot, "allgather" if kind == 0 else "reducescatter", g,
+                              self.groups[g].label, self.groups[g].bytes, issued, self.now,
+                              self.now + self.coll[g]))
+        self.link_busy = True
+        self.schedule(self.now + self.coll[g], "collective", slot)
 
-    import pandas as pd
-
-    starts_ms = np.asarray(starts[:iterations + 1])
-    return AnalyticResult(
-        iteration_ms=np.diff(starts_ms),
-        timeline=pd.DataFrame(timeline, columns=[
-            "iteration", "buffer", "kind", "group", "layers", "bytes", "ready_ms", "start_ms",
-            "end_ms"]),
-        compute=pd.DataFrame(compute, columns=["iteration", "group", "phase", "start_ms",
-                                               "end_ms"]),
-        iteration_start_ms=starts_ms,
-        params=dict(profile=profile.name, n_workers=int(n_workers), link_bps=float(link_bps),
-                    groups=[g.label for g in groups], prefetch_depth=int(prefetch_depth),
-                    reshard=bool(reshard), iterations=int(iterations),
-                    payload_efficiency=float(payload_efficiency),
-                    step_latency_s=float(step_latency_s)))
+    def run(self) -> None:
+        """Until the iteration after the last starts."""
+        self.begin()
+        while len(self.starts) <= self.iterations:
+            if not self.link_busy and self.queue:
+                self.start_collective()
+            if not self.events:
+                raise RuntimeError("sharded model: nothing left to happen (a deadlock)")
+            self.now = self.events[0][0]
+            while self.events and self.events[0][0] == self.now:
+                _, _, what, slot = heapq.heappop(self.events)
+                if what == "phase":
+                    self.phase_done()
+                else:
+                    self.link_busy = False
+                    self.collective_done(slot)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 #include "flow-send-application.h"
 
+#include "tcp-app-socket.h"
 #include "tcp-socket-ddnn.h"
 
 #include "ns3/inet-socket-address.h"
@@ -162,20 +163,10 @@ FlowSendApplication::SendMore(Ptr<Socket> socket, uint32_t)
     }
     Active& flow = it->second;
     uint64_t size = m_log->GetSize(flow.id);
-    while (flow.sent < size)
+    flow.sent += SendAsMuch(socket, size - flow.sent);
+    if (flow.sent < size)
     {
-        uint32_t room = socket->GetTxAvailable();
-        if (room == 0)
-        {
-            return; // SendMore runs again when the buffer drains
-        }
-        uint32_t chunk = static_cast<uint32_t>(std::min<uint64_t>(size - flow.sent, room));
-        int accepted = socket->Send(Create<Packet>(chunk));
-        if (accepted <= 0)
-        {
-            return;
-        }
-        flow.sent += accepted;
+        return; // SendMore runs again when the buffer drains
     }
     // Everything is in the socket: close, TCP sends FIN after the data.
     socket->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());

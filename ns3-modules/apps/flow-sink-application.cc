@@ -1,6 +1,6 @@
 #include "flow-sink-application.h"
 
-#include "tcp-socket-ddnn.h"
+#include "tcp-app-socket.h"
 
 #include "ns3/inet-socket-address.h"
 #include "ns3/integer.h"
@@ -79,12 +79,10 @@ FlowSinkApplication::StartApplication()
 {
     NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(!m_log, "FlowSinkApplication needs a FlowLog");
-    m_listener = CreateTcpSocket(GetNode());
-    m_listener->SetIpTos(m_listenTos);
-    m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port));
-    m_listener->Listen();
-    m_listener->SetAcceptCallback(MakeCallback(&FlowSinkApplication::AcceptRequest, this),
-                                  MakeCallback(&FlowSinkApplication::Accepted, this));
+    m_listener = ListenTcp(GetNode(),
+                           m_port,
+                           m_listenTos,
+                           MakeCallback(&FlowSinkApplication::Accepted, this));
 }
 
 void
@@ -95,13 +93,6 @@ FlowSinkApplication::StopApplication()
     {
         m_listener->Close();
     }
-}
-
-bool
-FlowSinkApplication::AcceptRequest(Ptr<Socket>, const Address&)
-{
-    NS_LOG_FUNCTION(this);
-    return true;
 }
 
 void
@@ -133,15 +124,7 @@ FlowSinkApplication::Receive(Ptr<Socket> socket)
         return;
     }
     uint64_t id = it->second.second;
-    uint64_t bytes = 0;
-    while (Ptr<Packet> packet = socket->Recv())
-    {
-        if (packet->GetSize() == 0)
-        {
-            break;
-        }
-        bytes += packet->GetSize();
-    }
+    const uint64_t bytes = ReceiveAll(socket);
     if (bytes > 0)
     {
         m_log->NotifyReceived(id, bytes);

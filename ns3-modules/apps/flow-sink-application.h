@@ -39,7 +39,6 @@ class FlowSinkApplication : public Application
     void StartApplication() override;
     void StopApplication() override;
 
-    bool AcceptRequest(Ptr<Socket> socket, const Address& from);
     void Accepted(Ptr<Socket> socket, const Address& from);
     void Receive(Ptr<Socket> socket);
     void PeerClosed(Ptr<Socket> socket);

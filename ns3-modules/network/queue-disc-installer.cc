@@ -33,7 +33,7 @@ QueueDiscInstaller::GetTypeId()
                           "How the bands share buffer space: per_band (each its own "
                           "BufferSize), shared (one BufferSize for the port) or dynamic (a "
                           "pool of BufferSize with dynamic thresholds)",
-                          EnumValue(QueueDiscInstaller::PER_BAND),
+                          EnumValue(QueueDiscInstaller::SHARED),
                           MakeEnumAccessor<BufferModel>(&QueueDiscInstaller::m_model),
                           MakeEnumChecker(QueueDiscInstaller::PER_BAND,
                                           "per_band",
@@ -61,7 +61,7 @@ QueueDiscInstaller::GetTypeId()
 
 QueueDiscInstaller::QueueDiscInstaller()
     : m_nBands(3),
-      m_model(PER_BAND),
+      m_model(SHARED),
       m_size("1000p"),
       m_pool(PORT)
 {

@@ -9,6 +9,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
+#include "ns3/packet-sink.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -87,12 +88,9 @@ ScenarioRecipe::GetHandlers()
         {"flow-host", &ScenarioRecipe::ApplyFlowHost},
         {"flow", &ScenarioRecipe::ApplyFlow},
         {"service-log", &ScenarioRecipe::ApplyServiceLog},
-        {"service-server", &ScenarioRecipe::ApplyServiceServer},
-        {"service-client", &ScenarioRecipe::ApplyServiceClient},
+        {"service-app", &ScenarioRecipe::ApplyServiceApp},
         {"service-request", &ScenarioRecipe::ApplyServiceRequest},
-        {"stream", &ScenarioRecipe::ApplyStream},
-        {"poisson", &ScenarioRecipe::ApplyPoisson},
-        {"bulk", &ScenarioRecipe::ApplyBulk},
+        {"service-note-rx", &ScenarioRecipe::ApplyServiceNoteRx},
         {"window", &ScenarioRecipe::ApplyWindow},
         {"stop", &ScenarioRecipe::ApplyStop},
     };
@@ -460,39 +458,36 @@ ScenarioRecipe::ApplyServiceLog(RecipeArgs&)
 }
 
 void
-ScenarioRecipe::ApplyServiceServer(RecipeArgs& args)
-{
-    NS_LOG_FUNCTION(this);
-    const auto host = args.Next<uint32_t>();
-    const auto port = args.Next<uint16_t>();
-    const auto tos = args.Next<uint32_t>();
-    if (!m_serviceHelper)
-    {
-        args.Fail("a service-server before service-log");
-    }
-    m_serviceHelper->InstallServer(m_topology->GetNode(host), port, static_cast<uint8_t>(tos));
-}
-
-void
-ScenarioRecipe::ApplyServiceClient(RecipeArgs& args)
+ScenarioRecipe::ApplyServiceApp(RecipeArgs& args)
 {
     NS_LOG_FUNCTION(this);
     const auto service = args.Next<uint32_t>();
     const auto host = args.Next<uint32_t>();
+    const auto peer = args.Next<int64_t>();
     const auto port = args.Next<uint16_t>();
-    const auto tos = args.Next<uint32_t>();
-    const auto persistent = args.Next<uint32_t>();
-    const auto outstanding = args.Next<uint32_t>();
+    const auto stream = args.Next<int64_t>();
+    const RecipeComponent app(args, Application::GetTypeId());
     if (!m_serviceHelper)
     {
-        args.Fail("a service-client before service-log");
+        args.Fail("a service-app before service-log");
     }
-    m_serviceClients[{service, host}] =
-        m_serviceHelper->InstallClient(m_topology->GetNode(host),
-                                       port,
-                                       static_cast<uint8_t>(tos),
-                                       persistent != 0,
-                                       outstanding);
+    std::optional<Ipv4Address> peerAddress;
+    if (peer >= 0)
+    {
+        peerAddress = m_hostAddresses.at(peer);
+    }
+    Ptr<Application> installed = m_serviceHelper->Install(m_topology->GetNode(host),
+                                                          app.GetFactory(),
+                                                          peerAddress,
+                                                          port,
+                                                          stream);
+    // the requests of a `service-request` line go to their client
+    if (auto client = DynamicCast<RequestClientApplication>(installed))
+    {
+        m_serviceClients[{service, host}] = client;
+    }
+    m_serviceApps.push_back(installed);
+    m_serviceAppServices.push_back(service);
 }
 
 void
@@ -510,7 +505,7 @@ ScenarioRecipe::ApplyServiceRequest(RecipeArgs& args)
     const auto it = m_serviceClients.find({service, client});
     if (it == m_serviceClients.end())
     {
-        args.Fail("a service-request without its service-client");
+        args.Fail("a service-request without its service's RequestClientApplication on CLIENT");
     }
     const uint64_t added = m_serviceLog->AddRequest(service,
                                                     query,
@@ -528,107 +523,73 @@ ScenarioRecipe::ApplyServiceRequest(RecipeArgs& args)
 }
 
 void
-ScenarioRecipe::ApplyStream(RecipeArgs& args)
+ScenarioRecipe::ApplyServiceNoteRx(RecipeArgs& args)
 {
     NS_LOG_FUNCTION(this);
-    InstallStream(args, false);
-}
-
-void
-ScenarioRecipe::ApplyPoisson(RecipeArgs& args)
-{
-    NS_LOG_FUNCTION(this);
-    InstallStream(args, true);
-}
-
-void
-ScenarioRecipe::InstallStream(RecipeArgs& args, bool poisson)
-{
-    NS_LOG_FUNCTION(this << poisson);
-    const auto src = args.Next<uint32_t>();
-    const auto dst = args.Next<uint32_t>();
-    const auto port = args.Next<uint16_t>();
-    const auto tos = args.Next<uint32_t>();
-    const auto rateBps = args.Next<uint64_t>();
-    const auto packetBytes = args.Next<uint32_t>();
-    const auto startNs = args.Next<int64_t>();
-    const auto stopNs = args.Next<int64_t>();
-    const int64_t stream = poisson ? args.Next<int64_t>() : -1;
-    if (!m_serviceHelper)
-    {
-        args.Fail("a " + args.GetDirective() + " before service-log");
-    }
-    m_streamReceivers.push_back(
-        m_serviceHelper->InstallStreamReceiver(m_topology->GetNode(dst), port));
-    m_streamSenders.push_back(m_serviceHelper->InstallStreamSender(m_topology->GetNode(src),
-                                                                   m_hostAddresses.at(dst),
-                                                                   port,
-                                                                   static_cast<uint8_t>(tos),
-                                                                   DataRate(rateBps),
-                                                                   packetBytes,
-                                                                   NanoSeconds(startNs),
-                                                                   NanoSeconds(stopNs),
-                                                                   stream));
-}
-
-void
-ScenarioRecipe::ApplyBulk(RecipeArgs& args)
-{
-    NS_LOG_FUNCTION(this);
-    const auto src = args.Next<uint32_t>();
-    const auto dst = args.Next<uint32_t>();
-    const auto port = args.Next<uint16_t>();
-    const auto tos = args.Next<uint32_t>();
-    const auto sendBytes = args.Next<uint32_t>();
-    const auto startNs = args.Next<int64_t>();
+    const auto i = args.Next<uint32_t>();
     const auto fromNs = args.Next<int64_t>();
     const auto toNs = args.Next<int64_t>();
-    if (!m_serviceHelper)
+    if (i >= m_serviceApps.size() || !DynamicCast<PacketSink>(m_serviceApps[i]))
     {
-        args.Fail("a bulk before service-log");
+        args.Fail("service-note-rx of service app " + std::to_string(i) +
+                  ", which is not a PacketSink installed before it");
     }
-    const uint32_t i = m_bulkSinks.size();
-    m_bulkSinks.push_back(m_serviceHelper->InstallBulk(m_topology->GetNode(src),
-                                                       m_topology->GetNode(dst),
-                                                       m_hostAddresses.at(dst),
-                                                       port,
-                                                       static_cast<uint8_t>(tos),
-                                                       sendBytes,
-                                                       NanoSeconds(startNs)));
-    m_bulkReceived.emplace_back(0, 0);
+    m_serviceRx[i] = {0, 0};
     Simulator::Schedule(NanoSeconds(fromNs) - Simulator::Now(),
-                        &ScenarioRecipe::NoteBulkReceived,
+                        &ScenarioRecipe::NoteServiceRx,
                         this,
                         i,
                         false);
     Simulator::Schedule(NanoSeconds(toNs) - Simulator::Now(),
-                        &ScenarioRecipe::NoteBulkReceived,
+                        &ScenarioRecipe::NoteServiceRx,
                         this,
                         i,
                         true);
 }
 
 void
-ScenarioRecipe::NoteBulkReceived(uint32_t i, bool atEnd)
+ScenarioRecipe::NoteServiceRx(uint32_t i, bool atEnd)
 {
     NS_LOG_FUNCTION(this << i << atEnd);
     m_ownEvents++;
-    const uint64_t rx = m_bulkSinks.at(i)->GetTotalRx();
-    (atEnd ? m_bulkReceived.at(i).second : m_bulkReceived.at(i).first) = rx;
+    const uint64_t rx = DynamicCast<PacketSink>(m_serviceApps.at(i))->GetTotalRx();
+    auto& noted = m_serviceRx.at(i);
+    (atEnd ? noted.second : noted.first) = rx;
 }
 
 uint32_t
-ScenarioRecipe::GetNBulk() const
+ScenarioRecipe::GetNServiceApps() const
 {
     NS_LOG_FUNCTION(this);
-    return m_bulkSinks.size();
+    return m_serviceApps.size();
+}
+
+Ptr<Application>
+ScenarioRecipe::GetServiceApp(uint32_t i) const
+{
+    NS_LOG_FUNCTION(this << i);
+    return m_serviceApps.at(i);
+}
+
+uint32_t
+ScenarioRecipe::GetServiceAppService(uint32_t i) const
+{
+    NS_LOG_FUNCTION(this << i);
+    return m_serviceAppServices.at(i);
+}
+
+bool
+ScenarioRecipe::HasServiceRx(uint32_t i) const
+{
+    NS_LOG_FUNCTION(this << i);
+    return m_serviceRx.count(i) > 0;
 }
 
 uint64_t
-ScenarioRecipe::GetBulkReceived(uint32_t i, bool atEnd) const
+ScenarioRecipe::GetServiceRx(uint32_t i, bool atEnd) const
 {
     NS_LOG_FUNCTION(this << i << atEnd);
-    const auto& rx = m_bulkReceived.at(i);
+    const auto& rx = m_serviceRx.at(i);
     return atEnd ? rx.second : rx.first;
 }
 
@@ -694,27 +655,6 @@ ScenarioRecipe::GetServiceLog() const
 {
     NS_LOG_FUNCTION(this);
     return m_serviceLog;
-}
-
-uint32_t
-ScenarioRecipe::GetNStreams() const
-{
-    NS_LOG_FUNCTION(this);
-    return m_streamReceivers.size();
-}
-
-Ptr<StreamSenderApplication>
-ScenarioRecipe::GetStreamSender(uint32_t i) const
-{
-    NS_LOG_FUNCTION(this << i);
-    return m_streamSenders.at(i);
-}
-
-Ptr<StreamReceiverApplication>
-ScenarioRecipe::GetStreamReceiver(uint32_t i) const
-{
-    NS_LOG_FUNCTION(this << i);
-    return m_streamReceivers.at(i);
 }
 
 uint32_t
@@ -798,10 +738,9 @@ ScenarioRecipe::DoDispose()
     m_flowHelper.reset();
     m_flowLog = nullptr;
     m_serviceClients.clear();
-    m_streamSenders.clear();
-    m_streamReceivers.clear();
-    m_bulkSinks.clear();
-    m_bulkReceived.clear();
+    m_serviceApps.clear();
+    m_serviceAppServices.clear();
+    m_serviceRx.clear();
     m_serviceHelper.reset();
     m_serviceLog = nullptr;
     m_utilization = nullptr;

@@ -54,21 +54,20 @@
 //   flow-host HOST ACK_TOS LISTEN_TOS  FlowAppHelper::InstallSink + InstallSender
 //   flow ID SRC DST SIZE TOS START_NS  FlowLog::AddFlow + the sender's AddFlow
 //   service-log                        a ServiceLog and a ServiceHelper (every service's requests)
-//   service-server HOST PORT TOS       ServiceHelper::InstallServer (a query's worker, an RPC server)
-//   service-client SERVICE HOST PORT TOS PERSISTENT OUTSTANDING
-//                                      ServiceHelper::InstallClient (a query's aggregator, an
-//                                      RPC client; OUTSTANDING 0 = open loop)
+//   service-app SERVICE HOST PEER PORT STREAM COMPONENT
+//                                      one application of service SERVICE on HOST: COMPONENT
+//                                      an Application TypeId and its attributes (e.g.
+//                                      ns3::StreamReceiverApplication Port=7002), installed by
+//                                      ServiceHelper::Install, which sets its ServiceLog, its
+//                                      peer's address (PEER a host, -1 none; PORT its port for
+//                                      a Remote address) and its random stream (STREAM, -1
+//                                      none); numbered from 0 in recipe order (GetServiceApp)
 //   service-request ID SERVICE QUERY CLIENT SERVER REQUEST_BYTES RESPONSE_BYTES START_NS
-//                                      ServiceLog::AddRequest + the client's AddRequest
-//                                      (START_NS -1: closed loop; QUERY -1: not a query's)
-//   stream SRC DST PORT TOS RATE_BPS PACKET_BYTES START_NS STOP_NS
-//                                      ServiceHelper::InstallStreamReceiver + InstallStreamSender
-//   poisson SRC DST PORT TOS RATE_BPS PACKET_BYTES START_NS STOP_NS STREAM
-//                                      as `stream`, with Poisson arrivals (exponential gaps
-//                                      from random stream STREAM); counted among the streams
-//   bulk SRC DST PORT TOS SEND_BYTES START_NS FROM_NS TO_NS
-//                                      ServiceHelper::InstallBulk: a long-lived TCP flow; its
-//                                      bytes received are noted at FROM_NS and TO_NS (the window)
+//                                      ServiceLog::AddRequest + the AddRequest of the service's
+//                                      RequestClientApplication on CLIENT (START_NS -1: closed
+//                                      loop; QUERY -1: not a query's)
+//   service-note-rx APP FROM_NS TO_NS  the bytes service app APP (a PacketSink) has received,
+//                                      noted at FROM_NS and TO_NS (the window; GetServiceRx)
 //   window FROM_NS TO_NS               the measurement window: the run ends as soon as every
 //                                      flow starting in it is done (FlowLog::StopOnceDone),
 //                                      or at once without flows; with a target, the window
@@ -84,6 +83,7 @@
 #include "queue-tracker.h"
 #include "recipe-args.h"
 #include "recipe-component.h"
+#include "request-client-application.h"
 #include "service-helper.h"
 #include "topology-builder.h"
 #include "training-job-helper.h"
@@ -114,7 +114,7 @@ class ScenarioRecipe : public Object
     static TypeId GetTypeId();
 
     /// The first line of every recipe.
-    static constexpr const char* FORMAT = "ddnn-recipe 5";
+    static constexpr const char* FORMAT = "ddnn-recipe 6";
 
     /// The simulator's default event queue, set by Apply (attribute
     /// EventQueue). ns-3's default (a std::map) chases pointers through a
@@ -141,16 +141,16 @@ class ScenarioRecipe : public Object
     Ptr<FlowLog> GetFlowLog() const;
     /// \brief The services' request log (null without `service-log`).
     Ptr<ServiceLog> GetServiceLog() const;
-    /// \brief Streams installed, in recipe order.
-    uint32_t GetNStreams() const;
-    /// \brief Stream `i`'s sender (recipe order).
-    Ptr<StreamSenderApplication> GetStreamSender(uint32_t i) const;
-    /// \brief Stream `i`'s receiver (recipe order).
-    Ptr<StreamReceiverApplication> GetStreamReceiver(uint32_t i) const;
-    /// \brief Bulk flows installed, in recipe order.
-    uint32_t GetNBulk() const;
-    /// \brief Bytes bulk flow `i` had delivered at its FROM_NS (atEnd false) or TO_NS (true).
-    uint64_t GetBulkReceived(uint32_t i, bool atEnd) const;
+    /// \brief Service applications installed (`service-app` lines).
+    uint32_t GetNServiceApps() const;
+    /// \brief Service application `i` (recipe order); cppyy gives it its own class.
+    Ptr<Application> GetServiceApp(uint32_t i) const;
+    /// \brief The service (its place among the scenario's) of service application `i`.
+    uint32_t GetServiceAppService(uint32_t i) const;
+    /// \brief Whether a `service-note-rx` line notes service application `i`'s bytes.
+    bool HasServiceRx(uint32_t i) const;
+    /// \brief Bytes service application `i` had received at its FROM_NS (atEnd false) or TO_NS.
+    uint64_t GetServiceRx(uint32_t i, bool atEnd) const;
     /// \brief Training jobs installed, in recipe order.
     uint32_t GetNJobs() const;
     /// \brief Job `i` (recipe order). Python sees it as its own class (cppyy
@@ -208,16 +208,11 @@ class ScenarioRecipe : public Object
     void ApplyWindow(RecipeArgs& args);   //!< `window FROM_NS TO_NS`
     // ---- services
     void ApplyServiceLog(RecipeArgs& args);     //!< `service-log`
-    void ApplyServiceServer(RecipeArgs& args);  //!< `service-server HOST PORT TOS`
-    void ApplyServiceClient(RecipeArgs& args);  //!< `service-client SERVICE HOST PORT TOS ...`
+    void ApplyServiceApp(RecipeArgs& args);     //!< `service-app SERVICE HOST PEER PORT ...`
     void ApplyServiceRequest(RecipeArgs& args); //!< `service-request ID SERVICE QUERY ...`
-    void ApplyStream(RecipeArgs& args);         //!< `stream SRC DST PORT TOS RATE_BPS ...`
-    void ApplyPoisson(RecipeArgs& args);        //!< `poisson SRC DST PORT TOS RATE_BPS ...`
-    void ApplyBulk(RecipeArgs& args);           //!< `bulk SRC DST PORT TOS SEND_BYTES ...`
-    /// The stream or Poisson source of the line (`stream` and `poisson` alike).
-    void InstallStream(RecipeArgs& args, bool poisson);
-    /// Note bulk flow `i`'s bytes received now (an event of ours).
-    void NoteBulkReceived(uint32_t i, bool atEnd);
+    void ApplyServiceNoteRx(RecipeArgs& args);  //!< `service-note-rx APP FROM_NS TO_NS`
+    /// Note service application `i`'s bytes received now (an event of ours).
+    void NoteServiceRx(uint32_t i, bool atEnd);
     void ApplyStop(RecipeArgs& args);     //!< `stop DURATION_NS`
 
     /// The helper of the job being described (`job` directive first).
@@ -244,10 +239,10 @@ class ScenarioRecipe : public Object
     std::optional<ServiceHelper> m_serviceHelper;
     /// (service, host) -> its client
     std::map<std::pair<uint32_t, uint32_t>, Ptr<RequestClientApplication>> m_serviceClients;
-    std::vector<Ptr<StreamSenderApplication>> m_streamSenders;
-    std::vector<Ptr<StreamReceiverApplication>> m_streamReceivers;
-    std::vector<Ptr<PacketSink>> m_bulkSinks;
-    std::vector<std::pair<uint64_t, uint64_t>> m_bulkReceived; //!< (at FROM_NS, at TO_NS)
+    std::vector<Ptr<Application>> m_serviceApps; //!< `service-app` lines, in order
+    std::vector<uint32_t> m_serviceAppServices;  //!< each one's service
+    /// service app -> its bytes received (at FROM_NS, at TO_NS), `service-note-rx`
+    std::map<uint32_t, std::pair<uint64_t, uint64_t>> m_serviceRx;
     Time m_stop;
     std::string m_eventQueue; //!< the Scheduler TypeId Apply sets (EventQueue)
     bool m_hasTarget = false;

@@ -1,5 +1,6 @@
 #include "request-client-application.h"
 
+#include "tcp-app-socket.h"
 #include "tcp-socket-ddnn.h"
 
 #include "ns3/boolean.h"
@@ -262,21 +263,7 @@ RequestClientApplication::SendMore(Ptr<Socket> socket, uint32_t)
         return;
     }
     Connection& c = it->second;
-    while (c.unsent > 0)
-    {
-        uint32_t room = socket->GetTxAvailable();
-        if (room == 0)
-        {
-            return; // SendMore runs again when the buffer drains
-        }
-        uint32_t chunk = static_cast<uint32_t>(std::min<uint64_t>(c.unsent, room));
-        int accepted = socket->Send(Create<Packet>(chunk));
-        if (accepted <= 0)
-        {
-            return;
-        }
-        c.unsent -= accepted;
-    }
+    c.unsent -= SendAsMuch(socket, c.unsent); // the send callback runs again for the rest
 }
 
 void
@@ -289,15 +276,7 @@ RequestClientApplication::Receive(Ptr<Socket> socket)
         return;
     }
     Connection& c = it->second;
-    uint64_t bytes = 0;
-    while (Ptr<Packet> packet = socket->Recv())
-    {
-        if (packet->GetSize() == 0)
-        {
-            break;
-        }
-        bytes += packet->GetSize();
-    }
+    uint64_t bytes = ReceiveAll(socket);
     // responses come back in the order their requests went (one server, FIFO)
     uint32_t answered = 0;
     while (bytes > 0 && !c.waiting.empty())

@@ -1,6 +1,6 @@
 #include "request-server-application.h"
 
-#include "tcp-socket-ddnn.h"
+#include "tcp-app-socket.h"
 
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
@@ -75,12 +75,10 @@ RequestServerApplication::StartApplication()
 {
     NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(!m_log, "RequestServerApplication needs a ServiceLog");
-    m_listener = CreateTcpSocket(GetNode());
-    m_listener->SetIpTos(m_tos); // the SYN-ACK, in the service's class
-    m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port));
-    m_listener->Listen();
-    m_listener->SetAcceptCallback(MakeCallback(&RequestServerApplication::AcceptRequest, this),
-                                  MakeCallback(&RequestServerApplication::Accepted, this));
+    m_listener = ListenTcp(GetNode(), // the SYN-ACK in the service's class
+                           m_port,
+                           m_tos,
+                           MakeCallback(&RequestServerApplication::Accepted, this));
 }
 
 void
@@ -91,13 +89,6 @@ RequestServerApplication::StopApplication()
     {
         m_listener->Close();
     }
-}
-
-bool
-RequestServerApplication::AcceptRequest(Ptr<Socket>, const Address&)
-{
-    NS_LOG_FUNCTION(this);
-    return true;
 }
 
 void
@@ -126,15 +117,7 @@ RequestServerApplication::Receive(Ptr<Socket> socket)
         return;
     }
     Connection& c = it->second;
-    uint64_t bytes = 0;
-    while (Ptr<Packet> packet = socket->Recv())
-    {
-        if (packet->GetSize() == 0)
-        {
-            break;
-        }
-        bytes += packet->GetSize();
-    }
+    uint64_t bytes = ReceiveAll(socket);
     while (bytes > 0)
     {
         if (!c.reading)
@@ -173,21 +156,7 @@ RequestServerApplication::SendMore(Ptr<Socket> socket, uint32_t)
         return;
     }
     Connection& c = it->second;
-    while (c.unsent > 0)
-    {
-        uint32_t room = socket->GetTxAvailable();
-        if (room == 0)
-        {
-            return; // SendMore runs again when the buffer drains
-        }
-        uint32_t chunk = static_cast<uint32_t>(std::min<uint64_t>(c.unsent, room));
-        int accepted = socket->Send(Create<Packet>(chunk));
-        if (accepted <= 0)
-        {
-            return;
-        }
-        c.unsent -= accepted;
-    }
+    c.unsent -= SendAsMuch(socket, c.unsent); // the send callback runs again for the rest
 }
 
 void

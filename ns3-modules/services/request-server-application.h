@@ -49,7 +49,6 @@ class RequestServerApplication : public Application
     void StartApplication() override;
     void StopApplication() override;
 
-    bool AcceptRequest(Ptr<Socket> socket, const Address& from);
     void Accepted(Ptr<Socket> socket, const Address& from);
     void Receive(Ptr<Socket> socket);
     void SendMore(Ptr<Socket> socket, uint32_t available);

@@ -1,12 +1,9 @@
 #include "service-helper.h"
 
-#include "ns3/boolean.h"
-#include "ns3/bulk-send-application.h"
+#include "ns3/address.h"
 #include "ns3/inet-socket-address.h"
-#include "ns3/tcp-socket-factory.h"
-#include "ns3/ipv4-address.h"
 #include "ns3/log.h"
-#include "ns3/uinteger.h"
+#include "ns3/pointer.h"
 
 namespace ns3
 {
@@ -19,101 +16,41 @@ ServiceHelper::ServiceHelper(Ptr<ServiceLog> log)
     NS_LOG_FUNCTION(this << log);
 }
 
-Ptr<RequestServerApplication>
-ServiceHelper::InstallServer(Ptr<Node> node, uint16_t port, uint8_t tos) const
+Ptr<Application>
+ServiceHelper::Install(Ptr<Node> node,
+                       const ObjectFactory& factory,
+                       std::optional<Ipv4Address> peer,
+                       uint16_t port,
+                       int64_t stream) const
 {
-    NS_LOG_FUNCTION(this << node << port << static_cast<uint32_t>(tos));
-    auto server = CreateObject<RequestServerApplication>();
-    server->SetServiceLog(m_log);
-    server->SetAttribute("Port", UintegerValue(port));
-    server->SetAttribute("Tos", UintegerValue(tos));
-    node->AddApplication(server);
-    return server;
-}
-
-Ptr<RequestClientApplication>
-ServiceHelper::InstallClient(Ptr<Node> node,
-                             uint16_t port,
-                             uint8_t tos,
-                             bool persistent,
-                             uint32_t outstanding) const
-{
-    NS_LOG_FUNCTION(this << node << port << static_cast<uint32_t>(tos) << persistent
-                         << outstanding);
-    auto client = CreateObject<RequestClientApplication>();
-    client->SetServiceLog(m_log);
-    client->SetAttribute("RemotePort", UintegerValue(port));
-    client->SetAttribute("Tos", UintegerValue(tos));
-    client->SetAttribute("Persistent", BooleanValue(persistent));
-    client->SetAttribute("Outstanding", UintegerValue(outstanding));
-    node->AddApplication(client);
-    return client;
-}
-
-Ptr<StreamReceiverApplication>
-ServiceHelper::InstallStreamReceiver(Ptr<Node> node, uint16_t port) const
-{
-    NS_LOG_FUNCTION(this << node << port);
-    auto receiver = CreateObject<StreamReceiverApplication>();
-    receiver->SetAttribute("Port", UintegerValue(port));
-    node->AddApplication(receiver);
-    return receiver;
-}
-
-Ptr<StreamSenderApplication>
-ServiceHelper::InstallStreamSender(Ptr<Node> node,
-                                   Ipv4Address dst,
-                                   uint16_t port,
-                                   uint8_t tos,
-                                   DataRate rate,
-                                   uint32_t packetSize,
-                                   Time start,
-                                   Time stop,
-                                   int64_t poissonStream) const
-{
-    NS_LOG_FUNCTION(this << node << dst << port << static_cast<uint32_t>(tos) << rate
-                         << packetSize << start << stop << poissonStream);
-    auto sender = CreateObject<StreamSenderApplication>();
-    sender->SetAttribute("RemoteAddress", Ipv4AddressValue(dst));
-    sender->SetAttribute("RemotePort", UintegerValue(port));
-    sender->SetAttribute("DataRate", DataRateValue(rate));
-    sender->SetAttribute("PacketSize", UintegerValue(packetSize));
-    sender->SetAttribute("Tos", UintegerValue(tos));
-    sender->SetStartTime(start);
-    sender->SetStopTime(stop);
-    if (poissonStream >= 0)
+    NS_LOG_FUNCTION(this << node << factory << port << stream);
+    auto app = factory.Create<Application>();
+    const TypeId tid = app->GetInstanceTypeId();
+    TypeId::AttributeInformation info;
+    if (tid.LookupAttributeByName("ServiceLog", &info))
     {
-        sender->SetAttribute("Poisson", BooleanValue(true));
-        sender->AssignStreams(poissonStream);
+        app->SetAttribute("ServiceLog", PointerValue(m_log));
     }
-    node->AddApplication(sender);
-    return sender;
-}
-
-Ptr<PacketSink>
-ServiceHelper::InstallBulk(Ptr<Node> src,
-                           Ptr<Node> dst,
-                           Ipv4Address dstAddress,
-                           uint16_t port,
-                           uint8_t tos,
-                           uint32_t sendSize,
-                           Time start) const
-{
-    NS_LOG_FUNCTION(this << src << dst << dstAddress << port << static_cast<uint32_t>(tos)
-                         << sendSize << start);
-    auto sink = CreateObject<PacketSink>();
-    sink->SetAttribute("Protocol", TypeIdValue(TcpSocketFactory::GetTypeId()));
-    sink->SetAttribute("Local", AddressValue(InetSocketAddress(Ipv4Address::GetAny(), port)));
-    dst->AddApplication(sink);
-    auto sender = CreateObject<BulkSendApplication>();
-    sender->SetAttribute("Protocol", TypeIdValue(TcpSocketFactory::GetTypeId()));
-    sender->SetAttribute("Remote", AddressValue(InetSocketAddress(dstAddress, port)));
-    sender->SetAttribute("Tos", UintegerValue(tos));
-    sender->SetAttribute("SendSize", UintegerValue(sendSize));
-    sender->SetAttribute("MaxBytes", UintegerValue(0)); // no limit: long-lived
-    sender->SetStartTime(start);
-    src->AddApplication(sender);
-    return sink;
+    if (peer)
+    {
+        if (tid.LookupAttributeByName("RemoteAddress", &info))
+        {
+            app->SetAttribute("RemoteAddress", Ipv4AddressValue(*peer));
+        }
+        else
+        {
+            NS_ABORT_MSG_UNLESS(tid.LookupAttributeByName("Remote", &info),
+                                tid.GetName() << " has no RemoteAddress or Remote attribute "
+                                                 "for its peer");
+            app->SetAttribute("Remote", AddressValue(InetSocketAddress(*peer, port)));
+        }
+    }
+    if (stream >= 0)
+    {
+        app->AssignStreams(stream);
+    }
+    node->AddApplication(app);
+    return app;
 }
 
 } // namespace ns3

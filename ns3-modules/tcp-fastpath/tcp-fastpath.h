@@ -26,11 +26,12 @@
  * place. But libns3.44-internet.so is linked without -Bsymbolic, and
  * TcpSocketBase calls these members through the PLT: a definition in a library
  * that comes before the wheel's libraries in the process's global symbol scope
- * takes their place (loaded after them, it is silently ignored). harness/ns3.py
- * loads this library first; the bench's native main links it first (with
+ * takes their place (loaded after them, it is silently ignored).
+ * harness/engine/ns3.py (load) loads this library first; the bench's native
+ * main (bench/native/main.cc, built by bench/native.py) links it first (with
  * --no-as-needed). Its linker version script (exports.map) exports only the
- * replaced members and the C entry points below: nothing else it compiled from
- * ns-3's headers can take the place of the wheel's.
+ * replaced members and the C entry points below: nothing else it compiled
+ * from ns-3's headers can take the place of the wheel's.
  *
  * Same behaviour
  * --------------
@@ -44,7 +45,9 @@
  * end() item (cases a run never reaches: it would crash) they abort with a
  * message or serve the request. The cheap NS_ASSERTs are kept (compiled with
  * NS3_ASSERT_ENABLE, as the wheel is). This code mirrors ns-3.44's internals:
- * the project pins ns3==3.44.post0 and harness/ns3.py refuses other versions.
+ * the project pins ns3==3.44.post0 (pyproject.toml), harness/engine/ns3.py
+ * refuses other versions, and an ns-3.44 build whose TCP buffer headers are
+ * not 3.44's (harness/engine/engines.py, FASTPATH_HEADERS).
  */
 
 #ifndef DDNN_TCP_FASTPATH_H

@@ -5,9 +5,10 @@ defaults, ranges and descriptions declared once, next to each other.
   value types (integers in ns-3's ranges, times, rates and sizes read by
   harness.config.units), and pydantic's errors as this project's one-line
   ConfigError (``network.buffer.size: must be >= 1 (got 0)``);
-- harness.config.schema.run, .network, .background, .training: the sections;
-  each training architecture's own settings model lives with its plug-in
-  (harness/training/ring.py, ps.py) on the base of harness.config.schema.training;
+- harness.config.schema.run, .network, .tcp, .background, .training, .service:
+  the sections; each training architecture's own settings model lives with
+  its plug-in (harness/training/ring.py, ps.py, sharded.py) on the base of
+  harness.config.schema.training;
 - harness.config.schema.topology: topology files (one model per `kind`);
 - harness.config.schema.scenario: the scenario, its cross-section checks and digest;
 - harness.config.schema.grid: a grid file's top level.

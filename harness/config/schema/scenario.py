@@ -17,7 +17,7 @@ from harness.config.schema.background import BackgroundConfig
 from harness.config.schema.base import Int, Section, Str, tagged, validate
 from harness.config.schema.network import NetworkConfig
 from harness.config.schema.run import RunConfig
-from harness.config.schema.service import Service, check_services, service_tables
+from harness.config.schema.service import check_services, service_type, validate_services
 from harness.config.schema.tcp import BEHAVIOUR_REVISIONS, SEGMENT_OVERHEAD_BYTES, TcpConfig
 from harness.config.schema.topology import TopologyConfig
 from harness.config.schema.training import (JOB_PORT_STRIDE, STRAGGLER_SHAPE, TrainingConfig,
@@ -49,7 +49,7 @@ class Scenario(Section):
     seed: Int(0, INT64_MAX) = Field(1, description=(
         "everything random (flow schedule, stragglers) follows from it"))
     # time-preserving scale-down factor k: rates and sizes / k, times kept
-    # (harness.network.scaling); 1 = the network as written
+    # (harness.engine.scaling); 1 = the network as written
     scale: Int(1, 1000) = Field(1, description=(
         "time-preserving scale-down factor k, 1-1000: rates and sizes / k, times kept"))
     # every section is validated, given or not ([background] needs a rate or a load)
@@ -69,8 +69,10 @@ class Scenario(Section):
         Field({}, alias="training", validate_default=True, description=(
             "one job ([training]) or a list of jobs ([[training]])"))
     #: [[service]]: every latency-critical service, in file order (none by default)
-    services: Annotated[tuple[Service, ...], BeforeValidator(
-        service_tables, json_schema_input_type=list[Service])] = Field((), alias="service", description=(
+    # each table validated by its kind's model, through the registry (scenario_json_schema
+    # puts the kinds' models in the JSON Schema)
+    services: Annotated[tuple[Any, ...], BeforeValidator(
+        validate_services, json_schema_input_type=list[dict])] = Field((), alias="service", description=(
             "latency-critical services, one [[service]] table each (query, rpc, stream)"))
 
     @property
@@ -284,6 +286,12 @@ def scenario_json_schema() -> dict[str, Any]:
     """The JSON Schema of scenario files (`harness schema`,
     docs/schema/scenario.schema.json): what editors check a TOML file against."""
     schema = Scenario.model_json_schema(schema_generator=_TomlSchema)
+    # [[service]]: the kinds' models, read through the registry (Scenario names none)
+    services = TypeAdapter(list[service_type()]).json_schema(
+        schema_generator=_TomlSchema, ref_template="#/$defs/{model}")
+    schema["$defs"] = dict(sorted({**schema.get("$defs", {}),
+                                   **services.pop("$defs", {})}.items()))
+    schema["properties"]["service"] = {**schema["properties"]["service"], **services}
     schema["properties"] = {"base": {"type": "string", "description": (
         "a scenario to start from (a name or a path); this file overrides what it gives")},
         **schema["properties"]}

@@ -1,7 +1,8 @@
 """Figures from tables only (never from ns-3): one run, a directory or a
 Run in memory (run_figures), or one sweep directory (sweep_figures, drawing
-the figures of registry: the data in sweep_data, the drawing in boundary_map
-and sweep_draw)."""
+the figures of registry: the data in sweep_data, the axes in sweep_axes, the
+drawing in boundary_map and sweep_draw), a boundary search (boundary_figure)
+and a sweep's frontier (frontier_figure); style is what they all share."""
 
 from harness.outputs.plots.run_figures import (buffer_spans, fct_cdf_frame, iteration_figure,
                                        load_run, measurement_window, pick_iterations,

@@ -13,8 +13,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
-from harness.analysis import stats
-from harness.sweeps import boundary
+from harness.analysis import crossings, stats
 from harness.config.scenario import ConfigError
 from harness.outputs.plots.style import PALETTE, new_figure, save_figure
 from harness.outputs.plots.boundary_map import BOUNDARY_COLORS, BOUNDARY_LEGEND
@@ -112,7 +111,6 @@ def draw_boundary_curves(table: pd.DataFrame, point_fields: list[str], field: st
     log: the searched axis on a log scale (a search with log spacing); None:
     where the range spans a factor 4 or more."""
     from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch, Rectangle
 
     keys = sorted({tuple(r) for r in table[point_fields].itertuples(index=False)}) \
         if point_fields else [()]
@@ -123,60 +121,19 @@ def draw_boundary_curves(table: pd.DataFrame, point_fields: list[str], field: st
     ax = axes[0, 0]
     handles = []
     if cells is not None and len(cells):
-        values = sorted(cells[field].unique())
-        spans = dict(zip(values, _edges(values, log)))
-        for r in cells.to_dict("records"):
-            key = tuple(r[f] for f in point_fields)
-            if key not in x_of:
-                continue
-            y0, y1 = spans[r[field]]
-            cls = _class(r["change"])
-            ax.add_patch(Rectangle((x_of[key] - 0.5, y0), 1, y1 - y0, facecolor=BOUNDARY_COLORS[cls],
-                                   edgecolor="white", linewidth=2, alpha=0.8, zorder=0))
-            if not r["decided"] and cls != stats.NOT_APPLICABLE:
-                ax.add_patch(Rectangle((x_of[key] - 0.5, y0), 1, y1 - y0, fill=False,
-                                       hatch="///", edgecolor="#777777", linewidth=0, zorder=0))
-        shown = {_class(c) for c in cells["change"]}
-        legend = {**BOUNDARY_LEGEND,
-                  stats.NOT_APPLICABLE: f"{stats.NOT_APPLICABLE}: no change measured"}
-        handles += [Patch(facecolor=BOUNDARY_COLORS[c], label=f"map: {legend[c]}")
-                    for c in BOUNDARY_CLASSES if c in shown]
-        handles.append(Patch(facecolor="white", edgecolor="#777777", hatch="///",
-                             label="map: undecided at 95 %"))
+        handles += _draw_map_cells(ax, cells, point_fields, field, x_of, log)
     thresholds = sorted(table["threshold"].unique())
     for n, t in enumerate(thresholds):
         color = PALETTE[n % len(PALETTE)]
         shift = (n - (len(thresholds) - 1) / 2) * 0.12   # side by side, not on top
-        rows = table[table["threshold"] == t]
-        line_x, line_y = [], []
-        for r in rows.to_dict("records"):
-            x = x_of[tuple(r[f] for f in point_fields)] + shift
-            status = r["status"]
-            if status == boundary.BRACKETED:
-                ax.errorbar([x], [r["crossing"]], yerr=[[r["crossing"] - r["low"]],
-                                                        [r["high"] - r["crossing"]]],
-                            fmt="o", color=color, capsize=4, zorder=3)
-                line_x.append(x)
-                line_y.append(r["crossing"])
-            elif status == boundary.UNDECIDED_BETWEEN:
-                y0 = r["low"] if np.isfinite(r["low"]) else lo
-                y1 = r["high"] if np.isfinite(r["high"]) else hi
-                ax.plot([x, x], [y0, y1], color=color, linestyle="--", linewidth=1.5, zorder=3)
-                ax.plot([x, x], [y0, y1], color=color, linestyle="none", marker="_",
-                        markersize=10, zorder=3)
-            elif status == boundary.BELOW_RANGE:
-                ax.plot([x], [lo], marker="v", color=color, markersize=9, zorder=3)
-            elif status == boundary.ABOVE_RANGE:
-                ax.plot([x], [hi], marker="^", color=color, markersize=9, zorder=3)
+        _draw_searches(ax, table[table["threshold"] == t], point_fields, x_of, shift, color,
+                       lo, hi)
         if probes is not None:
             for r in probes[probes["threshold"] == t].to_dict("records"):
                 x = x_of[tuple(r[f] for f in point_fields)] + shift + 0.05
                 ax.plot([x], [r[field]], marker="o", markersize=4, color=color,
-                        markerfacecolor=color if r["side"] != boundary.UNDECIDED else "white",
+                        markerfacecolor=color if r["side"] != stats.UNDECIDED else "white",
                         linestyle="none", zorder=4)
-        order = np.argsort(line_x)
-        ax.plot(np.asarray(line_x)[order], np.asarray(line_y)[order], color=color,
-                linewidth=1.2, zorder=2)
         handles.append(Line2D([], [], color=color, marker="o",
                               label=f"slowdown crosses {100 * t:g} %: estimate, bracket"))
     if probes is not None and len(probes):
@@ -202,6 +159,65 @@ def draw_boundary_curves(table: pd.DataFrame, point_fields: list[str], field: st
     fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize="small")
     fig.suptitle(title)
     return fig
+
+
+def _draw_map_cells(ax, cells: pd.DataFrame, point_fields: list[str], field: str,
+                    x_of: dict, log: bool) -> list:
+    """A map's training verdicts underneath, one coloured cell per (point,
+    value), hatched where undecided; their legend handles."""
+    from matplotlib.patches import Patch, Rectangle
+
+    values = sorted(cells[field].unique())
+    spans = dict(zip(values, _edges(values, log)))
+    for r in cells.to_dict("records"):
+        key = tuple(r[f] for f in point_fields)
+        if key not in x_of:
+            continue
+        y0, y1 = spans[r[field]]
+        cls = _class(r["change"])
+        ax.add_patch(Rectangle((x_of[key] - 0.5, y0), 1, y1 - y0, facecolor=BOUNDARY_COLORS[cls],
+                               edgecolor="white", linewidth=2, alpha=0.8, zorder=0))
+        if not r["decided"] and cls != stats.NOT_APPLICABLE:
+            ax.add_patch(Rectangle((x_of[key] - 0.5, y0), 1, y1 - y0, fill=False,
+                                   hatch="///", edgecolor="#777777", linewidth=0, zorder=0))
+    shown = {_class(c) for c in cells["change"]}
+    legend = {**BOUNDARY_LEGEND,
+              stats.NOT_APPLICABLE: f"{stats.NOT_APPLICABLE}: no change measured"}
+    handles = [Patch(facecolor=BOUNDARY_COLORS[c], label=f"map: {legend[c]}")
+               for c in BOUNDARY_CLASSES if c in shown]
+    handles.append(Patch(facecolor="white", edgecolor="#777777", hatch="///",
+                         label="map: undecided at 95 %"))
+    return handles
+
+
+def _draw_searches(ax, rows: pd.DataFrame, point_fields: list[str], x_of: dict, shift: float,
+                   color, lo: float, hi: float) -> None:
+    """One threshold's searches: a bracketed crossing as a marker with its
+    bracket, joined point to point; an undecided one's bracket dashed; one
+    outside the range an arrow at the range's end."""
+    line_x, line_y = [], []
+    for r in rows.to_dict("records"):
+        x = x_of[tuple(r[f] for f in point_fields)] + shift
+        status = r["status"]
+        if status == crossings.BRACKETED:
+            ax.errorbar([x], [r["crossing"]], yerr=[[r["crossing"] - r["low"]],
+                                                    [r["high"] - r["crossing"]]],
+                        fmt="o", color=color, capsize=4, zorder=3)
+            line_x.append(x)
+            line_y.append(r["crossing"])
+        elif status == crossings.UNDECIDED_BETWEEN:
+            y0 = r["low"] if np.isfinite(r["low"]) else lo
+            y1 = r["high"] if np.isfinite(r["high"]) else hi
+            ax.plot([x, x], [y0, y1], color=color, linestyle="--", linewidth=1.5, zorder=3)
+            ax.plot([x, x], [y0, y1], color=color, linestyle="none", marker="_",
+                    markersize=10, zorder=3)
+        elif status == crossings.BELOW_RANGE:
+            ax.plot([x], [lo], marker="v", color=color, markersize=9, zorder=3)
+        elif status == crossings.ABOVE_RANGE:
+            ax.plot([x], [hi], marker="^", color=color, markersize=9, zorder=3)
+    order = np.argsort(line_x)
+    ax.plot(np.asarray(line_x)[order], np.asarray(line_y)[order], color=color,
+            linewidth=1.2, zorder=2)
 
 
 def plot_boundary(out: Path, grid, table: pd.DataFrame, map_dir: Path | None = None,

@@ -116,7 +116,6 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str,
     training classes colour the mean iteration time's panel, a diverging
     scale centred at 0 every other."""
     from matplotlib.cm import ScalarMappable
-    from matplotlib.patches import Patch, Rectangle
 
     y, x = boundary_axes(grid)
     facets = facet_rows(table, grid)
@@ -124,7 +123,6 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str,
     width = len(panels) * max(3.6, MAP_CELL_WIDTH_IN * len(xs) + 1.4) + 2.0
     fig, axes = new_figure(width, len(facets) * max(2.8, MAP_CELL_HEIGHT_IN * len(ys) + 1.8)
                            + 1.0, nrows=len(facets), ncols=len(panels))
-    size = MAP_TEXT_PT   # relative to the cell, whatever the grid's size
     trained = [m == "iteration_time" for m, _, _ in panels]
     for row, (facet, rows) in enumerate(facets):
         for col, (metric, prefix, name) in enumerate(panels):
@@ -137,29 +135,8 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str,
                           else (None, None))
             for i, yv in enumerate(ys):
                 for j, xv in enumerate(xs):
-                    r = _map_cell(rows, y, yv, x, xv)
-                    # no row: the grid's [[points]] leave this combination out
-                    face, hatch, text = BOUNDARY_COLORS["n/a"], None, "n/a\nnot a point"
-                    if r is not None:
-                        change = r[f"{prefix}_change"]
-                        text = _cell_text(change, r[f"{prefix}_low"], r[f"{prefix}_high"],
-                                          int(r[f"{prefix}_seeds"]), int(r["seeds"]),
-                                          r.get(f"{prefix}_reason", ""), unit)
-                        if trained[col]:
-                            face = BOUNDARY_COLORS[r["color"]]
-                        elif np.isfinite(change):
-                            face = cmap(norm(float(np.clip(change, norm.vmin, norm.vmax))))
-                        if not r[f"{prefix}_decided"] and r[f"{prefix}_verdict"] != "n/a":
-                            hatch = "///"
-                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, edgecolor="white",
-                                           linewidth=2, facecolor=face))
-                    if hatch:
-                        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
-                                               hatch=hatch, edgecolor="#555555", linewidth=0))
-                    fit_in_data_width(ax.text(
-                        j, i, text, ha="center", va="center", fontsize=size,
-                        bbox={"boxstyle": "round,pad=0.15", "facecolor": "white",
-                              "alpha": 0.6, "linewidth": 0} if hatch else None), 1.0)
+                    _draw_map_cell(ax, i, j, _map_cell(rows, y, yv, x, xv), prefix, unit,
+                                   trained[col], cmap, norm)
             ax.set_xlim(-0.5, len(xs) - 0.5)
             ax.set_ylim(-0.5, len(ys) - 0.5)
             ax.set_xticks(range(len(xs)), [x_labels.get(v, str(v)) for v in xs])
@@ -182,9 +159,50 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str,
                     "mean FCT change" if panels is BOUNDARY_PANELS else "change vs the reference")
             # a line each: fit_text breaks them further to the panel's width
             ax.set_title(f"{letter}{name}\n{what}\n{facet}", fontsize="medium")
+    _map_legend(fig, panels, any(trained))
+    fig.suptitle(title)
+    return fig
+
+
+def _draw_map_cell(ax, i: int, j: int, r: pd.Series | None, prefix: str, unit: str,
+                   trained: bool, cmap, norm) -> None:
+    """Map cell (row i, column j) of one panel: coloured by the training
+    class (`trained`) or by its change on the panel's scale (cmap, norm),
+    hatched where undecided, with its text (_cell_text)."""
+    from matplotlib.patches import Rectangle
+
+    # no row: the grid's [[points]] leave this combination out
+    face, hatch, text = BOUNDARY_COLORS["n/a"], None, "n/a\nnot a point"
+    if r is not None:
+        change = r[f"{prefix}_change"]
+        text = _cell_text(change, r[f"{prefix}_low"], r[f"{prefix}_high"],
+                          int(r[f"{prefix}_seeds"]), int(r["seeds"]),
+                          r.get(f"{prefix}_reason", ""), unit)
+        if trained:
+            face = BOUNDARY_COLORS[r["color"]]
+        elif np.isfinite(change):
+            face = cmap(norm(float(np.clip(change, norm.vmin, norm.vmax))))
+        if not r[f"{prefix}_decided"] and r[f"{prefix}_verdict"] != "n/a":
+            hatch = "///"
+    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, edgecolor="white",
+                           linewidth=2, facecolor=face))
+    if hatch:
+        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
+                               hatch=hatch, edgecolor="#555555", linewidth=0))
+    # the text's size is relative to the cell, whatever the grid's size
+    fit_in_data_width(ax.text(
+        j, i, text, ha="center", va="center", fontsize=MAP_TEXT_PT,
+        bbox={"boxstyle": "round,pad=0.15", "facecolor": "white",
+              "alpha": 0.6, "linewidth": 0} if hatch else None), 1.0)
+
+
+def _map_legend(fig: Figure, panels: tuple, trained: bool) -> None:
+    """The map's legend: the training classes where a panel is coloured by
+    them (`trained`), n/a always, and the hatch; its title the caption."""
+    from matplotlib.patches import Patch
+
     # two rows of entries: the legend stays within three panels of the narrowest map
-    # the training classes where a panel is coloured by them, n/a always
-    shown = BOUNDARY_CLASSES if any(trained) else (stats.NOT_APPLICABLE,)
+    shown = BOUNDARY_CLASSES if trained else (stats.NOT_APPLICABLE,)
     fig.legend(handles=[*(Patch(facecolor=BOUNDARY_COLORS[c], label=BOUNDARY_LEGEND[c])
                           for c in shown),
                         Patch(facecolor="white", edgecolor="#555555", hatch="///",
@@ -192,8 +210,6 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str,
                loc="outside lower center", ncols=3, fontsize="small",
                title="\n".join(BOUNDARY_CAPTION if panels is BOUNDARY_PANELS
                                else _metric_caption(panels)), title_fontsize="small")
-    fig.suptitle(title)
-    return fig
 
 
 def _metric_caption(panels: tuple) -> tuple[str, ...]:

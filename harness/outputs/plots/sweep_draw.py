@@ -185,6 +185,11 @@ def draw_utilization_apps(frame: pd.DataFrame, grid: dict, title: str) -> Figure
     return fig
 
 
+#: seaborn bootstraps the bars' intervals: seeded, so a figure redrawn from the
+#: same tables is the same figure (unseeded, it drew other error bars each time)
+COMPARISON_SEED = 0
+
+
 def draw_comparison(frame: pd.DataFrame, grid: dict, title: str) -> Figure:
     """One panel per metric; bars per point (x, the grid's order) and arm
     (hue), 95 % CI over seeds."""
@@ -201,7 +206,7 @@ def draw_comparison(frame: pd.DataFrame, grid: dict, title: str) -> Figure:
         rows = frame[frame["metric"] == metric]
         sns.barplot(data=rows, x="point", y="value_ms", hue="arm", order=order,
                     hue_order=arms, errorbar=("ci", 95), ax=ax, palette=PALETTE[:len(arms)],
-                    dodge=dodge)
+                    dodge=dodge, seed=COMPARISON_SEED)
         ax.set_ylabel(metric)
         ax.set_xlabel("")
         if ax.get_legend() is not None:  # one legend, in the top panel

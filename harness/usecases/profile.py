@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 
 from harness.config.errors import ConfigError
-from harness.services.checks import refused
+from harness.usecases.checks import refused
 
 
 def output(path: str | None) -> Path | None:

@@ -1,4 +1,4 @@
-"""The findings' figures, drawn from their kept tables (harness.sweeps.findings)
+"""The findings' figures, drawn from their kept tables (harness.findings.registry)
 into the documentation: a map, a comparison per point and arm, a knob
 frontier or a boundary search over its map. Each carries its provenance in
 its title line and in the PNG's text chunks (preset, buffer_model, scale,
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.outputs.findings_pages import load_kept, seeds_text
-from harness.sweeps import findings as kept
+from harness.findings import registry
+from harness.findings.page_text import seeds_text
 
 
 def figure_metadata(record: dict) -> dict[str, str]:
@@ -20,7 +20,7 @@ def figure_metadata(record: dict) -> dict[str, str]:
         "preset": str(record.get("grid", ""))}
 
 
-def draw(figure: kept.Figure, docs_dir: Path) -> Path:
+def draw(figure: registry.Figure, docs_dir: Path) -> Path:
     """Draw one of a finding's figures from its kept sweep into docs_dir."""
     from harness.io import outdir
     from harness.outputs.plots.style import fit_text
@@ -30,10 +30,10 @@ def draw(figure: kept.Figure, docs_dir: Path) -> Path:
                                                   comparison_frame, metric_panels)
     from harness.outputs.plots.sweep_draw import draw_comparison
 
-    sweep, loaded = load_kept(figure.sweep)
+    sweep, loaded = registry.load_kept(figure.sweep)
     if loaded is None:
         raise FileNotFoundError(f"no kept tables for {figure.sweep!r}")
-    record = kept.provenance(sweep)
+    record = registry.provenance(sweep)
     what = {"map": "operating boundary", "comparison": "per point and arm",
             "frontier": "training slowdown vs background gain per arm",
             "boundary": "where the training slowdown crosses its thresholds"}[figure.kind]
@@ -64,7 +64,7 @@ def draw(figure: kept.Figure, docs_dir: Path) -> Path:
         tmp, format="png", dpi=110, bbox_inches="tight", pad_inches=0.05, metadata=meta))
 
 
-def _boundary_figure(sweep, figure: kept.Figure, title: str):
+def _boundary_figure(sweep, figure: registry.Figure, title: str):
     """A kept search's crossings (and probes), over its kept map's training
     verdicts where the figure names one (`over`)."""
     from harness.analysis.tables import SEED_AXIS, read_table
@@ -76,7 +76,7 @@ def _boundary_figure(sweep, figure: kept.Figure, title: str):
     fields = [f for f, _ in grid.axes if f != SEED_AXIS]
     cells = None
     if figure.over is not None:
-        over = kept.kept_sweep(figure.over).kept_dir
+        over = registry.kept_sweep(figure.over).kept_dir
         if (over / "deltas_mean.parquet").is_file():
             cells = map_cells(over, fields, spec.field, spec.arm)
     return draw_boundary_curves(read_table(sweep.kept_dir / "boundary.parquet"), fields,

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.services import checks
-from harness.services.checks import Names
+from harness.usecases import checks
+from harness.usecases.checks import Names
 
 
 @dataclass(frozen=True)
@@ -25,19 +25,19 @@ class PreparedSweep:
     retry_failed: bool
     max_seeds: int | None
     budget_s: float | None
-    reference: Path | None       # reference results standing in for some cells
+    cached: Path | None          # cached cells standing in for some cells
     taken: int = 0               # the cells taken from them
 
 
 def prepare(grid_file, out: Path | None, names: Names, *, jobs=None, executor: str = "local",
             scheduler: str | None = None, resume: bool = False, retry_failed: bool = False,
-            max_seeds: int | None = None, budget=None, reference=None,
+            max_seeds: int | None = None, budget=None, cached=None,
             allow_short: bool = False) -> PreparedSweep:
     """Every pre-check of a sweep, in the order the command makes them,
     before any cell runs or the directory is made: jobs, the environment,
     the grid (not a boundary search), the directory, added seeds and their
     budget, the cells' windows, the directory's cells (--resume), its free
-    space, the executor and the reference results."""
+    space, the executor and the cached cells."""
     from harness.io import outdir
     from harness.sweeps import sweepdir
     from harness.sweeps.grid import check_adaptive, expand, load_grid
@@ -58,11 +58,11 @@ def prepare(grid_file, out: Path | None, names: Names, *, jobs=None, executor: s
                        "the sweep")
     checks.check_executor(executor, scheduler, names)
     taken, chosen = 0, None
-    if reference is not None:
-        from harness.sweeps import reference as references
+    if cached is not None:
+        from harness.sweeps import cell_cache
 
-        chosen = references.resolve(reference)
-        taken = len(references.check(chosen, grid, cells))
+        chosen = cell_cache.resolve(cached)
+        taken = len(cell_cache.check(chosen, grid, cells))
     return PreparedSweep(grid, target, cells, jobs, executor, scheduler, resume, retry_failed,
                          max_seeds, budget_s, chosen, taken)
 
@@ -75,7 +75,7 @@ def run(prepared: PreparedSweep, progress: bool | None = None):
     s = prepared
     return sweeping.run_sweep(s.grid, s.out, s.jobs, s.executor, s.scheduler, s.resume,
                               s.retry_failed, progress, s.cells, s.max_seeds, s.budget_s,
-                              s.reference)
+                              s.cached)
 
 
 def grid_cells(grid, allow_short: bool, names: Names) -> list:

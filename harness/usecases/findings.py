@@ -1,8 +1,7 @@
 """The findings' kept results (`harness findings`): listed with their
 status and cost, rerun (each sweep as `harness sweep` runs it, then kept),
 redrawn, and checked against today's code and their figures
-(harness.sweeps.findings: the registry and the kept tables;
-harness.outputs.findings_figures: the figures)."""
+(harness.findings: the registry, the kept tables and the figures)."""
 
 from __future__ import annotations
 
@@ -23,19 +22,19 @@ def docs_dir() -> Path:
 
 def _first_round(sweep, grid) -> tuple[list, set[str]]:
     """A grid's first-round cells that run (not invalid ones) and the ids of
-    those among them its reference results hold (ConfigError if they do not)."""
-    from harness.sweeps import reference
+    those among them its cached cells hold (ConfigError if they do not)."""
+    from harness.sweeps import cell_cache
     from harness.sweeps.grid import expand
 
     cells = [c for c in expand(grid) if c.scenario is not None]
-    held = ({c.id for c in reference.check(sweep.reference, grid, cells)}
-            if sweep.reference else set())
+    held = ({c.id for c in cell_cache.check(sweep.cached, grid, cells)}
+            if sweep.cached else set())
     return cells, held
 
 
 def _planned(sweep) -> tuple:
     """A findings sweep's grid as today's files give it, with its first-round
-    cells and the ids its reference results hold ((grid, None, set()) for a
+    cells and the ids its cached cells hold ((grid, None, set()) for a
     search, whose probes are chosen as it goes). Raises ConfigError."""
     from harness.sweeps.grid import load_grid
 
@@ -47,7 +46,7 @@ def _planned(sweep) -> tuple:
 
 def estimate_cpu_s(sweep) -> tuple[float, float] | None:
     """A not-yet-kept sweep's rough simulation CPU, from harness check's cost
-    model, as (low, high): a grid's cells (not those its reference results
+    model, as (low, high): a grid's cells (not those its cached cells
     hold), each the middle of its bounds; a search's fewest and most probes."""
     from harness.sweeps.cost import Cost
 
@@ -67,11 +66,11 @@ def estimate_cpu_s(sweep) -> tuple[float, float] | None:
     return cpu, cpu
 
 
-def held_by_reference(sweep) -> tuple[int, int] | None:
-    """A not-yet-kept sweep's first-round cells its reference results hold
-    (a sweep kept in parts), as (held, of); None without reference results
-    or for a search."""
-    if not sweep.reference:
+def held_in_cache(sweep) -> tuple[int, int] | None:
+    """A not-yet-kept sweep's first-round cells its cached cells hold (a
+    sweep kept in parts), as (held, of); None without cached cells or for a
+    search."""
+    if not sweep.cached:
         return None
     try:
         _, cells, held = _planned(sweep)
@@ -88,12 +87,12 @@ class RunSoFar:
     directory: Path
     done: int                  # finished cells
     cells: int | None          # the grid's first round (seeds added later not counted),
-                               # less the cells its reference results hold;
+                               # less the cells its cached cells hold;
                                # None for a search, whose probes are chosen as it goes
     cpu_s: float               # their simulation CPU
     left_cpu_s: float | None   # the first round's other cells at the finished cells' CPU
                                # per predicted byte (a scale-2 cell costs ~5x a scale-10 one)
-    from_reference: int = 0    # cells the reference results hold (not run here)
+    from_cache: int = 0        # cells its cached cells hold (not run here)
 
 
 def run_so_far(sweep, root: Path) -> RunSoFar | None:
@@ -101,7 +100,7 @@ def run_so_far(sweep, root: Path) -> RunSoFar | None:
     its finished cells and their CPU, and the rest at their rate. The
     bytes-based estimate (estimate_cpu_s) is rough (2-4x low for sharded
     and frontier cells); finished cells say better."""
-    from harness.sweeps import findings as kept
+    from harness.findings import keeping
     from harness.sweeps.grid import load_grid
 
     directory = root / sweep.key
@@ -109,14 +108,14 @@ def run_so_far(sweep, root: Path) -> RunSoFar | None:
         return None
     try:
         grid = load_grid(directory / "grid.toml")
-        # the reference's cells are copied in with their own (10 Gbit/s) CPU:
+        # the cached cells are copied in with their own (10 Gbit/s) CPU:
         # neither run here nor the rate of what is left
         cells, held = _first_round(sweep, grid) if grid.search is None else (None, set())
     except ConfigError:
         return None
     cpu = {}
     for summary in sorted(directory.glob("cells/*/summary.json")):
-        manifest = kept.cell_manifest(directory, summary.parent.name)
+        manifest = keeping.cell_manifest(directory, summary.parent.name)
         if manifest and summary.parent.name not in held:
             cpu[summary.parent.name] = float(manifest.get("simulation_cpu_s") or 0.0)
     if cells is None:
@@ -133,18 +132,18 @@ def results_root(results: Path | None) -> Path:
     """Where `findings run` runs the sweeps, checked before any runs: the
     findings folder must be writable (the tables are kept there)."""
     from harness.io import outdir
-    from harness.sweeps import findings as kept
+    from harness.findings import registry
 
     root = results if results is not None else outdir.results_root() / "findings"
-    if not os.access(kept.FINDINGS_DIR, os.W_OK):
-        raise ConfigError(str(kept.FINDINGS_DIR), "not writable: findings run keeps its "
+    if not os.access(registry.FINDINGS_DIR, os.W_OK):
+        raise ConfigError(str(registry.FINDINGS_DIR), "not writable: findings run keeps its "
                           "tables in a checkout of the project")
     return root
 
 
 def sweep_command(sweep, out: Path, jobs: int, no_added_seeds: bool) -> list[str]:
     """The `harness sweep` command that reruns (or resumes) a finding's sweep
-    with its grid, budget and reference results as findings.toml gives them;
+    with its grid, budget and cached cells as findings.toml gives them;
     `harness boundary` for a search grid (its seeds are its [search]'s)."""
     from harness.sweeps.grid import SEED_AXIS, load_grid
 
@@ -164,16 +163,16 @@ def sweep_command(sweep, out: Path, jobs: int, no_added_seeds: bool) -> list[str
             command += ["--budget", sweep.budget]
         if sweep.max_seeds:
             command += ["--max-seeds", str(sweep.max_seeds)]
-    if sweep.reference:
-        command += ["--reference", sweep.reference]
+    if sweep.cached:
+        command += ["--cached", sweep.cached]
     return command
 
 
 def draw(figure) -> Path:
     """One figure of a finding, from its kept tables, into the docs."""
-    from harness.outputs import findings_figures
+    from harness.findings import figures
 
-    return findings_figures.draw(figure, docs_dir())
+    return figures.draw(figure, docs_dir())
 
 
 @dataclass
@@ -188,29 +187,28 @@ class Checked:
 def check(finding) -> Checked:
     """No simulation: the finding's kept cells against today's grid files and
     defaults, and its figures against the provenance of its kept tables."""
-    from harness.outputs import findings_figures
-    from harness.sweeps import findings as kept
+    from harness.findings import checking, figures, registry
 
-    states = [kept.check_sweep(s) for s in finding.sweeps]
-    status = kept.finding_status(states)
+    states = [checking.check_sweep(s) for s in finding.sweeps]
+    status = checking.finding_status(states)
     reasons = [f"{s.sweep.key}: {r}" for s in states for r in s.reasons
-               if s.status != kept.PINNED]
+               if s.status != checking.PINNED]
     for figure in finding.figures:
-        record = kept.provenance(kept.kept_sweep(figure.sweep))
+        record = registry.provenance(registry.kept_sweep(figure.sweep))
         path = docs_dir() / figure.file
         if not record:
             continue
         if not path.is_file():
             reasons.append(f"figure {figure.file} missing: harness findings draw")
-            status = kept.STALE
+            status = checking.STALE
             continue
-        meta = findings_figures.png_metadata(path)
+        meta = figures.png_metadata(path)
         if (meta.get("commit"), meta.get("date")) != (record.get("commit"),
                                                        record.get("date")):
             reasons.append(f"figure {figure.file} was drawn from other tables "
                            f"({meta.get('date')}, {meta.get('commit')}): "
                            f"harness findings draw {finding.name}")
-            status = kept.STALE
+            status = checking.STALE
     return Checked(finding.name, status, reasons)
 
 
@@ -218,13 +216,12 @@ def check_references() -> Checked:
     """No simulation: the reference suite's kept rows (docs/findings/references.md)
     against today's references.toml, scenario files and defaults: each
     check's kept digest must be today's, and every check must be kept."""
-    from harness.services import references
-    from harness.sweeps import findings as kept
-    from harness.sweeps import kept_references
+    from harness.usecases import references
+    from harness.findings import checking, kept_references
 
     table, provenance = kept_references.read()
     if table is None:
-        return Checked("references", kept.NOT_KEPT,
+        return Checked("references", checking.NOT_KEPT,
                        ["no kept rows: python -m bench --only references --keep-references"])
     runs = (provenance or {}).get("checks", {})
     known, kept_checks = references.checks(), set(table["check"])
@@ -238,4 +235,4 @@ def check_references() -> Checked:
                            f"changed since it was kept ({check.command()} --keep-references)")
     gone = sorted(kept_checks - set(known))
     reasons += [f"{name}: kept, but no longer in references.toml" for name in gone]
-    return Checked("references", kept.STALE if reasons else kept.CURRENT, reasons)
+    return Checked("references", checking.STALE if reasons else checking.CURRENT, reasons)

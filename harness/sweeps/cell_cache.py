@@ -1,26 +1,27 @@
-"""Reference results: a sweep's costly cells kept as compact tables, so that a
+"""Cached cells: a sweep's costly cells kept as compact tables, so that a
 later sweep of the same grid runs only its other cells and is compared
-against them.
+against them. (Called "reference results" before: `harness reference` and
+`--reference` are the old names of `harness cache` and `--cached`.)
 
 The use: `validate` runs each point at scale 1 (10 Gbit/s, CPU-hours) and at
-scale 10 (minutes). `harness reference SWEEP -o DIR` keeps the scale-1 cells
+scale 10 (minutes). `harness cache SWEEP -o DIR` keeps the scale-1 cells
 of a finished sweep in DIR (per cell its summary, config and manifest, the
 iterations and the flow columns the paired intervals need); `harness sweep
-validate --reference DIR` puts them into the new sweep directory as finished
+validate --cached DIR` puts them into the new sweep directory as finished
 cells and runs only the scaled ones, so scale_check.parquet compares a new
 scale-down against the same 10 Gbit/s results.
 
-A reference cell is matched by its cell id, the digest of its resolved
-scenario: a reference made for other settings (another window, another
-buffer model, a change of a default) is refused by name, before anything
+A cached cell is matched by its cell id, the digest of its resolved
+scenario: cached cells made for other settings (another window, another
+buffer model, a change of a default) are refused by name, before anything
 runs, instead of being compared with the wrong thing. A grid without a scale
 axis (e.g. buffer-corners, at 10 Gbit/s throughout) takes those of its cells
-the reference holds, by id, and runs the rest.
+the cache holds, by id, and runs the rest.
 
-The same keeps a long sweep in parts: `harness reference` of a grid without a
+The same keeps a long sweep in parts: `harness cache` of a grid without a
 scale axis keeps whichever of its cells are finished, so a sweep that takes
 longer than one sitting (or one machine) goes on from the kept cells with
-`--reference` (docs/user-guide/sweeps.md, "A sweep in parts").
+`--cached` (docs/user-guide/sweeps.md, "A sweep in parts").
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from harness.config.paths import REFERENCE_DIR
 from harness.sweeps.sweepdir import SweepError, cell_dir, check_dir, is_done
 from harness.analysis.tables import read_record, read_sweep_record, read_table
 
+#: the cache's index of its cells (the old name, kept: export's docstring says why)
 INDEX = "reference.json"
 #: what the sweep's aggregation reads of a cell, whole
 CELL_FILES = ("summary.json", "config.json", "manifest.json", "iterations.parquet")
@@ -51,47 +53,48 @@ SERVICE_TABLES = ("services.parquet", "streams.parquet")
 
 
 def builtin() -> list[str]:
-    """The names of the reference results kept in the repository."""
+    """The names of the cached cells kept in the repository (workloads/reference/)."""
     return sorted(p.parent.name for p in REFERENCE_DIR.glob(f"*/{INDEX}"))
 
 
 def resolve(name: str | Path) -> Path:
-    """Reference results by path, or by the name of one kept in the
-    repository (e.g. "validate"); a ConfigError naming --reference otherwise."""
+    """Cached cells by path, or by the name of a cache kept in the
+    repository (e.g. "validate"); a ConfigError naming --cached otherwise."""
     path = Path(name)
     if (path / INDEX).is_file():
         return path
     if (REFERENCE_DIR / str(name) / INDEX).is_file():
         return REFERENCE_DIR / str(name)
     known = ", ".join(builtin()) or "none"
-    raise ConfigError("--reference", f"{name} holds no reference results (no {INDEX}; make "
-                      f"one with harness reference SWEEP -o DIR); built-in: {known}")
+    raise ConfigError("--cached", f"{name} holds no cached cells (no {INDEX}; make "
+                      f"them with harness cache SWEEP -o DIR); built-in: {known}")
 
 
 def read_index(directory: Path) -> dict:
-    """A reference's reference.json (harness.analysis.tables.read_record: a
-    damaged one is one error naming it), each cell's labels an object."""
+    """Cached cells' index, reference.json (harness.analysis.tables.read_record:
+    a damaged one is one error naming it), each cell's labels an object."""
     path = Path(directory) / INDEX
-    what = "the reference's index of its cells"
+    what = "the cache's index of its cells"
     index = read_record(path, {"grid": str, "scale": int, "cells": dict}, what)
     if not all(isinstance(labels, dict) for labels in index["cells"].values()):
         raise CorruptRecordError(str(path), f"its 'cells' are not each an object; it is "
-                                 f"{what}: restore it, or make it again (harness reference)")
+                                 f"{what}: restore it, or make it again (harness cache)")
     return index
 
 
 def reference_scale(grid: Grid) -> int:
-    """The grid's reference fidelity: its smallest scale (stats.compare_scales)."""
+    """The grid's reference fidelity: its smallest scale (stats.compare_scales),
+    whose cells a cache holds."""
     axes = dict(grid.axes)
     if stats.SCALE_FIELD not in axes:
-        raise ConfigError("--reference", f"grid {grid.name!r} has no {stats.SCALE_FIELD!r} "
-                          "axis: reference results stand in for the cells of its smallest "
+        raise ConfigError("--cached", f"grid {grid.name!r} has no {stats.SCALE_FIELD!r} "
+                          "axis: cached cells stand in for the cells of its smallest "
                           "scale")
     return min(axes[stats.SCALE_FIELD])
 
 
 def reference_cells(grid: Grid, cells: list[Cell]) -> list[Cell]:
-    """The cells a reference holds: those at the grid's smallest scale."""
+    """The cells a cache holds: those at the grid's smallest scale."""
     scale = reference_scale(grid)
     return [c for c in cells if dict(c.point).get(stats.SCALE_FIELD) == scale]
 
@@ -111,18 +114,24 @@ def _commit() -> str:
 
 def export(sweep_dir: Path, out: Path) -> int:
     """Write the reference-scale cells of a finished sweep to `out` (a new
-    directory); returns the number of cells. Every such cell must be done.
-    A grid without a scale axis: its finished cells, at least one (a sweep
-    kept in parts); reference.json counts the grid's cells beside them."""
+    directory) as cached cells; returns the number of cells. Every such cell
+    must be done. A grid without a scale axis: its finished cells, at least
+    one (a sweep kept in parts); reference.json counts the grid's cells
+    beside them.
+
+    The index keeps its old name, reference.json (from when cached cells
+    were called reference results): the caches kept in the repository
+    (workloads/reference/, which findings.toml's `cached` names) and those
+    users have made are found by it, and renaming it would orphan them."""
     record_path = sweep_dir / "sweep.json"
     if not record_path.is_file():
         raise ConfigError("SWEEP", f"{sweep_dir} is not a sweep directory (no sweep.json)")
-    out = outdir.check_new_dir(out, "-o", "a reference")
+    out = outdir.check_new_dir(out, "-o", "a cache of cells")
     read_sweep_record(sweep_dir)   # a damaged sweep.json: named as such, first
     grid = load_grid(sweep_dir / "grid.toml")   # the grid as the sweep ran it
     if grid.search is not None:
         raise ConfigError("SWEEP", f"{sweep_dir} holds a boundary search (harness boundary), "
-                          "whose probes are not a grid's cells; reference results are kept "
+                          "whose probes are not a grid's cells; cached cells are kept "
                           "from a sweep (harness sweep) with a scale axis")
     base = expand(grid)
     try:
@@ -134,8 +143,8 @@ def export(sweep_dir: Path, out: Path) -> int:
         of = len(wanted)
         missing = [c for c in wanted if not is_done(sweep_dir, c)]
         if missing:
-            raise ConfigError("SWEEP", f"{len(missing)} of its {len(wanted)} reference cells "
-                              f"(scale {scale}) are not finished, e.g. "
+            raise ConfigError("SWEEP", f"{len(missing)} of its {len(wanted)} reference-scale "
+                              f"cells (scale {scale}) are not finished, e.g. "
                               f"{missing[0].id} ({_labels(missing[0])}): finish them "
                               "(harness sweep --resume) first")
     else:   # no scale axis: whatever is finished, kept to go on from
@@ -148,7 +157,7 @@ def export(sweep_dir: Path, out: Path) -> int:
     # at most the cells' files and flow tables as they are (the copy keeps fewer columns)
     outdir.check_space(out, sum(f.stat().st_size for c in wanted
                                 for f in cell_dir(sweep_dir, c).iterdir() if f.is_file()),
-                       "-o", "the reference")
+                       "-o", "the cached cells")
     index = {"grid": grid.name, "scale": scale, "commit": _commit(),
              "of": of, "cells": {c.id: c.labels() for c in wanted}}
 
@@ -185,19 +194,19 @@ def _labels(cell: Cell) -> str:
     return ", ".join(f"{k}={v}" for k, v in _point(cell.labels()).items())
 
 
-def check(reference: Path, grid: Grid, cells: list[Cell]) -> list[Cell]:
-    """The cells `reference` stands in for, before anything runs. A grid with a
-    scale axis: its reference-scale cells, each of which must be held (a
-    ConfigError naming the first one it lacks, or holds for another
-    scenario). A grid without one: those of its cells the reference holds (a
+def check(cached: Path, grid: Grid, cells: list[Cell]) -> list[Cell]:
+    """The cells the cache `cached` stands in for, before anything runs. A
+    grid with a scale axis: its reference-scale cells, each of which must be
+    held (a ConfigError naming the first one it lacks, or holds for another
+    scenario). A grid without one: those of its cells the cache holds (a
     cell id is the digest of everything that decides the run), at least one."""
-    index = read_index(resolve(reference))
+    index = read_index(resolve(cached))
     if stats.SCALE_FIELD not in dict(grid.axes):
         held = [c for c in cells if c.id in index["cells"]]
         if not held:
-            raise ConfigError("--reference", f"{reference} holds none of grid {grid.name!r}'s "
+            raise ConfigError("--cached", f"{cached} holds none of grid {grid.name!r}'s "
                               f"{len(cells)} cells (it was made from {index['grid']!r}): "
-                              "their settings differ from the reference's")
+                              "their settings differ from the cached cells'")
         return held
     wanted = reference_cells(grid, cells)
     for cell in wanted:
@@ -207,17 +216,17 @@ def check(reference: Path, grid: Grid, cells: list[Cell]) -> list[Cell]:
             why = (f"it holds that point for another scenario (cell {same_labels[0]}): the "
                    "grid's settings or a default changed since it was made"
                    if same_labels else "it does not hold that point")
-            raise ConfigError("--reference", f"{reference} lacks the reference cell "
+            raise ConfigError("--cached", f"{cached} lacks the reference-scale cell "
                               f"{cell.id} ({_labels(cell)}): {why}")
     return wanted
 
 
-def install(reference: Path, out: Path, cells: list[Cell]) -> int:
-    """Put the reference cells into sweep directory `out` as finished cells
+def install(cached: Path, out: Path, cells: list[Cell]) -> int:
+    """Put the cached cells into sweep directory `out` as finished cells
     (those not there yet), each written whole; returns how many were put."""
     todo = [c for c in cells if not is_done(out, c)]
     for cell in todo:
-        src = resolve(reference) / "cells" / cell.id
+        src = resolve(cached) / "cells" / cell.id
         outdir.write_dir(cell_dir(out, cell),
                          lambda tmp, src=src: shutil.copytree(src, tmp, dirs_exist_ok=True),
                          existing="keep")

@@ -365,25 +365,10 @@ def dctcp(check: Check, point: dict, cheap: bool) -> list[dict]:
     note = (f"C x RTT = {bdp:.1f} packets of {wire} B (base RTT {rtt * 1e6:.0f} us), K = {k} "
             f"(the guideline K > C x RTT / 7 = {expected['k_guideline_packets']:.1f}); "
             f"{len(cycles)} cycles in {window[1] - window[0]:g} s")
-    if len(cycles) >= 3:
-        peaks, troughs = cycles.peak, cycles.trough
-        period = ref.cycle_estimate(cycles.period_s / seen_rtt)
-        period_note = (f"round trip {seen_rtt * 1e6:.0f} us (base {rtt * 1e6:.0f} us and the "
-                       f"mean backlog, {mean_q:.1f} packets); in base round trips the period "
-                       f"is {cycles.period_s.mean() / rtt:.3g}; the rise alone, trough to peak, "
-                       f"{cycles.rise_s.mean() / seen_rtt:.3g} round trips (measured amplitude "
-                       f"/ N = {cycles.amplitude.mean() / n:.3g})")
-    else:   # no sawtooth: the range over blocks of the expected cycle, no period
-        peaks, troughs = ref.block_extremes(times, backlog, expected["period_rtts"] * seen_rtt)
-        period = ref.Estimate(math.nan, math.nan, math.nan, 0)
-        lo, hi = np.percentile(backlog, [5, 95])
-        note += (f": the queue holds at {mean_q:.1f} packets (5-95 % {lo:g}-{hi:g}); maximum "
-                 f"and amplitude over {len(peaks)} blocks of the expected period")
-        period_note = "no sawtooth, no period"
-    u = run.utilization
-    interval = run.plan.run.utilization_interval
-    u = u[(u["to_node"] == n) & (u["t_s"] >= window[0] - 1e-12)
-          & (u["t_s"] + interval <= window[1] + 1e-12)].groupby("t_s")["utilization"].sum()
+    peaks, troughs, period, more, period_note = _sawtooth(
+        cycles, times, backlog, expected, n, rtt, seen_rtt, mean_q)
+    note += more
+    u, interval = _utilisation_towards(run, n, window)
     rows = [
         _row(check, point, "queue maximum (packets)", expected["max_packets"],
              ref.cycle_estimate(peaks), cheap, note,
@@ -403,6 +388,36 @@ def dctcp(check: Check, point: dict, cheap: bool) -> list[dict]:
                   expected["max_packets"] - expected["amplitude_packets"],
                   ref.cycle_estimate(troughs), cheap, f"median {np.median(troughs):g}")
     return rows + [{**trough, "within": None, "tolerance": None}]
+
+
+def _sawtooth(cycles, times, backlog, expected: dict, n: int, rtt: float, seen_rtt: float,
+              mean_q: float) -> tuple:
+    """(peaks, troughs, period estimate, note, period note) of a DCTCP queue:
+    its sawtooth's cycles where there are three or more, else the range over
+    blocks of the expected cycle and no period."""
+    if len(cycles) >= 3:
+        period = ref.cycle_estimate(cycles.period_s / seen_rtt)
+        period_note = (f"round trip {seen_rtt * 1e6:.0f} us (base {rtt * 1e6:.0f} us and the "
+                       f"mean backlog, {mean_q:.1f} packets); in base round trips the period "
+                       f"is {cycles.period_s.mean() / rtt:.3g}; the rise alone, trough to peak, "
+                       f"{cycles.rise_s.mean() / seen_rtt:.3g} round trips (measured amplitude "
+                       f"/ N = {cycles.amplitude.mean() / n:.3g})")
+        return cycles.peak, cycles.trough, period, "", period_note
+    peaks, troughs = ref.block_extremes(times, backlog, expected["period_rtts"] * seen_rtt)
+    lo, hi = np.percentile(backlog, [5, 95])
+    note = (f": the queue holds at {mean_q:.1f} packets (5-95 % {lo:g}-{hi:g}); maximum "
+            f"and amplitude over {len(peaks)} blocks of the expected period")
+    return (peaks, troughs, ref.Estimate(math.nan, math.nan, math.nan, 0), note,
+            "no sawtooth, no period")
+
+
+def _utilisation_towards(run, n: int, window) -> tuple:
+    """(utilisation per interval of the egress towards host n over the window, the interval)."""
+    u = run.utilization
+    interval = run.plan.run.utilization_interval
+    u = u[(u["to_node"] == n) & (u["t_s"] >= window[0] - 1e-12)
+          & (u["t_s"] + interval <= window[1] + 1e-12)].groupby("t_s")["utilization"].sum()
+    return u, interval
 
 
 def ecmp(check: Check, point: dict, cheap: bool) -> list[dict]:
@@ -452,7 +467,3 @@ def run_check(name: str, cheap: bool = False) -> list[dict]:
     points = check.cheap_points or check.points if cheap else check.points
     return [row for point in points for row in CHECKS[name](check, point, cheap)]
 
-
-def run_all(names: list[str] | None = None, cheap: bool = False) -> list[dict]:
-    """Every check's rows (or those of `names`), in references.toml's order."""
-    return [row for name in (names or list(checks())) for row in run_check(name, cheap)]

@@ -1,12 +1,12 @@
 """Use cases over finished runs and sweeps: figures (`harness plot`), the
-frontier, the HTML report and reference results. Each checks its inputs and
+frontier, the HTML report and cached cells. Each checks its inputs and
 its output before drawing or writing anything."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from harness.services.checks import Names, refused
+from harness.usecases.checks import Names, refused
 
 
 def plot(directory: str, out: Path | None, formats: tuple[str, ...],
@@ -63,12 +63,12 @@ def write_report(sweep_dir: Path, target: Path) -> Path:
     return reports.write_report(sweep_dir, target)
 
 
-def export_reference(sweep_dir: Path, out: Path) -> int:
-    """The cells of a finished sweep's smallest scale as reference results
-    in `out` (harness.sweeps.reference); how many."""
-    from harness.sweeps import reference as references
+def export_cache(sweep_dir: Path, out: Path) -> int:
+    """The cells of a finished sweep's smallest scale as cached cells in
+    `out` (harness.sweeps.cell_cache); how many."""
+    from harness.sweeps import cell_cache
 
-    return references.export(sweep_dir, out)
+    return cell_cache.export(sweep_dir, out)
 
 
 def compare(a, b, out):

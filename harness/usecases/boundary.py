@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.services import checks
-from harness.services.checks import Names
+from harness.usecases import checks
+from harness.usecases.checks import Names
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from harness.services import checks
-from harness.services.checks import Names
+from harness.usecases import checks
+from harness.usecases.checks import Names
 
 
 @dataclass(frozen=True)

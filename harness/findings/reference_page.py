@@ -1,5 +1,5 @@
 """The reference suite's page, generated from its kept results
-(harness.sweeps.kept_references) by the documentation's hook
+(harness.findings.kept_references) by the documentation's hook
 (docs/hooks/generated.py): ``<!-- generated: references -->`` becomes what
 each check ran under and one table row per compared quantity, expected and
 measured side by side with the command that reproduces it."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from harness.sweeps import kept_references as kept
+from harness.findings import kept_references as kept
 
 VERDICT = {True: "yes", False: "**no**", None: "undecided"}
 

@@ -2,7 +2,7 @@
 (workloads/findings/references/references.csv) with their provenance
 (provenance.json: commit, date, machine, CPU seconds, versions), written by
 `python -m bench --only references --keep-references` and rendered into
-docs/findings/references.md (harness.outputs.reference_pages)."""
+docs/findings/references.md (harness.findings.reference_page)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from importlib.metadata import version
 
 import pandas as pd
 
+from harness.findings.keeping import head_commit, machine
+from harness.findings.registry import FINDINGS_DIR
 from harness.io import outdir
-from harness.sweeps.findings import FINDINGS_DIR, _commit, _machine
 
 KEPT_DIR = FINDINGS_DIR / "references"
 TABLE, PROVENANCE = KEPT_DIR / "references.csv", KEPT_DIR / "provenance.json"
@@ -25,7 +26,7 @@ COLUMNS = ("check", "reference", "source", "point", "quantity", "expected", "mea
 def keep(rows: list[dict], cpu_s: float, cheap: bool, digests: dict[str, str]) -> None:
     """Write the rows and their provenance, each file whole. A check run
     alone replaces its own rows and keeps the others'. `digests`: each
-    check's digest (harness.services.references.check_digest), kept so that
+    check's digest (harness.usecases.references.check_digest), kept so that
     `harness findings check` sees a changed check or default."""
     table = pd.DataFrame([{**{k: r.get(k) for k in COLUMNS if k not in ("low", "high")},
                            "low": r["interval"][0], "high": r["interval"][1]} for r in rows],
@@ -37,8 +38,8 @@ def keep(rows: list[dict], cpu_s: float, cheap: bool, digests: dict[str, str]) -
     KEPT_DIR.mkdir(parents=True, exist_ok=True)
     outdir.write_file(TABLE, table.to_csv(index=False))
     runs = {k: v for k, v in (provenance or {}).get("checks", {}).items()}
-    stamp = {"commit": _commit(), "date": datetime.date.today().isoformat(),
-             "machine": _machine(), "cheap": cheap,
+    stamp = {"commit": head_commit(), "date": datetime.date.today().isoformat(),
+             "machine": machine(), "cheap": cheap,
              "versions": {"ddnn-harness": version("ddnn-harness"), "ns3": version("ns3")}}
     for name in dict.fromkeys(r["check"] for r in rows):
         first = next(r for r in rows if r["check"] == name)   # every row carries its check's

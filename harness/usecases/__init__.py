@@ -1,5 +1,6 @@
 """The harness's use cases, one module each (running, sweeping, boundary,
-results, profile, alone, findings), with every pre-check in checks.py.
+results, profile, alone, findings, references: the reference suite,
+engine_choice: which ns-3 runs), with every pre-check in checks.py.
 
 Both front doors call them: harness.cli (parses arguments and prints) and
 harness.api (Python values in, tables out). A use case checks all its input

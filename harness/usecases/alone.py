@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.services import checks
-from harness.services.checks import Names
+from harness.usecases import checks
+from harness.usecases.checks import Names
 
 
 def prepare(output: Path | None, names: Names) -> Path | None:
