@@ -343,11 +343,14 @@ for _command in (cli_engine.engine, cli_check.check, cli_sweeps.sweep, cli_sweep
     main.add_command(_command)
 
 
-if __name__ == "__main__":   # python -m harness.cli: the heap on huge pages first, as harness
+if __name__ == "__main__":   # python -m harness.cli: as the harness program starts
+    import signal
+
     from harness.engine import memory
 
     try:
         memory.exec_with_huge_pages()
     except ConfigError as e:
         fail(e)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)   # as harness.launcher
     main()

@@ -144,12 +144,12 @@ reference = click.Command(
 @click.option("--cell", "cells", multiple=True, metavar="ID",
               help="Sweep directories: a cell (id or unique prefix) for the FCT CDFs "
                    "(repeatable; default: both arms of the highest-load, lowest-R point).")
-@click.option("--metric", metavar="NAME",
+@click.option("--metric", "metrics", metavar="NAME", multiple=True,
               help="Sweep directories: only the map of this metric of deltas_mean "
                    "(e.g. fct_small_p99, iteration_time_p99; with services query_p99, "
-                   "rpc_slo_attainment), as map-NAME.")
+                   "rpc_slo_attainment), as map-NAME (repeatable: a map each).")
 def plot(directory: str, output: str | None, formats: tuple[str, ...],
-         cells: tuple[str, ...], metric: str | None = None) -> None:
+         cells: tuple[str, ...], metrics: tuple[str, ...] = ()) -> None:
     """Figures of a run directory (training timeline, FCT CDFs, utilisation) or of
     a sweep directory, one holding sweep.json (operating-boundary map, changes per
     R, FCT CDFs of chosen cells, utilisation per application; with --metric,
@@ -159,7 +159,7 @@ def plot(directory: str, output: str | None, formats: tuple[str, ...],
 
     try:
         written = results.plot(directory, Path(output) if output else None, tuple(formats),
-                               cells, metric)
+                               cells, metrics)
     except (FileNotFoundError, plots.UnknownCellError, ConfigError) as e:
         fail(e)  # ConfigError: the options, the output (outdir.check_figure_dir), before drawing
     except OSError as e:  # checked before drawing: a race, or a disk filled since

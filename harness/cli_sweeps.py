@@ -63,8 +63,10 @@ def sweep(grid_file: str, jobs: int | None, executor: str, scheduler: str | None
                    f"cells in {prepared.cached}", err=True)
     points = len({json.dumps(c.point, default=str) for c in cells})
     arms = len({c.arm for c in cells})
+    done = sum(sweepdir.is_done(out, c) for c in cells) if resume else 0
+    state = f"; {done} done, {len(cells) - done} to run" if resume else ""
     click.echo(f"sweep {shorten(grid.name)}: {len(cells)} cells ({points} points incl. seeds, "
-               f"{arms} arms), {jobs} at a time on {executor}; {out}", err=True)
+               f"{arms} arms), {jobs} at a time on {executor}{state}; {out}", err=True)
     resume_cmd = resume_command("sweep", grid_file, out)
     try:
         report = service.run(prepared, progress)

@@ -6,6 +6,7 @@ start; then it hands over to harness.cli."""
 
 from __future__ import annotations
 
+import signal
 import sys
 
 from harness.config.errors import EXIT_BAD_INPUT, ConfigError
@@ -18,6 +19,9 @@ def main() -> None:
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)
+    # SIGTERM (how `timeout` and batch systems stop a job) is Ctrl-C: a sweep
+    # writes its finished cells' tables and says how to resume, a run says it stopped
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     from harness import cli
 
     cli.main()

@@ -365,3 +365,52 @@ def test_prune_never_deletes_a_recent_pch(tmp_path):
     os.utime(paths[0], (1000, 1000))          # one old one: pruned
     pch._prune(tmp_path, paths[-1])
     assert [p.exists() for p in paths] == [False, True, True, True, True]
+
+
+def test_sigterm_stops_a_sweep_as_ctrl_c_and_resume_counts_what_is_done(tmp_path):
+    """SIGTERM (as `timeout` and batch systems stop a job) to the sweep's
+    process group: the finished cells' tables are written and the resume
+    command printed (exit 130, as Ctrl-C); the resumed sweep says how many
+    cells are done and how many it runs, and its log has no bar."""
+    from harness.traffic import profiles
+
+    profiles.save_profile(profiles.resnet50_like(10, 1_000_000, 5.0), tmp_path / "m.csv")
+    grid = tmp_path / "g.toml"
+    grid.write_text(ADAPTIVE_GRID.format(model=tmp_path / "m.csv"))
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "sweep", str(grid), "-o",
+                             str(out), "-j", "1"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and not list((out / "cells").glob("*/summary.json")):
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "tables of the finished cells written" in err
+    done = len(list((out / "cells").glob("*/summary.json")))
+    assert done >= 1 and (out / "summary.parquet").exists()
+    line = next(x for x in err.splitlines() if "continue with: " in x)
+    command = shlex.split(line.split("continue with: ", 1)[1])
+    resumed = subprocess.run([sys.executable, "-m", "harness.cli", *command[1:]],
+                             capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert f"; {done} done, {4 - done} to run; " in resumed.stderr
+    assert "\r" not in resumed.stderr   # no terminal: no progress bar in the log
+
+
+def test_progress_lines_count_and_estimate():
+    """The log's line: counts, what failed, elapsed and an ETA from the rate so far."""
+    import io
+
+    from harness.io.progress import ProgressLines
+
+    log = io.StringIO()
+    lines = ProgressLines("sweep g", 4, "cells done", every=0.0, file=log,
+                          postfix=lambda: "0 failed")
+    lines.tick()
+    lines.update(1)
+    lines.tick()
+    first, second = log.getvalue().splitlines()
+    assert first.startswith("sweep g: 0/4 cells done, 0 failed [") and "ETA unknown" in first
+    assert second.startswith("sweep g: 1/4 cells done, 0 failed [") and "ETA unknown" not in second

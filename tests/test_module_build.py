@@ -61,3 +61,17 @@ def test_moving_a_source_to_another_folder_changes_the_key(tmp_path, monkeypatch
     before = ns3.modules_key(src)
     (src / "a" / "x.cc").rename(src / "b" / "x.cc")
     assert ns3.modules_key(src) != before
+
+
+def test_a_build_says_each_source_as_it_compiles(tmp_path, capsys):
+    """A first build takes minutes: a line per source as it ends, with the count."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("one", "two"):
+        (src / f"{name}.cc").write_text(f"int {name}() {{ return 1; }}\n")
+    ns3.build_modules(src, tmp_path / "out", quiet=False)
+    err = capsys.readouterr().err
+    assert "compiling 2 ns3-modules sources" in err
+    assert {line.split(" compiled (")[1].split(";")[0] for line in err.splitlines()
+            if " compiled (" in line} == {"one.cc", "two.cc"}
+    assert "2/2 compiled" in err

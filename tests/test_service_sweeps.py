@@ -192,6 +192,22 @@ def test_frontier_export_and_map_carry_the_services(service_sweep, tmp_path):
     assert [p.name for p in written] == ["map-rpc_slo_attainment.png"]
 
 
+def test_metric_given_twice_draws_both_maps_or_none(service_sweep, tmp_path):
+    """`--metric` repeated: a map each, in the order given (only the last was
+    drawn); one unknown among them: refused before any is drawn."""
+    from harness.config.errors import ConfigError
+    from harness.usecases import results
+
+    _, report = service_sweep
+    written = results.plot(str(report.out), tmp_path / "maps", ("png",), (),
+                           ("query_p99", "rpc_p99", "query_p99"))
+    assert [p.name for p in written] == ["map-query_p99.png", "map-rpc_p99.png"]
+    with pytest.raises(ConfigError, match="fct_tiny_p99"):
+        results.plot(str(report.out), tmp_path / "none", ("png",), (),
+                     ("query_p99", "fct_tiny_p99"))
+    assert not (tmp_path / "none").exists()
+
+
 # --------------------------------------------------------------------------
 # pure logic, no ns-3
 

@@ -334,3 +334,64 @@ def test_no_host_left_for_a_role_is_one_line_naming_it():
     with pytest.raises(ConfigError, match=r"service\[0\]\.destination: no destination left"):
         plan(load_scenario(None, ['topology.file="single-tor-1g"',
                                   'service=[{kind="stream", hosts=[3], bitrate="1Mbps"}]']))
+
+
+def test_a_query_counts_its_slowest_worker_s_path():
+    """On a leaf-spine the no-contention completion time is the farthest
+    worker's (behind the other leaf), not the first worker's: a deadline
+    below it is refused before the run (every query would miss it)."""
+    from harness.config.scenario import ConfigError
+
+    def query(table):
+        return plan(load_scenario(None, ['topology.file="leaf-spine"', "background.enabled=false",
+                                         f"service=[{table}]"])).services[0]
+
+    near = query('{kind="query", aggregators=[0], workers=[1, 2], rate=10}')
+    mixed = query('{kind="query", aggregators=[0], workers=[1, 5], rate=10}')
+    far = query('{kind="query", aggregators=[0], workers=[4, 5], rate=10}')
+    assert near.ideal_s < mixed.ideal_s == pytest.approx(far.ideal_s)
+    between = (near.ideal_s + mixed.ideal_s) / 2
+    with pytest.raises(ConfigError, match=r"service\[0\]\.deadline: .* shorter than a query's"):
+        query(f'{{kind="query", aggregators=[0], workers=[1, 5], rate=10, '
+              f'deadline="{between * 1e6:.1f}us"}}')
+
+
+@pytest.mark.parametrize("sets, taken", [
+    (["service=[{kind=\"rpc\", qps=10, port=9000}]"], "background.port: 9000"),
+    (["training.enabled=true", "training.workers=2", 'training.profile="resnet50-like-2MB"',
+      "service=[{kind=\"bulk\", sources=[4], destination=5, flows=3, port=4998}]"],
+     "training.port: 5000"),
+])
+def test_a_service_port_taken_by_another_feature_is_refused_before_the_run(sets, taken):
+    """Two listeners on one port abort ns-3 after the run has started
+    (NS_FATAL): refused in planning, naming both fields."""
+    from harness.config.scenario import ConfigError
+
+    with pytest.raises(ConfigError, match=rf"service\[0\]\.port: port \d+ is taken by .*\({taken}"):
+        plan(load_scenario(None, ['topology.file="single-tor-1g"', *sets]))
+
+
+def test_a_sweep_of_every_kind_aggregates(tmp_path):
+    """A sweep's summary and deltas read every kind (KeyError on bulk and
+    poisson before, and no summary.parquet)."""
+    from harness.sweeps import sweeping
+    from harness.sweeps.grid import load_grid
+
+    (tmp_path / "every-kind.toml").write_text(EVERY_KIND.replace("duration = 0.3",
+                                                                 "duration = 0.15"))
+    (tmp_path / "grid.toml").write_text(f"""
+name = "every-kind"
+scenario = "{tmp_path / 'every-kind.toml'}"
+[axes]
+seed = [1]
+[arms]
+reference = "small"
+small = {{ "tcp.initial_cwnd" = 4 }}
+large = {{ "tcp.initial_cwnd" = 10 }}
+""")
+    report = sweeping.run_sweep(load_grid(tmp_path / "grid.toml"), tmp_path / "out", jobs=1,
+                                progress=False)
+    assert not report.failed
+    metrics = set(report.tables["deltas"]["metric"])
+    assert {"query_p99", "rpc_p99", "stream_delay_p99"} <= metrics
+    assert (tmp_path / "out" / "summary.parquet").exists()

@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -237,6 +238,25 @@ def _build_library(target: Path, sources: list[Path], cxxflags: tuple[str, ...],
 _COMPILE_WAIT_S = 900.0
 
 
+def _compile_all(cxx: str, sources: list[Path], objects: list[Path], include_dirs: list[Path],
+                 cxxflags: tuple[str, ...], what: str, quiet: bool) -> list[str | None]:
+    """Each source's compiler errors (None: compiled), on every core; a line
+    per source as it ends (a first build takes minutes: it says how far it is)."""
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        futures = {pool.submit(_compile, cxx, src, obj, include_dirs, cxxflags): i
+                   for i, (src, obj) in enumerate(zip(sources, objects))}
+        errors: list[str | None] = [None] * len(sources)
+        for n, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            i = futures[future]
+            errors[i] = future.result()
+            if not quiet:
+                print(f"harness: {what} {n}/{len(sources)} compiled ({sources[i].name}"
+                      f"{', failed' if errors[i] is not None else ''}; "
+                      f"{time.monotonic() - started:.0f} s)", file=sys.stderr, flush=True)
+    return errors
+
+
 def _compile_objects(cxx: str, sources: list[Path], names: list[str], objects_dir: Path,
                      engine: engines.Engine, include_dirs, cxxflags: tuple[str, ...], what: str,
                      quiet: bool) -> None:
@@ -248,11 +268,8 @@ def _compile_objects(cxx: str, sources: list[Path], names: list[str], objects_di
     tmp = Path(tempfile.mkdtemp(prefix=f".{objects_dir.name}.tmp-", dir=objects_dir.parent))
     try:
         objects = [tmp / n for n in names]
-        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            errors = list(pool.map(
-                lambda so: _compile(cxx, so[0], so[1], [engine.include_dir, *include_dirs],
-                                    cxxflags),
-                zip(sources, objects)))
+        errors = _compile_all(cxx, sources, objects, [engine.include_dir, *include_dirs],
+                              cxxflags, what, quiet)
         failed = [(s, e) for s, e in zip(sources, errors) if e is not None]
         if failed:
             raise ModuleBuildError(

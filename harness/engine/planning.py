@@ -182,6 +182,8 @@ def plan(scenario: Scenario) -> Plan:
     if scenario.services:
         from harness.traffic.services import planning as service_planning
 
+        _check_ports(scenario, jobs)
+
         def cdf(name: str, where: str):   # a [[service]]'s size CDF, scaled as the rest
             return scaling.cdf(background.load_cdf(name, where), k)
         extra["services"] = service_planning.plan(scenario, topo, classes, run.duration, cdf)
@@ -190,6 +192,44 @@ def plan(scenario: Scenario) -> Plan:
     ecn = tcp.ecn_on(scenario.tcp, scenario.network)
     return Plan(scenario, topo, network, run, classes, worst,
                 tcp.attribute_defaults(scenario.tcp, worst, ecn), ecn=ecn, **extra)
+
+
+def listening_ports(scenario: Scenario, jobs: tuple) -> list[tuple[str, range, str]]:
+    """Every port something of the scenario listens on, in one list:
+    (field, ports, what listens): the background's sinks (on every
+    background host), each training job's, each service's."""
+    from harness.config import registry
+
+    out = []
+    if scenario.background.enabled:
+        port = scenario.background.port
+        out.append(("background.port", range(port, port + 1), "the background's flow sinks"))
+    for job in jobs:
+        lo, hi = job.ports
+        out.append((f"training[{job.index}].port" if len(jobs) > 1 else "training.port",
+                    range(lo, hi + 1), f"training job {job.config.name or job.index}"))
+    for i, s in enumerate(scenario.services):
+        out.append((f"service[{i}].port", registry.service_kind(s.kind).ports(s, i),
+                    f"service {s.name!r}"))
+    return out
+
+
+def _check_ports(scenario: Scenario, jobs: tuple) -> None:
+    """A service's ports apart from the background's and the jobs' (two
+    listeners on one port abort ns-3 after the run has started); the jobs'
+    among themselves and against the background are their plug-ins' checks,
+    the services' among themselves the schema's."""
+    taken = listening_ports(scenario, jobs)
+    others = [t for t in taken if not t[0].startswith("service[")]
+    for field, ports, what in taken:
+        if not field.startswith("service["):
+            continue
+        for other, theirs, whose in others:
+            common = sorted(set(ports) & set(theirs))
+            if common:
+                span = str(theirs[0]) if len(theirs) == 1 else f"{theirs[0]}..{theirs[-1]}"
+                raise ConfigError(field, f"port {common[0]} is taken by {whose} ({other}: "
+                                  f"{span}); give each its own port")
 
 
 def _check_dctcp_marks(scenario: Scenario, classes, background_tos: int | None,

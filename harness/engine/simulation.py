@@ -21,6 +21,7 @@ from harness.analysis import metrics
 from harness.analysis.tables import Run, read_csv
 from harness.config.scenario import RunConfig, Scenario
 from harness.engine import memory, recipe
+from harness.io.progress import ProgressLines, wants_lines
 from harness.engine.planning import Plan, plan
 from harness.engine.recipe import APP_BACKGROUND, APP_OTHER, APP_TRAINING
 from harness.io import outdir
@@ -108,6 +109,9 @@ def _run_with_progress(ns, run: RunConfig, progress: bool | None, job=None,
         bar = tqdm(total=round(duration, 6), unit="sim-s", file=sys.stderr,
                    bar_format="{l_bar}{bar}| {n:.3f}/{total:.3f} sim-s "
                    "[{elapsed}<{remaining}{postfix}]", leave=False)
+    # no terminal (a log, a batch job): a line a minute instead of the bar
+    lines = (ProgressLines("run", round(duration, 6), "simulated s", fmt=lambda n: f"{n:.3f}")
+             if bar is None and progress is None and wants_lines(progress) else None)
     events0, wall0, cpu0 = sim.GetEventCount(), time.perf_counter(), time.process_time()
     end_ns = max(1, round(duration * 1e9))
     step = min(duration, 1e-3)
@@ -138,11 +142,16 @@ def _run_with_progress(ns, run: RunConfig, progress: bool | None, job=None,
             bar.set_postfix_str(f"{(new_events - events) / max(wall, 1e-9):,.0f} ev/s",
                                 refresh=False)
             bar.update((new_now_ns - now_ns) / 1e9)
+        if lines is not None:
+            lines.update((new_now_ns - now_ns) / 1e9)
+            lines.tick()
         now_ns, events = new_now_ns, new_events
         # aim each slice at ~0.5 s of wall time
         step = step * min(4.0, max(0.25, 0.5 / max(wall, 1e-4)))
     if bar is not None:
         bar.close()
+    if lines is not None:
+        lines.close()
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     ours = (slices + bool(job is not None and job.HasStoppedAtTarget())
             + (recipe.GetOwnEvents() if recipe is not None else 0))

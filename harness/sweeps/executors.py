@@ -102,12 +102,18 @@ def run_cell(cell: Cell, out_dir: Path) -> None:
 # local: fork from a parent that has ns-3 loaded
 
 
+#: the signals that stop a sweep (Ctrl-C, and SIGTERM as `timeout` and batch
+#: systems send it): the parent alone handles them
+_STOPPING = {signal.SIGINT, signal.SIGTERM}
+
+
 def _child(task: Task, conn) -> None:
     # Ctrl-C reaches the whole process group: the parent alone decides (it
     # stops the cells it runs, which then count as unfinished, not failed).
     # SIGINT was blocked across the fork, so none slips in before this.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)   # SIGTERM to the group, as Ctrl-C
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
     _die_with_parent()
     _redirect_stderr(task.log_file)
     try:
@@ -212,13 +218,13 @@ def _start_children(ctx, pending: list[Task], running: dict, jobs: int) -> None:
         task = pending.pop()
         recv, send = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=_child, args=(task, send), daemon=False)
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
         try:
             proc.start()
             send.close()
             running[proc.sentinel] = (proc, recv, task, time.monotonic())
         finally:  # a Ctrl-C meanwhile is delivered here, the child known
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
 
 
 def _reply(recv) -> tuple[str | None, str | None]:

@@ -38,6 +38,7 @@ from harness.sweeps.sweepdir import (cell_dir, cell_state, clear_failure, is_don
 from harness.analysis.tables import SEED_AXIS
 # the API's promise (harness.api.sweep): harness.sweeps.sweeping.SweepError
 from harness.sweeps.sweepdir import SweepError  # noqa: F401
+from harness.io.progress import ProgressLines, wants_lines
 
 
 class SweepInterrupted(KeyboardInterrupt):
@@ -51,16 +52,18 @@ class SweepInterrupted(KeyboardInterrupt):
 
 @contextlib.contextmanager
 def _uninterruptible():
-    """A second Ctrl-C while the tables of an interrupted sweep are written
-    would leave them unwritten: ignore it for that second (main thread only)."""
+    """A second Ctrl-C (or SIGTERM) while the tables of an interrupted sweep
+    are written would leave them unwritten: ignore it for that second (main
+    thread only)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @dataclass(frozen=True)
@@ -164,6 +167,10 @@ def _run_cells(out: Path, grid: Grid, todo: list[Cell], jobs: int, executor: str
         return
     bar = tqdm(total=len(tasks), unit="cell", disable=None if progress is None else not progress,
                desc=f"sweep {grid.name}", file=sys.stderr)
+    # no terminal (a log, a batch job): a line a minute instead of the bar
+    lines = (ProgressLines(f"sweep {grid.name}", len(tasks), "cells done",
+                           postfix=lambda: f"{counts['failed']} failed").start()
+             if bar.disable and wants_lines(progress) else None)
 
     def done(outcome: executors.Outcome) -> None:
         if outcome.error is None:
@@ -174,12 +181,16 @@ def _run_cells(out: Path, grid: Grid, todo: list[Cell], jobs: int, executor: str
         counts["ran"] += 1
         bar.set_postfix_str(f"{counts['failed']} failed", refresh=False)
         bar.update(1)
+        if lines is not None:
+            lines.update(1)
         if seeding is None:
             return None
         more = seeding.ended(outcome.cell)
         if more:
             bar.total += len(more)
             bar.refresh()
+            if lines is not None:
+                lines.total += len(more)
         return [_task(out, grid, c) for c in more]
 
     try:
@@ -189,6 +200,8 @@ def _run_cells(out: Path, grid: Grid, todo: list[Cell], jobs: int, executor: str
             executors.run_dask(tasks, jobs, scheduler, done)
     finally:
         bar.close()
+        if lines is not None:
+            lines.close()
 
 
 class _Seeding:

@@ -10,25 +10,27 @@ from harness.usecases.checks import Names, refused
 
 
 def plot(directory: str, out: Path | None, formats: tuple[str, ...],
-         cells: tuple[str, ...] = (), metric: str | None = None) -> list[Path]:
+         cells: tuple[str, ...] = (), metrics: "tuple[str, ...] | str | None" = ()) -> list[Path]:
     """The figures of a run directory, or of a sweep directory (one holding
-    sweep.json; with metric: the map of that metric of its deltas_mean
-    instead); the paths written. Raises ConfigError (the options, the output:
-    outdir.check_figure_dir) before any drawing."""
+    sweep.json; with metrics: the map of each of those metrics of its
+    deltas_mean instead, in the order given, each once); the paths written.
+    Raises ConfigError (the options, the output: outdir.check_figure_dir)
+    before any drawing."""
     from harness.outputs import plots
 
     directory_path = Path(directory)
     is_sweep = (directory_path / "sweep.json").is_file()
-    if metric is not None and not is_sweep:
+    metrics = tuple(dict.fromkeys((metrics,) if isinstance(metrics, str) else metrics or ()))
+    if metrics and not is_sweep:
         raise refused("--metric", f"--metric: applies to sweep directories; {directory} has "
                       "no sweep.json")
-    if metric is not None and cells:
-        raise refused("--metric", "--metric: draws one map; --cell chooses the FCT CDFs' "
+    if metrics and cells:
+        raise refused("--metric", "--metric: draws maps; --cell chooses the FCT CDFs' "
                       "cells: give one or the other")
-    if metric is not None:
+    if metrics:
         from harness.outputs.plots.sweep_figures import plot_metric
 
-        return plot_metric(directory_path, metric, out, tuple(formats))
+        return plot_metric(directory_path, metrics, out, tuple(formats))
     if is_sweep:
         return plots.plot_sweep(directory_path, out, tuple(formats), list(cells) or None)
     if cells:

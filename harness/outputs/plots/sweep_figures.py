@@ -66,29 +66,35 @@ def check_metric(deltas_mean: pd.DataFrame | None, metric: str) -> None:
                           f"{', '.join(allowed)}")
 
 
-def plot_metric(sweep_dir: Path, metric: str, out_dir: Path | None = None,
+def plot_metric(sweep_dir: Path, metric: "str | tuple[str, ...]", out_dir: Path | None = None,
                 formats: tuple[str, ...] = ("png", "pdf")) -> list[Path]:
-    """The map of one metric of deltas_mean (map-<metric>.<fmt>): per compared
-    arm and point, its change against the reference with its 95 % interval
-    and verdict (harness.analysis.stats). metric is checked (check_metric) and
-    out_dir (default SWEEP/plots) too, before anything is drawn."""
+    """The map of one metric of deltas_mean (map-<metric>.<fmt>), or of each
+    of several: per compared arm and point, its change against the
+    reference with its 95 % interval and verdict (harness.analysis.stats).
+    Every metric is checked (check_metric) and out_dir (default SWEEP/plots)
+    too, before anything is drawn."""
     from harness.io import outdir
 
+    metrics = (metric,) if isinstance(metric, str) else tuple(metric)
     sweep = load_sweep(sweep_dir)
-    check_metric(sweep.deltas_mean, metric)
+    for m in metrics:
+        check_metric(sweep.deltas_mean, m)
     out_dir = outdir.check_figure_dir(Path(out_dir) if out_dir is not None else sweep.dir / "plots",
                                       "-o" if out_dir is not None else "DIRECTORY",
-                                      tuple(formats), 1, registry.FIGURE_NAMES)
+                                      tuple(formats), len(metrics), registry.FIGURE_NAMES)
     grid, summary = sweep.grid, with_status_reasons(sweep.summary)
     seeds = int(summary[SEED_FIELD].nunique()) if SEED_FIELD in summary else 1
     over = _seeds_title(sweep.deltas_mean, seeds) + _scale_title(sweep.dir, summary)
-    panels = metric_panels(metric)
-    table = boundary_table(sweep.deltas_mean, summary, grid, panels)
     name = grid.get("grid", sweep.dir.name)
-    fig = draw_boundary(table, grid, background_labels(summary, grid),
-                        f"{name}: {metric} vs {grid.get('reference')}{over}", panels)
     out_dir.mkdir(parents=True, exist_ok=True)
-    return save_figure(fig, out_dir, f"map-{metric}", tuple(formats))
+    written = []
+    for m in metrics:
+        panels = metric_panels(m)
+        table = boundary_table(sweep.deltas_mean, summary, grid, panels)
+        fig = draw_boundary(table, grid, background_labels(summary, grid),
+                            f"{name}: {m} vs {grid.get('reference')}{over}", panels)
+        written += save_figure(fig, out_dir, f"map-{m}", tuple(formats))
+    return written
 
 
 def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,

@@ -141,9 +141,10 @@ class Query(RequestKind):
                               f"1..{len(workers)}")
         asked = cfg.fanout if cfg.fanout is not None else len(workers)
         request, response = scaled(cfg.request_size, k), scaled(cfg.response_size, k)
-        ideal = max(query_ideal_s(request, response, ctx.path(a, workers[0]),
-                                  ctx.path(workers[0], a), asked, segment, cfg.persistent)
-                    for a in aggs)
+        # the slowest query: the aggregator and worker farthest apart (on a
+        # leaf-spine, a worker behind another leaf answers last)
+        ideal = max(query_ideal_s(request, response, ctx.path(a, w), ctx.path(w, a), asked,
+                                  segment, cfg.persistent) for a in aggs for w in workers)
         link = min(topo.host_link(a).rate_bps for a in aggs)
         fan_in = asked * wire.tcp_wire_bytes(response, segment) * 8 / link
         refuse_busy(f"{at}.rate", cfg.rate * fan_in, f"{cfg.rate:g} queries/s of {asked} "
