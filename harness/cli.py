@@ -146,6 +146,9 @@ def run(obj: dict | None, scenario: str | None, overrides: tuple[str, ...],
                + (f"; scaled down {sc.scale}x (rates and sizes / {sc.scale}, times kept)"
                   if sc.scale > 1 else ""),
                err=True)
+    from harness.network import tcp
+
+    click.echo(tcp.timers_line(sc.tcp, p.worst_rtt), err=True)
     if prepared.long_run:
         click.echo(f"note: {prepared.long_run}", err=True)
     try:

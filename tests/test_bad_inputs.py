@@ -995,8 +995,47 @@ DATA_CASES = [
      ["--metric", "sweep directories"]),
     ("plot-metric-and-cell", SWEEP_FILES, ["plot", "s", "--metric", "iteration_time",
                                            "--cell", "a"], ["--metric", "--cell"]),
+    ("plot-metric-twice-one-unknown", SWEEP_FILES,
+     ["plot", "s", "--metric", "iteration_time", "--metric", "fct_tiny_p99"],
+     ["--metric", "fct_tiny_p99", "allowed"]),
 ]
 FILE_CASES += DATA_CASES
+
+# issue 65: classes of the newest paths (each fails on the code before it)
+NEWEST_CASES = [
+    # 5: the queue sampler's memory over every egress together (std::bad_alloc after the run)
+    ("queue-samples-memory", {}, ["check", "--set", 'topology.file="leaf-spine"', "--set",
+                                  "topology.hosts_per_leaf=200", "--set",
+                                  'run.queue_samples={interval="1us", direction="both"}'],
+     ["run.queue_samples.interval", "GiB in memory", "fewer egresses"]),
+    # 2: a service's port taken by the background (NS_FATAL after the start)
+    ("service-port-background", {}, ["check", "--set", 'topology.file="single-tor-1g"', "--set",
+                                     'service=[{kind="rpc", qps=10, port=9000}]'],
+     ["service[0].port", "background.port"]),
+    # 1: a role left to the placement rule beside one given (a traceback in check)
+    ("service-roles-collide", {}, ["check", "--set", 'topology.file="single-tor-1g"', "--set",
+                                   'service=[{kind="stream", hosts=[3], bitrate="1Mbps"}]'],
+     ["service[0].destination", "no destination left"]),
+    # 3: a deadline below the farthest worker's round trip (every query missed it)
+    ("service-deadline-far-worker", {}, ["check", "--set", 'topology.file="leaf-spine"', "--set",
+                                         'service=[{kind="query", aggregators=[0], '
+                                         'workers=[1, 5], rate=10, deadline="80us"}]'],
+     ["service[0].deadline", "no-contention"]),
+    # the queue sampler: an egress that is no link's end
+    ("queue-samples-no-link", {}, ["check", "--set", 'topology.file="leaf-spine"', "--set",
+                                   'run.queue_samples={interval="1ms", egresses=[["s0", "s1"]]}'],
+     ["run.queue_samples.egresses[0]", "no link joins"]),
+    # a custom link of another shape
+    ("topology-custom-link-shape", {"t.toml": b'kind = "custom"\nhosts = 2\nswitches = 1\n'
+                                    b'link_rate = "1Gbps"\nlink_delay = "10us"\n'
+                                    b'links = [["h0", "s0", "2Gbps"], ["h1", "s0"]]\n'},
+     ["check", "--set", 'topology.file="t.toml"'], ["topology.links[0]", "[a, b, rate, delay]"]),
+    ("tcp-timers-unknown", {}, ["check", "--set", 'tcp.timers="linux"'],
+     ["tcp.timers", "network, ns3"]),
+    ("tcp-segment-over-mtu", {}, ["check", "--set", "tcp.segment_size=1449"],
+     ["tcp.segment_size", "at most 1448"]),
+]
+FILE_CASES += NEWEST_CASES
 
 # issue 48: the environment variables, one rule (harness.config.environment):
 # (id, variables, argv, must contain); a file named "file" is made first

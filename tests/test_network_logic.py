@@ -97,3 +97,73 @@ def test_worst_case_rtt_from_queues_and_hops():
         2 * 2 * (10e-6 + 3001 * 1502 * 8 / 10e9))    # every band full
     attrs = tcp.attribute_defaults(TcpConfig(), w)
     assert attrs["ns3::TcpSocketBase::MinRto"] == f"{round(1.5 * w * 1e9)}ns"
+
+
+CUSTOM_FABRIC = """kind = "custom"
+hosts = 4
+switches = 2
+link_rate = "1Gbps"
+link_delay = "10us"
+links = [["h0", "s0"], ["h1", "s0"], ["h2", "s1", "2Gbps", "3us"],
+         { a = "h3", b = "s1", delay = "4us" }, { a = "s0", b = "s1", rate = "10Gbps" }]
+"""
+
+
+def test_a_custom_fabric_gives_each_link_its_own_rate_and_delay(tmp_path):
+    """Host links at one rate, fabric links at another, in one custom topology;
+    a link without its own takes the file's link_rate and link_delay."""
+    path = tmp_path / "fabric.toml"
+    path.write_text(CUSTOM_FABRIC)
+    topo = load_topology(TopologyConfig(file=str(path)))
+    got = [(l.a, l.b, l.rate_bps, round(l.delay_s * 1e9)) for l in topo.links]
+    assert got == [(0, 4, 1e9, 10_000), (1, 4, 1e9, 10_000), (2, 5, 2e9, 3_000),
+                   (3, 5, 1e9, 4_000), (4, 5, 10e9, 10_000)]
+
+
+@pytest.mark.parametrize("link, message", [
+    ('["h0", "s0", "2Gbps"]', "expected [a, b], [a, b, rate, delay]"),
+    ('{ a = "h0", b = "s0", speed = "2Gbps" }', "links[0].speed: unknown key; allowed: a, b, rate"),
+    ('["h0", "s0", "fast", "1us"]', "links[0].rate"),
+    ('{ a = "h0", b = "s0", delay = -1 }', "links[0].delay"),
+])
+def test_a_custom_link_of_the_wrong_shape_is_named(tmp_path, link, message):
+    from harness.config.errors import ConfigError
+
+    path = tmp_path / "bad.toml"
+    path.write_text('kind = "custom"\nhosts = 2\nswitches = 1\nlink_rate = "1Gbps"\n'
+                    f'link_delay = "10us"\nlinks = [{link}, ["h1", "s0"]]\n')
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        load_topology(TopologyConfig(file=str(path)))
+
+
+def test_a_1448_byte_segment_fills_a_1500_byte_mtu():
+    """The data segment's headers as ns-3 sends them (IPv4 20, TCP 20, the
+    timestamp option 12): 1448 B fit a 1500 B MTU, 1449 B are refused with
+    the largest that fits (the old bound, 60 B of headers, refused 1448)."""
+    from harness.config.errors import ConfigError
+    from harness.config.scenario import load_scenario
+    from harness.engine.planning import plan
+
+    assert plan(load_scenario(None, ["tcp.segment_size=1448"])).scenario.tcp.segment_size == 1448
+    with pytest.raises(ConfigError, match=r"tcp\.segment_size: .*\(52 B\).* at most 1448 B"):
+        plan(load_scenario(None, ["tcp.segment_size=1449"]))
+
+
+def test_tcp_timers_from_the_network_or_ns3_s_own():
+    """tcp.timers = "network" (the default) scales every timer with the
+    worst-case RTT W; "ns3" leaves them to ns-3's defaults (a 1 s minimum
+    RTO), and the run says which (a new key at its default leaves digests)."""
+    from harness.config.scenario import load_scenario
+
+    w = 0.05
+    ours = tcp.attribute_defaults(TcpConfig(), w)
+    assert ours["ns3::TcpSocketBase::MinRto"] == f"{round(1.5 * w * 1e9)}ns"
+    assert ours["ns3::RttEstimator::InitialEstimation"] == f"{round(2 * w * 1e9)}ns"
+    own = tcp.attribute_defaults(TcpConfig(timers="ns3"), w)
+    assert not set(tcp.TIMERS_OF_W) & set(own)
+    assert "ns3::TcpSocketBase::ClockGranularity" not in own
+    assert set(ours) - set(own) == {*tcp.TIMERS_OF_W, "ns3::TcpSocketBase::ClockGranularity"}
+    assert "1.5 W = 75.000 ms" in tcp.timers_line(TcpConfig(), w)
+    assert "ns-3's own" in tcp.timers_line(TcpConfig(timers="ns3"), w)
+    assert load_scenario(None, ['tcp.timers="network"']).digest() == load_scenario(None).digest()
+    assert load_scenario(None, ['tcp.timers="ns3"']).digest() != load_scenario(None).digest()

@@ -68,3 +68,51 @@ def test_a_run_that_asks_gets_its_samples_and_one_that_does_not_none(tmp_path):
     p = planning.plan(scenario_from_dict(data))
     assert "queue-sampler" not in recipe.text(p) and p.queue_samples == ()
     assert simulation.execute(p, quiet=True).queue_samples is None
+
+
+def test_switch_egresses_are_sampled_by_name_or_as_the_fabric(tmp_path):
+    """run.queue_samples.egresses: a switch's egress towards another switch,
+    named [from, to], or every one ("fabric"), both ways; a pair that names
+    no link is refused naming the entry."""
+    from harness.config.errors import ConfigError
+    from harness.config.scenario import load_scenario
+    from harness.engine.planning import plan
+
+    base = ['topology.file="leaf-spine"', "background.enabled=false", "run.duration=0.2"]
+
+    def sampled(q):
+        p = plan(load_scenario(None, base + [f"run.queue_samples={q}"]))
+        return [(a, b) for _, _, a, b, _ in p.queue_samples]
+
+    # leaf-spine: hosts 0-7, leaves s0, s1 (nodes 8, 9), spines s2, s3 (10, 11)
+    assert sampled('{interval="1ms", egresses=[["s0", "s2"]]}') == [(8, 10)]
+    # host 1's link as before (leaf s0 towards it), then spine s2 towards leaf s0
+    assert sampled('{interval="1ms", egresses=[["s2", "s0"]], hosts=[1]}') == [(8, 1), (10, 8)]
+    assert sorted(sampled('{interval="1ms", egresses="fabric"}')) == [
+        (8, 10), (8, 11), (9, 10), (9, 11), (10, 8), (10, 9), (11, 8), (11, 9)]
+    with pytest.raises(ConfigError, match=r"egresses\[0\]: no link joins s0 and s1"):
+        sampled('{interval="1ms", egresses=[["s0", "s1"]]}')
+    with pytest.raises(ConfigError, match=r"egresses\[0\]: no node 's9'"):
+        sampled('{interval="1ms", egresses=[["s0", "s9"]]}')
+
+
+def test_a_fabric_egress_is_sampled_in_ns3(tmp_path):
+    """The samples of a switch-to-switch egress come back from ns-3: a host
+    behind one switch sending to a host behind the other fills it."""
+    from harness.config.scenario import load_scenario
+    from harness.engine.planning import plan
+    from harness.engine.simulation import execute
+
+    topo = tmp_path / "two.toml"
+    topo.write_text('kind = "custom"\nhosts = 2\nswitches = 2\nlink_rate = "1Gbps"\n'
+                    'link_delay = "10us"\nlinks = [["h0", "s0"], ["h1", "s1"], '
+                    '["s0", "s1", "100Mbps", "10us"]]\n')
+    run = execute(plan(load_scenario(None, [
+        f'topology.file="{topo}"', "background.enabled=false", "run.duration=0.05",
+        "run.warmup=0", "run.cooldown=0",
+        'service=[{kind="bulk", sources=[0], destination=1}]',
+        'run.queue_samples={interval="1ms", egresses=[["s0", "s1"]]}'])),
+        progress=False, quiet=True)
+    q = run.queue_samples
+    assert set(zip(q["from_node"], q["to_node"])) == {(2, 3)}
+    assert q["backlog_packets"].max() > 10   # the 100 Mbit/s link between the switches queues

@@ -118,3 +118,54 @@ def test_new_keys_left_out_keep_the_digest(tmp_path):
     lossy = scenario_plan(tmp_path, BASE, "network.loss={rate=0.01}").scenario.digest()
     assert plain != lossy
     assert "loss" not in scenario_plan(tmp_path, BASE).scenario.digest_data()["network"]
+
+
+def test_a_1448_byte_segment_leaves_as_one_1500_byte_packet(tmp_path):
+    """Measured in ns-3: a bulk flow of 1448-byte segments at a 1500-byte MTU
+    leaves its host as 1500-byte IP packets, unfragmented (fragments would
+    halve the mean)."""
+    from harness.config.scenario import load_scenario
+    from harness.engine.planning import plan
+    from harness.engine.simulation import execute
+
+    run = execute(plan(load_scenario(None, [
+        "tcp.segment_size=1448", 'topology.file="single-tor-1g"', "background.enabled=false",
+        "run.duration=0.05", "run.warmup=0", "run.cooldown=0",
+        'service=[{kind="bulk", sources=[0], destination=1}]'])), progress=False, quiet=True)
+    up = run.queues[run.queues["from_node"] == 0]
+    mean = up["dequeued_bytes"].sum() / up["dequeued_packets"].sum()
+    assert 1499 < mean <= 1500
+
+
+def test_ecn_capable_acks_are_marked_where_data_is(tmp_path):
+    """tcp.ecn_acks: pure ACKs leave their host ECN-capable, so a marking
+    queue they share with congesting data marks them too (host 0's link,
+    filled by two senders in its class, carries the ACKs of host 0's own
+    flow to host 4): more marks there than without; data alone is unchanged
+    elsewhere."""
+    from harness.config.scenario import load_scenario
+    from harness.engine.planning import plan
+    from harness.engine.simulation import execute
+
+    def marks(acks: bool):
+        run = execute(plan(load_scenario(None, [
+            'topology.file="single-tor-1g"', "background.enabled=false", "run.duration=0.05",
+            "run.warmup=0", "run.cooldown=0", "network.ecn_threshold=5",
+            f"tcp.ecn_acks={str(acks).lower()}",
+            'service=[{kind="bulk", sources=[1, 2], destination=0, class="normal"}, '
+            '{kind="bulk", sources=[0], destination=4}]'])), progress=False, quiet=True)
+        q = run.queues
+        towards_0 = q[(q["from_node"] == 8) & (q["to_node"] == 0)]
+        return int(towards_0["enqueued_packets"].sum()), int(towards_0["marked_packets"].sum())
+
+    (n_without, without), (n_with, with_acks) = marks(False), marks(True)
+    assert n_without == n_with            # the same packets (an ACK's CE changes nothing)
+    assert with_acks > without
+
+
+def test_ecn_capable_acks_need_ecn():
+    from harness.config.errors import ConfigError
+    from harness.config.scenario import load_scenario
+
+    with pytest.raises(ConfigError, match="tcp.ecn_acks: ECN-capable ACKs need ECN"):
+        load_scenario(None, ["tcp.ecn_acks=true"])

@@ -133,9 +133,11 @@ def plan(scenario: Scenario) -> Plan:
     network = scaling.network(scenario.network, k)
     classes = qdisc.class_table(scenario.network)
     qdisc.check_scaled_marking(network, classes, k)
-    if scenario.tcp.segment_size + 60 > scenario.network.mtu:
-        raise ConfigError("tcp.segment_size", f"{scenario.tcp.segment_size} B plus TCP/IP "
-                          f"headers (60 B) exceeds network.mtu {scenario.network.mtu} B")
+    if scenario.tcp.segment_size + tcp.DATA_HEADER_BYTES > scenario.network.mtu:
+        raise ConfigError("tcp.segment_size", f"{scenario.tcp.segment_size} B plus the TCP/IP "
+                          f"headers of a data segment as ns-3 sends it ({tcp.DATA_HEADER_BYTES} "
+                          f"B) exceeds network.mtu {scenario.network.mtu} B: at most "
+                          f"{scenario.network.mtu - tcp.DATA_HEADER_BYTES} B")
     if k > 1 and min(link.rate_bps for link in topo.links) < 1:
         raise ConfigError("scale", f"{k} leaves a link below 1 bit/s, ns-3's resolution")
     # TCP timers from the network as written: a scaled-down one has the same
@@ -179,6 +181,7 @@ def plan(scenario: Scenario) -> Plan:
     extra["link_changes"] = _link_changes(scenario.network.link_changes, topo, k)
     extra["losses"] = _losses(scenario.network.loss, topo)
     extra["queue_samples"] = _queue_samples(scenario.run.queue_samples, topo, classes)
+    _check_sample_memory(extra["queue_samples"], scenario.run, classes.bands)
     if scenario.services:
         from harness.traffic.services import planning as service_planning
 
@@ -358,12 +361,64 @@ def _queue_samples(q, topo: Topology, classes) -> tuple:
                           for j, name in enumerate(q.classes)}))
     sides = {"to_host": (1,), "from_host": (0,), "both": (0, 1)}[q.direction]
     out = []
-    for h in q.hosts or range(topo.n_hosts):
+    for h in q.hosts or (() if q.egresses else range(topo.n_hosts)):
         i = topo.host_link_index(h)
         link = topo.links[i]
         out += [(i, side, *((link.a, link.b) if side == 0 else (link.b, link.a)), bands)
                 for side in sides]
+    out += [(i, side, a, b, bands) for i, side, a, b in _sampled_egresses(q.egresses, topo)
+            if (i, side, a, b, bands) not in out]
     return tuple(out)
+
+
+#: what the queue sampler may hold in memory over a run, all egresses together
+#: (it keeps every sample until the run ends: 8 bytes of time and 8 per band)
+QUEUE_SAMPLE_BUDGET_BYTES = 2 * 1024**3
+
+
+def _check_sample_memory(sampled: tuple, run: RunConfig, bands: int) -> None:
+    """The sampler's memory over the whole run, every egress and band
+    together, within QUEUE_SAMPLE_BUDGET_BYTES (the per-egress limit of the
+    schema let hosts x directions x bands multiply past memory)."""
+    if not sampled:
+        return
+    q = run.queue_samples
+    start, stop = run.queue_sample_times()
+    samples = (stop - start) / q.interval + 1
+    size = sum(samples * (8 + 8 * (len(b) or bands)) for *_, b in sampled)
+    if size > QUEUE_SAMPLE_BUDGET_BYTES:
+        least = q.interval * size / QUEUE_SAMPLE_BUDGET_BYTES
+        raise ConfigError("run.queue_samples.interval", f"{len(sampled)} egresses sampled "
+                          f"every {q.interval:g} s for {stop - start:g} s would hold "
+                          f"{size / 1024**3:.1f} GiB in memory, more than the "
+                          f"{QUEUE_SAMPLE_BUDGET_BYTES / 1024**3:g} GiB the sampler may; use an "
+                          f"interval of at least {least:.3g} s, or sample fewer egresses "
+                          "(hosts, egresses, direction) or bands (classes)")
+
+
+def _sampled_egresses(egresses, topo: Topology) -> list[tuple[int, int, int, int]]:
+    """(link, side, from node, to node) of run.queue_samples.egresses: the
+    [from, to] pairs named, or "fabric", every switch-to-switch egress."""
+    if egresses == "fabric":
+        return [(i, side, *((l.a, l.b) if side == 0 else (l.b, l.a)))
+                for i, l in enumerate(topo.links)
+                if l.a >= topo.n_hosts and l.b >= topo.n_hosts for side in (0, 1)]
+    names = {topo.node_name(n): n for n in range(topo.n_nodes)}
+    out = []
+    for j, pair in enumerate(egresses):
+        where = f"run.queue_samples.egresses[{j}]"
+        for name in pair:
+            if name not in names:
+                raise ConfigError(where, f"no node {name!r}; the topology's nodes are h0.."
+                                  f"h{topo.n_hosts - 1} and s0..s{topo.n_switches - 1}")
+        a, b = names[pair[0]], names[pair[1]]
+        link = next(((i, l) for i, l in enumerate(topo.links) if {l.a, l.b} == {a, b}), None)
+        if link is None:
+            raise ConfigError(where, f"no link joins {pair[0]} and {pair[1]}; an egress is "
+                              "one end of a link, towards its other end")
+        i, l = link
+        out.append((i, 0 if l.a == a else 1, a, b))
+    return out
 
 
 def _run_window(run: RunConfig, iteration_s: float | None) -> RunConfig:

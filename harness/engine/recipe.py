@@ -37,7 +37,7 @@ def _network_lines(p) -> list[str]:
     topo = p.topology
     lines = [f"seed {max(1, p.scenario.seed % (2**32 - 1))}", "run 1",
              *topology.recipe_lines(topo, p.scenario.network.mtu)]
-    strategy = qdisc.strategy(p.network, p.classes, p.ecn)
+    strategy = qdisc.strategy(p.network, p.classes, p.ecn, p.scenario.tcp.ecn_acks)
     for i, link in enumerate(topo.links):
         for side, (src, dst) in enumerate(((link.a, link.b), (link.b, link.a))):
             lines.append(strategy.recipe_line(i, side, src, dst, host=src < topo.n_hosts))

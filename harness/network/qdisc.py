@@ -273,7 +273,7 @@ class Bands:
 
     def __init__(self, root: str, bands: int, priomap, switch_buffer: BufferAttributes,
                  host_buffer: BufferAttributes, quanta=(), band_settings: dict | None = None,
-                 ecn_capable: bool = False):
+                 ecn_capable: bool = False, ecn_acks: bool = False):
         """switch_buffer / host_buffer: the buffer models (buffer_attributes);
         band_settings: the bands' own attributes (band_attributes)."""
         self.root = self.ROOTS[root]
@@ -284,6 +284,7 @@ class Bands:
         self.quanta = tuple(quanta)
         self.band_settings = dict(band_settings or {})
         self.ecn_capable = ecn_capable   # TCP negotiates ECN: hosts set ECT on data
+        self.ecn_acks = ecn_acks         # and on pure ACKs (tcp.ecn_acks)
 
     def root_attributes(self) -> dict:
         """The root queue disc's attributes (lists: ns-3's space-separated lists)."""
@@ -294,8 +295,10 @@ class Bands:
         default). host: the marking bands make TCP data ECN-capable (SetEct)."""
         buffer = self.host_buffer if host else self.switch_buffer
         marking = self.band_settings.get("MarkThreshold") or ()
-        return {**self.band_settings,
-                "SetEct": [host and self.ecn_capable and k > 0 for k in marking],
+        ect = [host and self.ecn_capable and k > 0 for k in marking]
+        return {**self.band_settings, "SetEct": ect,
+                # only where asked: a recipe without it is the same as before the option
+                "EctAcks": ect if self.ecn_acks and any(ect) else None,
                 **buffer.bands}
 
     def recipe_line(self, link: int, side: int, from_node: int, to_node: int,
@@ -328,14 +331,15 @@ def buffer_attributes(buffer: BufferConfig, net: NetworkConfig, table: ClassTabl
         bands={"Alpha": alphas})
 
 
-def strategy(net: NetworkConfig, table: ClassTable | None = None, ecn: bool = False):
+def strategy(net: NetworkConfig, table: ClassTable | None = None, ecn: bool = False,
+             ecn_acks: bool = False):
     """The queue-disc strategy for every egress of the network. `net` as
     simulated (buffer sizes and ECN thresholds scaled); ecn: TCP negotiates
-    ECN (harness.network.tcp.ecn_on)."""
+    ECN (harness.network.tcp.ecn_on); ecn_acks: pure ACKs are ECN-capable too."""
     table = table or class_table(net)
     priomap = PFIFO_FAST_PRIOMAP if net.qdisc == "pfifo_fast" else prio_priomap(table.bands)
     quanta = drr_quanta(net, table) if net.qdisc == "drr" else ()
     return Bands("drr" if net.qdisc == "drr" else "prio", table.bands, priomap,
                  buffer_attributes(net.buffer, net, table, "network.buffer"),
                  buffer_attributes(net.hosts_buffer, net, table, "network.host_buffer"),
-                 quanta, band_attributes(net, table), ecn)
+                 quanta, band_attributes(net, table), ecn, ecn_acks)

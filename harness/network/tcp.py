@@ -13,6 +13,10 @@ from harness.network.qdisc import port_buffer_packets
 from harness.io.recipe_tokens import token
 
 PPP_HEADER = 2
+#: The headers of a TCP data segment as ns-3 sends it: IPv4 20, TCP 20 and the
+#: timestamp option every socket of the harness negotiates (10, padded to 12).
+#: SACK blocks ride on pure ACKs only, so a 1448-byte segment fills a 1500-byte MTU.
+DATA_HEADER_BYTES = 52
 
 
 def worst_case_rtt(topo: Topology, net: NetworkConfig, bands: int) -> float:
@@ -40,10 +44,30 @@ def ecn_on(tcp: TcpConfig, net: NetworkConfig) -> bool:
     return net.marks_ecn if tcp.ecn is None else tcp.ecn
 
 
+#: The timers scaled with the worst-case RTT W (tcp.timers = "network"):
+#: attribute -> multiple of W.
+TIMERS_OF_W = {
+    "ns3::TcpSocket::ConnTimeout": 2.0,
+    "ns3::TcpSocket::DelAckTimeout": 0.2,
+    "ns3::TcpSocket::PersistTimeout": 4.0,
+    "ns3::TcpSocketBase::MinRto": 1.5,
+    "ns3::TcpSocketBase::MaxSegLifetime": 5.0,
+    "ns3::RttEstimator::InitialEstimation": 2.0,
+}
+
+
 def attribute_defaults(tcp: TcpConfig, worst_rtt: float, ecn: bool = False) -> dict[str, str]:
     """ns-3 Config::SetDefault names -> values (strings, as ns-3 parses them).
-    ecn: negotiate ECN (TcpSocketBase::UseEcn = On)."""
+    ecn: negotiate ECN (TcpSocketBase::UseEcn = On). tcp.timers "ns3": the
+    timers (and the clock's granularity) left at ns-3's own defaults."""
     w = worst_rtt
+    timers = {} if tcp.timers == "ns3" else {
+        **{name: repr(k * w) if name.endswith("MaxSegLifetime") else _ns(k * w)
+           for name, k in TIMERS_OF_W.items()},
+        "ns3::TcpSocketBase::ClockGranularity": "1ns"}
+    order = ("ns3::TcpSocket::ConnTimeout", "ns3::TcpSocket::DelAckTimeout",
+             "ns3::TcpSocket::PersistTimeout", "ns3::TcpSocketBase::MinRto",
+             "ns3::TcpSocketBase::ClockGranularity")
     return {**({"ns3::TcpSocketBase::UseEcn": "On"} if ecn else {}),
         "ns3::TcpL4Protocol::SocketType": CONGESTION_CONTROLS[tcp.congestion_control],
         "ns3::TcpSocket::SegmentSize": str(tcp.segment_size),
@@ -51,17 +75,24 @@ def attribute_defaults(tcp: TcpConfig, worst_rtt: float, ecn: bool = False) -> d
         "ns3::TcpSocket::DataRetries": str(tcp.data_retries),
         "ns3::TcpSocket::SndBufSize": str(tcp.buffer_bytes),
         "ns3::TcpSocket::RcvBufSize": str(tcp.buffer_bytes),
-        "ns3::TcpSocket::ConnTimeout": _ns(2 * w),
-        "ns3::TcpSocket::DelAckTimeout": _ns(0.2 * w),
-        "ns3::TcpSocket::PersistTimeout": _ns(4 * w),
-        "ns3::TcpSocketBase::MinRto": _ns(1.5 * w),
-        "ns3::TcpSocketBase::ClockGranularity": "1ns",
+        **{name: timers[name] for name in order if name in timers},
         "ns3::TcpSocketBase::Timestamp": "true",
         "ns3::TcpSocketBase::Sack": "true",
         "ns3::TcpSocketBase::WindowScaling": "true",
-        "ns3::TcpSocketBase::MaxSegLifetime": repr(5 * w),
-        "ns3::RttEstimator::InitialEstimation": _ns(2 * w),
+        **{name: timers[name] for name in ("ns3::TcpSocketBase::MaxSegLifetime",
+                                           "ns3::RttEstimator::InitialEstimation")
+           if name in timers},
     }
+
+
+def timers_line(tcp: TcpConfig, worst_rtt: float) -> str:
+    """The run summary's words for where TCP's timers come from."""
+    if tcp.timers == "ns3":
+        return "TCP timers: ns-3's own defaults (tcp.timers = \"ns3\")"
+    w = worst_rtt
+    return (f"TCP timers: from the network's worst-case RTT W = {w * 1e3:.3f} ms (minimum RTO "
+            f"1.5 W = {1.5 * w * 1e3:.3f} ms, initial RTO 2 W, delayed ACK 0.2 W = "
+            f"{0.2 * w * 1e3:.3f} ms); ns-3's own: tcp.timers = \"ns3\"")
 
 
 def recipe_lines(defaults: dict[str, str]) -> list[str]:

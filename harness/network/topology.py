@@ -16,6 +16,7 @@ from harness.config.errors import UnknownKeyError
 from harness.network.graph import Link, Topology, check_reachable
 from harness.config.schema.base import did_you_mean, validate
 from harness.config.schema.topology import KINDS, MAX_NODES, Custom, LeafSpine, SingleTor
+from harness.config.units import parse_link_rate, parse_time
 
 _ADAPTERS = {kind: TypeAdapter(model) for kind, model in KINDS.items()}
 
@@ -54,14 +55,8 @@ def _custom(t: Custom, p: dict, where: str) -> Topology:
     names = {f"h{i}": i for i in range(hosts)} | {f"s{i}": hosts + i for i in range(switches)}
     if not t.links:
         raise ConfigError(f"{where}.links", "expected a non-empty list of [a, b] pairs")
-    links = []
-    for i, pair in enumerate(t.links):
-        if (not isinstance(pair, list) or len(pair) != 2
-                or any(not isinstance(n, str) or n not in names for n in pair)
-                or pair[0] == pair[1]):
-            raise ConfigError(f"{where}.links[{i}]", f"expected [a, b] with two different node "
-                              f"names of {', '.join(names)}; got {pair!r}")
-        links.append(Link(names[pair[0]], names[pair[1]], t.link_rate, t.link_delay))
+    links = [_custom_link(entry, names, t, f"{where}.links[{i}]")
+             for i, entry in enumerate(t.links)]
     topo = Topology("custom", hosts, switches, tuple(links), p)
     for h in range(hosts):
         degree = sum(h in (l.a, l.b) for l in links)
@@ -69,6 +64,35 @@ def _custom(t: Custom, p: dict, where: str) -> Topology:
             raise ConfigError(f"{where}.links", f"host h{h} has {degree} links; "
                               "hosts must have exactly one (single-homed)")
     return topo
+
+
+#: a custom link's own keys besides its two ends (each defaults to the file's link_rate, link_delay)
+_LINK_KEYS = ("rate", "delay")
+
+
+def _custom_link(entry, names: dict[str, int], t: Custom, where: str) -> Link:
+    """One link of a custom topology: [a, b] at the file's link_rate and
+    link_delay, [a, b, rate, delay], or a table {a, b, rate, delay} whose
+    rate and delay may be left out (a fabric of host links at one rate and
+    switch links at another)."""
+    shape = ("expected [a, b], [a, b, rate, delay] or { a, b, rate, delay } with two "
+             f"different node names of {', '.join(names)}")
+    if isinstance(entry, dict):
+        unknown = sorted(set(entry) - {"a", "b", *_LINK_KEYS})
+        if unknown:
+            raise UnknownKeyError(f"{where}.{unknown[0]}", "unknown key; allowed: a, b, "
+                                  + ", ".join(_LINK_KEYS))
+        ends, rate, delay = [entry.get("a"), entry.get("b")], entry.get("rate"), entry.get("delay")
+    elif isinstance(entry, list) and len(entry) in (2, 4):
+        ends = entry[:2]
+        rate, delay = (entry[2], entry[3]) if len(entry) == 4 else (None, None)
+    else:
+        raise ConfigError(where, f"{shape}; got {entry!r}")
+    if any(not isinstance(n, str) or n not in names for n in ends) or ends[0] == ends[1]:
+        raise ConfigError(where, f"{shape}; got {entry!r}")
+    return Link(names[ends[0]], names[ends[1]],
+                t.link_rate if rate is None else parse_link_rate(rate, f"{where}.rate"),
+                t.link_delay if delay is None else parse_time(delay, f"{where}.delay"))
 
 
 _BUILDERS = {"single-tor": _single_tor, "leaf-spine": _leaf_spine, "custom": _custom}

@@ -43,6 +43,12 @@ BandQueueDisc::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&BandQueueDisc::m_setEct),
                           MakeBooleanChecker())
+            .AddAttribute("EctAcks",
+                          "With SetEct, make pure TCP ACKs ECN-capable (ECT(0)) too "
+                          "(RFC 3168 leaves them not ECT)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&BandQueueDisc::m_ectAcks),
+                          MakeBooleanChecker())
             .AddAttribute("Buffer",
                           "The buffer pool this band shares with others (null: the band's "
                           "MaxSize is a private buffer)",
@@ -62,7 +68,8 @@ BandQueueDisc::BandQueueDisc()
     : QueueDisc(QueueDiscSizePolicy::SINGLE_INTERNAL_QUEUE),
       m_alpha(1.0),
       m_threshold(0),
-      m_setEct(false)
+      m_setEct(false),
+      m_ectAcks(false)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -80,11 +87,11 @@ BandQueueDisc::SetEctOnData(Ptr<QueueDiscItem> item) const
         return;
     }
     // The TCP header's data offset (byte 12, high nibble, in 32-bit words):
-    // a segment longer than its header carries data.
+    // a segment longer than its header carries data (EctAcks: any segment).
     uint8_t head[13];
     Ptr<const Packet> segment = item->GetPacket();
-    if (segment->CopyData(head, sizeof(head)) != sizeof(head) ||
-        segment->GetSize() <= uint32_t(head[12] >> 4) * 4)
+    if (!m_ectAcks && (segment->CopyData(head, sizeof(head)) != sizeof(head) ||
+                       segment->GetSize() <= uint32_t(head[12] >> 4) * 4))
     {
         return;
     }
@@ -186,6 +193,11 @@ BandQueueDisc::CheckConfig()
     if (GetNInternalQueues() != 1)
     {
         NS_LOG_ERROR("BandQueueDisc needs exactly one internal queue");
+        return false;
+    }
+    if (m_ectAcks && !m_setEct)
+    {
+        NS_LOG_ERROR("BandQueueDisc: EctAcks without SetEct");
         return false;
     }
     if (m_setEct && m_threshold == 0)

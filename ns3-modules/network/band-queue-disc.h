@@ -66,6 +66,7 @@ class BandQueueDisc : public QueueDisc
     double m_alpha;             //!< dynamic-threshold factor of this band
     uint32_t m_threshold;       //!< ECN K, packets; 0 = no marking
     bool m_setEct;              //!< make TCP data ECN-capable (a host's egress)
+    bool m_ectAcks;             //!< and pure ACKs too (with m_setEct)
     // Kept here rather than by the queue tracker's trace sinks: the band is
     // in cache as it queues a packet, four sink calls per packet and hop are
     // not (+8 % events per CPU-second at 512 hosts, docs/performance/scaling.md).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Literal, Optional, Union
 
 from pydantic import Field, model_validator
 
@@ -31,7 +31,14 @@ class QueueSamples(Section):
     interval: PositiveTime = Field(description=(
         "time between two samples, e.g. \"10us\" (at least 1 ns)"))
     hosts: Hosts = Field((), description=(
-        "hosts whose links' egresses are sampled; empty = every host"))
+        "hosts whose links' egresses are sampled; empty = every host (none when `egresses` "
+        "is given)"))
+    egresses: Annotated[Union[Literal["fabric"], tuple[tuple[Str, Str], ...]],
+                        Toml("\"fabric\" or a list of [from, to] node names")] = Field(
+        (), description=(
+            "switch egresses besides the hosts' links: [from, to] pairs of node names (h0.., "
+            "s0..: node `from`'s egress towards `to`, the two ends of one link), or "
+            "\"fabric\": every switch-to-switch egress, both ways"))
     direction: Literal[QUEUE_DIRECTIONS] = Field("to_host", description=(
         "`to_host` (the switch's egress towards the host), `from_host` (the host's egress) "
         "or `both`"))

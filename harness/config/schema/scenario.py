@@ -200,7 +200,12 @@ def _apart(jobs: tuple[TrainingConfig, ...]) -> tuple[TrainingConfig, ...]:
 
 
 def _check_ecn(net: NetworkConfig, tcp: TcpConfig) -> None:
-    """DCTCP needs queues that mark ECN (and ECN on, which it always is)."""
+    """DCTCP needs queues that mark ECN (and ECN on, which it always is);
+    ECN-capable ACKs need ECN."""
+    ecn = tcp.congestion_control == "dctcp" or (net.marks_ecn if tcp.ecn is None else tcp.ecn)
+    if tcp.ecn_acks and not (ecn and net.marks_ecn):
+        raise ConfigError("tcp.ecn_acks", "ECN-capable ACKs need ECN: queues that mark "
+                          "(network.ecn_threshold) and TCP negotiating it (tcp.ecn not false)")
     if tcp.congestion_control != "dctcp":
         return
     if not net.marks_ecn:

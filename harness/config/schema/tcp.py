@@ -43,5 +43,16 @@ class TcpConfig(Section):
     data_retries: Int(1, 255) = Field(15, description=(
         "retransmissions of one segment before TCP gives the connection up, 1-255 "
         "(Linux's tcp_retries2; ns-3's own default is 6)"))
+    # The reference study scales TCP's timers with the network (its worst-case
+    # RTT W); ns-3's own (a 1 s minimum RTO, a 200 ms delayed ACK) fit a WAN
+    timers: Literal["network", "ns3"] = Field("network", description=(
+        "`network`: the timers from the worst-case RTT W of the network as written "
+        "(minimum RTO 1.5 W, initial RTO and SYN timeout 2 W, delayed ACK 0.2 W, "
+        "persist 4 W, MSL 5 W); `ns3`: ns-3's own defaults (minimum RTO 1 s, delayed ACK "
+        "200 ms, ...)"))
+    ecn_acks: Bool = Field(False, description=(
+        "pure ACKs ECN-capable (ECT(0)) too, where data is (RFC 3168 leaves them not ECT; "
+        "DCTCP and lossless-fabric deployments often mark them): a marking queue then marks "
+        "ACKs as well"))
     ecn: Annotated[Optional[Bool], Toml(default="on when the queues mark")] = Field(
         None, description="negotiate ECN; dctcp always does")

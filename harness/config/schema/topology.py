@@ -59,9 +59,11 @@ class Custom(TopologyFile):
     hosts: Nodes(2) = Field(description="number of hosts")
     switches: Nodes(0) = Field(description="number of switches")
     # node names are checked by harness.network.topology (they depend on hosts and switches)
-    links: list[Any] = Field(description="list of [a, b] pairs of node names (h0.., s0..)")
-    link_rate: LinkRate = Field(description="rate of every link")
-    link_delay: PositiveTime = Field(description="delay of every link")
+    links: list[Any] = Field(description=(
+        "list of links between node names (h0.., s0..): [a, b], [a, b, rate, delay] or "
+        "{ a, b, rate, delay } (rate and delay: that link's own)"))
+    link_rate: LinkRate = Field(description="rate of every link that gives none of its own")
+    link_delay: PositiveTime = Field(description="delay of every link that gives none of its own")
 
 
 KINDS: dict[str, type[TopologyFile]] = {"single-tor": SingleTor, "leaf-spine": LeafSpine,
