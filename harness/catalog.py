@@ -40,14 +40,30 @@ def _first_sentence(path: Path, limit: int = 110, whole: bool = False) -> str:
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         if not line.startswith("#"):
             break
-        lines.append(line.lstrip("# ").strip())
-    if whole:  # its paragraphs (blank comment lines apart), one line each
-        return "\n".join(" ".join(p.split()) for p in "\n".join(lines).split("\n\n")
-                         if p.strip())
-    text = " ".join(lines)
+        lines.append(line[1:].removeprefix(" ").rstrip())
+    if whole:
+        return _paragraphs(lines)
+    text = " ".join(line.strip() for line in lines)
     end = text.find(". ")
     text = text[:end + 1] if end >= 0 else text
     return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
+
+
+def _paragraphs(lines: list[str]) -> str:
+    """A comment's paragraphs (blank lines apart), one line each; an indented
+    line (a list, a table of arms) stays a line of its own, indented."""
+    out: list[str] = []
+    para: list[str] = []
+    for line in lines + [""]:
+        if line.startswith("  ") or not line.strip():
+            if para:
+                out.append(" ".join(" ".join(para).split()))
+                para = []
+            if line.strip():
+                out.append("  " + line.strip())
+            continue
+        para.append(line)
+    return "\n".join(out)
 
 
 def scenario_names() -> list[str]:

@@ -319,8 +319,12 @@ def list_builtins(names: tuple[str, ...], whole: bool) -> None:
                 continue
             click.echo(f"  {entry.name}")
             for paragraph in entry.description.split("\n"):
+                if paragraph.startswith("  "):   # a list's line, as the file has it
+                    click.echo(f"      {paragraph}")
+                    continue
                 click.echo(textwrap.fill(paragraph, width_all, initial_indent="      ",
-                                         subsequent_indent="      "))
+                                         subsequent_indent="      ",
+                                         break_on_hyphens=False))   # names keep whole
         click.echo()
 
 

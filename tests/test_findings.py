@@ -64,6 +64,23 @@ def test_kept_sweep_holds_tables_settings_and_provenance(kept_tiny, local_sweep)
     assert all("background.load" in own for own in settings["cells"].values())
 
 
+def test_a_result_kept_from_a_tree_with_changes_keeps_the_diff(registry, local_sweep,
+                                                                monkeypatch):
+    """A "+changes" commit alone does not reproduce a kept result: the code's
+    diff against it is kept beside (changes.diff), named in the provenance;
+    a clean tree keeps none."""
+    monkeypatch.setattr(keeping, "head_commit", lambda: "0123456789ab+changes")
+    monkeypatch.setattr(keeping, "uncommitted_changes", lambda: "--- a/x\n+++ b/x\n")
+    folder = keeping.keep(kept.kept_sweep("tiny"), local_sweep.out)
+    record = json.loads((folder / "provenance.json").read_text())
+    assert record["commit"] == "0123456789ab+changes" and record["changes"] == "changes.diff"
+    assert (folder / "changes.diff").read_text() == "--- a/x\n+++ b/x\n"
+    monkeypatch.setattr(keeping, "head_commit", lambda: "0123456789ab")
+    folder = keeping.keep(kept.kept_sweep("tiny"), local_sweep.out)   # kept again: replaced
+    assert not (folder / "changes.diff").exists()
+    assert "changes" not in json.loads((folder / "provenance.json").read_text())
+
+
 def test_check_is_current_then_stale_naming_the_grid_setting(kept_tiny, registry):
     assert checking.check_sweep(kept.kept_sweep("tiny")).status == checking.CURRENT
     grid = registry / "grids" / "tiny.toml"

@@ -5,6 +5,7 @@ the console, and the compiled code's cache keys."""
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -414,3 +415,15 @@ def test_progress_lines_count_and_estimate():
     first, second = log.getvalue().splitlines()
     assert first.startswith("sweep g: 0/4 cells done, 0 failed [") and "ETA unknown" in first
     assert second.startswith("sweep g: 1/4 cells done, 0 failed [") and "ETA unknown" not in second
+
+
+def test_list_long_keeps_a_comment_s_list_lines_and_no_issue_numbers():
+    """A file comment's indented lines (a table of arms) stay lines of their
+    own under --long, where they ran together; no description points at the
+    project's issues."""
+    runner = CliRunner()
+    long = runner.invoke(cli.main, ["list", "--long"], prog_name="harness").stdout
+    lines = long.splitlines()
+    assert any(line.split() == ["fairshare-drr", "training", "low", "under", "weighted", "DRR,",
+                                "high", "3", ":", "low", "1"] for line in lines)
+    assert not re.search(r"\bissue \d+", long)

@@ -39,6 +39,23 @@ def head_commit() -> str:
         return "unknown"
 
 
+#: a kept folder's record of the uncommitted changes its cells ran under
+CHANGES = "changes.diff"
+#: the folders whose changes make a kept result's code (its diff is kept beside it)
+CODE_FOLDERS = ("harness", "ns3-modules", "workloads", "topologies", "pyproject.toml")
+
+
+def uncommitted_changes() -> str:
+    """The diff of the code (CODE_FOLDERS' tracked files) against HEAD: what
+    a "+changes" commit needs beside it to be reproduced ("" when clean)."""
+    try:
+        return subprocess.run(["git", "diff", "HEAD", "--", *CODE_FOLDERS],
+                              capture_output=True, text=True, cwd=PACKAGE_DIR.parent,
+                              check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
 def machine() -> str:
     """The CPU, its cores and the system, for a kept result's provenance."""
     cpu = platform.processor() or platform.machine()
@@ -125,7 +142,16 @@ def keep(sweep: KeptSweep, sweep_dir: Path, commit: str | None = None) -> Path:
     engine = loaded.grid.get("engine") or {"kind": "wheel"}   # sweep.json; older: the wheel
     record["engine"] = {k: engine[k] for k in ("kind", "version", "profile") if k in engine}
 
+    # a result kept from a tree with changes keeps them: its commit and this
+    # diff reproduce it (the commit alone, "<sha>+changes", did not)
+    changes = uncommitted_changes() if commit is None and record["commit"].endswith(
+        "+changes") else ""
+    if changes:
+        record["changes"] = CHANGES
+
     def fill(tmp: Path) -> None:
+        if changes:
+            (tmp / CHANGES).write_text(changes)
         for name in KEPT_FILES + KEPT_TABLES:
             if (sweep_dir / name).is_file():
                 shutil.copyfile(sweep_dir / name, tmp / name)
@@ -139,7 +165,7 @@ def keep(sweep: KeptSweep, sweep_dir: Path, commit: str | None = None) -> Path:
 
 #: the files a kept folder may hold
 KEPT_NAMES = frozenset((*KEPT_FILES, *KEPT_TABLES, *(f"{t}.parquet" for t in DERIVED_TABLES),
-                        SETTINGS, PROVENANCE))
+                        SETTINGS, PROVENANCE, CHANGES))
 
 
 def is_kept_dir(path: Path) -> bool:
