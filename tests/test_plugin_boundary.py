@@ -85,20 +85,22 @@ print(json.dumps(out))
 '''
 
 
-def _package_with_toy(root: Path) -> Path:
-    """A copy of the package with harness/training/toy.py added (the data
-    folders linked, where harness.config.paths looks for them in a checkout)."""
+def _package_with(root: Path, module: str, text: str) -> Path:
+    """A copy of the package with one module added (`module`: its path under
+    harness/; the data folders linked, where harness.config.paths looks for
+    them in a checkout)."""
     shutil.copytree(PACKAGE_DIR, root / "harness",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "harness" / "training" / "toy.py").write_text(TOY)
+    (root / "harness" / module).write_text(text)
     for folder in ("ns3-modules", "topologies", "workloads"):
         (root / folder).symlink_to(REPO / folder)
     return root
 
 
-def _probe(root: Path, *args: str) -> dict:
+def _probe(root: Path, *args: str, probe: str = PROBE) -> dict:
+    """What a fresh interpreter on the copy reports (the probe's last line, JSON)."""
     env = {**os.environ, "PYTHONPATH": str(root)}
-    done = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=root, env=env,
+    done = subprocess.run([sys.executable, "-c", probe, *args], cwd=root, env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -106,7 +108,7 @@ def _probe(root: Path, *args: str) -> dict:
 
 @pytest.fixture(scope="module")
 def toy_root(tmp_path_factory) -> Path:
-    return _package_with_toy(tmp_path_factory.mktemp("toy"))
+    return _package_with(tmp_path_factory.mktemp("toy"), "training/toy.py", TOY)
 
 
 def test_a_new_architecture_is_one_new_module(toy_root):
@@ -214,32 +216,15 @@ print(json.dumps(out))
 '''
 
 
-def _package_with_beacon(root: Path) -> Path:
-    shutil.copytree(PACKAGE_DIR, root / "harness",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "harness" / "traffic" / "services" / "beacon.py").write_text(BEACON)
-    for folder in ("ns3-modules", "topologies", "workloads"):
-        (root / folder).symlink_to(REPO / folder)
-    return root
-
-
-def _beacon_probe(root: Path, *args: str) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    done = subprocess.run([sys.executable, "-c", BEACON_PROBE, *args], cwd=root, env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 @pytest.fixture(scope="module")
 def beacon_root(tmp_path_factory) -> Path:
-    return _package_with_beacon(tmp_path_factory.mktemp("beacon"))
+    return _package_with(tmp_path_factory.mktemp("beacon"), "traffic/services/beacon.py", BEACON)
 
 
 def test_a_new_service_kind_is_one_new_module(beacon_root):
     from harness.config import registry
 
-    out = _beacon_probe(beacon_root)
+    out = _probe(beacon_root, probe=BEACON_PROBE)
     assert Path(out["package"]).resolve().is_relative_to(beacon_root.resolve())
     assert out["kinds"] == [*registry.service_kinds(), "beacon"]   # by `order`
     assert out["own_key"] == "ok"
@@ -252,7 +237,7 @@ def test_a_new_service_kind_is_one_new_module(beacon_root):
 
 def test_a_new_service_kind_runs_and_every_reader_reads_it(beacon_root):
     pytest.importorskip("cppyy")
-    out = _beacon_probe(beacon_root, "--run")
+    out = _probe(beacon_root, "--run", probe=BEACON_PROBE)
     assert out["rate"] == 2e6                      # its own key planned it
     assert out["bytes"] == pytest.approx(2e6 / 8 * 0.2, rel=0.3)   # its cost: its own bytes
     assert out["received"] > 0

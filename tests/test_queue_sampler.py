@@ -116,3 +116,15 @@ def test_a_fabric_egress_is_sampled_in_ns3(tmp_path):
     q = run.queue_samples
     assert set(zip(q["from_node"], q["to_node"])) == {(2, 3)}
     assert q["backlog_packets"].max() > 10   # the 100 Mbit/s link between the switches queues
+
+
+def test_egresses_left_out_keep_a_sampled_scenario_s_digest():
+    """run.queue_samples.egresses is newer than the digests: left out, it is
+    not hashed (a kept result sampling its hosts' queues stays current),
+    given, it is."""
+    from harness.config.scenario import load_scenario
+
+    plain = load_scenario(None, ['run.queue_samples={interval="1ms"}']).digest_data()
+    fabric = load_scenario(None, ['run.queue_samples={interval="1ms", egresses="fabric"}'])
+    assert "egresses" not in plain["run"]["queue_samples"]
+    assert fabric.digest_data()["run"]["queue_samples"]["egresses"] == "fabric"
