@@ -55,19 +55,25 @@ def _override_pairs(overrides: dict[str, Any]) -> list[tuple[list[str], Any]]:
 
 
 def check(scenario: "str | Path | None" = None, overrides: dict[str, Any] | None = None,
-          /, **more: Any) -> "Scenario":
+          /, *, allow_short: bool = False, **more: Any) -> "Scenario":
     """The validated scenario `harness.run` would run (nothing runs):
     a file or built-in name (None: the default scenario) with overrides.
-    Raises ConfigError naming the field."""
+    Checked as `harness check` checks it: planned on its network (the
+    services' and the jobs' checks against the links, the ports), and a
+    window too short for one training iteration refused (allow_short=True
+    lets it through). Raises ConfigError naming the field."""
     from harness.config.scenario import (apply_values, default_scenario_dict, read_scenario_dict,
                                 scenario_from_dict)
+    from harness.usecases import checks, running
 
     data = read_scenario_dict(scenario) if scenario is not None else default_scenario_dict()
     notes: list[str] = []
     data = apply_values(data, _override_pairs({**(overrides or {}), **more}), notes)
     for note in notes:
         _warn(note)
-    return scenario_from_dict(data)
+    sc = scenario_from_dict(data)
+    checks.refuse_short_window(running.plan(lambda: sc), allow_short, checks.API)
+    return sc
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -162,7 +168,7 @@ def sweep(grid: str | Path, out: str | Path | None = None, *, jobs: int | None =
 def boundary(grid: str | Path, out: str | Path | None = None, *, jobs: int | None = None,
              executor: str = "local", scheduler: str | None = None, resume: bool = False,
              retry_failed: bool = False, progress: bool = False,
-             map_dir: str | Path | None = None):
+             map_dir: str | Path | None = None, allow_short: bool = False):
     """Run a boundary search (a grid with a [search] table, or a preset:
     "boundary-quick") as `harness boundary` does: for each point of its other
     axes and each threshold, where the training slowdown crosses it; writes
@@ -175,7 +181,8 @@ def boundary(grid: str | Path, out: str | Path | None = None, *, jobs: int | Non
     prepared = searching.prepare(grid, Path(out) if out is not None else None, checks.API,
                                  jobs=jobs, executor=executor, scheduler=scheduler,
                                  resume=resume, retry_failed=retry_failed,
-                                 map_dir=Path(map_dir) if map_dir is not None else None)
+                                 map_dir=Path(map_dir) if map_dir is not None else None,
+                                 allow_short=allow_short)
     return searching.run(prepared, progress)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from harness.cli_common import completions, fail
+from harness.cli_common import ALLOW_SHORT_HELP, completions, fail
 from harness.config.errors import ConfigError
 
 
@@ -20,14 +20,17 @@ from harness.config.errors import ConfigError
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Also write the table as CSV here: a new file, or one this command "
                    "wrote (replaced).")
-def alone(scenario: str, overrides: tuple[str, ...], output: str | None) -> None:
+@click.option("--allow-short", is_flag=True, help=ALLOW_SHORT_HELP)
+def alone(scenario: str, overrides: tuple[str, ...], output: str | None,
+          allow_short: bool = False) -> None:
     """Each job's slowdown against the same job alone ([[training]]): SCENARIO
     runs once with every job, then once per job with the others disabled (same
     placement, ports, seed and background); prints together / alone / slowdown."""
     from harness.usecases import alone as service, checks
 
     try:  # the output is checked before anything runs; only an earlier table is replaced
-        out = service.prepare(Path(output) if output else None, checks.CLI)
+        out = service.prepare(Path(output) if output else None, checks.CLI, scenario,
+                              list(overrides), allow_short)
         table = service.slowdowns(scenario, list(overrides))
     except ConfigError as e:
         fail(e)

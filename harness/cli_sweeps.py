@@ -122,9 +122,10 @@ the tables of the finished ones and prints the --resume command."""
                    "training verdicts over the same axes and the searched field.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: when stderr is a terminal).")
+@click.option("--allow-short", is_flag=True, help=ALLOW_SHORT_HELP)
 def boundary(grid_file: str, jobs: int | None, executor: str, scheduler: str | None,
              resume: bool, retry_failed: bool, output: str | None, map_dir: str | None,
-             progress: bool | None) -> None:
+             progress: bool | None, allow_short: bool = False) -> None:
     from harness.usecases import boundary as service, checks
     from harness.sweeps import sweepdir
 
@@ -132,7 +133,8 @@ def boundary(grid_file: str, jobs: int | None, executor: str, scheduler: str | N
         prepared = service.prepare(grid_file, Path(output) if output else None, checks.CLI,
                                    jobs=jobs, executor=executor, scheduler=scheduler,
                                    resume=resume, retry_failed=retry_failed,
-                                   map_dir=Path(map_dir) if map_dir else None)
+                                   map_dir=Path(map_dir) if map_dir else None,
+                                   allow_short=allow_short)
     except (ConfigError, sweepdir.SweepError) as e:
         fail(e)
     grid, out, jobs = prepared.grid, prepared.out, prepared.jobs

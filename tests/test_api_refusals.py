@@ -105,3 +105,18 @@ def test_an_unknown_executor_is_refused_by_the_api(no_run):
     with pytest.raises(ConfigError, match="^jobs: must be >= 1"):
         harness.sweep("g.toml", "out", jobs=0)
     assert not (no_run / "out").exists()
+
+
+def test_check_makes_harness_check_s_checks_naming_the_api_argument(no_run):
+    """harness.check plans the scenario as `harness check` does: a service's
+    load its links cannot carry is refused (the API took a QPS of 25,000 % of
+    a link), and a window shorter than one iteration is refused naming
+    allow_short=True, the API's argument (not the CLI's --allow-short)."""
+    with pytest.raises(ConfigError, match=r"service\[0\]\.qps: .* busy at zero load"):
+        harness.check(None, {"topology.file": "single-tor-1g",
+                             "service": [{"kind": "rpc", "qps": 1e7}]})
+    with pytest.raises(ConfigError, match="allow_short=True") as short:
+        harness.check("thesis", {"run.duration": 0.5, "run.warmup": 0.1, "run.cooldown": 0.1})
+    assert "--allow-short" not in str(short.value)
+    assert harness.check("thesis", {"run.duration": 0.5, "run.warmup": 0.1,
+                                    "run.cooldown": 0.1}, allow_short=True).name == "thesis"

@@ -53,6 +53,14 @@ SHORT_GRID = GRID.replace('scenario = "default"', 'scenario = "thesis"').replace
     '"run.cooldown" = 0.1')
 
 
+# a search whose cells' window is shorter than one iteration
+SHORT_SEARCH = SHORT_GRID.replace('"background.load" = [0.05, 0.1]', "seed = [1]") + """[search]
+field = "background.load"
+lo = 0.05
+hi = 0.3
+tolerance = 0.05
+"""
+
 # the same search over an integer field (training.workers: 2 to the 4 hosts)
 SEARCH_WORKERS = SEARCH.replace('"background.load"', '"training.workers"').replace(
     "lo = 0.05", "lo = 2").replace("hi = 0.3", "hi = 4").replace("tolerance = 0.05",
@@ -1034,6 +1042,12 @@ NEWEST_CASES = [
      ["tcp.timers", "network, ns3"]),
     ("tcp-segment-over-mtu", {}, ["check", "--set", "tcp.segment_size=1449"],
      ["tcp.segment_size", "at most 1448"]),
+    # 9: the short-window refusal in every command that simulates (alone and
+    # boundary ran every cell and reported "no measurement" with exit 0)
+    ("alone-short-window", {}, ["alone", "two-jobs", "--set", "run.duration=0.01"],
+     ["run.duration", "shorter than one training iteration", "--allow-short"]),
+    ("boundary-short-window", {"s.toml": SHORT_SEARCH.encode()}, ["boundary", "s.toml"],
+     ["run.duration", "--allow-short"]),
 ]
 FILE_CASES += NEWEST_CASES
 

@@ -29,11 +29,12 @@ class PreparedSearch:
 
 def prepare(grid_file, out: Path | None, names: Names, *, jobs=None, executor: str = "local",
             scheduler: str | None = None, resume: bool = False, retry_failed: bool = False,
-            map_dir: Path | None = None) -> PreparedSearch:
+            map_dir: Path | None = None, allow_short: bool = False) -> PreparedSearch:
     """Every pre-check of a search before any cell runs: jobs, the
     environment, the grid (a [search] table) and every cell a probe may ask
-    for, the directory (--resume: the same search), its free space, the
-    map and the executor."""
+    for (a window too short for one iteration refused, as a sweep's, unless
+    allow_short), the directory (--resume: the same search), its free
+    space, the map and the executor."""
     from harness.analysis.tables import SEED_AXIS
     from harness.io import outdir
     from harness.outputs.plots.boundary_figure import check_map
@@ -49,6 +50,7 @@ def prepare(grid_file, out: Path | None, names: Names, *, jobs=None, executor: s
     sweepdir.check_dir(target, grid, [], resume)
     searching.check_resume(target, grid, resume)
     plan = plan_search(grid)
+    checks.refuse_short_cells(plan.end_cells, allow_short, names)
     outdir.check_space(target, sum(c.output_bytes for c in plan.end_cells) * 2, names.out,
                        "the search")
     fields = [f for f, _ in grid.axes if f != SEED_AXIS]
