@@ -278,9 +278,11 @@ def docs_command(page: str | None) -> None:
     if len(hits) != 1:
         pages = [f.removesuffix(".md") for f in files]
         pages += sorted({f.rsplit("/", 1)[-1] for f in pages})
-        why = f"names {len(hits)} pages ({', '.join(hits)})" if hits else "no such page"
-        fail(f"PAGE: {shorten(page)}: {why}{did_you_mean(name, pages)}; `harness docs` "
-              f"prints the folder ({DOCS_DIR})")
+        if hits:   # several pages have that name: say which, not the name back
+            fail(f"PAGE: {shorten(page)}: names {len(hits)} pages; give one of "
+                 f"{', '.join(h.removesuffix('.md') for h in hits)}")
+        fail(f"PAGE: {shorten(page)}: no such page{did_you_mean(name, pages)}; `harness docs` "
+             f"prints the folder ({DOCS_DIR})")
     click.echo(DOCS_DIR / hits[0])
 
 

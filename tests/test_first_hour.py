@@ -351,6 +351,10 @@ def test_every_docs_page_the_code_names_exists_and_is_shipped():
                          prog_name="harness").stdout == found.stdout
     wrong = runner.invoke(cli.main, ["docs", "sweep-cots"], prog_name="harness")
     assert wrong.exit_code == 2 and "did you mean 'sweep-cost'?" in wrong.stderr
+    # a name two pages have: both named, not the name itself suggested back
+    both = runner.invoke(cli.main, ["docs", "services"], prog_name="harness")
+    assert both.exit_code == 2 and "did you mean" not in both.stderr
+    assert "give one of findings/services, user-guide/services" in both.stderr
 
 
 def test_prune_never_deletes_a_recent_pch(tmp_path):
