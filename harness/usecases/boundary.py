@@ -50,7 +50,6 @@ def prepare(grid_file, out: Path | None, names: Names, *, jobs=None, executor: s
     sweepdir.check_dir(target, grid, [], resume)
     searching.check_resume(target, grid, resume)
     plan = plan_search(grid)
-    checks.refuse_short_cells(plan.end_cells, allow_short, names)
     outdir.check_space(target, sum(c.output_bytes for c in plan.end_cells) * 2, names.out,
                        "the search")
     fields = [f for f, _ in grid.axes if f != SEED_AXIS]
@@ -58,6 +57,8 @@ def prepare(grid_file, out: Path | None, names: Names, *, jobs=None, executor: s
     if map_dir is not None:   # read now, not after every probe has run
         check_map(map_dir, fields, grid.search.field, grid.search.arm)
     checks.check_executor(executor, scheduler, names)
+    # last: a short window is valid input, refused unless asked for (the errors above first)
+    checks.refuse_short_cells(plan.end_cells, allow_short, names)
     return PreparedSearch(grid, target, jobs, executor, scheduler, resume, retry_failed, map_dir)
 
 
