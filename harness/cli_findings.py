@@ -4,6 +4,7 @@ harness.findings). Registered on the group by harness.cli."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -49,8 +50,10 @@ def list_(results: Path | None) -> None:
     from harness.findings import checking, registry
 
     root = results if results is not None else outdir.results_root() / "findings"
+    checked: dict = {}   # a sweep two findings share is compared once
     for finding in registry.load_registry().values():
-        states = [checking.check_sweep(s) for s in finding.sweeps]
+        # the kept digests against today's (seconds); `findings check` also plans every cell
+        states = service.sweep_states(finding, checked, planned=False)
         status = checking.finding_status(states)
         click.echo(f"{finding.name:<26} {status:<9} {finding.title} "
                    f"(docs/{finding.page})")
@@ -176,9 +179,16 @@ def check(strict: bool) -> None:
     from harness.findings import checking, registry
 
     bad = []
+    found = registry.load_registry()
+    click.echo(f"checking {len(found)} findings and the reference suite: every kept cell "
+               "made again and planned from today's code (no simulation), each line as it "
+               "is checked", err=True)
+    shared: dict = {}   # a sweep two findings share is checked once
+    # each line as soon as its finding is checked (a generator: not all first);
     # the reference suite's rows are kept by the bench, not a sweep: checked alike
-    everything = [service.check(f) for f in registry.load_registry().values()]
-    for checked in [*everything, service.check_references()]:
+    every = itertools.chain((service.check(f, shared) for f in found.values()),
+                            (service.check_references() for _ in (0,)))
+    for checked in every:
         click.echo(f"{checked.name:<26} {checked.status}")
         for reason in checked.reasons:
             click.echo(f"    {reason}")

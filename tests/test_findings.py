@@ -81,6 +81,19 @@ def test_a_result_kept_from_a_tree_with_changes_keeps_the_diff(registry, local_s
     assert "changes" not in json.loads((folder / "provenance.json").read_text())
 
 
+def test_the_listing_s_digest_check_agrees_with_the_planned_one(kept_tiny, registry):
+    """`findings list` compares digests without planning (seconds, where it
+    took minutes): the same status and reasons as the planned check, current
+    and stale."""
+    sweep = kept.kept_sweep("tiny")
+    fast, full = checking.check_sweep(sweep, planned=False), checking.check_sweep(sweep)
+    assert fast.status == full.status == checking.CURRENT
+    grid = registry / "grids" / "tiny.toml"
+    grid.write_text(grid.read_text().replace("[set]", '[set]\n"tcp.initial_cwnd" = 4', 1))
+    fast, full = checking.check_sweep(sweep, planned=False), checking.check_sweep(sweep)
+    assert fast.status == full.status == checking.STALE and fast.reasons == full.reasons
+
+
 def test_check_is_current_then_stale_naming_the_grid_setting(kept_tiny, registry):
     assert checking.check_sweep(kept.kept_sweep("tiny")).status == checking.CURRENT
     grid = registry / "grids" / "tiny.toml"

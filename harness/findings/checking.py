@@ -25,9 +25,11 @@ class SweepState:
     provenance: dict = field(default_factory=dict)
 
 
-def check_sweep(sweep: KeptSweep) -> SweepState:
+def check_sweep(sweep: KeptSweep, planned: bool = True) -> SweepState:
     """current / pinned / stale / not kept, with the reasons: each kept cell
-    made again from today's grid file and defaults must have its kept digest."""
+    made again from today's grid file and defaults must have its kept digest
+    (planned: and pass every check a run makes; False, the digests alone:
+    seconds, for `harness findings list`)."""
     from harness.analysis.tables import read_record, read_sweep_record
     from harness.sweeps.grid import expand, load_grid, make_cell
 
@@ -51,7 +53,7 @@ def check_sweep(sweep: KeptSweep) -> SweepState:
     kept_ids = set()
     for c in cells:
         kept_ids.add(c["id"])
-        cell = make_cell(grid, tuple(c["point"].items()), c["arm"])
+        cell = make_cell(grid, tuple(c["point"].items()), c["arm"], planned)
         if cell.id == c["id"]:
             continue
         if cell.scenario is None:
@@ -63,7 +65,7 @@ def check_sweep(sweep: KeptSweep) -> SweepState:
     reasons += [f"{line} ({n} of {len(cells)} cells)" for line, n in sorted(changed.items())]
     # a search's cells are the probes it chose, not the grid's expansion
     missing = [] if grid.search is not None else \
-        [c for c in expand(grid) if c.scenario is not None and c.id not in kept_ids]
+        [c for c in expand(grid, planned) if c.scenario is not None and c.id not in kept_ids]
     if missing:
         reasons.append(f"the grid now has {len(missing)} cells the kept tables lack")
     if reasons:

@@ -409,9 +409,10 @@ def check_adaptive(axes: dict, reference: str | None, where: str) -> None:
                           "compare each arm with it)")
 
 
-def expand(grid: Grid) -> list[Cell]:
-    """Every (point, arm) of the grid, validated as a scenario. A cell whose
-    scenario is invalid is kept, with its error, so the sweep records it failed."""
+def expand(grid: Grid, planned: bool = True) -> list[Cell]:
+    """Every (point, arm) of the grid, validated as a scenario (planned: and
+    planned, make_cell's). A cell whose scenario is invalid is kept, with its
+    error, so the sweep records it failed."""
     fields = [f for f, _ in grid.axes]
     cells: list[Cell] = []
     seen: dict[str, Cell] = {}
@@ -419,7 +420,7 @@ def expand(grid: Grid) -> list[Cell]:
         for values in itertools.product(*(v for _, v in grid.axes)):
             point = (*explicit, *zip(fields, values))
             for arm in arm_names(grid, point):
-                cell = make_cell(grid, point, arm)
+                cell = make_cell(grid, point, arm, planned)
                 if cell.id in seen:
                     raise ConfigError("grid", f"cells {seen[cell.id].labels()} and "
                                       f"{cell.labels()} are the same scenario")
@@ -434,15 +435,19 @@ def arm_names(grid: Grid, point: tuple[tuple[str, Any], ...] = ()) -> list[str |
     return [a for a, _ in arms] or [None]
 
 
-def make_cell(grid: Grid, point: tuple[tuple[str, Any], ...], arm: str | None) -> Cell:
+def make_cell(grid: Grid, point: tuple[tuple[str, Any], ...], arm: str | None,
+              planned: bool = True) -> Cell:
     """The cell of one point and arm, planned (every check a run makes before
-    ns-3); an invalid one carries its error."""
+    ns-3); an invalid one carries its error. planned False: its scenario and
+    digest only (no plan, no cost: what `harness findings list` compares)."""
     arms, reference = grid.arms_of(point)
     arm_fields = dict(arms).get(arm, ()) if arm is not None else ()
     fields = [(f, v) for f, v in (*point, *arm_fields) if f != POINT_LABEL]
     raw = apply_values(grid.base, [(f.split("."), v) for f, v in fields])
     try:
         scenario = scenario_from_dict(raw)
+        if not planned:
+            return Cell(scenario.digest(), arm, tuple(point), scenario, reference=reference)
         planned = plan(scenario)
         short = short_window(planned)
         return Cell(scenario.digest(), arm, tuple(point), scenario,

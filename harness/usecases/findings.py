@@ -184,12 +184,25 @@ class Checked:
     reasons: list[str] = field(default_factory=list)
 
 
-def check(finding) -> Checked:
+def sweep_states(finding, checked: dict | None = None, planned: bool = True) -> list:
+    """Each of the finding's sweeps checked (checking.check_sweep), each
+    once across the findings that share it (`checked`: the states so far, by key)."""
+    from harness.findings import checking
+
+    checked = {} if checked is None else checked
+    for s in finding.sweeps:
+        if s.key not in checked:
+            checked[s.key] = checking.check_sweep(s, planned)
+    return [checked[s.key] for s in finding.sweeps]
+
+
+def check(finding, checked: dict | None = None) -> Checked:
     """No simulation: the finding's kept cells against today's grid files and
-    defaults, and its figures against the provenance of its kept tables."""
+    defaults, and its figures against the provenance of its kept tables
+    (`checked`: sweep states shared across findings, sweep_states')."""
     from harness.findings import checking, figures, registry
 
-    states = [checking.check_sweep(s) for s in finding.sweeps]
+    states = sweep_states(finding, checked)
     status = checking.finding_status(states)
     reasons = [f"{s.sweep.key}: {r}" for s in states for r in s.reasons
                if s.status != checking.PINNED]
