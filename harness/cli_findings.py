@@ -4,7 +4,6 @@ harness.findings). Registered on the group by harness.cli."""
 
 from __future__ import annotations
 
-import itertools
 import os
 import subprocess
 import sys
@@ -184,17 +183,18 @@ def check(strict: bool) -> None:
                "made again and planned from today's code (no simulation), each line as it "
                "is checked", err=True)
     shared: dict = {}   # a sweep two findings share is checked once
-    # each line as soon as its finding is checked (a generator: not all first);
-    # the reference suite's rows are kept by the bench, not a sweep: checked alike
-    every = itertools.chain((service.check(f, shared) for f in found.values()),
-                            (service.check_references() for _ in (0,)))
-    for checked in every:
+
+    def report(checked) -> None:   # each line as soon as its finding is checked
         click.echo(f"{checked.name:<26} {checked.status}")
         for reason in checked.reasons:
             click.echo(f"    {reason}")
         if checked.status == checking.STALE or (strict
                                                  and checked.status == checking.NOT_KEPT):
             bad.append(checked.name)
+    for finding in found.values():
+        report(service.check(finding, shared))
+    # the reference suite's rows are kept by the bench, not a sweep: checked alike
+    report(service.check_references())
     if bad:
         click.echo(f"error: findings not current: {', '.join(bad)}", err=True)
         sys.exit(1)

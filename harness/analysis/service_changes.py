@@ -53,8 +53,8 @@ def _same_plans(reference: list["Run"], arm: list["Run"], kind, service: str) ->
         pr, pa = kind.identity(r, service), kind.identity(a, service)
         if pr is None or pa is None:
             return False
-        if kind.pairs_received():
-            key = pr.columns[0]
+        key = kind.received_key
+        if key is not None:
             pr, pa = (p[p[key].isin(pr[key]) & p[key].isin(pa[key])]
                       .reset_index(drop=True) for p in (pr, pa))
         if not pr.equals(pa):

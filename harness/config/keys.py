@@ -96,7 +96,6 @@ _INTROS = {
     "training.slowdowns[]": "Each entry of `training.slowdowns`, e.g. `{ worker = 1, "
                             "start = 1.0, end = 1.5, factor = 3.0 }`; every key is "
                             "required, and periods of one worker may not overlap.",
-    "service[]": None,   # _service_intro(): each kind's own keys
     "run.queue_samples": "The table `run.queue_samples`, e.g. `{ interval = \"10us\", hosts = "
                          "[2] }`: the backlog of chosen egresses read every `interval` in ns-3 "
                          "(each band's packets and bytes), written as the run's "
@@ -124,7 +123,7 @@ def _service_intro() -> str:
             "and port are every kind's. A key of another kind is an error.")
 
 
-_INTROS["service[]"] = _service_intro()
+_INTROS["service[]"] = _service_intro()   # each kind's own keys, from the kinds' models
 
 _TITLES = {"": "Top level", "service[]": "`[[service]]`", "network.buffer": "`[network.buffer]`, `[network.host_buffer]`",
            "network.link_changes[]": "`network.link_changes` entries",

@@ -100,11 +100,9 @@ def architectures_taking(policy: Any) -> list[str]:
     return [name for name, a in architectures().items() if a.supports(policy)]
 
 
-def service_kinds(load: bool = True) -> dict[str, Any]:
-    """A [[service]] table's `kind` -> its plug-in (load False: those
-    registered so far, for the package registering them)."""
-    if load:
-        _load()
+def service_kinds() -> dict[str, Any]:
+    """A [[service]] table's `kind` -> its plug-in, in the kinds' order."""
+    _load()
     return _service_kinds
 
 

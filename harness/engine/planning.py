@@ -181,7 +181,7 @@ def plan(scenario: Scenario) -> Plan:
     extra["link_changes"] = _link_changes(scenario.network.link_changes, topo, k)
     extra["losses"] = _losses(scenario.network.loss, topo)
     extra["queue_samples"] = _queue_samples(scenario.run.queue_samples, topo, classes)
-    _check_sample_memory(extra["queue_samples"], scenario.run, classes.bands)
+    _check_sample_memory(extra["queue_samples"], run, classes.bands)   # the run as simulated
     if scenario.services:
         from harness.traffic.services import planning as service_planning
 
@@ -197,36 +197,24 @@ def plan(scenario: Scenario) -> Plan:
                 tcp.attribute_defaults(scenario.tcp, worst, ecn), ecn=ecn, **extra)
 
 
-def listening_ports(scenario: Scenario, jobs: tuple) -> list[tuple[str, range, str]]:
-    """Every port something of the scenario listens on, in one list:
-    (field, ports, what listens): the background's sinks (on every
-    background host), each training job's, each service's."""
+def _check_ports(scenario: Scenario, jobs: tuple) -> None:
+    """A service's ports apart from the background's (its sinks listen on
+    every background host) and the jobs' (two listeners on one port abort
+    ns-3 after the run has started); the jobs' among themselves and against
+    the background are their plug-ins' checks, the services' among
+    themselves the schema's."""
     from harness.config import registry
 
-    out = []
+    others = []   # (field, ports, what listens)
     if scenario.background.enabled:
         port = scenario.background.port
-        out.append(("background.port", range(port, port + 1), "the background's flow sinks"))
+        others.append(("background.port", range(port, port + 1), "the background's flow sinks"))
     for job in jobs:
         lo, hi = job.ports
-        out.append((f"training[{job.index}].port" if len(jobs) > 1 else "training.port",
-                    range(lo, hi + 1), f"training job {job.config.name or job.index}"))
+        others.append((f"training[{job.index}].port" if len(jobs) > 1 else "training.port",
+                       range(lo, hi + 1), f"training job {job.config.name or job.index}"))
     for i, s in enumerate(scenario.services):
-        out.append((f"service[{i}].port", registry.service_kind(s.kind).ports(s, i),
-                    f"service {s.name!r}"))
-    return out
-
-
-def _check_ports(scenario: Scenario, jobs: tuple) -> None:
-    """A service's ports apart from the background's and the jobs' (two
-    listeners on one port abort ns-3 after the run has started); the jobs'
-    among themselves and against the background are their plug-ins' checks,
-    the services' among themselves the schema's."""
-    taken = listening_ports(scenario, jobs)
-    others = [t for t in taken if not t[0].startswith("service[")]
-    for field, ports, what in taken:
-        if not field.startswith("service["):
-            continue
+        field, ports = f"service[{i}].port", registry.service_kind(s.kind).ports(s, i)
         for other, theirs, whose in others:
             common = sorted(set(ports) & set(theirs))
             if common:
@@ -363,9 +351,7 @@ def _queue_samples(q, topo: Topology, classes) -> tuple:
     out = []
     for h in q.hosts or (() if q.egresses else range(topo.n_hosts)):
         i = topo.host_link_index(h)
-        link = topo.links[i]
-        out += [(i, side, *((link.a, link.b) if side == 0 else (link.b, link.a)), bands)
-                for side in sides]
+        out += [(*_egress(topo, i, side), bands) for side in sides]
     out += [(i, side, a, b, bands) for i, side, a, b in _sampled_egresses(q.egresses, topo)
             if (i, side, a, b, bands) not in out]
     return tuple(out)
@@ -400,8 +386,7 @@ def _sampled_egresses(egresses, topo: Topology) -> list[tuple[int, int, int, int
     """(link, side, from node, to node) of run.queue_samples.egresses: the
     [from, to] pairs named, or "fabric", every switch-to-switch egress."""
     if egresses == "fabric":
-        return [(i, side, *((l.a, l.b) if side == 0 else (l.b, l.a)))
-                for i, l in enumerate(topo.links)
+        return [_egress(topo, i, side) for i, l in enumerate(topo.links)
                 if l.a >= topo.n_hosts and l.b >= topo.n_hosts for side in (0, 1)]
     names = {topo.node_name(n): n for n in range(topo.n_nodes)}
     out = []
@@ -417,8 +402,14 @@ def _sampled_egresses(egresses, topo: Topology) -> list[tuple[int, int, int, int
             raise ConfigError(where, f"no link joins {pair[0]} and {pair[1]}; an egress is "
                               "one end of a link, towards its other end")
         i, l = link
-        out.append((i, 0 if l.a == a else 1, a, b))
+        out.append(_egress(topo, i, 0 if l.a == a else 1))
     return out
+
+
+def _egress(topo: Topology, link: int, side: int) -> tuple[int, int, int, int]:
+    """(link, side, from node, to node) of one end of a link: side 0 sends a -> b."""
+    l = topo.links[link]
+    return (link, side, l.a, l.b) if side == 0 else (link, side, l.b, l.a)
 
 
 def _run_window(run: RunConfig, iteration_s: float | None) -> RunConfig:

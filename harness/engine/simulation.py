@@ -220,9 +220,9 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
             job_tables: training.JobTables | None = None, services_raw=None,
             raw_samples=None) -> Run:
     """Turn the raw C++ tables into the run's tables, summary and manifest
-    (services_raw: the services' requests and each service's own records,
-    (bytes at the window's start, at its end) per bulk flow; raw_samples:
-    the queue sampler's, run.queue_samples)."""
+    (services_raw: the ServiceLog's requests, and each service's own
+    records by its place, ServiceKind.read_records'; raw_samples: the queue
+    sampler's, run.queue_samples)."""
     sc, topo = p.scenario, p.topology
     tos_class = p.classes.class_of_tos()
     if raw_flows is not None:

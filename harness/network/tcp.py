@@ -60,29 +60,33 @@ def attribute_defaults(tcp: TcpConfig, worst_rtt: float, ecn: bool = False) -> d
     """ns-3 Config::SetDefault names -> values (strings, as ns-3 parses them).
     ecn: negotiate ECN (TcpSocketBase::UseEcn = On). tcp.timers "ns3": the
     timers (and the clock's granularity) left at ns-3's own defaults."""
-    w = worst_rtt
-    timers = {} if tcp.timers == "ns3" else {
-        **{name: repr(k * w) if name.endswith("MaxSegLifetime") else _ns(k * w)
-           for name, k in TIMERS_OF_W.items()},
-        "ns3::TcpSocketBase::ClockGranularity": "1ns"}
-    order = ("ns3::TcpSocket::ConnTimeout", "ns3::TcpSocket::DelAckTimeout",
-             "ns3::TcpSocket::PersistTimeout", "ns3::TcpSocketBase::MinRto",
-             "ns3::TcpSocketBase::ClockGranularity")
-    return {**({"ns3::TcpSocketBase::UseEcn": "On"} if ecn else {}),
-        "ns3::TcpL4Protocol::SocketType": CONGESTION_CONTROLS[tcp.congestion_control],
-        "ns3::TcpSocket::SegmentSize": str(tcp.segment_size),
-        "ns3::TcpSocket::InitialCwnd": str(tcp.initial_cwnd),
-        "ns3::TcpSocket::DataRetries": str(tcp.data_retries),
-        "ns3::TcpSocket::SndBufSize": str(tcp.buffer_bytes),
-        "ns3::TcpSocket::RcvBufSize": str(tcp.buffer_bytes),
-        **{name: timers[name] for name in order if name in timers},
-        "ns3::TcpSocketBase::Timestamp": "true",
-        "ns3::TcpSocketBase::Sack": "true",
-        "ns3::TcpSocketBase::WindowScaling": "true",
-        **{name: timers[name] for name in ("ns3::TcpSocketBase::MaxSegLifetime",
-                                           "ns3::RttEstimator::InitialEstimation")
-           if name in timers},
-    }
+    ours = tcp.timers == "network"
+
+    def timer(name: str) -> str | None:   # TIMERS_OF_W's multiple of W, or ns-3's own
+        if not ours:
+            return None
+        seconds = TIMERS_OF_W[name] * worst_rtt
+        return repr(seconds) if name.endswith("MaxSegLifetime") else _ns(seconds)
+    entries = (   # in the recipe's (and config.json's) order
+        ("ns3::TcpSocketBase::UseEcn", "On" if ecn else None),
+        ("ns3::TcpL4Protocol::SocketType", CONGESTION_CONTROLS[tcp.congestion_control]),
+        ("ns3::TcpSocket::SegmentSize", str(tcp.segment_size)),
+        ("ns3::TcpSocket::InitialCwnd", str(tcp.initial_cwnd)),
+        ("ns3::TcpSocket::DataRetries", str(tcp.data_retries)),
+        ("ns3::TcpSocket::SndBufSize", str(tcp.buffer_bytes)),
+        ("ns3::TcpSocket::RcvBufSize", str(tcp.buffer_bytes)),
+        ("ns3::TcpSocket::ConnTimeout", timer("ns3::TcpSocket::ConnTimeout")),
+        ("ns3::TcpSocket::DelAckTimeout", timer("ns3::TcpSocket::DelAckTimeout")),
+        ("ns3::TcpSocket::PersistTimeout", timer("ns3::TcpSocket::PersistTimeout")),
+        ("ns3::TcpSocketBase::MinRto", timer("ns3::TcpSocketBase::MinRto")),
+        ("ns3::TcpSocketBase::ClockGranularity", "1ns" if ours else None),
+        ("ns3::TcpSocketBase::Timestamp", "true"),
+        ("ns3::TcpSocketBase::Sack", "true"),
+        ("ns3::TcpSocketBase::WindowScaling", "true"),
+        ("ns3::TcpSocketBase::MaxSegLifetime", timer("ns3::TcpSocketBase::MaxSegLifetime")),
+        ("ns3::RttEstimator::InitialEstimation", timer("ns3::RttEstimator::InitialEstimation")),
+    )
+    return {name: value for name, value in entries if value is not None}
 
 
 def timers_line(tcp: TcpConfig, worst_rtt: float) -> str:

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from harness.config.scenario import CDF_DIR, BackgroundConfig, ConfigError, resolve_data_file
+from harness.traffic.arrivals import poisson_times
 
 # Stream label: background randomness never shares draws with anything else.
 _BACKGROUND_STREAM = 0xB6
@@ -145,16 +146,7 @@ def schedule(hosts: tuple[int, ...], rate: float, duration: float, cdf: FlowSize
     # many flows there are (a longer run extends the same schedule).
     seeds = np.random.SeedSequence([seed, _BACKGROUND_STREAM]).spawn(4)
     arrivals, sources, destinations, sizes = (np.random.default_rng(s) for s in seeds)
-    total_rate = rate * len(hosts)
-    starts: list[np.ndarray] = []
-    t = 0.0
-    while t < duration:  # chunked draws give the same sequence as one long draw
-        gaps = arrivals.exponential(1.0 / total_rate, size=max(16, int(total_rate * duration)))
-        chunk = t + np.cumsum(gaps)
-        starts.append(chunk)
-        t = chunk[-1]
-    start = np.concatenate(starts) if starts else np.empty(0)
-    start = start[start < duration]
+    start = poisson_times(arrivals, rate * len(hosts), duration)
     if steps:
         start = _rescale(start, rate, knots, rates, cumulative)
     n = len(start)

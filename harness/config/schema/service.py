@@ -8,6 +8,7 @@ ns3-modules/services/."""
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any, Optional, Union
 
 from pydantic import BeforeValidator, Field, TypeAdapter
@@ -56,20 +57,20 @@ def service_type() -> Any:
     return tagged("kind", None, kinds())
 
 
-_adapters: dict[tuple, TypeAdapter] = {}
+@functools.cache
+def _validator(registered: tuple[str, ...]) -> tuple[TypeAdapter, Any]:
+    """The adapter and type of a scenario's [[service]] tables, built once
+    for the kinds registered."""
+    tables = tuple[service_type(), ...]
+    return TypeAdapter(tables), tables
 
 
 def validate_services(value: Any) -> tuple:
     """Every [[service]] table validated by its kind's model (read through the
     registry when the first scenario is read, so that the kinds, above config,
     can be built on ServiceBase); an error names its field (`service[1].rate`)."""
-    value = service_tables(value)
-    if isinstance(value, tuple):   # already validated (a model copied or rebuilt)
-        return value
-    key = tuple(kinds())
-    if key not in _adapters:
-        _adapters[key] = TypeAdapter(tuple[service_type(), ...])
-    return validate(_adapters[key], value, tuple[service_type(), ...])
+    adapter, tables = _validator(tuple(kinds()))
+    return validate(adapter, service_tables(value), tables)
 
 
 def service_tables(value: Any) -> Any:

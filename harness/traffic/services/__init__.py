@@ -42,17 +42,8 @@ def _plug_ins() -> list[ServiceKind]:
     return found
 
 
+# read through harness.config.registry.service_kinds(), in the kinds' order
 for _kind in _plug_ins():
     registry.add_service_kind(_kind)
 
-#: The registry: a table's `kind` -> its plug-in (harness.config.registry's order).
-KINDS: dict[str, ServiceKind] = registry.service_kinds(load=False)
-
-
-def kind(name: str) -> ServiceKind:
-    """The plug-in of a `kind`."""
-    return KINDS[name]
-
-
-__all__ = ["KINDS", "TCP_FRAME_OVERHEAD", "Path", "ServiceKind", "ServicePlan", "kind",
-           "tcp_wire_bytes"]
+__all__ = ["TCP_FRAME_OVERHEAD", "Path", "ServiceKind", "ServicePlan", "tcp_wire_bytes"]

@@ -80,7 +80,6 @@ class Bulk(ServiceKind):
     order = 50
     summary = "long-lived TCP flows sending as fast as TCP lets them (goodput, fairness)"
     settings = BulkService
-    records = "flows"
 
     def ports(self, cfg: BulkService, index: int) -> range:
         """One port per flow, from BULK_PORT_BASE + BULK_PORT_STRIDE x its place on."""

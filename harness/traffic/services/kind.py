@@ -124,9 +124,12 @@ class ServiceKind:
     summary: ClassVar[str]           # one line, for `harness list`
     order: ClassVar[int] = 100       # its place in messages and docs (the built-ins: 10, 20, ...)
     settings: ClassVar[type]         # its [[service]] table's model
-    #: Which raw records its applications leave: "requests" (the ServiceLog's
-    #: rows), "packets" (a receiver's packets each) or "flows" (a sink's bytes each).
-    records: ClassVar[str] = ""
+    #: Whether its requests go through the run's ServiceLog (its rows are
+    #: read for every such service; the rest read their own applications).
+    uses_service_log: ClassVar[bool] = False
+    #: The `identity` column on which two runs pair only what both received
+    #: (a stream's lost packets are not in its table); None: all of it.
+    received_key: ClassVar[str | None] = None
     #: Its statistics in summary.parquet, those with a change (deltas) first.
     stats: ClassVar[tuple["ServiceStat", ...]] = ()
 
@@ -179,11 +182,6 @@ class ServiceKind:
         """What the service sent, as planned: two runs pair only where it is the same."""
         return None
 
-    def pairs_received(self) -> bool:
-        """Whether only what both runs received is compared for `identity`
-        (a stream's lost packets are not in its table)."""
-        return False
-
     # ---- cost
     def sent_bytes(self, plan: ServicePlan, seconds: float) -> float:
         """Payload bytes it sends in the first `seconds` (the cost estimate)."""
@@ -202,18 +200,6 @@ def rngs(seed: int, index: int, n: int) -> list[np.random.Generator]:
     do not depend on how many another made (a longer run extends the same arrivals)."""
     seeds = np.random.SeedSequence([seed, SERVICE_STREAM, index]).spawn(n)
     return [np.random.default_rng(s) for s in seeds]
-
-
-def poisson_times(rng: np.random.Generator, rate: float, duration: float) -> np.ndarray:
-    """Poisson arrival times at `rate` in [0, duration), in seconds."""
-    starts, t = [], 0.0
-    while t < duration:  # chunked draws give the same sequence as one long draw
-        gaps = rng.exponential(1.0 / rate, size=max(16, int(rate * duration)))
-        chunk = t + np.cumsum(gaps)
-        starts.append(chunk)
-        t = chunk[-1]
-    start = np.concatenate(starts) if starts else np.empty(0)
-    return start[start < duration]
 
 
 def place(given: tuple[int, ...], default: tuple[int, ...], topo: "Topology", where: str,

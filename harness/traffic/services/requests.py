@@ -39,7 +39,7 @@ class RequestPlan(ServicePlan):
 class RequestKind(ServiceKind):
     """Clients ask servers over TCP; ns-3's ServiceLog records every request."""
 
-    records = "requests"
+    uses_service_log = True
 
     def recipe_lines(self, plan: RequestPlan, at: RecipeContext) -> list[str]:
         """A server on each server host, a client on each client host, then

@@ -20,7 +20,7 @@ def collect(p, raw_requests: pd.DataFrame | None, own: dict[int, ServiceRecords]
     names = {s.index: (s.name, s.kind) for s in p.services}
     kinds = [registry.service_kinds()[s.kind] for s in p.services]
     requests = queries = None
-    if raw_requests is not None and any(k.records == "requests" for k in kinds):
+    if raw_requests is not None and any(k.uses_service_log for k in kinds):
         requests = metrics.request_table(raw_requests, window, names)
         queries = metrics.query_table(requests)
     summary, streams = {}, []

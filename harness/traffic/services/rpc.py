@@ -16,7 +16,8 @@ from harness.config.errors import ConfigError
 from harness.config.schema.base import Bool, Bytes, Hosts, Int, Number, PositiveTime, Str
 from harness.config.schema.service import KIND_DESCRIPTION, ServiceBase
 from harness.traffic.services import wire
-from harness.traffic.services.kind import (PlanContext, ServiceRecords, free, ms, place, poisson_times,
+from harness.traffic.arrivals import poisson_times
+from harness.traffic.services.kind import (PlanContext, ServiceRecords, free, ms, place,
                                            refuse_busy, replace, rngs, rows, scaled, share,
                                            tail_ms, targets)
 from harness.traffic.services.requests import MAX_REQUESTS, RequestKind, RequestPlan

@@ -103,7 +103,7 @@ class Stream(ServiceKind):
     order = 30
     summary = "a constant-bitrate UDP stream (voice, video) with a playout deadline"
     settings = StreamService
-    records = "packets"
+    received_key = "seq"
     #: whether the sender's gaps are exponential (a Poisson source) or constant
     poisson = False
     stats = (
@@ -193,9 +193,6 @@ class Stream(ServiceKind):
         return None if packets is None else (
             packets[["seq", "sent_ns"]].drop_duplicates("seq").sort_values("seq")
             .reset_index(drop=True))
-
-    def pairs_received(self) -> bool:
-        return True
 
     def sent_bytes(self, plan: PacketPlan, seconds: float) -> float:
         return plan.rate_bps / 8 * seconds
