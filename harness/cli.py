@@ -237,6 +237,10 @@ def _print_summary(summary: dict, manifest: dict) -> None:
     if "ecn_marks" in summary:
         click.echo("ECN marks per band: " + ", ".join(f"{band} {n:,}" for band, n in
                                                        summary["ecn_marks"].items()))
+    if "lossless" in summary:
+        from harness.analysis import lossless
+
+        click.echo(lossless.console_line(summary["lossless"]))
     click.echo(f"completion {summary['completed_flows']}/{summary['measured_flows']} measured "
                f"flows; {summary['events']:,} events, {manifest['events_per_s']:,.0f} events/s, "
                f"{manifest['sim_s_per_wall_s']:.3f} simulated s per wall s; "

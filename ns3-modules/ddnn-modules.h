@@ -2,7 +2,7 @@
 // training jobs (and what the PCH precompiles). The harness includes every
 // header of jobs/ after this one (harness/engine/ns3.py, loaded_headers), so
 // an architecture's job, workers and helper need no line here. Sources live
-// in role folders (apps/, core/, jobs/, schedulers/, network/, services/, tcp/,
+// in role folders (apps/, core/, jobs/, schedulers/, network/, rdma/, services/, tcp/,
 // trackers/, bindings/, and scenario/: the composition root, ScenarioRecipe, the only
 // folder that knows the others), each on the include path, so they include
 // each other by file name as within an ns-3 module.
@@ -25,6 +25,14 @@
 #include "queue-tracker.h"
 #include "weighted-drr-queue-disc.h"
 #include "band-queue-disc.h"
+#include "pfc-ingress-tag.h"
+#include "pfc-port.h"
+#include "dcqcn.h"
+#include "rdma-header.h"
+#include "rdma-rate-control.h"
+#include "rdma-socket.h"
+#include "rdma-socket-factory.h"
+#include "transport-socket.h"
 #include "shared-buffer.h"
 #include "tcp-dctcp-linux.h"
 #include "tcp-socket-ddnn.h"

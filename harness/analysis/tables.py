@@ -151,7 +151,7 @@ def read_csv(text) -> "pd.DataFrame":
 
 
 RUN_TABLES = ("flows", "queues", "utilization", "iterations", "transfers", "compute",
-              "scheduler", "services", "streams", "queue_samples")
+              "scheduler", "services", "streams", "queue_samples", "pfc", "rdma")
 RUN_RECORDS = ("summary", "manifest", "config")
 #: what makes a directory a run directory (load_run)
 RUN_FILES = ("config.json", "summary.json", "manifest.json")
@@ -177,6 +177,10 @@ class Run:
     streams: "pd.DataFrame | None" = None
     # run.queue_samples: one row per sample and band of each sampled egress; None without
     queue_samples: "pd.DataFrame | None" = None
+    # network.pfc: one row per link end and band (harness.analysis.lossless); None without
+    pfc: "pd.DataFrame | None" = None
+    # RDMA jobs: one row per queue pair end (harness.analysis.lossless); None without
+    rdma: "pd.DataFrame | None" = None
     # where it was written or read; None: a harness.run(...) without `out`,
     # in memory only (save() writes it)
     dir: Path | None = None

@@ -26,7 +26,8 @@ from harness.config import registry, scenario as config, units
 from harness.config.paths import TOPOLOGIES_DIR
 from harness.config.schema.base import Toml
 from harness.config.schema.topology import KINDS
-from harness.config.schema.network import LossConfig
+from harness.config.schema.network import LossConfig, MarkingProfile, PfcConfig
+from harness.config.schema.rdma import RdmaConfig
 from harness.config.schema.run import QueueSamples
 from harness.config.schema.service import ServiceBase, kinds as service_kinds
 from harness.config.schema.training import STRAGGLERS
@@ -63,7 +64,10 @@ _SECTIONS: dict[str, list[type[BaseModel]]] = {
     "network.buffer": [config.BufferConfig],
     "network.link_changes[]": [config.LinkChange],
     "network.loss": [LossConfig],
+    "network.ecn_profile": [MarkingProfile],
+    "network.pfc": [PfcConfig],
     "tcp": [config.TcpConfig],
+    "rdma": [RdmaConfig],
     "background": [config.BackgroundConfig],
     "background.steps[]": [config.LoadStep],
     "training": _training_models(),
@@ -85,6 +89,12 @@ _INTROS = {
                       "hosts', if they differ) take the same keys.",
     "network.link_changes[]": 'Each entry of `network.link_changes`, e.g. `{ at = 2.0, '
                               'rate = "1Gbps", hosts = [4] }`; `at` and `rate` are required.',
+    "network.ecn_profile": "RED-like ECN marking, as DCQCN deployments configure switches "
+                           "(see [The lossless fabric](../model/lossless.md)).",
+    "network.pfc": "Priority Flow Control: the lossless classes and their thresholds "
+                   "(see [The lossless fabric](../model/lossless.md)).",
+    "rdma": "The RDMA queue pairs of jobs with `transport = \"rdma\"`: DCQCN's constants "
+            "(see [The lossless fabric](../model/lossless.md)).",
     "tcp": "Settings of every TCP socket; the timers follow from the network "
            "(see [The network](../model/network.md#tcp)).",
     "background": "The background (web-search) flows.",

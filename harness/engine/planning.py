@@ -15,7 +15,7 @@ from harness import training
 from harness.config.scenario import MAX_UTILIZATION_INTERVALS, ConfigError, NetworkConfig, RunConfig, Scenario
 from harness.config.units import NS3_TIME_MAX_S
 from harness.engine import scaling
-from harness.network import qdisc, tcp
+from harness.network import pfc, qdisc, tcp
 from harness.network.topology import Topology, load_topology
 from harness.traffic import background
 from harness.training import stragglers
@@ -133,6 +133,7 @@ def plan(scenario: Scenario) -> Plan:
     network = scaling.network(scenario.network, k)
     classes = qdisc.class_table(scenario.network)
     qdisc.check_scaled_marking(network, classes, k)
+    pfc.check(network, topo, k)
     if scenario.tcp.segment_size + tcp.DATA_HEADER_BYTES > scenario.network.mtu:
         raise ConfigError("tcp.segment_size", f"{scenario.tcp.segment_size} B plus the TCP/IP "
                           f"headers of a data segment as ns-3 sends it ({tcp.DATA_HEADER_BYTES} "
@@ -191,10 +192,33 @@ def plan(scenario: Scenario) -> Plan:
             return scaling.cdf(background.load_cdf(name, where), k)
         extra["services"] = service_planning.plan(scenario, topo, classes, run.duration, cdf)
     _check_dctcp_marks(scenario, classes, extra.get("background_tos"), jobs)
+    _check_rdma(scenario, topo, classes, jobs)
 
     ecn = tcp.ecn_on(scenario.tcp, scenario.network)
     return Plan(scenario, topo, network, run, classes, worst,
                 tcp.attribute_defaults(scenario.tcp, worst, ecn), ecn=ecn, **extra)
+
+
+def _check_rdma(scenario: Scenario, topo: Topology, classes, jobs: tuple) -> None:
+    """[rdma] against the run's RDMA jobs as simulated: a CNP class the
+    queues have, a minimum rate below every host link's (both / scale)."""
+    rdma_jobs = [job for job in jobs if job.config.transport == "rdma"]
+    if not rdma_jobs:
+        return
+    cfg, k = scenario.rdma, scenario.scale
+    if cfg.cnp_class is not None:
+        classes.band(cfg.cnp_class, "rdma.cnp_class")
+    slowest = min(topo.host_link(h).rate_bps for job in rdma_jobs for h in job.all_hosts)
+    if cfg.min_rate / k >= slowest:
+        raise ConfigError("rdma.min_rate", f"{cfg.min_rate:.4g} bit/s is not below the slowest "
+                          f"host link of an RDMA job ({slowest * k:.4g} bit/s as written): a "
+                          "cut could not lower the rate; allowed: below it")
+    for name in ("additive_increase", "hyper_increase"):
+        if getattr(cfg, name) / k > slowest:
+            raise ConfigError(f"rdma.{name}", f"{getattr(cfg, name):.4g} bit/s is above the "
+                              f"slowest host link of an RDMA job ({slowest * k:.4g} bit/s as "
+                              "written): one step would jump past the line rate; allowed: "
+                              "at most it")
 
 
 def _check_ports(scenario: Scenario, jobs: tuple) -> None:
@@ -236,11 +260,11 @@ def _check_dctcp_marks(scenario: Scenario, classes, background_tos: int | None,
     for job in jobs:
         for tos in sorted(job.tos_used()):
             used.setdefault(tos, f"training job {job.index}" if len(jobs) > 1 else "training")
-    thresholds = qdisc.band_ecn_thresholds(scenario.network, classes)
+    marking = qdisc.marking_bands(scenario.network, classes)
     names = classes.class_of_tos()
     for tos, who in used.items():
         band = classes.band_tos.index(tos)
-        if thresholds[band] == 0:
+        if not marking[band]:
             name = names.get(tos, f"band {band}")
             raise ConfigError("network.ecn_threshold", f"tcp.congestion_control = \"dctcp\" "
                               f"but class {name!r} (band {band}), which the {who} traffic "

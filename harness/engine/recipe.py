@@ -19,7 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness import training
-from harness.network import qdisc, routing, tcp, topology
+from harness.network import pfc, qdisc, rdma, routing, tcp, topology
+from harness.training.common import recipe_attribute
 from harness.traffic import background
 from harness.traffic.services import planning as service_planning
 
@@ -41,6 +42,8 @@ def _network_lines(p) -> list[str]:
     for i, link in enumerate(topo.links):
         for side, (src, dst) in enumerate(((link.a, link.b), (link.b, link.a))):
             lines.append(strategy.recipe_line(i, side, src, dst, host=src < topo.n_hosts))
+    lines += pfc.recipe_lines(p.network, topo)   # after the queue discs, before addresses
+    lines += rdma.recipe_lines(p.scenario, p.classes, rdma_hosts(p))
     lines.append("assign")
     lines += routing.recipe_lines(topo)
     lines += [f"link-rate {link} {at_ns} {round(rate_bps)}"
@@ -66,11 +69,22 @@ def _measurement_lines(p) -> list[str]:
     return lines
 
 
+def rdma_hosts(p) -> list[int]:
+    """The hosts of every job whose transport is RDMA, ascending."""
+    return sorted({h for job in p.all_jobs if job.config.transport == "rdma"
+                   for h in job.all_hosts})
+
+
 def _training_lines(p) -> list[str]:
     lines = []
     for job in p.all_jobs:   # installed in this order: ScenarioRecipe's job slots
         lines.append(f"app-ports {job.ports[0]} {job.ports[1]} {APP_TRAINING}")
-        lines += training.architecture(job.config.architecture).recipe(job, p.ack_tos)
+        own = training.architecture(job.config.architecture).recipe(job, p.ack_tos)
+        if job.config.transport == "rdma":
+            # every architecture's channels make their sockets through the job
+            # (TrainingJob::CreateSocket): one attribute after its `job` line
+            own.insert(1, recipe_attribute("Transport", rdma.FACTORY))
+        lines += own
     if lines and p.run.min_iterations:
         lines.append(f"target {p.run.min_iterations} {round(p.run.warmup * 1e9)} "
                      f"{round(p.run.cooldown * 1e9)}")

@@ -75,7 +75,33 @@ def network(net: NetworkConfig, k: int) -> NetworkConfig:
         k_ecn = {name: max(1, round(v / k)) for name, v in k_ecn.items()}
     return net.model_copy(update={
         "band_limit_packets": max(1, round(net.band_limit_packets / k)), "ecn_threshold": k_ecn,
-        "buffer": buffer(net.buffer, k, net.mtu), "host_buffer": buffer(net.host_buffer, k, net.mtu)})
+        "buffer": buffer(net.buffer, k, net.mtu), "host_buffer": buffer(net.host_buffer, k, net.mtu),
+        "ecn_profile": marking_profile(net.ecn_profile, k), "pfc": pfc(net.pfc, k, net.mtu)})
+
+
+def marking_profile(profile, k: int):
+    """A RED-like profile's kmin and kmax / k (at least 1 packet or byte, kmin below kmax)."""
+    if profile is None:
+        return None
+    kmax = max(2, round(profile.kmax / k))
+    out = profile.model_copy(update={"kmin": min(kmax - 1, max(1, round(profile.kmin / k))),
+                                     "kmax": kmax})
+    out._unit = profile.unit
+    return out
+
+
+def pfc(config, k: int, mtu: int):
+    """PFC's byte thresholds / k: XOFF (given or its default) and a headroom
+    given in bytes, at least one packet; XON's offset / k, at least 1 byte.
+    An "auto" headroom is computed on the links as simulated (harness.network.pfc)."""
+    if config is None:
+        return None
+    update = {"xon_offset": None if config.xon_offset is None else max(1, round(config.xon_offset / k))}
+    if config.alpha is None:
+        update["xoff"] = max(mtu, round(config.static_xoff / k))
+    if config.headroom != "auto":
+        update["headroom"] = max(mtu, round(config.headroom / k))
+    return config.model_copy(update=update)
 
 
 def cdf(dist: FlowSizeCdf, k: int) -> FlowSizeCdf:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness import training
-from harness.analysis import metrics
+from harness.analysis import lossless, metrics
 from harness.analysis.tables import Run, read_csv
 from harness.config.scenario import RunConfig, Scenario
 from harness.engine import memory, recipe
@@ -25,7 +25,7 @@ from harness.io.progress import ProgressLines, wants_lines
 from harness.engine.planning import Plan, plan
 from harness.engine.recipe import APP_BACKGROUND, APP_OTHER, APP_TRAINING
 from harness.io import outdir
-from harness.network import routing
+from harness.network import qdisc, routing
 from harness.network.topology import Topology
 from harness.training import stragglers
 
@@ -192,6 +192,7 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
         raw_queues = read_csv(net.queues.ToCsv())
         raw_util = read_csv(net.utilization.ToCsv())
         raw_samples = read_csv(net.sampler.ToCsv()) if net.sampler is not None else None
+        lossless_raw = _read_lossless(net, p)
         services_raw = None
         if net.service_log is not None:
             services_raw = (read_csv(net.service_log.ToCsv()), net.service_records(p))
@@ -206,7 +207,7 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
     del net
 
     result = collect(p, raw_flows, raw_queues, raw_util, timing, job_tables, services_raw,
-                     raw_samples)
+                     raw_samples, lossless_raw)
     result.manifest.update(startup_s=startup_s, network_build_s=network_build_s,
                            run_wall_s=time.time() - started,
                            simulation_cpu_s=timing["cpu_s"], peak_rss_mib=_peak_rss_mib(),
@@ -216,9 +217,56 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
     return result
 
 
+def _read_lossless(net: _Network, p: Plan) -> tuple[list[dict] | None, list[dict] | None]:
+    """The PFC ports' and the RDMA queue pairs' counters after the run (None:
+    the run has none), as rows of harness.analysis.lossless's tables."""
+    from harness.network import pfc as pfc_ports
+
+    recipe = net.recipe
+    pfc_rows = None
+    if p.network.pfc is not None:
+        band_classes = {b: ",".join(n for n, bb in p.classes.classes.items() if bb == b)
+                        for b in range(p.classes.bands)}
+        lossless = qdisc.lossless_bands(p.network, p.classes)
+        pfc_rows = []
+        for i, (link, side, src, dst) in enumerate(pfc_ports.ports(p.topology)):
+            port = recipe.GetPfcPort(i)
+            for band in range(int(port.GetNBands())):
+                pfc_rows.append(dict(
+                    link=link, side=side, from_node=src, to_node=dst, band=band,
+                    traffic_class=band_classes[band], lossless=lossless[band],
+                    pause_frames_sent=int(port.GetPauseFramesSent(band)),
+                    pause_frames_received=int(port.GetPauseFramesReceived(band)),
+                    paused_s=port.GetPausedTime(band).GetSeconds(),
+                    pausing_s=port.GetPausingTime(band).GetSeconds(),
+                    max_headroom_bytes=int(port.GetMaxHeadroom(band)),
+                    max_ingress_bytes=int(port.GetMaxIngressBytes(band))))
+    rdma_rows = None
+    if recipe.GetNRdmaStacks():
+        host_of = {addr: h for h, addr in enumerate(net.host_addresses)}
+        rdma_rows = []
+        for i in range(int(recipe.GetNRdmaStacks())):
+            host = int(recipe.GetRdmaStackHost(i))
+            for socket in recipe.GetRdmaStack(i).GetSockets():
+                if socket.IsListening():
+                    continue
+                rate = socket.GetRateControl()
+                rdma_rows.append(dict(
+                    host=host, peer_host=host_of.get(socket.GetPeerAddress().Get(), -1),
+                    accepted=bool(socket.IsAccepted()), bytes_sent=int(socket.GetBytesSent()),
+                    bytes_acknowledged=int(socket.GetBytesAcknowledged()),
+                    bytes_received=int(socket.GetBytesReceived()),
+                    cnps_sent=int(socket.GetCnpsSent()),
+                    cnps_received=int(socket.GetCnpsReceived()),
+                    rate_cuts=int(rate.GetRateCuts()) if rate else 0,
+                    retransmitted_packets=int(socket.GetRetransmissions()),
+                    go_backs=int(socket.GetGoBacks())))
+    return pfc_rows, rdma_rows
+
+
 def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
             job_tables: training.JobTables | None = None, services_raw=None,
-            raw_samples=None) -> Run:
+            raw_samples=None, lossless_raw=(None, None)) -> Run:
     """Turn the raw C++ tables into the run's tables, summary and manifest
     (services_raw: the ServiceLog's requests, and each service's own
     records by its place, ServiceKind.read_records'; raw_samples: the queue
@@ -267,6 +315,13 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         names = queues.drop_duplicates("band").set_index("band")["traffic_class"]
         summary["ecn_marks"] = {f"{band} ({names.get(band, '')})": int(n) for band, n in
                                 queues.groupby("band")["marked_packets"].sum().items()}
+    pfc_rows, rdma_rows = lossless_raw
+    pfc = None if pfc_rows is None else lossless.pfc_table(pfc_rows)
+    rdma = None if rdma_rows is None else lossless.rdma_table(rdma_rows)
+    if pfc is not None or rdma is not None:
+        summary["lossless"] = lossless.summary(
+            pfc, rdma, queues, qdisc.lossless_bands(p.network, p.classes), topo.n_hosts,
+            timing["window"][1] - timing["window"][0])
     service_tables = (None, None)
     if services_raw is not None:
         requests_raw, apps = services_raw
@@ -292,7 +347,7 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
     return Run(summary=summary, manifest=manifest, config=p.resolved(), flows=flows,
                queues=queues, utilization=util, iterations=iterations, transfers=transfers,
                compute=compute, scheduler=scheduler, services=service_tables[0],
-               streams=service_tables[1], queue_samples=samples, plan=p)
+               streams=service_tables[1], queue_samples=samples, pfc=pfc, rdma=rdma, plan=p)
 
 
 def _job_tables(job: training.JobPlan, t: training.JobTables, window,

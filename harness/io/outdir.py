@@ -42,7 +42,8 @@ RESULTS_ENV = "DDNN_HARNESS_RESULTS"
 RUN_FILES = frozenset({
     "config.json", "summary.json", "manifest.json", "cell.json", "flows.parquet",
     "queues.parquet", "utilization.parquet", "iterations.parquet", "transfers.parquet",
-    "compute.parquet", "scheduler.parquet"})
+    "compute.parquet", "scheduler.parquet", "services.parquet", "streams.parquet",
+    "queue_samples.parquet", "pfc.parquet", "rdma.parquet"})
 # `harness plot RUN`'s figures (plots/<stem>.<fmt>), part of what a run
 # directory holds, so that every writer of one tells it from a user's. Every
 # other figure name is harness.outputs.plots.registry's, above this layer:

@@ -111,6 +111,8 @@ def class_table(net: NetworkConfig) -> ClassTable:
             table.band(name, f"network.ecn_threshold.{name}")
     band_weights(net, table)
     band_attributes(net, table)   # every setting of a band names classes of the table
+    profile_bands(net, table)
+    lossless_bands(net, table)
     band_alphas(net.buffer, table, "network.buffer")
     if net.host_buffer is not None:
         band_alphas(net.host_buffer, table, "network.host_buffer")
@@ -294,8 +296,12 @@ class Bands:
         """Every attribute of the bands, one value per band (None: the
         default). host: the marking bands make TCP data ECN-capable (SetEct)."""
         buffer = self.host_buffer if host else self.switch_buffer
-        marking = self.band_settings.get("MarkThreshold") or ()
-        ect = [host and self.ecn_capable and k > 0 for k in marking]
+        steps = self.band_settings.get("MarkThreshold") or [0] * self.bands
+        profile = self.band_settings.get("MarkMax")   # "0B": the band has no profile
+        marking = ([k > 0 or (profile is not None and not profile[b].startswith("0"))
+                    for b, k in enumerate(steps)]
+                   if any(steps) or profile is not None else ())
+        ect = [host and self.ecn_capable and m for m in marking]
         return {**self.band_settings, "SetEct": ect,
                 # only where asked: a recipe without it is the same as before the option
                 "EctAcks": ect if self.ecn_acks and any(ect) else None,
@@ -317,7 +323,45 @@ def band_attributes(net: NetworkConfig, table: ClassTable) -> dict:
     per band (None: the attribute's default). A new setting of a band is one
     entry here and one attribute of BandQueueDisc."""
     thresholds = band_ecn_thresholds(net, table)
-    return {"MarkThreshold": thresholds if any(thresholds) else None}
+    out = {"MarkThreshold": thresholds if any(thresholds) else None}
+    profile = net.ecn_profile
+    if profile is not None:
+        marking = profile_bands(net, table)
+        unit = "B" if profile.unit == "bytes" else "p"
+        out.update(MarkMin=[f"{profile.kmin if m else 0}{unit}" for m in marking],
+                   MarkMax=[f"{profile.kmax if m else 0}{unit}" for m in marking],
+                   MarkProbability=[profile.pmax] * table.bands,
+                   MarkWeight=[profile.weight] * table.bands)
+    if net.pfc is not None:
+        out["Lossless"] = lossless_bands(net, table)
+    return out
+
+
+def profile_bands(net: NetworkConfig, table: ClassTable) -> list[bool]:
+    """network.ecn_profile: whether each band marks (its classes, or every band)."""
+    profile = net.ecn_profile
+    if profile is None:
+        return [False] * table.bands
+    if not profile.classes:
+        return [True] * table.bands
+    out = [False] * table.bands
+    for name in profile.classes:
+        out[table.band(name, "network.ecn_profile.classes")] = True
+    return out
+
+
+def lossless_bands(net: NetworkConfig, table: ClassTable) -> list[bool]:
+    """network.pfc: whether each band is lossless (one of pfc.classes is in it)."""
+    out = [False] * table.bands
+    for name in (net.pfc.classes if net.pfc is not None else ()):
+        out[table.band(name, "network.pfc.classes")] = True
+    return out
+
+
+def marking_bands(net: NetworkConfig, table: ClassTable) -> list[bool]:
+    """Whether each band marks ECN at all: a step (ecn_threshold) or a profile."""
+    return [k > 0 or p for k, p in zip(band_ecn_thresholds(net, table),
+                                        profile_bands(net, table))]
 
 
 def buffer_attributes(buffer: BufferConfig, net: NetworkConfig, table: ClassTable,

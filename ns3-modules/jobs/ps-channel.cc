@@ -166,7 +166,7 @@ PsChannel::Connect(Ipv4Address server)
     const auto& classes = m_job->GetClasses();
     for (uint32_t cls = 0; cls < classes.size(); ++cls)
     {
-        Ptr<Socket> socket = CreateTcpSocket(m_node);
+        Ptr<Socket> socket = m_job->CreateSocket(m_node);
         socket->SetIpTos(classes[cls]); // before Connect(): the SYN travels in this class
         socket->Bind();
         socket->SetConnectCallback(MakeCallback(&PsChannel::Connected, this, cls),

@@ -93,7 +93,7 @@ PsServer::StartApplication()
     const auto& classes = m_job->GetClasses();
     for (uint32_t cls = 0; cls < classes.size(); ++cls)
     {
-        Ptr<Socket> listener = CreateTcpSocket(GetNode());
+        Ptr<Socket> listener = m_job->CreateSocket(GetNode());
         listener->SetIpTos(classes[cls]); // SYN-ACKs
         const uint16_t port = m_job->GetPort() + cls;
         if (listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), port)) != 0)

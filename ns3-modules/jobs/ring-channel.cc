@@ -1,6 +1,6 @@
 #include "ring-channel.h"
 
-#include "tcp-socket-ddnn.h"
+#include "transport-socket.h"
 
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
@@ -55,7 +55,8 @@ RingChannel::Setup(Ptr<Node> node,
                    Ipv4Address right,
                    uint16_t port,
                    int32_t ackTos,
-                   const std::string& collective)
+                   const std::string& collective,
+                   TypeId transport)
 {
     NS_LOG_FUNCTION(this << node << rank << nRanks << left << right << port << ackTos
                          << collective);
@@ -67,6 +68,7 @@ RingChannel::Setup(Ptr<Node> node,
     m_port = port;
     m_ackTos = ackTos;
     m_collective = collective;
+    m_transport = transport;
 }
 
 void
@@ -187,7 +189,7 @@ RingChannel::Open(uint8_t firstTos)
 {
     NS_LOG_FUNCTION(this << static_cast<uint32_t>(firstTos));
     m_open = true;
-    m_listener = CreateTcpSocket(m_node);
+    m_listener = CreateTransportSocket(m_node, m_transport);
     m_listener->SetIpTos(m_ackTos < 0 ? firstTos : uint8_t(m_ackTos)); // SYN-ACK
     if (m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port)) != 0)
     {
@@ -197,7 +199,7 @@ RingChannel::Open(uint8_t firstTos)
     m_listener->SetAcceptCallback(MakeCallback(&RingChannel::AcceptRequest, this),
                                   MakeCallback(&RingChannel::Accepted, this));
 
-    m_sendSocket = CreateTcpSocket(m_node);
+    m_sendSocket = CreateTransportSocket(m_node, m_transport);
     m_sendSocket->SetIpTos(firstTos); // before Connect(): the SYN travels in this class
     m_sendSocket->Bind();
     m_sendSocket->SetConnectCallback(MakeCallback(&RingChannel::ConnectionSucceeded, this),

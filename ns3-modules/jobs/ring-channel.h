@@ -50,7 +50,8 @@ class RingChannel : public Object
     /// \brief Be rank `rank` of `nRanks` on `node`: the left neighbour connects
     /// from `left`, this end connects to `right`, both on `port`. `ackTos`:
     /// the receiving socket's ToS (-1: the collective's). `collective` names
-    /// a collective in error messages ("allreduce").
+    /// a collective in error messages ("allreduce"). `transport`: the socket
+    /// factory of both connections (CreateTransportSocket).
     void Setup(Ptr<Node> node,
                uint32_t rank,
                uint32_t nRanks,
@@ -58,7 +59,8 @@ class RingChannel : public Object
                Ipv4Address right,
                uint16_t port,
                int32_t ackTos,
-               const std::string& collective);
+               const std::string& collective,
+               TypeId transport);
 
     /// \brief Payload bytes of partition `partition` of the collective in flight.
     void SetPartitionBytesCallback(Callback<uint64_t, uint32_t> partitionBytes);
@@ -125,6 +127,7 @@ class RingChannel : public Object
     uint16_t m_port;
     int32_t m_ackTos; //!< ToS of the receiving socket; -1 = the collective's
     std::string m_collective;
+    TypeId m_transport;
 
     Callback<uint64_t, uint32_t> m_partitionBytes;
     Callback<void, uint32_t, uint32_t, uint64_t> m_partitionSent;

@@ -77,7 +77,8 @@ RingWorker::OpenRing(const std::string& collective, uint8_t firstTos)
                   m_right,
                   m_ringJob->GetPort(),
                   m_ringJob->GetAckTos(),
-                  collective);
+                  collective,
+                  m_ringJob->GetTransport());
     m_ring->SetPartitionBytesCallback(MakeCallback(&RingWorker::PartitionBytes, this));
     m_ring->SetPartitionSentCallback(MakeCallback(&RingWorker::PartitionSent, this));
     m_ring->SetBytesSentCallback(MakeCallback(&RingWorker::BytesSent, this));

@@ -1,5 +1,10 @@
 #include "training-job.h"
 
+#include "transport-socket.h"
+
+#include "ns3/tcp-socket-factory.h"
+#include "ns3/type-id.h"
+
 #include "comm-scheduler.h"
 
 #include "ns3/abort.h"
@@ -54,6 +59,13 @@ TrainingJob::GetTypeId()
                           UintegerValue(10000000000ULL),
                           MakeUintegerAccessor(&TrainingJob::m_linkBps),
                           MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("Transport",
+                          "The socket factory the job's gradients travel over: "
+                          "ns3::TcpSocketFactory (the harness's TCP) or "
+                          "ns3::RdmaSocketFactory (RDMA queue pairs, RoCEv2)",
+                          TypeIdValue(TcpSocketFactory::GetTypeId()),
+                          MakeTypeIdAccessor(&TrainingJob::m_transport),
+                          MakeTypeIdChecker())
             .AddTraceSource("IterationCompleted",
                             "A worker completed an iteration: (worker, iteration, duration).",
                             MakeTraceSourceAccessor(&TrainingJob::m_iterationTrace),
@@ -69,6 +81,18 @@ TrainingJob::TrainingJob()
       m_linkBps(10000000000ULL)
 {
     NS_LOG_FUNCTION(this);
+}
+
+Ptr<Socket>
+TrainingJob::CreateSocket(Ptr<Node> node) const
+{
+    return CreateTransportSocket(node, m_transport);
+}
+
+TypeId
+TrainingJob::GetTransport() const
+{
+    return m_transport;
 }
 
 void

@@ -10,7 +10,9 @@
 
 #include "training-records.h"
 
+#include "ns3/node.h"
 #include "ns3/nstime.h"
+#include "ns3/socket.h"
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
@@ -63,6 +65,11 @@ class TrainingJob : public Object
     int32_t GetDeadlineTos() const;
     /// \brief Rate used to estimate transfer times for the deadline-aware class.
     uint64_t GetLinkBps() const;
+    /// \brief A socket of the job's transport (attribute Transport: TCP or
+    /// an RDMA queue pair) on `node`, for its channels.
+    Ptr<Socket> CreateSocket(Ptr<Node> node) const;
+    /// \brief The job's transport: the socket factory's TypeId (attribute Transport).
+    TypeId GetTransport() const;
     /// \brief From the end of backward of `layer` until forward needs that layer
     /// again, with no waiting: backward of the layers below it, then forward of
     /// them (the deadline-aware class's slack before transfer time).
@@ -134,6 +141,7 @@ class TrainingJob : public Object
     bool m_barrier;
     int32_t m_deadlineTos; //!< -1: no deadline-aware class
     uint64_t m_linkBps;
+    TypeId m_transport; //!< the socket factory of its channels
     TrainingRecords m_records; //!< iterations, compute, errors
 
   private:

@@ -1,5 +1,8 @@
 #include "band-queue-disc.h"
 
+#include "pfc-ingress-tag.h"
+#include "pfc-port.h"
+
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/drop-tail-queue.h"
@@ -37,6 +40,35 @@ BandQueueDisc::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&BandQueueDisc::m_threshold),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("MarkMin",
+                          "RED-like marking: no mark while the averaged queue is below this "
+                          "(packets or bytes, the unit of MarkMax)",
+                          QueueSizeValue(QueueSize("0p")),
+                          MakeQueueSizeAccessor(&BandQueueDisc::m_markMin),
+                          MakeQueueSizeChecker())
+            .AddAttribute("MarkMax",
+                          "RED-like marking: probability MarkProbability at this averaged "
+                          "queue, every ECN-capable arrival above it; 0 = no profile",
+                          QueueSizeValue(QueueSize("0p")),
+                          MakeQueueSizeAccessor(&BandQueueDisc::m_markMax),
+                          MakeQueueSizeChecker())
+            .AddAttribute("MarkProbability",
+                          "RED-like marking: Pmax, the probability at MarkMax (DCQCN: 0.01)",
+                          DoubleValue(0.01),
+                          MakeDoubleAccessor(&BandQueueDisc::m_markProbability),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("MarkWeight",
+                          "RED-like marking: the weight of each arrival's queue sample in "
+                          "the average (1 = the instantaneous queue, as DCQCN configures)",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&BandQueueDisc::m_markWeight),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("Lossless",
+                          "PFC: at a switch whose ports pause (PfcPort), the band drops "
+                          "nothing; its ingress ports admit its packets and pause upstream",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&BandQueueDisc::m_lossless),
+                          MakeBooleanChecker())
             .AddAttribute("SetEct",
                           "Make TCP segments that carry data ECN-capable (ECT(0)) on "
                           "enqueue: a host's egress, with TCP ECN on",
@@ -69,7 +101,12 @@ BandQueueDisc::BandQueueDisc()
       m_alpha(1.0),
       m_threshold(0),
       m_setEct(false),
-      m_ectAcks(false)
+      m_ectAcks(false),
+      m_markMin("0p"),
+      m_markMax("0p"),
+      m_markProbability(0.01),
+      m_markWeight(1.0),
+      m_lossless(false)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -108,9 +145,26 @@ BandQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     {
         SetEctOnData(item);
     }
-    // In a pool, the pool decides (the band's own limit is the pool's size,
-    // never stricter); otherwise the band's own limit.
-    if (m_buffer)
+    // A lossless band at a pausing switch: the ingress port decides (its
+    // XOFF and headroom), never the egress. Otherwise, in a pool, the pool
+    // decides (the band's own limit is the pool's size, never stricter);
+    // else the band's own limit.
+    Ptr<PfcPort> ingress = IngressOf(item);
+    if (ingress)
+    {
+        if (!ingress->Charge(m_band, item->GetSize()))
+        {
+            DropBeforeEnqueue(item, HEADROOM_DROP);
+            return false;
+        }
+    }
+    else if (m_lossless && m_pfc)
+    {
+        // the node's own packets in a lossless class (a host's NIC): they wait
+        // in host memory, and the queue pairs stop at the NIC's limit
+        // (RdmaSocket's NicQueuePackets), so neither the pool nor a limit drops
+    }
+    else if (m_buffer)
     {
         if (const char* reason =
                 m_buffer->Admit(item, GetInternalQueue(0)->GetNPackets(),
@@ -129,6 +183,10 @@ BandQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     {
         Mark(item, THRESHOLD_MARK); // false (and nothing done) for a non-ECT packet
     }
+    else if (m_markRng)
+    {
+        MarkByProfile(item);
+    }
     bool queued = GetInternalQueue(0)->Enqueue(item);
     if (queued)
     {
@@ -136,12 +194,77 @@ BandQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
         uint32_t backlog = GetNPackets();
         m_maxBacklog = std::max(m_maxBacklog, backlog);
         m_backlogSum += backlog - 1;
-        if (m_buffer)
+        if (m_buffer && !(m_lossless && m_pfc && !ingress))
         {
             m_buffer->Add(item);
         }
     }
+    else if (ingress)
+    {
+        ingress->Credit(m_band, item->GetSize());
+    }
     return queued;
+}
+
+void
+BandQueueDisc::MarkByProfile(Ptr<QueueDiscItem> item)
+{
+    NS_LOG_FUNCTION(this << item);
+    bool bytes = m_markMax.GetUnit() == QueueSizeUnit::BYTES;
+    double sample = bytes ? GetInternalQueue(0)->GetNBytes() : GetInternalQueue(0)->GetNPackets();
+    m_markAverage = m_markWeight * sample + (1.0 - m_markWeight) * m_markAverage;
+    double low = m_markMin.GetValue();
+    double high = m_markMax.GetValue();
+    double p = m_markAverage <= low    ? 0.0
+               : m_markAverage > high ? 1.0
+                                       : m_markProbability * (m_markAverage - low) / (high - low);
+    // draw only where it matters, so that a queue below MarkMin costs no draw
+    if (p > 0.0 && (p >= 1.0 || m_markRng->GetValue() < p))
+    {
+        Mark(item, PROFILE_MARK);
+    }
+}
+
+Ptr<PfcPort>
+BandQueueDisc::IngressOf(Ptr<const QueueDiscItem> item) const
+{
+    if (!m_lossless || !m_pfc)
+    {
+        return nullptr;
+    }
+    PfcIngressTag tag;
+    if (!item->GetPacket()->PeekPacketTag(tag))
+    {
+        return nullptr; // sent by this node (a host's own egress)
+    }
+    return m_pfc->GetNodePort(tag.GetDevice());
+}
+
+void
+BandQueueDisc::SetPfc(Ptr<PfcPort> port, uint32_t band)
+{
+    NS_LOG_FUNCTION(this << port << band);
+    m_pfc = port;
+    m_band = band;
+}
+
+bool
+BandQueueDisc::IsLossless() const
+{
+    return m_lossless;
+}
+
+void
+BandQueueDisc::SetPaused(bool paused)
+{
+    NS_LOG_FUNCTION(this << paused);
+    m_paused = paused;
+}
+
+bool
+BandQueueDisc::IsPaused() const
+{
+    return m_paused;
 }
 
 uint32_t
@@ -160,10 +283,25 @@ Ptr<QueueDiscItem>
 BandQueueDisc::DoDequeue()
 {
     NS_LOG_FUNCTION(this);
+    if (m_paused)
+    {
+        return nullptr;
+    }
     Ptr<QueueDiscItem> item = GetInternalQueue(0)->Dequeue();
-    if (item && m_buffer)
+    if (!item)
+    {
+        return item;
+    }
+    Ptr<PfcPort> ingress = IngressOf(item);
+    if (m_buffer && !(m_lossless && m_pfc && !ingress))
     {
         m_buffer->Remove(item);
+    }
+    if (ingress)
+    {
+        PfcIngressTag tag;
+        item->GetPacket()->RemovePacketTag(tag); // the next switch tags it anew
+        ingress->Credit(m_band, item->GetSize());
     }
     return item;
 }
@@ -172,7 +310,7 @@ Ptr<const QueueDiscItem>
 BandQueueDisc::DoPeek()
 {
     NS_LOG_FUNCTION(this);
-    return GetInternalQueue(0)->Peek();
+    return m_paused ? nullptr : GetInternalQueue(0)->Peek();
 }
 
 bool
@@ -186,9 +324,12 @@ BandQueueDisc::CheckConfig()
     }
     if (GetNInternalQueues() == 0)
     {
+        // A lossless band's admission is its ingress ports' (PFC) at a switch,
+        // or the checks of DoEnqueue: its FIFO itself never refuses a packet.
+        QueueSize fifo = m_lossless ? QueueSize(QueueSizeUnit::PACKETS, UINT32_MAX) : GetMaxSize();
         AddInternalQueue(CreateObjectWithAttributes<DropTailQueue<QueueDiscItem>>(
             "MaxSize",
-            QueueSizeValue(GetMaxSize())));
+            QueueSizeValue(fifo)));
     }
     if (GetNInternalQueues() != 1)
     {
@@ -200,9 +341,22 @@ BandQueueDisc::CheckConfig()
         NS_LOG_ERROR("BandQueueDisc: EctAcks without SetEct");
         return false;
     }
-    if (m_setEct && m_threshold == 0)
+    bool profile = m_markMax.GetValue() > 0;
+    if (m_setEct && m_threshold == 0 && !profile)
     {
-        NS_LOG_ERROR("BandQueueDisc: SetEct on a band that does not mark (MarkThreshold 0)");
+        NS_LOG_ERROR("BandQueueDisc: SetEct on a band that does not mark (MarkThreshold 0, "
+                     "no MarkMax)");
+        return false;
+    }
+    if (profile && m_threshold > 0)
+    {
+        NS_LOG_ERROR("BandQueueDisc: a step (MarkThreshold) and a profile (MarkMax) at once");
+        return false;
+    }
+    if (profile && (m_markMin.GetUnit() != m_markMax.GetUnit() ||
+                    m_markMin.GetValue() >= m_markMax.GetValue()))
+    {
+        NS_LOG_ERROR("BandQueueDisc: MarkMin must be below MarkMax, in the same unit");
         return false;
     }
     return true;
@@ -212,6 +366,12 @@ void
 BandQueueDisc::InitializeParams()
 {
     NS_LOG_FUNCTION(this);
+    // a random stream only where a profile marks, so that scenarios without
+    // one draw the same streams as before
+    if (m_markMax.GetValue() > 0)
+    {
+        m_markRng = CreateObject<UniformRandomVariable>();
+    }
 }
 
 void
@@ -219,6 +379,8 @@ BandQueueDisc::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_buffer = nullptr;
+    m_pfc = nullptr;
+    m_markRng = nullptr;
     QueueDisc::DoDispose();
 }
 

@@ -10,7 +10,17 @@
 // are queued is marked CE if its transport is ECN-capable (ECT); a packet
 // that is not ECN-capable is queued unmarked. This is the step marking
 // DCTCP is designed for (RFC 8257: mark when the instantaneous queue exceeds
-// K).
+// K). Or RED-like (MarkMax > 0), as DCQCN deployments configure switches:
+// an arrival finding an average queue q (MarkWeight: the EWMA weight of
+// each arrival's sample, 1 = the instantaneous queue) is marked with
+// probability 0 below MarkMin, rising linearly to MarkProbability at
+// MarkMax, and 1 above MarkMax.
+//
+// PFC (Lossless, with a PfcPort on the egress's device): a lossless band
+// has no limit of its own at a switch; the port the packet came in by
+// (its PfcIngressTag) admits it (its XOFF threshold and headroom) and is
+// credited when it leaves, and a band paused by the downstream port's pause
+// frames hands out nothing (the root serves the other bands) until resumed.
 //
 // SetEct (a host's egress): TCP segments that carry data are made
 // ECN-capable (ECT(0)) on the way in. ns-3.44's TCP, like the sender's
@@ -25,9 +35,12 @@
 #include "shared-buffer.h"
 
 #include "ns3/queue-disc.h"
+#include "ns3/random-variable-stream.h"
 
 namespace ns3
 {
+
+class PfcPort;
 
 /**
  * \ingroup ddnn
@@ -47,6 +60,20 @@ class BandQueueDisc : public QueueDisc
     static constexpr const char* LIMIT_EXCEEDED_DROP = "Queue disc limit exceeded";
     /// \brief Mark reason: the queue was at or above K.
     static constexpr const char* THRESHOLD_MARK = "Queue length at or above the threshold";
+    /// \brief Mark reason: RED-like marking (MarkMin, MarkMax) chose the packet.
+    static constexpr const char* PROFILE_MARK = "Marked by the RED-like profile";
+    /// \brief Drop reason: a lossless band's packet found its ingress port's headroom full.
+    static constexpr const char* HEADROOM_DROP = "PFC headroom exceeded";
+
+    /// \brief Be band `band` of an egress whose device has PFC port `port`
+    /// (PfcPort::Install); a Lossless band is then accounted at ingress.
+    void SetPfc(Ptr<PfcPort> port, uint32_t band);
+    /// \return whether the band is lossless (attribute Lossless)
+    bool IsLossless() const;
+    /// \brief Pause (true) or resume (false) the band: paused, it hands out nothing.
+    void SetPaused(bool paused);
+    /// \return whether the band is paused
+    bool IsPaused() const;
 
     /// \return The most packets the band held, counted as each one was queued.
     uint32_t GetMaxBacklog() const;
@@ -61,12 +88,26 @@ class BandQueueDisc : public QueueDisc
     void InitializeParams() override;
     void DoDispose() override;
     void SetEctOnData(Ptr<QueueDiscItem> item) const;
+    /// \brief RED-like marking of an arrival (MarkMax > 0).
+    void MarkByProfile(Ptr<QueueDiscItem> item);
+    /// \brief The ingress port that admitted `item` (its tag), or null.
+    Ptr<PfcPort> IngressOf(Ptr<const QueueDiscItem> item) const;
 
     Ptr<SharedBuffer> m_buffer; //!< the pool this band shares, or null (private buffer)
     double m_alpha;             //!< dynamic-threshold factor of this band
     uint32_t m_threshold;       //!< ECN K, packets; 0 = no marking
     bool m_setEct;              //!< make TCP data ECN-capable (a host's egress)
     bool m_ectAcks;             //!< and pure ACKs too (with m_setEct)
+    QueueSize m_markMin;        //!< RED-like profile: no marking below
+    QueueSize m_markMax;        //!< RED-like profile: MarkProbability at, all above; 0 = none
+    double m_markProbability;   //!< RED-like profile: Pmax
+    double m_markWeight;        //!< RED-like profile: EWMA weight of each sample
+    double m_markAverage{0};    //!< RED-like profile: the averaged queue, in MarkMax's unit
+    Ptr<UniformRandomVariable> m_markRng; //!< made only with a profile
+    bool m_lossless;            //!< PFC: the band never drops at a switch
+    Ptr<PfcPort> m_pfc;         //!< the egress device's PFC port, or null
+    uint32_t m_band{0};         //!< this band's index at its egress
+    bool m_paused{false};       //!< paused by a pause frame
     // Kept here rather than by the queue tracker's trace sinks: the band is
     // in cache as it queues a packet, four sink calls per packet and hop are
     // not (+8 % events per CPU-second at 512 hosts, docs/performance/scaling.md).

@@ -122,11 +122,21 @@ Ptr<QueueDiscItem>
 WeightedDrrQueueDisc::DoDequeue()
 {
     NS_LOG_FUNCTION(this);
-    while (!m_activeList.empty())
+    // bands passed over because they are paused (PFC) with packets queued:
+    // they keep their place in the round; once every active band is, nothing
+    std::size_t paused = 0;
+    while (!m_activeList.empty() && paused < m_activeList.size())
     {
         uint32_t band = m_activeList.front();
         Ptr<QueueDisc> child = GetQueueDiscClass(band)->GetQueueDisc();
         Ptr<const QueueDiscItem> head = child->Peek();
+        if (!head && child->GetNPackets() > 0)
+        {
+            ++paused;
+            m_activeList.pop_front();
+            m_activeList.push_back(band);
+            continue;
+        }
         if (!head)
         {
             Deactivate(band);
@@ -139,6 +149,7 @@ WeightedDrrQueueDisc::DoDequeue()
             m_deficit[band] += m_quanta[band];
             m_activeList.pop_front();
             m_activeList.push_back(band);
+            paused = 0;
             continue;
         }
         Ptr<QueueDiscItem> item = child->Dequeue();

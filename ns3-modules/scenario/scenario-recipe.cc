@@ -1,5 +1,7 @@
 #include "scenario-recipe.h"
 
+#include "rdma-socket-factory.h"
+
 #include "queue-disc-installer.h"
 
 #include "ns3/abort.h"
@@ -71,6 +73,8 @@ ScenarioRecipe::GetHandlers()
         {"nodes", &ScenarioRecipe::ApplyNodes},
         {"link", &ScenarioRecipe::ApplyLink},
         {"queue-disc", &ScenarioRecipe::ApplyQueueDisc},
+        {"pfc", &ScenarioRecipe::ApplyPfc},
+        {"rdma", &ScenarioRecipe::ApplyRdma},
         {"assign", &ScenarioRecipe::ApplyAssign},
         {"host", &ScenarioRecipe::ApplyHost},
         {"route", &ScenarioRecipe::ApplyRoute},
@@ -184,6 +188,63 @@ ScenarioRecipe::ApplyQueueDisc(RecipeArgs& args)
     installer->SetBands(RecipeComponent(args, QueueDisc::GetTypeId(), installer->GetNBands()));
     Ptr<QueueDisc> qdisc = installer->Install(m_topology->GetLinkDevice(link, side));
     m_queues->TrackPrio(qdisc, link, from, to);
+}
+
+void
+ScenarioRecipe::ApplyPfc(RecipeArgs& args)
+{
+    NS_LOG_FUNCTION(this);
+    const auto link = args.Next<uint32_t>();
+    const auto side = args.Next<uint32_t>();
+    args.Next<uint32_t>(); // FROM and TO: for the reader of the recipe
+    args.Next<uint32_t>();
+    const RecipeComponent port(args, PfcPort::GetTypeId());
+    Ptr<PfcPort> pfc = port.GetFactory().Create<PfcPort>();
+    pfc->Install(m_topology->GetLinkDevice(link, side));
+    m_pfcPorts.push_back(pfc);
+}
+
+void
+ScenarioRecipe::ApplyRdma(RecipeArgs& args)
+{
+    NS_LOG_FUNCTION(this);
+    const auto host = args.Next<uint32_t>();
+    const RecipeComponent stack(args, RdmaSocketFactory::GetTypeId());
+    Ptr<RdmaSocketFactory> factory = stack.GetFactory().Create<RdmaSocketFactory>();
+    Ptr<Node> node = m_topology->GetNode(host);
+    factory->SetNode(node);
+    node->AggregateObject(factory);
+    m_rdmaStacks.emplace_back(host, factory);
+}
+
+uint32_t
+ScenarioRecipe::GetNRdmaStacks() const
+{
+    return m_rdmaStacks.size();
+}
+
+Ptr<RdmaSocketFactory>
+ScenarioRecipe::GetRdmaStack(uint32_t i) const
+{
+    return m_rdmaStacks.at(i).second;
+}
+
+uint32_t
+ScenarioRecipe::GetRdmaStackHost(uint32_t i) const
+{
+    return m_rdmaStacks.at(i).first;
+}
+
+uint32_t
+ScenarioRecipe::GetNPfcPorts() const
+{
+    return m_pfcPorts.size();
+}
+
+Ptr<PfcPort>
+ScenarioRecipe::GetPfcPort(uint32_t i) const
+{
+    return m_pfcPorts.at(i);
 }
 
 void
@@ -746,6 +807,8 @@ ScenarioRecipe::DoDispose()
     m_utilization = nullptr;
     m_queues = nullptr;
     m_topology = nullptr;
+    m_pfcPorts.clear();
+    m_rdmaStacks.clear();
     Object::DoDispose();
 }
 

@@ -24,6 +24,13 @@
 //                                      BufferModel=shared BufferSize=100p BufferPool=port
 //                                      ns3::PrioQueueDisc Priomap=1,2,2,2,1,2,0,0,1,1,1,1,1,1,1,1
 //                                      ns3::BandQueueDisc MarkThreshold=0,0,20 SetEct=0,0,1
+//   pfc LINK SIDE FROM TO COMPONENT    PFC at the link's SIDE device: COMPONENT an ns3::PfcPort
+//                                      (Generate, Xoff, XoffAlpha, XonOffset, Headroom,
+//                                      PauseQuanta), PfcPort::Install; after its queue-disc
+//                                      line, before `assign`; numbered from 0 (GetPfcPort)
+//   rdma HOST COMPONENT                an RDMA (RoCEv2) stack on HOST: COMPONENT an
+//                                      ns3::RdmaSocketFactory, aggregated to the node; its
+//                                      sockets' defaults are `default ns3::RdmaSocket::...`
 //   assign                             TopologyBuilder::AssignAddresses
 //   host H LINK                        host H's address is side 0 of LINK, and H's
 //                                      default route is LINK (AddDefaultRoute)
@@ -79,6 +86,8 @@
 #include "flow-app-helper.h"
 #include "flow-log.h"
 #include "link-utilization-tracker.h"
+#include "pfc-port.h"
+#include "rdma-socket-factory.h"
 #include "queue-sampler.h"
 #include "queue-tracker.h"
 #include "recipe-args.h"
@@ -151,6 +160,16 @@ class ScenarioRecipe : public Object
     bool HasServiceRx(uint32_t i) const;
     /// \brief Bytes service application `i` had received at its FROM_NS (atEnd false) or TO_NS.
     uint64_t GetServiceRx(uint32_t i, bool atEnd) const;
+    /// \brief PFC ports installed (`pfc` lines).
+    uint32_t GetNPfcPorts() const;
+    /// \brief PFC port `i` (recipe order).
+    Ptr<PfcPort> GetPfcPort(uint32_t i) const;
+    /// \brief RDMA stacks installed (`rdma` lines).
+    uint32_t GetNRdmaStacks() const;
+    /// \brief RDMA stack `i` (recipe order).
+    Ptr<RdmaSocketFactory> GetRdmaStack(uint32_t i) const;
+    /// \brief The host of RDMA stack `i`.
+    uint32_t GetRdmaStackHost(uint32_t i) const;
     /// \brief Training jobs installed, in recipe order.
     uint32_t GetNJobs() const;
     /// \brief Job `i` (recipe order). Python sees it as its own class (cppyy
@@ -185,6 +204,8 @@ class ScenarioRecipe : public Object
     void ApplyNodes(RecipeArgs& args);     //!< `nodes N`
     void ApplyLink(RecipeArgs& args);      //!< `link A B RATE_BPS DELAY_NS MTU`
     void ApplyQueueDisc(RecipeArgs& args); //!< `queue-disc LINK SIDE FROM TO EGRESS ROOT BANDS`
+    void ApplyPfc(RecipeArgs& args);       //!< `pfc LINK SIDE FROM TO COMPONENT`
+    void ApplyRdma(RecipeArgs& args);      //!< `rdma HOST COMPONENT`
     void ApplyAssign(RecipeArgs& args);    //!< `assign`
     void ApplyHost(RecipeArgs& args);      //!< `host H LINK`
     void ApplyRoute(RecipeArgs& args);     //!< `route NODE HOST LINK`
@@ -225,6 +246,8 @@ class ScenarioRecipe : public Object
     void WindowEnded();
 
     Ptr<TopologyBuilder> m_topology;
+    std::vector<Ptr<PfcPort>> m_pfcPorts;
+    std::vector<std::pair<uint32_t, Ptr<RdmaSocketFactory>>> m_rdmaStacks;
     Ptr<QueueTracker> m_queues;
     Ptr<LinkUtilizationTracker> m_utilization;
     Ptr<QueueSampler> m_sampler;

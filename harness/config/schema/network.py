@@ -10,8 +10,8 @@ from pydantic import AfterValidator, BeforeValidator, Field, PrivateAttr, comput
 from pydantic.functional_validators import ModelWrapValidatorHandler
 
 from harness.config.errors import ConfigError
-from harness.config.schema.base import (Hosts, Int, LinkRate, Number, PerClass, Section, Str, Table,
-                                 Time, Toml, unit_string)
+from harness.config.schema.base import (Bytes, Hosts, Int, LinkRate, Number, PerClass, Section,
+                                        Str, Table, Time, Toml, unit_string)
 from harness.config.units import BYTE_UNITS, UINT32_MAX, parse_bytes
 
 QDISCS = ("pfifo_fast", "prio", "drr")
@@ -130,6 +130,114 @@ class BufferConfig(Section):
         return (band_limit_packets, "packets") if self.size is None else (self.size, self.unit)
 
 
+def _packets_or_bytes(value: Any) -> Any:
+    """Packets (an integer) or bytes ("5KB"), as a uint32 (ns-3's QueueSize)."""
+    return parse_bytes(value, "", maximum=UINT32_MAX) if isinstance(value, str) else value
+
+
+PacketsOrBytes = Annotated[Int(1, UINT32_MAX), BeforeValidator(
+    _packets_or_bytes, json_schema_input_type=Union[Int(1, UINT32_MAX), unit_string(BYTE_UNITS)]),
+    Toml("integer or size")]
+
+
+class MarkingProfile(Section):
+    """RED-like ECN marking ([network.ecn_profile]), as DCQCN deployments
+    configure switches: an ECN-capable arrival is marked with probability 0
+    while the averaged queue is at or below `kmin`, rising linearly to `pmax`
+    at `kmax`, and 1 above `kmax`; the average takes each arrival's queue with
+    `weight` (1 = the instantaneous queue). `kmin` and `kmax` in packets (an
+    integer) or bytes ("5KB"), both alike; scaled by `scale`."""
+
+    example = '{ kmin = "5KB", kmax = "200KB", pmax = 0.01 }'
+    kmin: PacketsOrBytes = Field(description='no mark at or below: packets or bytes ("5KB")')
+    kmax: PacketsOrBytes = Field(description='pmax at, every packet above: packets or bytes '
+                                 '("200KB")')
+    pmax: Number(gt=0, le=1) = Field(0.01, description="the probability at kmax, 0 < pmax <= 1")
+    weight: Number(gt=0, le=1) = Field(1.0, description=(
+        "the weight of each arrival's queue in the average, 0 < weight <= 1 (1: instantaneous)"))
+    classes: Annotated[tuple[Str, ...], Toml("list")] = Field((), description=(
+        "the classes whose bands mark; empty = every band"))
+    _unit: str = PrivateAttr("packets")
+
+    @computed_field
+    @property
+    def unit(self) -> str:
+        """"packets", or "bytes" where kmin and kmax were given as sizes."""
+        return self._unit
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _sizes(cls, data: Any, handler: ModelWrapValidatorHandler) -> MarkingProfile:
+        out = handler(data)
+        if isinstance(data, dict):
+            kinds = {isinstance(data.get(k), str) for k in ("kmin", "kmax")}
+            if len(kinds) > 1:
+                raise ConfigError("kmax", "kmin and kmax in one unit: both packets (integers) "
+                                  'or both sizes (e.g. "5KB" and "200KB")')
+            if kinds == {True}:
+                out._unit = "bytes"
+        if out.kmin >= out.kmax:
+            raise ConfigError("kmax", f"must be above kmin ({out.kmin:,}), got {out.kmax:,}")
+        return out
+
+
+PFC_HEADROOM_AUTO = "auto"
+
+
+def _headroom(value: Any) -> Any:
+    if value == PFC_HEADROOM_AUTO:
+        return value
+    if isinstance(value, str):
+        return parse_bytes(value, "", maximum=UINT32_MAX)
+    return value
+
+
+class PfcConfig(Section):
+    """Priority Flow Control (IEEE 802.1Qbb) at every port ([network.pfc]):
+    the bands of `classes` are lossless. A switch port counts the bytes of
+    each lossless band that came in by it and are still queued; above `xoff`
+    (bytes, or `alpha` x the switch pool's free bytes) it sends a pause frame
+    of `quanta` upstream, what arrives meanwhile goes to its `headroom`, and
+    once at or below xoff - `xon_offset` it resumes. Hosts honour pause
+    frames (a paused NIC holds its queue pairs). Sizes scaled by `scale`;
+    "auto" headroom is computed from each link as simulated
+    (docs/model/lossless.md)."""
+
+    example = '{ classes = ["high"] }'
+    classes: Annotated[tuple[Str, ...], Toml("list")] = Field(
+        min_length=1, description="the lossless classes (their bands pause, never drop)")
+    xoff: Annotated[Optional[Bytes(UINT32_MAX)], Toml(default="30KB")] = Field(None, description=(
+        "static XOFF: bytes of a lossless band queued from one ingress port before it pauses "
+        "(default 30 KB); not with alpha"))
+    alpha: Annotated[Optional[Alpha], Toml(default="static xoff")] = Field(None, description=(
+        "dynamic XOFF: alpha x the switch pool's free bytes (network.buffer: model = "
+        "\"dynamic\", pool = \"switch\")"))
+    xon_offset: Annotated[Optional[Bytes(UINT32_MAX)], Toml(default="2 x network.mtu")] = Field(
+        None, description="XON = XOFF - xon_offset bytes (default two full packets, at most "
+        "half a static xoff)")
+    headroom: Annotated[Union[Literal["auto"], Int(0, UINT32_MAX)], BeforeValidator(
+        _headroom, json_schema_input_type=Union[Literal["auto"], Int(0, UINT32_MAX),
+                                                unit_string(BYTE_UNITS)]),
+        Toml("size or \"auto\"")] = Field("auto", description=(
+            "bytes a lossless band may take beyond XOFF per ingress port: \"auto\" (the "
+            "link's round trip at its rate plus three frames and the pause frame) or a size "
+            "(refused when below that)"))
+    quanta: Int(1, 65535) = Field(65535, description=(
+        "quanta (512 bit times) each pause frame asks for, 1-65535; resent every half of it"))
+
+    @model_validator(mode="after")
+    def _xoff_or_alpha(self) -> PfcConfig:
+        if self.xoff is not None and self.alpha is not None:
+            raise ConfigError("alpha", "give xoff (a static threshold) or alpha (dynamic), "
+                              "not both")
+        return self
+
+    @property
+    def static_xoff(self) -> int:
+        return 30_000 if self.xoff is None else self.xoff
+
+
+Threshold = Int(1)
 Threshold = Int(1)
 Thresholds = PerClass(Threshold, "packets (e.g. 20) or a non-empty table of class name -> "
                       "packets (e.g. { low = 20 })", "integer or table")
@@ -164,6 +272,12 @@ class NetworkConfig(Section):
     ecn_threshold: Annotated[Optional[Thresholds], Toml(default="no marking")] = Field(
             None, description="ECN step marking at K queued packets: one K for every band, or "
             "per class (e.g. { low = 20 }); scaled by `scale`")
+    ecn_profile: Annotated[Optional[MarkingProfile], Toml("table", "no profile")] = Field(
+        None, description="RED-like ECN marking (kmin, kmax, pmax, weight; the table below) "
+        "instead of ecn_threshold's step")
+    pfc: Annotated[Optional[PfcConfig], Toml("table", "no PFC")] = Field(None, description=(
+        "Priority Flow Control: lossless classes (the table below); default none (every class "
+        "lossy)"))
     buffer: Annotated[BufferConfig, Toml("table")] = Field(BufferConfig(), description=(
         "how the bands of an egress share buffer space (the table below)"))
     host_buffer: Annotated[Optional[BufferConfig], Toml("table", "`buffer`")] = Field(
@@ -173,7 +287,7 @@ class NetworkConfig(Section):
 
     @property
     def marks_ecn(self) -> bool:
-        return self.ecn_threshold is not None
+        return self.ecn_threshold is not None or self.ecn_profile is not None
 
     @property
     def hosts_buffer(self) -> BufferConfig:
@@ -182,6 +296,15 @@ class NetworkConfig(Section):
 
     @model_validator(mode="after")
     def _consistent(self) -> NetworkConfig:
+        if self.ecn_threshold is not None and self.ecn_profile is not None:
+            raise ConfigError("ecn_profile", "give ecn_threshold (a step at K) or ecn_profile "
+                              "(RED-like), not both")
+        if self.pfc is not None and self.pfc.alpha is not None and (
+                self.buffer.model != "dynamic" or self.buffer.pool != "switch"):
+            raise ConfigError("pfc.alpha", "dynamic XOFF is a fraction of the switch's pool: "
+                              'needs network.buffer model = "dynamic" and pool = "switch" '
+                              f"(got {self.buffer.model!r}, pool {self.buffer.pool!r}); or "
+                              "give pfc.xoff")
         if self.given("weights") and self.qdisc != "drr":
             raise ConfigError("weights", f'applies to network.qdisc = "drr" only (got '
                               f'{self.qdisc!r}); set network.qdisc = "drr" or leave weights out')

@@ -18,6 +18,7 @@ from harness.config.schema.base import Int, Section, Str, tagged, validate
 from harness.config.schema.network import NetworkConfig
 from harness.config.schema.run import RunConfig
 from harness.config.schema.service import check_services, service_type, validate_services
+from harness.config.schema.rdma import RdmaConfig
 from harness.config.schema.tcp import BEHAVIOUR_REVISIONS, SEGMENT_OVERHEAD_BYTES, TcpConfig
 from harness.config.schema.topology import TopologyConfig
 from harness.config.schema.training import (JOB_PORT_STRIDE, STRAGGLER_SHAPE, TrainingConfig,
@@ -61,6 +62,8 @@ class Scenario(Section):
         "queue discipline, classes and buffers of every egress"))
     tcp: TcpConfig = Field({}, validate_default=True, description=(
         "settings of every TCP socket"))
+    rdma: RdmaConfig = Field({}, validate_default=True, description=(
+        "the RDMA queue pairs of jobs with transport = \"rdma\" (DCQCN)"))
     background: BackgroundConfig = Field({}, validate_default=True, description=(
         "the background (web-search) flows"))
     #: every training job, enabled or not, in file order
@@ -136,6 +139,11 @@ class Scenario(Section):
             _leave_out_unused(job, "more_training", _JOB_SHAPE)
         if not data["more_training"]:
             del data["more_training"]
+        # [rdma] came after digests were frozen: in the digest only where a key is not
+        # at its default
+        data["rdma"] = {k: v for k, v in data["rdma"].items() if v != _RDMA_DEFAULTS[k]}
+        if not data["rdma"]:
+            del data["rdma"]
         revision = BEHAVIOUR_REVISIONS.get(self.tcp.congestion_control)
         if revision is not None:
             data["tcp"]["revision"] = revision
@@ -167,6 +175,8 @@ _JOB_SHAPE = {name: info.get_default(call_default_factory=True)
 #: changed from per_band to shared, so a scenario run before means something
 #: else now and must not be taken for a finished cell of a resumed sweep.)
 _DIGEST_KEYS = json.loads((Path(__file__).parent / "digest-keys.json").read_text())
+
+_RDMA_DEFAULTS = RdmaConfig.model_construct().model_dump()
 
 _DEFAULTS = {"training": _JOB_SHAPE, **{name: model.model_construct().model_dump() for name, model
                                         in (("run", RunConfig), ("topology", TopologyConfig),

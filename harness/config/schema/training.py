@@ -201,6 +201,10 @@ class TrainingConfig(Section):
     deadline_class: Annotated[Optional[Str], Toml(default="off")] = Field(None, description=(
         "raise what runs out of slack to this class (ring: a fused buffer waiting for or "
         "in its allreduce; ps: a transfer not yet in TCP)"))
+    # RDMA queue pairs (RoCEv2, ns3-modules/rdma) instead of TCP connections: [rdma]
+    transport: Literal["tcp", "rdma"] = Field("tcp", description=(
+        "what the gradients travel over: `tcp`, or `rdma` (RoCEv2 queue pairs, rate-paced, "
+        "DCQCN: the [rdma] table)"))
     port: Int(1, 65535) = Field(5000, description=(  # ps: port + class index
         "first port of the job (ps: one port per traffic class it uses)"))
     slowdowns: Annotated[tuple[Slowdown, ...], AfterValidator(_apart),

@@ -1,0 +1,163 @@
+"""The lossless fabric (issue 63): PFC (ns3-modules/network/pfc-port), RDMA
+queue pairs with DCQCN (ns3-modules/rdma), RED-like ECN marking, in real
+ns-3 runs on one 1 Gbit/s ToR; and their bad input, before anything runs."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pandas as pd
+import pytest
+
+from harness.config.scenario import ConfigError, load_scenario
+from harness.engine import planning, recipe
+from harness.network import pfc
+from harness.training import ring
+
+needs_ns3 = pytest.mark.skipif(
+    importlib.util.find_spec("cppyy") is None or importlib.util.find_spec("ns3") is None,
+    reason="needs the ns3 wheel and cppyy")
+
+# a PS job's push is a 4:1 incast into the shard's link (ps-small: 4 workers, 1 shard)
+INCAST = ["background.enabled=false", "run.duration=0.4", "run.warmup=0.1", "run.cooldown=0.1",
+          'training.transport="rdma"', 'training.priority="high"']
+PFC_HIGH = ['network.pfc.classes=["high"]']
+RING = ["background.enabled=false", "run.duration=0.5", "run.warmup=0.1", "run.cooldown=0.1",
+        "training.enabled=true", "training.workers=2", 'training.profile="resnet50-like-2MB"',
+        'training.transport="rdma"']
+
+
+def _run(base: str, overrides: list[str]):
+    from harness.engine import simulation
+
+    return simulation.execute(planning.plan(load_scenario(base, overrides)), quiet=True)
+
+
+def test_headroom_arithmetic():
+    # 2 x 10 us x 1 Gbit/s = 2,500 B on the wire, 3 frames of 1,502 B, the 64 B pause frame
+    assert pfc.headroom_bytes(1e9, 10e-6, 1500) == 2500 + 3 * 1502 + 64
+
+
+@needs_ns3
+def test_incast_into_a_lossless_class_pauses_upstream_and_loses_nothing():
+    run = _run("ps-small", INCAST + PFC_HIGH)
+    s = run.summary["lossless"]
+    assert s["lossless_drops"] == 0
+    q = run.queues
+    assert q[q.band == 0]["dropped_packets"].sum() == 0
+    ports = run.pfc[run.pfc.lossless]
+    # the switch's ports from the four workers paused the workers' NICs, one hop
+    worker_uplinks = ports[(ports.from_node < 4) & (ports.to_node == 8)]
+    assert (worker_uplinks["paused_s"] > 0).all()
+    assert (ports[(ports.from_node == 8) & (ports.to_node < 4)]["pause_frames_sent"] > 0).all()
+    assert s["pause_spread_hops"] == 1
+    # headroom used, never beyond what the arithmetic gives the port
+    assert 0 < ports["max_headroom_bytes"].max() <= pfc.headroom_bytes(1e9, 10e-6, 1500)
+    # nothing resent, and every byte acknowledged had arrived
+    r = run.rdma
+    assert r["retransmitted_packets"].sum() == 0 and r["go_backs"].sum() == 0
+    for row in r[~r.accepted].itertuples():
+        peer = r[(r.host == row.peer_host) & (r.peer_host == row.host)].iloc[0]
+        assert row.bytes_acknowledged <= peer.bytes_received <= row.bytes_sent
+        assert peer.bytes_received > 0
+    assert run.summary["training"]["iterations"] > 0
+
+
+@needs_ns3
+def test_the_same_incast_without_pfc_loses_and_goes_back():
+    run = _run("ps-small", INCAST + ["run.duration=1.0"])
+    assert run.pfc is None
+    q = run.queues
+    assert q[q.band == 0]["dropped_packets"].sum() > 0
+    assert run.rdma["go_backs"].sum() > 0 and run.rdma["retransmitted_packets"].sum() > 0
+    assert run.summary["training"]["iterations"] > 0   # go-back-N recovers, slowly
+    lossless = _run("ps-small", INCAST + PFC_HIGH + ["run.duration=1.0"])
+    assert lossless.summary["training"]["iterations"] > run.summary["training"]["iterations"]
+
+
+@needs_ns3
+def test_dcqcn_cuts_on_marks_and_shares_the_bottleneck():
+    run = _run("ps-small", INCAST + PFC_HIGH + ['network.ecn_profile={kmin="5KB", kmax="200KB"}'])
+    r = run.rdma
+    senders = r[~r.accepted]
+    assert (senders["cnps_received"] > 0).all() and (senders["rate_cuts"] > 0).all()
+    assert r["cnps_sent"].sum() == r["cnps_received"].sum()
+    assert run.queues["marked_packets"].sum() > 0
+    sent = senders["bytes_sent"]
+    assert sent.max() / sent.min() < 1.05   # four pushes through one link, alike
+    assert run.summary["lossless"]["lossless_drops"] == 0
+
+
+@needs_ns3
+def test_rdma_ring_at_zero_load_matches_the_analytic_model():
+    """At zero load a ring over RDMA runs at the line rate from its first
+    packet (no slow start): every iteration within 2 % of the alpha-beta
+    model with RoCEv2's headers (PPP 2 + IP 20 + UDP 8 + BTH 12 + ICRC 4 on
+    1,456 B) and one frame of store-and-forward plus two propagation delays
+    per step."""
+    run = _run("default", RING)
+    job = run.plan.all_jobs[0]
+    it = run.iterations
+    measured = it.groupby("iteration")["iteration_s"].mean().iloc[1:]
+    model = ring.simulate(job.profile, 2, 1e9, iterations=len(measured) + 1,
+                          payload_efficiency=1456 / 1502,
+                          step_latency_s=2 * 10e-6 + 1502 * 8 / 1e9).iteration_ms[1:] / 1e3
+    assert len(measured) >= 5
+    assert abs(measured.mean() / model.mean() - 1) < 0.02
+    assert run.rdma["retransmitted_packets"].sum() == 0
+
+
+def test_a_scenario_without_the_fabric_writes_no_line_of_it():
+    text = recipe.text(planning.plan(load_scenario("default")))
+    assert "pfc " not in text and "rdma " not in text and "Mark" not in text
+
+
+def test_the_fabric_in_the_recipe():
+    text = recipe.text(planning.plan(load_scenario("default", RING + PFC_HIGH + [
+        'network.ecn_profile={kmin="5KB", kmax="200KB", classes=["high"]}'])))
+    lines = text.splitlines()
+    ports = [line for line in lines if line.startswith("pfc ")]
+    assert len(ports) == 8   # both ends of 4 links
+    assert all("Generate=true" in p for p in ports if p.split()[3] == "4")   # the switch
+    assert all("Generate=false" in p for p in ports if p.split()[3] != "4")  # the hosts
+    assert lines.index(ports[-1]) < lines.index("assign")
+    assert any("Lossless=true,false,false" in line and "MarkMax=200000B,0B,0B" in line
+               for line in lines if line.startswith("queue-disc"))
+    assert "job-attribute Transport ns3::RdmaSocketFactory" in lines
+    assert "rdma 0 ns3::RdmaSocketFactory" in lines and "rdma 2 ns3::RdmaSocketFactory" not in lines
+
+
+def test_scale_divides_the_fabric_sizes_and_rates():
+    p = planning.plan(load_scenario("roce"))
+    assert p.network.pfc.xoff == 3000 and p.network.ecn_profile.kmax == 20_000
+    text = recipe.text(p)
+    assert "default ns3::Dcqcn::AdditiveIncrease 4000000bps" in text
+    assert "default ns3::Dcqcn::ByteCounter 1000000" in text
+
+
+@pytest.mark.parametrize("extra, field, words", [
+    (['network.pfc.headroom="2KB"'], "network.pfc.headroom", "it needs 7,070 B"),
+    (['network.pfc.xon_offset="40KB"'], "network.pfc.xon_offset", "never resume"),
+    (['network.pfc.classes=["nope"]'], "network.pfc.classes", "allowed: high, low, normal"),
+    (["network.pfc.classes=[]"], "network.pfc.classes", ""),
+    (["network.pfc.alpha=1"], "network.pfc.alpha", 'pool = "switch"'),
+    (["network.pfc.alpha=1", "network.pfc.xoff=9000"], "network.pfc.alpha", "not both"),
+    (["network.pfc.quanta=0"], "network.pfc.quanta", ">= 1"),
+    (['rdma.min_rate="2Gbps"'], "rdma.min_rate", "not below the slowest host link"),
+    (['rdma.additive_increase="2Gbps"'], "rdma.additive_increase", "past the line rate"),
+    (['rdma.cnp_class="x"'], "rdma.cnp_class", "unknown traffic class"),
+    (["rdma.g=0"], "rdma.g", "> 0"),
+    (["rdma.fast_recovery=0"], "rdma.fast_recovery", ">= 1"),
+    (["rdma.bogus=1"], "rdma.bogus", ""),
+    (['training.transport="roce"'], "training.transport", "tcp"),
+    (["network.ecn_profile={kmin=10, kmax=5}"], "network.ecn_profile.kmax", "above kmin"),
+    (['network.ecn_profile={kmin=10, kmax="5KB"}'], "network.ecn_profile.kmax", "one unit"),
+    (["network.ecn_profile={kmin=1, kmax=5}", "network.ecn_threshold=3"],
+     "network.ecn_profile", "not both"),
+    (["network.ecn_profile={kmin=1, kmax=5, pmax=2}"], "network.ecn_profile.pmax", "<= 1"),
+])
+def test_bad_fabric_input_is_refused_before_anything_runs(extra, field, words):
+    with pytest.raises(ConfigError) as e:
+        planning.plan(load_scenario("default", RING + PFC_HIGH + extra))
+    assert e.value.field == field
+    assert words in str(e.value)
