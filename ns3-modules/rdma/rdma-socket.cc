@@ -383,6 +383,15 @@ RdmaSocket::Established()
     NS_ABORT_MSG_IF(!route, "RdmaSocket: node " << m_node->GetId() << " has no route to "
                                                 << m_peer.GetIpv4());
     m_egress = route->GetOutputDevice();
+    // the egress's root and priomap, once: EgressBand() runs for every packet
+    Ptr<TrafficControlLayer> tc = m_node->GetObject<TrafficControlLayer>();
+    m_egressRoot = tc ? tc->GetRootQueueDiscOnDevice(m_egress) : nullptr;
+    if (m_egressRoot && m_egressRoot->GetNQueueDiscClasses() > 0)
+    {
+        PriomapValue priomap;
+        m_egressRoot->GetAttribute("Priomap", priomap);
+        m_egressPriomap = priomap.Get();
+    }
     DataRateValue line;
     m_egress->GetAttribute("DataRate", line);
     ObjectFactory factory(m_rateControlType.GetName());
@@ -536,12 +545,7 @@ RdmaSocket::GoBack(uint32_t psn)
     {
         return; // an old NAK: already gone back past it
     }
-    ++m_goBacks;
-    m_unacked.clear();
-    m_nextPsn = psn;
-    m_sndNxt = m_sndUna;
-    m_sendEvent.Cancel();
-    ScheduleSend();
+    Rewind();
 }
 
 void
@@ -550,14 +554,20 @@ RdmaSocket::RetransmitTimeout()
     NS_LOG_FUNCTION(this);
     if (!m_unacked.empty())
     {
-        uint32_t first = m_unacked.front().first;
-        ++m_goBacks;
-        m_unacked.clear();
-        m_nextPsn = first;
-        m_sndNxt = m_sndUna;
-        m_sendEvent.Cancel();
-        ScheduleSend();
+        Rewind();
     }
+}
+
+void
+RdmaSocket::Rewind()
+{
+    // send again from the first unacknowledged packet, with its PSN
+    ++m_goBacks;
+    m_nextPsn = m_unacked.front().first;
+    m_unacked.clear();
+    m_sndNxt = m_sndUna;
+    m_sendEvent.Cancel();
+    ScheduleSend();
 }
 
 // ------------------------------------------------------------------ packets out
@@ -582,16 +592,13 @@ RdmaSocket::Transmit(Ptr<Packet> packet, uint8_t tos)
 Ptr<QueueDisc>
 RdmaSocket::EgressBand() const
 {
-    Ptr<TrafficControlLayer> tc = m_node->GetObject<TrafficControlLayer>();
-    Ptr<QueueDisc> root = tc ? tc->GetRootQueueDiscOnDevice(m_egress) : nullptr;
-    if (!root || root->GetNQueueDiscClasses() == 0)
+    if (!m_egressRoot || m_egressRoot->GetNQueueDiscClasses() == 0)
     {
-        return root;
+        return m_egressRoot;
     }
-    PriomapValue priomap;
-    root->GetAttribute("Priomap", priomap);
-    uint16_t band = priomap.Get()[Socket::IpTos2Priority(GetIpTos())];
-    return root->GetQueueDiscClass(std::min<std::size_t>(band, root->GetNQueueDiscClasses() - 1))
+    uint16_t band = m_egressPriomap[Socket::IpTos2Priority(GetIpTos())];
+    return m_egressRoot
+        ->GetQueueDiscClass(std::min<std::size_t>(band, m_egressRoot->GetNQueueDiscClasses() - 1))
         ->GetQueueDisc();
 }
 
@@ -750,6 +757,7 @@ RdmaSocket::DoDispose()
     m_rate = nullptr;
     m_stack = nullptr;
     m_egress = nullptr;
+    m_egressRoot = nullptr;
     m_node = nullptr;
     Socket::DoDispose();
 }

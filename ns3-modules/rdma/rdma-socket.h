@@ -40,6 +40,7 @@
 #include "ns3/socket.h"
 #include "ns3/traced-callback.h"
 
+#include <array>
 #include <deque>
 #include <map>
 #include <utility>
@@ -138,6 +139,8 @@ class RdmaSocket : public Socket
     void GoBack(uint32_t psn);
     void Acknowledged(uint32_t psn);
     void RetransmitTimeout();
+    /// Go back to the first unacknowledged packet (go-back-N).
+    void Rewind();
     void Received(const RdmaHeader& header, uint32_t bytes, uint8_t tos);
     Ptr<QueueDisc> EgressBand() const;
 
@@ -165,6 +168,8 @@ class RdmaSocket : public Socket
     EventId m_connectEvent;
     uint32_t m_connectTries{0};
     Ptr<NetDevice> m_egress;    //!< the host's device toward the peer
+    Ptr<QueueDisc> m_egressRoot; //!< its root queue disc
+    std::array<uint16_t, 16> m_egressPriomap{}; //!< the root's priority -> band
 
     // sender
     Ptr<RdmaRateControl> m_rate;

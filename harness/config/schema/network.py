@@ -130,13 +130,8 @@ class BufferConfig(Section):
         return (band_limit_packets, "packets") if self.size is None else (self.size, self.unit)
 
 
-def _packets_or_bytes(value: Any) -> Any:
-    """Packets (an integer) or bytes ("5KB"), as a uint32 (ns-3's QueueSize)."""
-    return parse_bytes(value, "", maximum=UINT32_MAX) if isinstance(value, str) else value
-
-
 PacketsOrBytes = Annotated[Int(1, UINT32_MAX), BeforeValidator(
-    _packets_or_bytes, json_schema_input_type=Union[Int(1, UINT32_MAX), unit_string(BYTE_UNITS)]),
+    _buffer_size, json_schema_input_type=Union[Int(1, UINT32_MAX), unit_string(BYTE_UNITS)]),
     Toml("integer or size")]
 
 
