@@ -161,3 +161,48 @@ def test_bad_fabric_input_is_refused_before_anything_runs(extra, field, words):
         planning.plan(load_scenario("default", RING + PFC_HIGH + extra))
     assert e.value.field == field
     assert words in str(e.value)
+
+
+@needs_ns3
+def test_the_most_headroom_used_is_the_smallest_that_loses_nothing(monkeypatch):
+    """The reference suite's pfc-headroom check reads the most headroom a
+    port used as the smallest headroom with zero loss: the same incast with
+    exactly that headroom loses nothing, with one packet less it drops (the
+    headroom below the arithmetic written into the recipe by hand, which
+    the schema refuses)."""
+    from harness.engine import simulation
+
+    scenario = load_scenario("workloads/references/pfc-headroom.toml", ["run.duration=0.006"])
+    first = simulation.execute(planning.plan(scenario), quiet=True)
+    used = int(first.pfc["max_headroom_bytes"].max())
+    assert used > 0 and first.summary["lossless"]["lossless_drops"] == 0
+    text = recipe.text
+
+    def run_with(headroom: int):
+        monkeypatch.setattr(recipe, "text", lambda p: text(p).replace(
+            "Headroom=1000000", f"Headroom={headroom}"))
+        return simulation.execute(planning.plan(scenario), quiet=True).summary["lossless"]
+
+    assert run_with(used)["lossless_drops"] == 0
+    assert run_with(used - 1500)["lossless_drops"] > 0
+
+
+@needs_ns3
+def test_bulk_flows_over_rdma_share_one_bottleneck_and_mark_the_same_every_time():
+    """A bulk service over RDMA (DCQCN on the profile's marks): the flows
+    share the bottleneck fairly, nothing is resent, and the same scenario
+    run twice in one process marks and cuts alike (each band's marking
+    draws its own fixed stream, not ns-3's next automatic one)."""
+    from harness.engine import simulation
+
+    scenario = load_scenario("workloads/references/dcqcn.toml", ["run.duration=0.03"])
+    runs = [simulation.execute(planning.plan(scenario), quiet=True) for _ in range(2)]
+    s = runs[0].summary["services"]["flows"]
+    assert s["flows"] == 4 and s["jain_fairness"] > 0.98
+    assert s["goodput_bps"] > 0.95 * 40e9 * 1456 / 1502
+    assert runs[0].rdma["cnps_received"].sum() > 0
+    assert runs[0].rdma["retransmitted_packets"].sum() == 0
+    pd.testing.assert_frame_equal(runs[0].rdma, runs[1].rdma)
+    pd.testing.assert_frame_equal(runs[0].queue_samples, runs[1].queue_samples)
+    line = next(l for l in recipe.text(runs[0].plan).splitlines() if l.startswith("queue-disc"))
+    assert "MarkStream=" in line

@@ -191,7 +191,8 @@ EXPLAINED = {
 }
 
 
-@pytest.mark.parametrize("check", ["dynamic-thresholds", "ecmp", "strict-priority", "dctcp"])
+@pytest.mark.parametrize("check", ["dynamic-thresholds", "ecmp", "strict-priority", "dctcp",
+                                   "pfc-headroom", "dcqcn"])
 def test_cheap_check_within_its_tolerance_or_explained(check):
     from harness.usecases import references
 

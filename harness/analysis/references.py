@@ -161,6 +161,65 @@ def mathis_throughput(mss_bytes: float, rtt_s: float, loss: float,
     return mss_bytes * 8 / rtt_s * math.sqrt(3 / (2 * segments_per_ack)) / math.sqrt(loss)
 
 
+@dataclass(frozen=True)
+class DcqcnConstants:
+    """DCQCN's reaction and notification points as the fluid model takes
+    them: tau the CNP interval, tau' the alpha timer, T the rate-increase
+    timer (s), B the byte counter (bytes), F the fast-recovery steps, g,
+    R_AI (bit/s)."""
+
+    cnp_interval_s: float = 50e-6
+    alpha_period_s: float = 55e-6
+    increase_period_s: float = 55e-6
+    byte_counter: float = 10e6
+    fast_recovery: int = 5
+    additive_increase_bps: float = 40e6
+
+
+def dcqcn_fixed_point(rate_bps: float, flows: int, packet_bytes: float, kmin: float,
+                      kmax: float, pmax: float, c: DcqcnConstants = DcqcnConstants()) -> dict:
+    """Zhu, Ghobadi, Misra & Padhye ("ECN or Delay", CoNEXT 2016, section 3):
+    DCQCN's fluid model of N flows through one bottleneck of `rate_bps`, at
+    its fixed point. Each flow sends R_C = C / N (packets of `packet_bytes`
+    on the wire); with p the marking probability, a flow is cut at the rate
+    A / tau, A = 1 - (1 - p)^(tau R_C) (a mark within a CNP interval),
+    alpha* = 1 - (1 - p)^(tau' R_C), and its timer and byte counter expire
+    at R_C p / ((1 - p)^-n - 1) (n = T R_C or B packets), past fast
+    recovery with probability (1 - p)^(F n). Setting dR_T/dt = dR_C/dt = 0:
+
+        alpha* A^2 / (tau^2 (b_B + b_T)) = R_AI R_C ((1 - p)^(F B) b_B + (1 - p)^(F T R_C) b_T)
+
+    with b_n = p / ((1 - p)^-n - 1): one equation in p, solved here. The
+    RED-like profile maps p to the queue: Kmin + p / Pmax (Kmax - Kmin)
+    (bytes, as kmin and kmax; none where p > Pmax, the queue is beyond
+    Kmax). Returns {p, alpha, queue_bytes, flow_rate_bps}."""
+    from scipy.optimize import brentq
+
+    rc = rate_bps / 8 / packet_bytes / flows                      # packets/s per flow
+    rai = c.additive_increase_bps / 8 / packet_bytes
+    counter = c.byte_counter / packet_bytes                        # packets
+    timer = c.increase_period_s * rc                               # packets per timer period
+
+    def expiries(log_q: float, n: float) -> float:   # b_n / p, with log_q = log(1 - p)
+        return 1.0 / np.expm1(min(-n * log_q, 700.0))
+
+    def balance(log_p: float) -> float:               # log(decrease) - log(increase)
+        p = math.exp(log_p)
+        log_q = math.log1p(-p)
+        cut = -math.expm1(c.cnp_interval_s * rc * log_q)
+        alpha = -math.expm1(c.alpha_period_s * rc * log_q)
+        b_b, b_t = p * expiries(log_q, counter), p * expiries(log_q, timer)
+        decrease = alpha * cut ** 2 / (c.cnp_interval_s ** 2 * (b_b + b_t))
+        increase = rai * rc * (math.exp(c.fast_recovery * counter * log_q) * b_b
+                               + math.exp(c.fast_recovery * timer * log_q) * b_t)
+        return math.log(decrease) - math.log(increase)
+
+    p = math.exp(brentq(balance, math.log(1e-12), math.log(0.5), xtol=1e-12))
+    alpha = -math.expm1(c.alpha_period_s * rc * math.log1p(-p))
+    queue = kmin + p / pmax * (kmax - kmin) if p <= pmax else math.nan
+    return {"p": p, "alpha": alpha, "queue_bytes": queue, "flow_rate_bps": rate_bps / flows}
+
+
 def ps_slowdown(load: float) -> float:
     """M/G/1 processor sharing: a job's mean response time is its size over
     the rate times 1 / (1 - rho), whatever the size distribution."""

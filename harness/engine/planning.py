@@ -192,31 +192,35 @@ def plan(scenario: Scenario) -> Plan:
             return scaling.cdf(background.load_cdf(name, where), k)
         extra["services"] = service_planning.plan(scenario, topo, classes, run.duration, cdf)
     _check_dctcp_marks(scenario, classes, extra.get("background_tos"), jobs)
-    _check_rdma(scenario, topo, classes, jobs)
+    _check_rdma(scenario, topo, classes, jobs, extra.get("services", ()))
 
     ecn = tcp.ecn_on(scenario.tcp, scenario.network)
     return Plan(scenario, topo, network, run, classes, worst,
                 tcp.attribute_defaults(scenario.tcp, worst, ecn), ecn=ecn, **extra)
 
 
-def _check_rdma(scenario: Scenario, topo: Topology, classes, jobs: tuple) -> None:
-    """[rdma] against the run's RDMA jobs as simulated: a CNP class the
-    queues have, a minimum rate below every host link's (both / scale)."""
-    rdma_jobs = [job for job in jobs if job.config.transport == "rdma"]
-    if not rdma_jobs:
+def _check_rdma(scenario: Scenario, topo: Topology, classes, jobs: tuple,
+                services: tuple) -> None:
+    """[rdma] against the run's RDMA jobs and services as simulated: a CNP
+    class the queues have, a minimum rate below every host link's (both / scale)."""
+    from harness.config import registry
+
+    hosts = {h for job in jobs if job.config.transport == "rdma" for h in job.all_hosts}
+    hosts |= {h for s in services for h in registry.service_kind(s.kind).rdma_hosts(s)}
+    if not hosts:
         return
     cfg, k = scenario.rdma, scenario.scale
     if cfg.cnp_class is not None:
         classes.band(cfg.cnp_class, "rdma.cnp_class")
-    slowest = min(topo.host_link(h).rate_bps for job in rdma_jobs for h in job.all_hosts)
+    slowest = min(topo.host_link(h).rate_bps for h in hosts)
     if cfg.min_rate / k >= slowest:
         raise ConfigError("rdma.min_rate", f"{cfg.min_rate:.4g} bit/s is not below the slowest "
-                          f"host link of an RDMA job ({slowest * k:.4g} bit/s as written): a "
+                          f"host link of RDMA traffic ({slowest * k:.4g} bit/s as written): a "
                           "cut could not lower the rate; allowed: below it")
     for name in ("additive_increase", "hyper_increase"):
         if getattr(cfg, name) / k > slowest:
             raise ConfigError(f"rdma.{name}", f"{getattr(cfg, name):.4g} bit/s is above the "
-                              f"slowest host link of an RDMA job ({slowest * k:.4g} bit/s as "
+                              f"slowest host link of RDMA traffic ({slowest * k:.4g} bit/s as "
                               "written): one step would jump past the line rate; allowed: "
                               "at most it")
 

@@ -70,9 +70,13 @@ def _measurement_lines(p) -> list[str]:
 
 
 def rdma_hosts(p) -> list[int]:
-    """The hosts of every job whose transport is RDMA, ascending."""
-    return sorted({h for job in p.all_jobs if job.config.transport == "rdma"
-                   for h in job.all_hosts})
+    """The hosts of every job whose transport is RDMA and of every service
+    that runs over it, ascending."""
+    from harness.config import registry
+
+    jobs = {h for job in p.all_jobs if job.config.transport == "rdma" for h in job.all_hosts}
+    services = {h for s in p.services for h in registry.service_kind(s.kind).rdma_hosts(s)}
+    return sorted(jobs | services)
 
 
 def _training_lines(p) -> list[str]:

@@ -57,6 +57,10 @@ PFIFO_FAST_BAND_TOS = (0x10, 0x00, 0x08)
 PRIO_BAND_TOS = (0x10, 0x18, 0x00, 0x08)
 TOS_PRIORITY = {0x10: 6, 0x18: 4, 0x00: 0, 0x08: 2}
 PFIFO_FAST_PRIOMAP = (1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1)  # Linux prio2band
+#: The random streams of RED-like marking start here, one per (link, side,
+#: band): fixed, so that a run's marks do not depend on what ran before it
+#: in the process (the recipe's loss streams are 1,000 on).
+MARK_STREAMS = 1_000_000
 
 
 def prio_priomap(bands: int) -> list[int]:
@@ -312,10 +316,14 @@ class Bands:
         """The egress of `link`'s `side` (from_node -> to_node); host: the
         egress of a host (its buffer model; data made ECN-capable there)."""
         buffer = self.host_buffer if host else self.switch_buffer
+        bands = self.band_attributes(host)
+        if "MarkMax" in bands:   # a RED-like profile draws: each band its own stream
+            first = MARK_STREAMS + (2 * link + side) * self.bands
+            bands["MarkStream"] = list(range(first, first + self.bands))
         return " ".join((f"queue-disc {link} {side} {from_node} {to_node}",
                          component(self.EGRESS, {"Bands": self.bands, **buffer.egress}),
                          component(self.root, self.root_attributes()),
-                         component(self.BAND, self.band_attributes(host))))
+                         component(self.BAND, bands)))
 
 
 def band_attributes(net: NetworkConfig, table: ClassTable) -> dict:

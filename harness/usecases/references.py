@@ -449,6 +449,115 @@ def ecmp(check: Check, point: dict, cheap: bool) -> list[dict]:
     return rows
 
 
+def dcqcn(check: Check, point: dict, cheap: bool) -> list[dict]:
+    """N long-lived RDMA flows under DCQCN, one from each of hosts 0..N-1,
+    to host N (a bulk service over RDMA): the bottleneck's backlog sampled
+    every 2 us over the window (a batch-means interval) against the fluid
+    model's fixed point (ref.dcqcn_fixed_point, the scenario's constants and
+    profile, Kmax or Pmax as the point sets them); the bottleneck's
+    utilisation against 1 (an interval over its utilisation intervals) and
+    the flows' Jain index against 1: N long-lived flows share it fairly
+    (Zhu et al., SIGCOMM 2015). Beside them, reported: the marking probability the
+    samples' queue gives on the profile, against p*; each note gives the
+    share of samples with the queue empty and the bottleneck's payload
+    rate, where a departure shows."""
+    from harness.network import rdma
+
+    n = int(point["n"])
+    data = read_scenario_dict(REFERENCES_DIR / f"{check.scenario}.toml")
+    profile = dict(data["network"]["ecn_profile"])
+    profile.update({k: point[k] for k in ("kmax", "pmax") if k in point})
+    samples = dict(data["run"]["queue_samples"], hosts=[n])
+    run = simulate(check, {
+        "topology.hosts": n + 1, "run.queue_samples": samples, "network.ecn_profile": profile,
+        "service": [{**data["service"][0], "sources": list(range(n)), "destination": n}]}, cheap)
+    plan = run.plan
+    cfg, mtu = plan.scenario.rdma, plan.scenario.network.mtu
+    link = plan.topology.host_link(n)
+    wire = mtu + 2                                   # PPP's 2 B on every packet
+    payload_share = rdma.payload_bytes(mtu) / wire
+    marking = plan.network.ecn_profile
+    constants = ref.DcqcnConstants(
+        cnp_interval_s=cfg.cnp_interval, alpha_period_s=cfg.alpha_period,
+        increase_period_s=cfg.rate_increase_period, byte_counter=cfg.byte_counter,
+        fast_recovery=cfg.fast_recovery, additive_increase_bps=cfg.additive_increase)
+    fixed = ref.dcqcn_fixed_point(link.rate_bps, n, wire, marking.kmin, marking.kmax,
+                                  marking.pmax, constants)
+    q = run.queue_samples
+    backlog = q[(q["to_node"] == n) & (q["band"] == q["band"].min())]["backlog_bytes"]
+    backlog = backlog.to_numpy(dtype=float)
+    flows = run.summary["services"][data["service"][0]["name"]]
+    rates = np.array(flows["flow_goodput_bps"])
+    empty = float((backlog == 0).mean())
+    note = (f"p* = {fixed['p']:.4g}, alpha* = {fixed['alpha']:.3f}; the queue empty in "
+            f"{100 * empty:.1f} % of {len(backlog):,} samples; the bottleneck carried "
+            f"{flows['goodput_bps'] / (link.rate_bps * payload_share):.3f} of its payload rate")
+    seen_p = np.clip((backlog - marking.kmin) / (marking.kmax - marking.kmin), 0, None)
+    seen_p = np.where(backlog > marking.kmax, 1.0, marking.pmax * seen_p)
+    jain = float(flows["jain_fairness"])
+    u, interval = _utilisation_towards(run, n, run.summary["window_s"])
+    rows = [
+        _row(check, point, "queue at the fixed point (bytes)", fixed["queue_bytes"],
+             ref.batch_means(backlog), cheap, note),
+        _row(check, point, "bottleneck utilisation", 1.0, ref.cycle_estimate(u.to_numpy()),
+             cheap, f"{len(u)} intervals of {interval * 1e3:g} ms",
+             check.settings["utilisation_tolerance"], "relative"),
+        _row(check, point, "Jain's fairness index", 1.0, ref.Estimate(jain, jain, jain, n),
+             cheap, f"flows' goodput {', '.join(f'{r / 1e9:.2f}' for r in rates)} Gbit/s",
+             check.settings["fairness_tolerance"], "relative"),
+        _reported(check, point, "marking probability (reported)", fixed["p"],
+                  ref.batch_means(seen_p), cheap, "the profile's probability at each sampled "
+                  "queue, against the fixed point's p*")]
+    return rows
+
+
+def pfc_headroom(check: Check, point: dict, cheap: bool) -> list[dict]:
+    """A line-rate incast into a lossless class (N RDMA flows that DCQCN
+    never cuts, no profile marks them) on links of the point's delay: the
+    most headroom any of the switch's ports used (PfcPort's MaxHeadroom),
+    against the arithmetic (harness.network.pfc.headroom_bytes: 2 x delay x
+    rate + 3 frames + the pause frame). That maximum is exactly the
+    smallest headroom with zero loss: the headroom enters only where a
+    packet would exceed it, so any headroom at or above it gives the same
+    run and any below drops the packet that reaches it (tests/test_lossless.py
+    shows both). The check holds where it lies between what the round trip
+    brings at the rate the port fills (the line rate less its 1/N share of
+    the egress, the least the arithmetic must cover) and the arithmetic
+    (an upper bound); the interval is the range over the N ports. And no
+    packet of the lossless class lost, anywhere."""
+    from harness.network import pfc
+
+    n = int(point["n"])
+    run = simulate(check, {
+        "topology.hosts": n + 1, "topology.link_delay": point["delay"],
+        "service": [{**read_scenario_dict(REFERENCES_DIR / f"{check.scenario}.toml")["service"][0],
+                     "sources": list(range(n)), "destination": n}]}, cheap)
+    plan = run.plan
+    link = plan.topology.host_link(0)
+    switch = link.b
+    mtu = plan.scenario.network.mtu
+    bound = pfc.headroom_bytes(link.rate_bps, link.delay_s, mtu)
+    round_trip = 2 * link.delay_s * link.rate_bps / 8 * mtu / (mtu + pfc.PPP_BYTES)   # as queued
+    least = (1 - 1 / n) * round_trip
+    ports = run.pfc[run.pfc["lossless"] & (run.pfc["from_node"] == switch)
+                    & (run.pfc["to_node"] < n)]
+    used = ports["max_headroom_bytes"].to_numpy(dtype=float)
+    top = float(used.max())
+    est = ref.Estimate(top, float(used.min()), top, len(used))
+    row = _row(check, point, "smallest lossless headroom (bytes)", bound, est, cheap,
+               f"the round trip's bytes 2 x delay x rate = {round_trip:,.0f} B as queued, "
+               f"{least:,.0f} B at the rate a port fills with {n} sharing the egress; used "
+               f"beyond the round trip: {top - round_trip:,.0f} B = "
+               f"{(top - round_trip) / mtu:.2f} packets (the arithmetic allows 3 frames and "
+               f"the pause frame); {int(ports['pause_frames_sent'].sum()):,} pause frames")
+    row["within"] = bool(least <= top <= bound)
+    lost = float(run.summary["lossless"]["lossless_drops"])
+    drops = _row(check, point, "lossless-class drops (packets)", 0.0,
+                 ref.Estimate(lost, lost, lost, 1), cheap, "every port of the run",
+                 tolerance=0.0, unit="packets")
+    return [row, drops]
+
+
 #: Each check's function, by the name references.toml gives it.
 CHECKS: dict[str, Callable[[Check, dict, bool], list[dict]]] = {
     "dynamic-thresholds": dynamic_thresholds,
@@ -457,6 +566,8 @@ CHECKS: dict[str, Callable[[Check, dict, bool], list[dict]]] = {
     "mathis": mathis,
     "ecmp": ecmp,
     "dctcp": dctcp,
+    "dcqcn": dcqcn,
+    "pfc-headroom": pfc_headroom,
 }
 
 

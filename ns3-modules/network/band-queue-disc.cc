@@ -7,6 +7,7 @@
 #include "ns3/double.h"
 #include "ns3/drop-tail-queue.h"
 #include "ns3/ipv4-queue-disc-item.h"
+#include "ns3/integer.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 #include "ns3/pointer.h"
@@ -63,6 +64,13 @@ BandQueueDisc::GetTypeId()
                           DoubleValue(1.0),
                           MakeDoubleAccessor(&BandQueueDisc::m_markWeight),
                           MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("MarkStream",
+                          "RED-like marking: the random stream of its draws (-1: ns-3's "
+                          "next automatic one, which depends on what ran before in the "
+                          "process)",
+                          IntegerValue(-1),
+                          MakeIntegerAccessor(&BandQueueDisc::m_markStream),
+                          MakeIntegerChecker<int64_t>(-1))
             .AddAttribute("Lossless",
                           "PFC: at a switch whose ports pause (PfcPort), the band drops "
                           "nothing; its ingress ports admit its packets and pause upstream",
@@ -106,6 +114,7 @@ BandQueueDisc::BandQueueDisc()
       m_markMax("0p"),
       m_markProbability(0.01),
       m_markWeight(1.0),
+      m_markStream(-1),
       m_lossless(false)
 {
     NS_LOG_FUNCTION(this);
@@ -371,6 +380,10 @@ BandQueueDisc::InitializeParams()
     if (m_markMax.GetValue() > 0)
     {
         m_markRng = CreateObject<UniformRandomVariable>();
+        if (m_markStream >= 0)
+        {
+            m_markRng->SetStream(m_markStream);
+        }
     }
 }
 

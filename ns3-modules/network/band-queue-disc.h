@@ -102,6 +102,7 @@ class BandQueueDisc : public QueueDisc
     QueueSize m_markMax;        //!< RED-like profile: MarkProbability at, all above; 0 = none
     double m_markProbability;   //!< RED-like profile: Pmax
     double m_markWeight;        //!< RED-like profile: EWMA weight of each sample
+    int64_t m_markStream;       //!< RED-like profile: its random stream (-1: automatic)
     double m_markAverage{0};    //!< RED-like profile: the averaged queue, in MarkMax's unit
     Ptr<UniformRandomVariable> m_markRng; //!< made only with a profile
     bool m_lossless;            //!< PFC: the band never drops at a switch

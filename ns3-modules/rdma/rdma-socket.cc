@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/data-rate.h"
+#include "ns3/inet6-socket-address.h"
 #include "ns3/integer.h"
 #include "ns3/ipv4-route.h"
 #include "ns3/ipv4-routing-protocol.h"
@@ -158,9 +159,13 @@ RdmaSocket::Bind(const Address& address)
     }
     m_udp->SetIpRecvTos(true); // the received ECN field: CE marks
     m_udp->SetRecvCallback(MakeCallback(&RdmaSocket::ReadUdp, this));
-    Address local;
-    m_udp->GetSockName(local);
-    m_localPort = InetSocketAddress::ConvertFrom(local).GetPort();
+    // ns-3's sinks given only a port bind IPv6's any beside IPv4's: such a
+    // queue pair listens and is never reached (the fabric carries IPv4)
+    Address bound;
+    m_udp->GetSockName(bound);
+    m_localPort = Inet6SocketAddress::IsMatchingType(bound)
+                      ? Inet6SocketAddress::ConvertFrom(bound).GetPort()
+                      : InetSocketAddress::ConvertFrom(bound).GetPort();
     return 0;
 }
 

@@ -1,6 +1,7 @@
-"""Long-lived bulk TCP flows (`kind = "bulk"`): `flows` from each of
-`sources` to `destination`, sending as fast as TCP lets them from `start`
-to the end of the run; measured as goodput over the window and Jain's
+"""Long-lived bulk flows (`kind = "bulk"`): `flows` from each of `sources`
+to `destination`, sending as fast as their transport lets them (TCP, or
+RDMA queue pairs under DCQCN with `transport = "rdma"`) from `start` to
+the end of the run; measured as goodput over the window and Jain's
 fairness index of the flows'."""
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ class BulkService(ServiceBase):
     flows: Int(1, BULK_PORT_STRIDE) = Field(1, description=(
         f"flows from each source, 1-{BULK_PORT_STRIDE} (ports `port`, `port` + 1, ...)"))
     start: Time = Field(0.0, description="when the flows start (s); default 0")
+    transport: Literal["tcp", "rdma"] = Field("tcp", description=(
+        "what carries the flows: \"tcp\" (ns-3's TCP, as [tcp] sets it) or \"rdma\" "
+        "(RoCEv2 queue pairs paced by DCQCN, as [rdma] sets it)"))
 
     @model_validator(mode="after")
     def _two_ends(self) -> BulkService:
@@ -51,9 +55,11 @@ class BulkPlan(ServicePlan):
     start_s: float = 0.0             # when they start
     send_bytes: int = 0              # bytes per write (a TCP segment)
     line_rate_bps: float = 0.0       # the most they can deliver together (the cost estimate)
+    transport: str = "tcp"           # "tcp" or "rdma"
 
     def resolved(self) -> dict:
-        return {**super().resolved(), "flows_per_source": self.flows, "start_s": self.start_s}
+        return {**super().resolved(), "flows_per_source": self.flows, "start_s": self.start_s,
+                **({"transport": self.transport} if self.transport != "tcp" else {})}
 
 
 def bulk_flows(plan: BulkPlan) -> list[tuple[int, int]]:
@@ -78,7 +84,8 @@ def bulk_summary(received: list[tuple[int, int]], window: tuple[float, float]) -
 class Bulk(ServiceKind):
     name = "bulk"
     order = 50
-    summary = "long-lived TCP flows sending as fast as TCP lets them (goodput, fairness)"
+    summary = ("long-lived flows sending as fast as TCP (or RDMA's DCQCN) lets them "
+               "(goodput, fairness)")
     settings = BulkService
 
     def ports(self, cfg: BulkService, index: int) -> range:
@@ -104,20 +111,28 @@ class Bulk(ServiceKind):
         line = min(topo.host_link(dst).rate_bps,
                    sum(topo.host_link(s).rate_bps for s in sources))
         return replace(base, BulkPlan, clients=sources, servers=(dst,), flows=cfg.flows,
-                       start_s=cfg.start, send_bytes=ctx.segment, line_rate_bps=line)
+                       start_s=cfg.start, send_bytes=ctx.segment, line_rate_bps=line,
+                       transport=cfg.transport)
+
+    def rdma_hosts(self, plan: BulkPlan) -> tuple[int, ...]:
+        return (*plan.clients, *plan.servers) if plan.transport == "rdma" else ()
 
     def recipe_lines(self, plan: BulkPlan, at: RecipeContext) -> list[str]:
         """Per flow: ns-3's PacketSink on the destination, its BulkSendApplication
         on the source (no byte limit), and the sink's bytes noted at the
-        window's start and end."""
+        window's start and end. Over RDMA both take the host's queue pairs
+        (RdmaSocketFactory, a stream socket) in place of TCP's sockets."""
+        from harness.network import rdma
+
+        factory = rdma.FACTORY if plan.transport == "rdma" else "ns3::TcpSocketFactory"
         lines = []
         for i, (src, port) in enumerate(bulk_flows(plan)):
             dst = plan.servers[0]
             lines += [
                 app_line(plan, dst, "ns3::PacketSink",
-                         {"Protocol": "ns3::TcpSocketFactory", "Port": port}),
+                         {"Protocol": factory, "Port": port}),
                 app_line(plan, src, "ns3::BulkSendApplication", {
-                    "Protocol": "ns3::TcpSocketFactory", "Tos": plan.tos,
+                    "Protocol": factory, "Tos": plan.tos,
                     "SendSize": plan.send_bytes, "MaxBytes": 0,
                     "StartTime": f"{round(plan.start_s * 1e9)}ns"}, peer=dst, port=port),
                 f"service-note-rx {at.first_app + 2 * i} {at.window_ns[0]} {at.window_ns[1]}"]

@@ -153,6 +153,10 @@ class ServiceKind:
         each an ns-3 TypeId and its attributes), and what they need."""
         raise NotImplementedError
 
+    def rdma_hosts(self, plan: ServicePlan) -> tuple[int, ...]:
+        """The hosts whose RDMA stack (queue pairs, DCQCN) it uses; none by default."""
+        return ()
+
     def planned_requests(self, plan: ServicePlan) -> int:
         """How many requests its recipe lines add to the ServiceLog."""
         return 0
