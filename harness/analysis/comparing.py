@@ -90,7 +90,7 @@ def same_flows(a: Run, b: Run) -> bool:
 
 
 def _read(d: Path) -> Run:
-    return read_run(d, ("flows", "iterations", "services", "streams"))
+    return read_run(d, ("flows", "iterations", "services", "streams", "pfc"))
 
 
 def _cell_id(run: Run) -> str:
@@ -232,14 +232,13 @@ def write(comparison: Comparison, out: Path) -> Path:
 def lines(comparison: Comparison, a: str, b: str) -> list[str]:
     """The table as the console prints it: per point, each metric's change of
     B vs A [95 % interval] verdict, and whether it is paired."""
-    from harness.analysis.metrics import delta_metric_words
+    from harness.analysis.metrics import delta_metric_words, in_points
 
     def pct(v: float) -> str:
         return "stalled" if v == float("inf") else f"{100 * v:+.1f}"
 
     def unit(metric: str) -> str:   # a fraction's difference is in points
-        stat = services.stat_of(metric)
-        return "pp" if stat is not None and stat.fraction else "%"
+        return "pp" if in_points(metric) else "%"
 
     out = [f"change of B ({b}) against A ({a}) [95 % interval] verdict:"]
     groups = (comparison.table.groupby(comparison.keys, sort=False, dropna=False)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 
+import numpy as np
 import pandas as pd
 
 PFC_COLUMNS = ["link", "side", "from_node", "to_node", "band", "traffic_class", "lossless",
@@ -101,3 +102,50 @@ def console_line(s: dict) -> str:
                      f"{s['rdma_retransmitted_packets']:,} RDMA packets resent")
     parts.append(f"lossless drops {s['lossless_drops']:,}, lossy drops {s['lossy_drops']:,}")
     return "lossless fabric: " + "; ".join(parts)
+
+
+#: The change of the fabric's pause time (harness.analysis.run_changes): per
+#: egress, its share of the window paused, as a difference in points.
+PAUSE_SHARE = "pause_share"
+
+#: summary.json's `lossless` keys that are one number each, as summary.parquet columns.
+FLAT_KEYS = ("pause_frames", "paused_egresses", "max_pause_share", "pause_spread_hops",
+             "max_headroom_bytes", "lossless_drops", "lossy_drops", "cnps", "rate_cuts",
+             "rdma_retransmitted_packets", "rdma_go_backs")
+
+
+def flat_columns(s: dict | None) -> dict:
+    """A run's `lossless` entry as a sweep's summary columns: pause_s_<class>
+    (the class's pause time over the window, summed over its egresses) and
+    FLAT_KEYS; none for a run without the fabric."""
+    if not s:
+        return {}
+    out = {f"pause_s_{c}": t for c, t in s.get("pause_s", {}).items()}
+    out.update({k: s[k] for k in FLAT_KEYS if k in s})
+    return out
+
+
+def egress_pause_shares(pfc: pd.DataFrame | None, window_s: float) -> pd.Series | None:
+    """Each egress's (link, side) share of the window paused, its lossless
+    bands' pause time summed; None without PFC."""
+    if pfc is None or window_s <= 0:
+        return None
+    lossless = pfc[pfc["lossless"]]
+    return lossless.groupby(["link", "side"])["paused_s"].sum() / window_s
+
+
+def pause_share_pairs(reference: list, arm: list) -> np.ndarray:
+    """The paired samples of the pause-share change (harness.analysis.run_changes):
+    per seed and egress, the arm's share of the window paused less the
+    reference's (the same port of the same network in both), pooled over
+    seeds; empty where either arm has no PFC."""
+    out = []
+    for ref, a in zip(reference, arm):
+        window = ref.summary.get("window_s") or (0, 0)
+        r = egress_pause_shares(ref.pfc, window[1] - window[0])
+        x = egress_pause_shares(a.pfc, window[1] - window[0])
+        if r is None or x is None:
+            continue
+        common = r.index.intersection(x.index)
+        out.append(x.loc[common].to_numpy() - r.loc[common].to_numpy())
+    return np.concatenate(out) if out else np.array([])

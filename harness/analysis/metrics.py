@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from harness.analysis import services
+from harness.analysis import lossless, services
 
 SIZE_CLASSES = ("small", "medium", "large")
 SMALL_MAX = 100_000
@@ -217,6 +217,13 @@ _CLASS_WORDS = {"small": "small-flow FCT (<= 100 KB)", "medium": "medium-flow FC
 _STAT_WORDS = {"mean": "mean", "p99": "99th percentile (p99)", "p999": "99.9th percentile (p999)"}
 
 
+def in_points(metric: str) -> bool:
+    """Whether a deltas metric changes by its difference in points (a
+    service's fraction, the pause share) rather than relatively."""
+    stat = services.stat_of(metric)
+    return (stat is not None and stat.fraction) or metric == lossless.PAUSE_SHARE
+
+
 def delta_metric_words(metric: str) -> str:
     """A deltas metric in words: "fct_small_p99" -> "small-flow FCT (<= 100 KB),
     99th percentile (p99)"; the name itself when unknown."""
@@ -227,6 +234,8 @@ def delta_metric_words(metric: str) -> str:
         return service
     if metric == "end_spread":
         return "straggler spread (last - first worker's end of an iteration), mean"
+    if metric == lossless.PAUSE_SHARE:
+        return "share of the window an egress was paused by PFC (difference, points)"
     if metric.startswith("iteration_time_"):
         stat = metric.removeprefix("iteration_time_")
         return f"training iteration time, {_STAT_WORDS.get(stat, stat)}"
@@ -259,6 +268,8 @@ def flat_summary(summary: dict) -> dict[str, float | int | None]:
     row["training_stalled"] = bool(training) and not training.get("iterations")
     # [[service]]: each service's tails (query_p99_s, rpc_slo_attainment, ...)
     row.update(services.flat_columns(summary.get("services")))
+    # the lossless fabric: pause time per class, pause frames, CNPs, drops
+    row.update(lossless.flat_columns(summary.get("lossless")))
     # several jobs ([[training]]): each job's columns, by its name
     for job in summary.get("jobs", ()):
         for key in ("iterations", "mean_iteration_s", "p99_iteration_s", "slowdown_vs_ideal"):

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from harness.analysis import lossless
 from harness.analysis.metrics import end_spread
 from harness.analysis.service_changes import service_changes
 from harness.analysis.stats import (FCT_CLASSES, FLOW_CHANGES, ITERATION_TAILS,
@@ -205,17 +206,30 @@ def unpaired_changes(reference: list["Run"], arm: list["Run"], key: tuple) -> di
             out[metric] = unpaired_change(values(reference), values(arm), flow_stat.change,
                                           rng_for(*key, cls, flow_stat.change))
     out.update(service_changes(reference, arm, key, paired=False))
+    out.update(pause_change(reference, arm))
     return out
+
+
+def pause_change(reference: list["Run"], arm: list["Run"]) -> dict[str, Interval]:
+    """{"pause_share": Interval} where both arms ran PFC: the mean over
+    egresses and seeds of each egress's share of the window paused, arm
+    less reference (points), with a Student t interval over those pairs (an
+    egress is the same port in both); {} without PFC."""
+    pairs = lossless.pause_share_pairs(reference, arm)
+    if not len(pairs):
+        return {}
+    return {lossless.PAUSE_SHARE: paired_t_change(pairs, len(reference))}
 
 
 def paired_changes(reference: list["Run"], arm: list["Run"], key: tuple) -> dict[str, Interval]:
     """Every change of a sweep's deltas_mean of one arm against its
     reference, paired per seed (the runs of reference[i] and arm[i] replay
     the same background flows): iteration time, its tails, the end spread,
-    each size class's FCT statistics and each service's (the same requests).
-    key: cells_key."""
+    each size class's FCT statistics, each service's (the same requests) and,
+    with PFC, the egresses' pause share. key: cells_key."""
     return {"iteration_time": iteration_change(reference, arm, key),
             **tail_changes(reference, arm, key),
             "end_spread": end_spread_change(reference, arm, key),
             **fct_changes(reference, arm, key),
-            **service_changes(reference, arm, key)}
+            **service_changes(reference, arm, key),
+            **pause_change(reference, arm)}

@@ -291,8 +291,8 @@ def judge(metric: str, iv: Interval) -> tuple[str, bool]:
         return TOO_FEW, False
     if services.stat_of(metric) is not None:
         return service_verdict(iv.low, iv.high)
-    verdict = {"iteration_time": training_verdict,
-               "end_spread": spread_verdict}.get(metric, background_verdict)
+    verdict = {"iteration_time": training_verdict, "end_spread": spread_verdict,
+               "pause_share": spread_verdict}.get(metric, background_verdict)
     return verdict(iv.low, iv.high)
 
 

@@ -42,7 +42,9 @@ def _network_lines(p) -> list[str]:
     for i, link in enumerate(topo.links):
         for side, (src, dst) in enumerate(((link.a, link.b), (link.b, link.a))):
             lines.append(strategy.recipe_line(i, side, src, dst, host=src < topo.n_hosts))
-    lines += pfc.recipe_lines(p.network, topo)   # after the queue discs, before addresses
+    warmup, window_end = p.run.window
+    lines += pfc.recipe_lines(p.network, topo,   # after the queue discs, before addresses
+                              (round(warmup * 1e9), round(window_end * 1e9)))
     lines += rdma.recipe_lines(p.scenario, p.classes, rdma_hosts(p))
     lines.append("assign")
     lines += routing.recipe_lines(topo)

@@ -76,8 +76,9 @@ def ports(topo: Topology) -> list[tuple[int, int, int, int]]:
             for side, (src, dst) in enumerate(((link.a, link.b), (link.b, link.a)))]
 
 
-def recipe_lines(net: NetworkConfig, topo: Topology) -> list[str]:
-    """One `pfc` line per link end, none without network.pfc."""
+def recipe_lines(net: NetworkConfig, topo: Topology, window_ns: tuple[int, int]) -> list[str]:
+    """One `pfc` line per link end, none without network.pfc; each counts
+    its pause time over the measurement window `window_ns`."""
     pfc = net.pfc
     if pfc is None:
         return []
@@ -90,6 +91,7 @@ def recipe_lines(net: NetworkConfig, topo: Topology) -> list[str]:
                       "Xoff": pfc.static_xoff if pfc.alpha is None else None,
                       "XoffAlpha": pfc.alpha,
                       "XonOffset": xon_offset(net), "Headroom": headroom,
-                      "PauseQuanta": pfc.quanta}
+                      "PauseQuanta": pfc.quanta,
+                      "WindowStart": f"{window_ns[0]}ns", "WindowEnd": f"{window_ns[1]}ns"}
         lines.append(f"pfc {i} {side} {src} {dst} {component(PORT, attributes)}")
     return lines

@@ -25,10 +25,10 @@ from harness.config.errors import ConfigError
 FORMATS = ("csv", "parquet")
 DICTIONARY = "data-dictionary.csv"
 RUN_EXPORTED = ("flows", "iterations", "transfers", "compute", "queues", "utilization",
-                "scheduler", "services", "streams", "queue_samples")
+                "scheduler", "services", "streams", "queue_samples", "pfc", "rdma")
 SWEEP_EXPORTED = ("summary", "deltas", "deltas_mean", "scale_check")
 #: a sweep's per-cell tables, exported as one table each with the cell's id
-CELL_EXPORTED = ("services", "streams")
+CELL_EXPORTED = ("services", "streams", "pfc", "rdma")
 
 # --------------------------------------------------------------------------
 # the data dictionary: (unit, meaning) of each column, by table and name;
@@ -144,13 +144,48 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
         "scenario": ("", "the scenario's name"), "seed": ("", "the run's seed"),
         "digest": ("", "the digest of the resolved scenario"),
         "simulated_s": ("s", "simulated time"),
+        # the lossless fabric (harness.analysis.lossless)
+        "pause_frames": ("frames", "PFC pause frames sent, every port, the whole run"),
+        "paused_egresses": ("egresses", "egresses (link end and band) paused in the window"),
+        "max_pause_share": ("fraction", "the most-paused egress's share of the window paused"),
+        "pause_spread_hops": ("hops", "the longest chain of egresses paused in turn"),
+        "max_headroom_bytes": ("bytes", "the most PFC headroom a port used"),
+        "lossless_drops": ("packets", "packets the lossless classes dropped (must be 0)"),
+        "lossy_drops": ("packets", "packets the other classes dropped"),
+        "cnps": ("packets", "DCQCN congestion notifications sent"),
+        "rate_cuts": ("cuts", "DCQCN rate cuts"),
+        "rdma_retransmitted_packets": ("packets", "RDMA packets sent again (go-back-N)"),
+        "rdma_go_backs": ("", "RDMA go-backs (a NAK or a timeout)"),
+    },
+    "pfc": {
+        "side": ("", "the link's end (0: from its a to b)"),
+        "lossless": ("", "whether the band is lossless (network.pfc.classes)"),
+        "pause_frames_sent": ("frames", "pause frames this port sent upstream"),
+        "pause_frames_received": ("frames", "pause frames this port's egress received"),
+        "paused_s": ("s", "how long this egress band was paused, in the window"),
+        "pausing_s": ("s", "how long this port held its upstream paused, in the window"),
+        "max_headroom_bytes": ("bytes", "the most headroom the band used here"),
+        "max_ingress_bytes": ("bytes", "the most bytes of the band in by this port and queued"),
+    },
+    "rdma": {
+        "host": ("", "the queue pair's host"), "peer_host": ("", "its peer's host"),
+        "accepted": ("", "whether it is the accepting (receiving) end"),
+        "bytes_sent": ("bytes", "payload bytes sent"),
+        "bytes_acknowledged": ("bytes", "payload bytes the peer acknowledged"),
+        "bytes_received": ("bytes", "payload bytes received in order"),
+        "cnps_sent": ("packets", "CNPs this end sent (as notification point)"),
+        "cnps_received": ("packets", "CNPs this end received"),
+        "rate_cuts": ("cuts", "DCQCN rate cuts"),
+        "retransmitted_packets": ("packets", "packets sent again"),
+        "go_backs": ("", "go-backs (a NAK or a timeout)"),
     },
     "deltas": {
         "arm": ("", "the compared arm"),
         "metric": ("", "what changed (iteration_time, iteration_time_p99, end_spread, "
                        "fct_<class>_<mean|p99|p999>; a service's: {services}, with the "
                        "service's name after the kind where a scenario has several of that "
-                       "kind)"),
+                       "kind; with PFC, in deltas_mean only: pause_share, each egress's "
+                       "share of the window paused, arm less reference)"),
         "reference": ("s", "the metric's value in the reference arm (a service's "
                            "fraction: a fraction)"),
         "value": ("s", "the metric's value in the arm (a service's fraction: a fraction)"),
@@ -229,6 +264,8 @@ _PATTERNS = (
      lambda m: ("s", f"{_STAT[m[2]]} FCT of the measured, completed {m[1]} flows")),
     (re.compile(r"fct_(small|medium|large|all)_mean_slowdown"),
      lambda m: ("ratio", f"mean slowdown (FCT / ideal FCT) of the {m[1]} flows")),
+    (re.compile(r"pause_s_(.+)"),
+     lambda m: ("s", f"class {m[1]}'s PFC pause time in the window, summed over its egresses")),
     (re.compile(r"job_(.+)_(iterations|mean_iteration_s|p99_iteration_s|slowdown_vs_ideal)"),
      lambda m: (_JOB[m[2]][0], f"job {m[1]}: {_JOB[m[2]][1]}")),
 )

@@ -46,9 +46,20 @@ SUMMARY_COLUMNS = {  # summary.parquet column -> (header, scale)
 }
 
 
+#: The lossless fabric's columns, shown where the cells ran it.
+LOSSLESS_COLUMNS = {
+    "max_pause_share": ("most paused egress %", 100),
+    "lossless_drops": ("lossless drops", 1),
+    "lossy_drops": ("lossy drops", 1),
+    "cnps": ("CNPs", 1),
+}
+
+
 def _summary_columns(summary: pd.DataFrame) -> dict[str, tuple[str, float]]:
-    """SUMMARY_COLUMNS and the services' tails the cells have."""
-    return {**SUMMARY_COLUMNS, **services.summary_columns(summary.columns)}
+    """SUMMARY_COLUMNS, the services' tails and the lossless fabric's
+    columns the cells have."""
+    return {**SUMMARY_COLUMNS, **services.summary_columns(summary.columns),
+            **{c: v for c, v in LOSSLESS_COLUMNS.items() if c in summary.columns}}
 
 
 def check_sweep_dir(sweep_dir: Path) -> None:

@@ -191,11 +191,12 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
 
 def _run_tables(out: Path, cell: Cell) -> Run:
     """What the paired statistics read of a cell's run: its flows and
-    iterations, and its services' requests and stream packets with their
-    deadlines and SLOs (summary.json)."""
+    iterations, its services' requests and stream packets with their
+    deadlines and SLOs (summary.json), and its PFC ports."""
     d = cell_dir(out, cell)
     return Run(flows=read_table(d / "flows.parquet"), iterations=optional_table(d, "iterations"),
                services=optional_table(d, "services"), streams=optional_table(d, "streams"),
+               pfc=optional_table(d, "pfc"),
                summary=read_record(d / "summary.json", what="the cell's summary"), dir=d)
 
 

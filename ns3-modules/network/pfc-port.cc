@@ -70,6 +70,17 @@ PfcPort::GetTypeId()
                           UintegerValue(65535),
                           MakeUintegerAccessor(&PfcPort::m_quanta),
                           MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("WindowStart",
+                          "Paused and pausing time is counted from here (the run's "
+                          "measurement window)",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&PfcPort::m_windowStart),
+                          MakeTimeChecker())
+            .AddAttribute("WindowEnd",
+                          "... and up to here",
+                          TimeValue(Time::Max()),
+                          MakeTimeAccessor(&PfcPort::m_windowEnd),
+                          MakeTimeChecker())
             .AddTraceSource("PauseSent",
                             "A pause frame was sent upstream: (band, quanta; 0 = resume)",
                             MakeTraceSourceAccessor(&PfcPort::m_pauseSent),
@@ -87,7 +98,9 @@ PfcPort::PfcPort()
       m_xoffAlpha(0.0),
       m_xonOffset(3000),
       m_headroom(9000),
-      m_quanta(65535)
+      m_quanta(65535),
+      m_windowStart(Seconds(0)),
+      m_windowEnd(Time::Max())
 {
     NS_LOG_FUNCTION(this);
 }
@@ -233,7 +246,7 @@ PfcPort::Credit(uint32_t band, uint32_t bytes)
     if (b.shared + m_xonOffset <= xoff || b.shared == 0)
     {
         b.pausing = false;
-        b.pausingTotal += Simulator::Now() - b.pausingSince;
+        b.pausingTotal += InWindow(b.pausingSince, Simulator::Now());
         b.refresh.Cancel();
         SendPause(band, 0);
     }
@@ -314,7 +327,7 @@ PfcPort::Resume(uint32_t band)
         return;
     }
     b.paused = false;
-    b.pausedTotal += Simulator::Now() - b.pausedSince;
+    b.pausedTotal += InWindow(b.pausedSince, Simulator::Now());
     b.expiry.Cancel();
     b.queue->SetPaused(false);
     m_root->Run(); // the device may be idle with this band's packets waiting
@@ -350,14 +363,22 @@ Time
 PfcPort::GetPausedTime(uint32_t band) const
 {
     const Band& b = m_bands.at(band);
-    return b.pausedTotal + (b.paused ? Simulator::Now() - b.pausedSince : Time(0));
+    return b.pausedTotal + (b.paused ? InWindow(b.pausedSince, Simulator::Now()) : Time(0));
 }
 
 Time
 PfcPort::GetPausingTime(uint32_t band) const
 {
     const Band& b = m_bands.at(band);
-    return b.pausingTotal + (b.pausing ? Simulator::Now() - b.pausingSince : Time(0));
+    return b.pausingTotal + (b.pausing ? InWindow(b.pausingSince, Simulator::Now()) : Time(0));
+}
+
+Time
+PfcPort::InWindow(Time from, Time to) const
+{
+    Time start = std::max(from, m_windowStart);
+    Time end = std::min(to, m_windowEnd);
+    return end > start ? end - start : Time(0);
 }
 
 uint32_t

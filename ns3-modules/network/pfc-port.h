@@ -89,9 +89,9 @@ class PfcPort : public Object
     uint64_t GetPauseFramesSent(uint32_t band) const;
     /// \return pause frames this port received for `band`
     uint64_t GetPauseFramesReceived(uint32_t band) const;
-    /// \return how long `band`'s egress has been paused, in total, until now
+    /// \return how long `band`'s egress has been paused inside the window, until now
     Time GetPausedTime(uint32_t band) const;
-    /// \return how long this port has held `band`'s upstream in pause, until now
+    /// \return how long this port has held `band`'s upstream in pause inside the window
     Time GetPausingTime(uint32_t band) const;
     /// \return the most headroom bytes `band` held here
     uint32_t GetMaxHeadroom(uint32_t band) const;
@@ -104,6 +104,9 @@ class PfcPort : public Object
     void DoDispose() override;
 
   private:
+    /** The part of [from, to] inside the measurement window. */
+    Time InWindow(Time from, Time to) const;
+
     /// Per band of the port.
     struct Band
     {
@@ -150,6 +153,8 @@ class PfcPort : public Object
     uint32_t m_xonOffset;
     uint32_t m_headroom;
     uint16_t m_quanta;
+    Time m_windowStart; //!< paused/pausing time counted from here...
+    Time m_windowEnd;   //!< ...to here
     TracedCallback<uint32_t, uint16_t> m_pauseSent;
     TracedCallback<uint32_t, uint16_t> m_pauseReceived;
 };

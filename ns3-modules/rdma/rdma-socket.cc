@@ -523,16 +523,21 @@ void
 RdmaSocket::Acknowledged(uint32_t psn)
 {
     bool progress = false;
-    while (!m_unacked.empty() && static_cast<int32_t>(m_unacked.front().first - psn) <= 0)
+    // the sent packets first, then those waiting to be sent again (later PSNs)
+    for (auto* queue : {&m_unacked, &m_resend})
     {
-        m_sndUna = m_unacked.front().second;
-        m_unacked.pop_front();
-        progress = true;
+        while (!queue->empty() && static_cast<int32_t>(queue->front().first - psn) <= 0)
+        {
+            m_sndUna = queue->front().second;
+            queue->pop_front();
+            progress = true;
+        }
     }
     if (!progress)
     {
         return;
     }
+    m_sndNxt = std::max(m_sndNxt, m_sndUna); // what it was about to send again has arrived
     m_rtoEvent.Cancel();
     if (!m_unacked.empty())
     {
@@ -566,9 +571,10 @@ RdmaSocket::RetransmitTimeout()
 void
 RdmaSocket::Rewind()
 {
-    // send again from the first unacknowledged packet, with its PSN
+    // send again from the first unacknowledged packet, each with its PSN and
+    // its bytes as first sent (the queue of those not yet sent again after it)
     ++m_goBacks;
-    m_nextPsn = m_unacked.front().first;
+    m_resend.insert(m_resend.begin(), m_unacked.begin(), m_unacked.end());
     m_unacked.clear();
     m_sndNxt = m_sndUna;
     m_sendEvent.Cancel();
@@ -647,7 +653,18 @@ RdmaSocket::SendNext()
         m_stack->WaitForNic(this, band);
         return;
     }
+    uint32_t psn = m_nextPsn;
     uint32_t bytes = static_cast<uint32_t>(std::min<uint64_t>(m_payload, m_appEnd - m_sndNxt));
+    if (!m_resend.empty())
+    {
+        psn = m_resend.front().first;
+        bytes = static_cast<uint32_t>(m_resend.front().second - m_sndNxt);
+        m_resend.pop_front();
+    }
+    else
+    {
+        ++m_nextPsn;
+    }
     bool last = m_sndNxt + bytes >= m_appEnd;
     bool ackRequest = last || ++m_sinceAckRequest >= m_ackInterval;
     if (ackRequest)
@@ -655,11 +672,10 @@ RdmaSocket::SendNext()
         m_sinceAckRequest = 0;
     }
     Ptr<Packet> packet = Create<Packet>(bytes);
-    packet->AddHeader(RdmaHeader(RdmaHeader::DATA, m_nextPsn, ackRequest));
+    packet->AddHeader(RdmaHeader(RdmaHeader::DATA, psn, ackRequest));
     Transmit(packet, GetIpTos() | ECT0);
     bool again = m_sndNxt < m_highestSent;
-    m_unacked.emplace_back(m_nextPsn, m_sndNxt + bytes);
-    ++m_nextPsn;
+    m_unacked.emplace_back(psn, m_sndNxt + bytes);
     m_sndNxt += bytes;
     if (again)
     {

@@ -177,8 +177,11 @@ class RdmaSocket : public Socket
     uint64_t m_sndNxt{0};   //!< the next byte to send
     uint64_t m_sndUna{0};   //!< bytes acknowledged
     uint64_t m_highestSent{0}; //!< bytes sent at least once
-    uint32_t m_nextPsn{0};
+    uint32_t m_nextPsn{0}; //!< the PSN of the next packet never sent
     std::deque<std::pair<uint32_t, uint64_t>> m_unacked; //!< (PSN, its last byte + 1)
+    //! Packets to send again after a go-back, as first sent: a PSN always
+    //! carries the same bytes, which the receiver may already hold
+    std::deque<std::pair<uint32_t, uint64_t>> m_resend;
     uint32_t m_sinceAckRequest{0};
     EventId m_sendEvent;
     EventId m_rtoEvent;

@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 from harness.analysis import services, stats
+from harness.analysis.metrics import in_points
 from harness.outputs.plots.style import fit_in_data_width, new_figure
 from harness.outputs.plots.sweep_axes import (boundary_axes, facet_rows, pct, ratio_label,
                                               x_order, y_order)
@@ -129,7 +130,7 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str,
             ax = axes[row, col]
             service = services.stat_of(metric)
             better_higher = service is not None and service.higher_is_better
-            unit = "pp" if service is not None and service.fraction else "%"
+            unit = "pp" if in_points(metric) else "%"
             # one scale per panel for every facet: colours compare across rows
             cmap, norm = (_fct_colors(table, prefix, better_higher) if not trained[col]
                           else (None, None))
