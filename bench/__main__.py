@@ -37,6 +37,8 @@ TARGETS = (
      "thesis cell: wall s per simulated s"),
     ("speed", ("tcp_fastpath", "identical_tables"), "==", True,
      "thesis cell: same tables with and without"),
+    ("speed", ("rdma_twin", "events_ratio"), "<=", 1.0,
+     "training over RDMA: events per simulated s vs its TCP twin, x"),
     ("sweep", ("efficiency_local_j2",), ">=", 0.9, "sweep efficiency -j 2 local"),
     ("sweep", ("efficiency_dask_j2",), ">=", 0.9, "sweep efficiency dask -j 2"),
     ("sweep", ("efficiency_dask_processes_j2",), ">=", 0.9,
@@ -145,6 +147,12 @@ def table(report: dict) -> str:
                          f"{_fmt(tcp[mode]['events_per_cpu_s']):>14}")
             lines.append(f"{'thesis cell ' + mode + ', wall s per sim s':<44} "
                          f"{_fmt(tcp[mode]['wall_s_per_simulated_s']):>14}")
+        twin = res["speed"].get("rdma_twin")
+        for transport in ("tcp", "rdma") if twin else ():
+            lines.append(f"{'training twin ' + transport + ', events per sim s':<44} "
+                         f"{_fmt(twin[transport]['events_per_simulated_s']):>14}")
+            lines.append(f"{'training twin ' + transport + ', events per CPU s':<44} "
+                         f"{_fmt(twin[transport]['events_per_cpu_s']):>14}")
         eng = res["speed"].get("engines", {})
         for label, s in eng.get("scenarios", {}).items():
             for variant, v in s["variants"].items():

@@ -45,6 +45,8 @@ class BenchConfig:
     # whether only their cheap points (--cheap; --quick implies it)
     references: tuple[str, ...] = ()
     references_cheap: bool = False
+    # a training cell over TCP, run again with training.transport = "rdma"
+    rdma_twin: ScenarioRun | None = None
 
 
 def _window(duration: float, margin: float) -> tuple[str, ...]:
@@ -54,6 +56,10 @@ def _window(duration: float, margin: float) -> tuple[str, ...]:
 TRAINING = ("training.enabled=true", "training.workers=4",
             "training.profile=resnet50-like-2MB", "training.ratio=1")
 THESIS_CELL = ("training.ratio=4", "background.rate=92")
+#: The RDMA twin: a 4-worker ring of the 2 MB profile alone on the default ToR
+#: (docs/model/lossless.md's cost figures), over TCP (as given) and over RDMA.
+TWIN = ("background.enabled=false", "training.enabled=true", "training.workers=4",
+        "training.profile=resnet50-like-2MB")
 
 
 # scaling: one scenario on leaf-spine fabrics of growing size (issue 27): 4
@@ -105,6 +111,7 @@ def full() -> BenchConfig:
                ScenarioRun("default-jumbo", None, ("network.mtu=9000",))),
         speed_reps=2,
         thesis_cell=ScenarioRun("thesis-cell-0.5s", "thesis", _window(0.5, 0.1) + THESIS_CELL),
+        rdma_twin=ScenarioRun("ring-twin-1s", None, _window(1.0, 0.1) + TWIN),
         memory=default,
         scaling_hosts=SCALING_HOSTS,
     )
@@ -121,6 +128,7 @@ def quick() -> BenchConfig:
                            _window(0.05, 0.01) + ("network.mtu=9000",))),
         speed_reps=1,
         thesis_cell=ScenarioRun("thesis-0.005s", "thesis", _window(0.005, 0.001) + THESIS_CELL),
+        rdma_twin=ScenarioRun("ring-twin-0.05s", None, _window(0.05, 0.01) + TWIN),
         memory=tiny,
         scaling_hosts=SCALING_HOSTS[:2],
     )

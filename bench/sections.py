@@ -457,6 +457,30 @@ def tcp_fastpath(r: Runner, run: ScenarioRun) -> dict:
     return out
 
 
+def rdma_twin(r: Runner, run: ScenarioRun) -> dict:
+    """One training cell over TCP and the same over RDMA (training.transport
+    = "rdma"), side by side: events per simulated second and per CPU second,
+    simulated seconds per CPU second. The lossless fabric's target: RDMA
+    costs no more events per simulated second than its TCP twin."""
+    from dataclasses import replace
+
+    runs = {"tcp": r.harness(run),
+            "rdma": r.harness(replace(run, label=run.label + "-rdma", overrides=(
+                *run.overrides, 'training.transport="rdma"')))}
+    out: dict = {"args": run.args()}
+    for transport, h in runs.items():
+        simulated, cpu = h.summary["simulated_s"], h.manifest["simulation_cpu_s"]
+        out[transport] = {"events": h.manifest["events"], "simulated_s": simulated,
+                          "simulation_cpu_s": cpu,
+                          "events_per_simulated_s": h.manifest["events"] / simulated,
+                          "events_per_cpu_s": h.manifest["events"] / cpu,
+                          "simulated_s_per_cpu_s": simulated / cpu,
+                          "iterations": h.summary.get("training", {}).get("iterations")}
+    out["events_ratio"] = (out["rdma"]["events_per_simulated_s"]
+                           / out["tcp"]["events_per_simulated_s"])
+    return out
+
+
 def speed(r: Runner, cfg: BenchConfig) -> dict:
     default, jumbo = cfg.speed
     rows: dict[str, list[dict]] = {run.label: [] for run in cfg.speed}
@@ -478,6 +502,7 @@ def speed(r: Runner, cfg: BenchConfig) -> dict:
     return {
         "scenarios": scenarios,
         "tcp_fastpath": tcp_fastpath(r, cfg.thesis_cell),
+        **({"rdma_twin": rdma_twin(r, cfg.rdma_twin)} if cfg.rdma_twin else {}),
         "engines": bench_engines.engines_table(r, (cfg.thesis_cell, default), cfg.speed_reps),
         "jumbo": {"wall_speedup": wall_d / wall_j,
                   "events_ratio": d[0]["events"] / j[0]["events"],

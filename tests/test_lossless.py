@@ -130,7 +130,7 @@ def test_the_fabric_in_the_recipe():
 
 def test_scale_divides_the_fabric_sizes_and_rates():
     p = planning.plan(load_scenario("roce"))
-    assert p.network.pfc.xoff == 3000 and p.network.ecn_profile.kmax == 20_000
+    assert p.network.pfc.xoff == 20_000 and p.network.ecn_profile.kmax == 20_000
     text = recipe.text(p)
     assert "default ns3::Dcqcn::AdditiveIncrease 4000000bps" in text
     assert "default ns3::Dcqcn::ByteCounter 1000000" in text

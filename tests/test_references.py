@@ -192,7 +192,7 @@ EXPLAINED = {
 
 
 @pytest.mark.parametrize("check", ["dynamic-thresholds", "ecmp", "strict-priority", "dctcp",
-                                   "pfc-headroom", "dcqcn"])
+                                   "pfc-headroom", "dcqcn", "dcqcn-victim"])
 def test_cheap_check_within_its_tolerance_or_explained(check):
     from harness.usecases import references
 

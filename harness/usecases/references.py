@@ -558,6 +558,59 @@ def pfc_headroom(check: Check, point: dict, cheap: bool) -> list[dict]:
     return [row, drops]
 
 
+def dcqcn_victim(check: Check, point: dict, cheap: bool) -> list[dict]:
+    """The victim-flow experiment: an incast into host 4 (three flows from
+    the other leaf, two from its own) beside a victim flow from host 3 to
+    host 7 that shares only the leaf 0 uplink and the spine's link to leaf
+    1 with it, all lossless, at the point's XOFF, with DCQCN's profile or
+    PFC alone (`cc = "pfc"`: no profile, so no flow is ever cut).
+
+    Expected with DCQCN, where its marks come before the pauses (XOFF at or
+    above Kmax): the victim's max-min share, the leaf 0 uplink less the
+    three remote incast flows' share of the congested port, C - 3 C / 5
+    (payload). With PFC alone: the victim paused with the incast, at the
+    rate of the remote incast flows whose pauses it shares (congestion
+    spreading). Below, with DCQCN but XOFF under Kmax, the pauses come
+    first: reported against the max-min share, not judged."""
+    from harness.network import rdma
+
+    pfc_alone = point.get("cc") == "pfc"
+    values: dict[str, Any] = {"network.pfc.xoff": point["xoff"]}
+    if pfc_alone:
+        values["network.ecn_profile"] = None
+    run = simulate(check, values, cheap)
+    plan = run.plan
+    mtu = plan.scenario.network.mtu
+    payload_share = rdma.payload_bytes(mtu) / (mtu + 2)
+    link = plan.topology.host_link(7)
+    services = run.summary["services"]
+    incast = np.array(services["incast"]["flow_goodput_bps"])
+    victim = float(services["victim"]["flow_goodput_bps"][0])
+    remote = incast[:3]                     # the incast's flows from leaf 0 (hosts 0-2)
+    fair = (link.rate_bps - 3 * link.rate_bps / 5) * payload_share
+    s = run.summary["lossless"]
+    kmax = plan.network.ecn_profile.kmax if plan.network.ecn_profile else None
+    note = (f"incast flows {', '.join(f'{x / 1e9:.2f}' for x in incast)} Gbit/s (hosts 0-2, "
+            f"5, 6); the most-paused egress paused {100 * s['max_pause_share']:.1f} % of the "
+            f"window, pauses spread {s['pause_spread_hops']} hop(s); {s.get('cnps', 0):,} CNPs")
+    est = ref.Estimate(victim, victim, victim, 1)
+    if pfc_alone:
+        row = _row(check, point, "victim goodput, PFC alone (bit/s)", float(remote.mean()), est,
+                   cheap, note + f"; expected: the remote incast flows' mean, the victim's "
+                   f"max-min share being {fair / 1e9:.2f} Gbit/s")
+    else:
+        row = _row(check, point, "victim goodput, DCQCN (bit/s)", fair, est, cheap,
+                   note + f"; Kmax {kmax:,} B")
+        if plan.network.pfc.static_xoff < kmax:
+            row = {**row, "quantity": "victim goodput, DCQCN, XOFF below Kmax (reported)",
+                   "within": None, "tolerance": None}
+    lost = float(s["lossless_drops"])
+    drops = _row(check, point, "lossless-class drops (packets)", 0.0,
+                 ref.Estimate(lost, lost, lost, 1), cheap, "every port of the run",
+                 tolerance=0.0, unit="packets")
+    return [row, drops]
+
+
 #: Each check's function, by the name references.toml gives it.
 CHECKS: dict[str, Callable[[Check, dict, bool], list[dict]]] = {
     "dynamic-thresholds": dynamic_thresholds,
@@ -568,6 +621,7 @@ CHECKS: dict[str, Callable[[Check, dict, bool], list[dict]]] = {
     "dctcp": dctcp,
     "dcqcn": dcqcn,
     "pfc-headroom": pfc_headroom,
+    "dcqcn-victim": dcqcn_victim,
 }
 
 
