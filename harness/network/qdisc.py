@@ -279,9 +279,10 @@ class Bands:
 
     def __init__(self, root: str, bands: int, priomap, switch_buffer: BufferAttributes,
                  host_buffer: BufferAttributes, quanta=(), band_settings: dict | None = None,
-                 ecn_capable: bool = False, ecn_acks: bool = False):
+                 ecn_capable: bool = False, ecn_acks: bool = False, marking=()):
         """switch_buffer / host_buffer: the buffer models (buffer_attributes);
-        band_settings: the bands' own attributes (band_attributes)."""
+        band_settings: the bands' own attributes (band_attributes); marking:
+        whether each band marks ECN (marking_bands; empty: none does)."""
         self.root = self.ROOTS[root]
         self.bands = bands
         self.priomap = tuple(priomap)
@@ -291,6 +292,7 @@ class Bands:
         self.band_settings = dict(band_settings or {})
         self.ecn_capable = ecn_capable   # TCP negotiates ECN: hosts set ECT on data
         self.ecn_acks = ecn_acks         # and on pure ACKs (tcp.ecn_acks)
+        self.marking = tuple(marking) if any(marking) else ()
 
     def root_attributes(self) -> dict:
         """The root queue disc's attributes (lists: ns-3's space-separated lists)."""
@@ -300,12 +302,7 @@ class Bands:
         """Every attribute of the bands, one value per band (None: the
         default). host: the marking bands make TCP data ECN-capable (SetEct)."""
         buffer = self.host_buffer if host else self.switch_buffer
-        steps = self.band_settings.get("MarkThreshold") or [0] * self.bands
-        profile = self.band_settings.get("MarkMax")   # "0B": the band has no profile
-        marking = ([k > 0 or (profile is not None and not profile[b].startswith("0"))
-                    for b, k in enumerate(steps)]
-                   if any(steps) or profile is not None else ())
-        ect = [host and self.ecn_capable and m for m in marking]
+        ect = [host and self.ecn_capable and m for m in self.marking]
         return {**self.band_settings, "SetEct": ect,
                 # only where asked: a recipe without it is the same as before the option
                 "EctAcks": ect if self.ecn_acks and any(ect) else None,
@@ -394,4 +391,4 @@ def strategy(net: NetworkConfig, table: ClassTable | None = None, ecn: bool = Fa
     return Bands("drr" if net.qdisc == "drr" else "prio", table.bands, priomap,
                  buffer_attributes(net.buffer, net, table, "network.buffer"),
                  buffer_attributes(net.hosts_buffer, net, table, "network.host_buffer"),
-                 quanta, band_attributes(net, table), ecn, ecn_acks)
+                 quanta, band_attributes(net, table), ecn, ecn_acks, marking_bands(net, table))

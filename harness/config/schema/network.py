@@ -3,7 +3,7 @@ link rates changing during the run."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 
 from pydantic import AfterValidator, BeforeValidator, Field, PrivateAttr, computed_field, \
     model_validator
@@ -79,7 +79,35 @@ Alphas = PerClass(Alpha, "a number (e.g. 1) or a non-empty table of class name -
                   "(e.g. { high = 8, low = 0.5 })", "number or table")
 
 
-class BufferConfig(Section):
+class SizedSection(Section):
+    """A section whose sizes (`size_keys`) are packets (integers) or bytes
+    ("1.5MB", "5KB"), all alike: `unit` says which, as written."""
+
+    size_keys: ClassVar[tuple[str, ...]] = ()
+    _unit: str = PrivateAttr("packets")
+
+    @computed_field
+    @property
+    def unit(self) -> str:
+        """"packets", or "bytes" where the sizes were given as e.g. "1.5MB"."""
+        return self._unit
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _size_unit(cls, data: Any, handler: ModelWrapValidatorHandler) -> "SizedSection":
+        out = handler(data)
+        if isinstance(data, dict):
+            given = [k for k in cls.size_keys if data.get(k) is not None]
+            kinds = {isinstance(data[k], str) for k in given}
+            if len(kinds) > 1:
+                raise ConfigError(given[-1], f"{' and '.join(given)} in one unit: all packets "
+                                  '(integers) or all sizes (e.g. "5KB" and "200KB")')
+            if kinds == {True}:
+                out._unit = "bytes"
+        return out
+
+
+class BufferConfig(SizedSection):
     """How the bands of an egress share buffer space ([network.buffer]):
     "per_band" (each band its own limit of `size`), "shared" (the default: one limit of
     `size` for all bands of the port) or "dynamic" (a pool of `size`, the
@@ -88,6 +116,7 @@ class BufferConfig(Section):
     `unit` ("packets" or "bytes"); None = network.band_limit_packets packets."""
 
     example = '{ model = "shared" }'
+    size_keys = ("size",)
     # why shared is the default: docs/findings/what-the-answer-depends-on.md
     model: Literal[BUFFER_MODELS] = Field("shared", description=(
         "`shared` (one limit per port), `per_band` (one per band) or `dynamic` (a pool with "
@@ -101,22 +130,6 @@ class BufferConfig(Section):
     alpha: Alphas = Field(1.0, description=(
         "dynamic only: a band may hold alpha x the free pool; one number, or per class "
         "(e.g. { high = 8, low = 0.5 }; others 1); 1/64..64"))
-    _unit: str = PrivateAttr("packets")
-
-    @computed_field
-    @property
-    def unit(self) -> str:
-        """"packets", or "bytes" where `size` was given as e.g. "1.5MB"."""
-        return self._unit
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _size_unit(cls, data: Any, handler: ModelWrapValidatorHandler) -> BufferConfig:
-        out = handler(data)
-        if isinstance(data, dict) and isinstance(data.get("size"), str):
-            out._unit = "bytes"
-        return out
-
     @model_validator(mode="after")
     def _dynamic_only(self) -> BufferConfig:
         for key in ("pool", "alpha"):
@@ -135,7 +148,7 @@ PacketsOrBytes = Annotated[Int(1, UINT32_MAX), BeforeValidator(
     Toml("integer or size")]
 
 
-class MarkingProfile(Section):
+class MarkingProfile(SizedSection):
     """RED-like ECN marking ([network.ecn_profile]), as DCQCN deployments
     configure switches: an ECN-capable arrival is marked with probability 0
     while the averaged queue is at or below `kmin`, rising linearly to `pmax`
@@ -144,6 +157,7 @@ class MarkingProfile(Section):
     integer) or bytes ("5KB"), both alike; scaled by `scale`."""
 
     example = '{ kmin = "5KB", kmax = "200KB", pmax = 0.01 }'
+    size_keys = ("kmin", "kmax")
     kmin: PacketsOrBytes = Field(description='no mark at or below: packets or bytes ("5KB")')
     kmax: PacketsOrBytes = Field(description='pmax at, every packet above: packets or bytes '
                                  '("200KB")')
@@ -152,28 +166,11 @@ class MarkingProfile(Section):
         "the weight of each arrival's queue in the average, 0 < weight <= 1 (1: instantaneous)"))
     classes: Annotated[tuple[Str, ...], Toml("list")] = Field((), description=(
         "the classes whose bands mark; empty = every band"))
-    _unit: str = PrivateAttr("packets")
-
-    @computed_field
-    @property
-    def unit(self) -> str:
-        """"packets", or "bytes" where kmin and kmax were given as sizes."""
-        return self._unit
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _sizes(cls, data: Any, handler: ModelWrapValidatorHandler) -> MarkingProfile:
-        out = handler(data)
-        if isinstance(data, dict):
-            kinds = {isinstance(data.get(k), str) for k in ("kmin", "kmax")}
-            if len(kinds) > 1:
-                raise ConfigError("kmax", "kmin and kmax in one unit: both packets (integers) "
-                                  'or both sizes (e.g. "5KB" and "200KB")')
-            if kinds == {True}:
-                out._unit = "bytes"
-        if out.kmin >= out.kmax:
-            raise ConfigError("kmax", f"must be above kmin ({out.kmin:,}), got {out.kmax:,}")
-        return out
+    @model_validator(mode="after")
+    def _ordered(self) -> MarkingProfile:
+        if self.kmin >= self.kmax:
+            raise ConfigError("kmax", f"must be above kmin ({self.kmin:,}), got {self.kmax:,}")
+        return self
 
 
 PFC_HEADROOM_AUTO = "auto"
