@@ -254,3 +254,25 @@ def test_lossless_columns_and_the_pause_share_change():
     # too few pairs for an interval from two egresses: an estimate without one
     iv = run_changes.pause_change([run([0.2, 0.0])], [run([0.6, 1.0])])["pause_share"]
     assert iv.change == pytest.approx(0.35) and iv.has_too_few
+
+
+@needs_ns3
+def test_a_lossless_run_exports_its_fabric_tables_described(tmp_path):
+    import harness
+    from harness.engine import simulation
+    from harness.outputs import export as exporting
+
+    run = _run("ps-small", INCAST + PFC_HIGH + ["run.duration=0.2", "run.warmup=0.05",
+                                                "run.cooldown=0.05"])
+    d = simulation.write_run_dir(run, tmp_path / "run")
+    out = harness.export(d, tmp_path / "csv", format="csv")
+    dictionary = pd.read_csv(out / exporting.DICTIONARY, keep_default_na=False)
+    for name in ("pfc", "rdma"):
+        table = pd.read_csv(out / f"{name}.csv")
+        assert len(table) and list(dictionary[dictionary["table"] == name]["column"]) == \
+            list(table.columns)
+    summary = pd.read_csv(out / "summary.csv")
+    assert summary["lossless_drops"].iloc[0] == 0 and summary["pause_frames"].iloc[0] > 0
+    assert 0 < summary["max_pause_share"].iloc[0] <= 1   # pause time inside the window
+    assert (dictionary["meaning"] != "(not described)").all(), \
+        dictionary[dictionary["meaning"] == "(not described)"]

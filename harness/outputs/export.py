@@ -82,6 +82,15 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
         "layers": ("", "the layers the buffer holds"),
         "step": ("", "the collective's step (ring: reduce-scatter then all-gather)"),
         "partition": ("", "the buffer's partition sent in this step"),
+        # parameter servers (and the sharded job)
+        "shard": ("", "the parameter-server shard the chunk goes to or comes from"),
+        "direction": ("", "push (worker to shard) or pull (shard to worker)"),
+        "offset": ("bytes", "where the chunk starts in its tensor"),
+        "local": ("", "1 where worker and shard share a host: a local copy, no network"),
+    },
+    "scheduler": {
+        "state": ("", "the scheduling policy's adaptive state from this iteration on "
+                      "(AutoByte's choice)"),
     },
     "compute": {
         "layer": ("", "the layer computed"),
