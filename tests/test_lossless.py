@@ -276,3 +276,32 @@ def test_a_lossless_run_exports_its_fabric_tables_described(tmp_path):
     assert 0 < summary["max_pause_share"].iloc[0] <= 1   # pause time inside the window
     assert (dictionary["meaning"] != "(not described)").all(), \
         dictionary[dictionary["meaning"] == "(not described)"]
+
+
+def test_the_profile_marks_only_where_its_egresses_say():
+    def profiled(egresses: str) -> set[tuple[int, int]]:
+        p = planning.plan(load_scenario("workloads/references/dcqcn-victim.toml",
+                                        [f"network.ecn_profile.egresses={egresses}"]))
+        return {(int(line.split()[3]), int(line.split()[4])) for line in
+                recipe.text(p).splitlines()
+                if line.startswith("queue-disc") and "MarkMax=" in line}
+
+    # hosts h0..h7 are nodes 0..7, the leaves s0, s1 nodes 8, 9, the spine s2 node 10
+    every = profiled('"all"')
+    assert len(every) == 2 * 10   # 8 host links and 2 fabric links, both ways
+    assert profiled('"fabric"') == {(8, 10), (10, 8), (9, 10), (10, 9)}
+    assert profiled('"switches"') == {e for e in every if e[0] >= 8}
+    assert profiled('"hosts"') == {e for e in every if e[0] < 8}
+    assert profiled('[["s1", "h4"]]') == {(9, 4)}
+    with pytest.raises(ConfigError, match=r"network.ecn_profile.egresses\[0\].*no link joins"):
+        profiled('[["s0", "h4"]]')
+
+
+@needs_ns3
+def test_a_profile_on_one_egress_marks_there_alone():
+    run = _run("workloads/references/dcqcn-victim.toml", [
+        "run.duration=0.02", 'network.ecn_profile.egresses=[["s1", "h4"]]'])
+    q = run.queues
+    marked = q[q["marked_packets"] > 0]
+    assert len(marked) and set(zip(marked["from_node"], marked["to_node"])) == {(9, 4)}
+    assert run.rdma["cnps_sent"].sum() > 0

@@ -47,6 +47,8 @@ class Plan:
     losses: tuple[tuple[int, int, float], ...] = ()   # (link, receiving side, loss probability)
     # run.queue_samples: (link, side, from node, to node, bands; () = every band) per egress
     queue_samples: tuple[tuple[int, int, int, int, tuple[int, ...]], ...] = ()
+    # network.ecn_profile.egresses: the (link, side) ends that mark; None: every one
+    marking_egresses: frozenset[tuple[int, int]] | None = None
     services: tuple = ()   # [[service]]: a harness.traffic.services.ServicePlan each
 
     @property
@@ -182,6 +184,7 @@ def plan(scenario: Scenario) -> Plan:
     extra["link_changes"] = _link_changes(scenario.network.link_changes, topo, k)
     extra["losses"] = _losses(scenario.network.loss, topo)
     extra["queue_samples"] = _queue_samples(scenario.run.queue_samples, topo, classes)
+    extra["marking_egresses"] = _marking_egresses(network.ecn_profile, topo)
     _check_sample_memory(extra["queue_samples"], run, classes.bands)   # the run as simulated
     if scenario.services:
         from harness.traffic.services import planning as service_planning
@@ -380,7 +383,8 @@ def _queue_samples(q, topo: Topology, classes) -> tuple:
     for h in q.hosts or (() if q.egresses else range(topo.n_hosts)):
         i = topo.host_link_index(h)
         out += [(*_egress(topo, i, side), bands) for side in sides]
-    out += [(i, side, a, b, bands) for i, side, a, b in _sampled_egresses(q.egresses, topo)
+    out += [(i, side, a, b, bands) for i, side, a, b in
+            _sampled_egresses(q.egresses, topo, "run.queue_samples.egresses")
             if (i, side, a, b, bands) not in out]
     return tuple(out)
 
@@ -410,16 +414,17 @@ def _check_sample_memory(sampled: tuple, run: RunConfig, bands: int) -> None:
                           "(hosts, egresses, direction) or bands (classes)")
 
 
-def _sampled_egresses(egresses, topo: Topology) -> list[tuple[int, int, int, int]]:
-    """(link, side, from node, to node) of run.queue_samples.egresses: the
-    [from, to] pairs named, or "fabric", every switch-to-switch egress."""
+def _sampled_egresses(egresses, topo: Topology, field: str) -> list[tuple[int, int, int, int]]:
+    """(link, side, from node, to node) of the egresses a setting (`field`)
+    names: the [from, to] pairs named, or "fabric", every switch-to-switch
+    egress."""
     if egresses == "fabric":
         return [_egress(topo, i, side) for i, l in enumerate(topo.links)
                 if l.a >= topo.n_hosts and l.b >= topo.n_hosts for side in (0, 1)]
     names = {topo.node_name(n): n for n in range(topo.n_nodes)}
     out = []
     for j, pair in enumerate(egresses):
-        where = f"run.queue_samples.egresses[{j}]"
+        where = f"{field}[{j}]"
         for name in pair:
             if name not in names:
                 raise ConfigError(where, f"no node {name!r}; the topology's nodes are h0.."
@@ -432,6 +437,21 @@ def _sampled_egresses(egresses, topo: Topology) -> list[tuple[int, int, int, int
         i, l = link
         out.append(_egress(topo, i, 0 if l.a == a else 1))
     return out
+
+
+def _marking_egresses(profile, topo: Topology) -> frozenset[tuple[int, int]] | None:
+    """network.ecn_profile.egresses as the (link, side) ends that mark; None
+    where every egress does (or there is no profile)."""
+    if profile is None or profile.egresses == "all":
+        return None
+    ends = [_egress(topo, i, side) for i in range(len(topo.links)) for side in (0, 1)]
+    if profile.egresses == "switches":
+        chosen = [e for e in ends if e[2] >= topo.n_hosts]
+    elif profile.egresses == "hosts":
+        chosen = [e for e in ends if e[2] < topo.n_hosts]
+    else:
+        chosen = _sampled_egresses(profile.egresses, topo, "network.ecn_profile.egresses")
+    return frozenset((link, side) for link, side, *_ in chosen)
 
 
 def _egress(topo: Topology, link: int, side: int) -> tuple[int, int, int, int]:

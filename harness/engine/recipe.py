@@ -38,7 +38,8 @@ def _network_lines(p) -> list[str]:
     topo = p.topology
     lines = [f"seed {max(1, p.scenario.seed % (2**32 - 1))}", "run 1",
              *topology.recipe_lines(topo, p.scenario.network.mtu)]
-    strategy = qdisc.strategy(p.network, p.classes, p.ecn, p.scenario.tcp.ecn_acks)
+    strategy = qdisc.strategy(p.network, p.classes, p.ecn, p.scenario.tcp.ecn_acks,
+                              p.marking_egresses)
     for i, link in enumerate(topo.links):
         for side, (src, dst) in enumerate(((link.a, link.b), (link.b, link.a))):
             lines.append(strategy.recipe_line(i, side, src, dst, host=src < topo.n_hosts))

@@ -61,6 +61,8 @@ PFIFO_FAST_PRIOMAP = (1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1)  # Linux p
 #: band): fixed, so that a run's marks do not depend on what ran before it
 #: in the process (the recipe's loss streams are 1,000 on).
 MARK_STREAMS = 1_000_000
+#: BandQueueDisc's attributes of a RED-like profile (network.ecn_profile).
+PROFILE_ATTRIBUTES = ("MarkMin", "MarkMax", "MarkProbability", "MarkWeight")
 
 
 def prio_priomap(bands: int) -> list[int]:
@@ -279,10 +281,13 @@ class Bands:
 
     def __init__(self, root: str, bands: int, priomap, switch_buffer: BufferAttributes,
                  host_buffer: BufferAttributes, quanta=(), band_settings: dict | None = None,
-                 ecn_capable: bool = False, ecn_acks: bool = False, marking=()):
+                 ecn_capable: bool = False, ecn_acks: bool = False, marking=(),
+                 profile_egresses: frozenset | None = None):
         """switch_buffer / host_buffer: the buffer models (buffer_attributes);
         band_settings: the bands' own attributes (band_attributes); marking:
-        whether each band marks ECN (marking_bands; empty: none does)."""
+        whether each band marks ECN (marking_bands; empty: none does);
+        profile_egresses: the (link, side) ends whose bands keep the RED-like
+        profile (None: every end)."""
         self.root = self.ROOTS[root]
         self.bands = bands
         self.priomap = tuple(priomap)
@@ -293,6 +298,7 @@ class Bands:
         self.ecn_capable = ecn_capable   # TCP negotiates ECN: hosts set ECT on data
         self.ecn_acks = ecn_acks         # and on pure ACKs (tcp.ecn_acks)
         self.marking = tuple(marking) if any(marking) else ()
+        self.profile_egresses = profile_egresses
 
     def root_attributes(self) -> dict:
         """The root queue disc's attributes (lists: ns-3's space-separated lists)."""
@@ -314,6 +320,10 @@ class Bands:
         egress of a host (its buffer model; data made ECN-capable there)."""
         buffer = self.host_buffer if host else self.switch_buffer
         bands = self.band_attributes(host)
+        if "MarkMax" in bands and self.profile_egresses is not None \
+                and (link, side) not in self.profile_egresses:
+            # network.ecn_profile.egresses leaves this egress out: no profile here
+            bands = {k: v for k, v in bands.items() if k not in PROFILE_ATTRIBUTES}
         if "MarkMax" in bands:   # a RED-like profile draws: each band its own stream
             first = MARK_STREAMS + (2 * link + side) * self.bands
             bands["MarkStream"] = list(range(first, first + self.bands))
@@ -381,14 +391,17 @@ def buffer_attributes(buffer: BufferConfig, net: NetworkConfig, table: ClassTabl
 
 
 def strategy(net: NetworkConfig, table: ClassTable | None = None, ecn: bool = False,
-             ecn_acks: bool = False):
+             ecn_acks: bool = False, profile_egresses: frozenset | None = None):
     """The queue-disc strategy for every egress of the network. `net` as
     simulated (buffer sizes and ECN thresholds scaled); ecn: TCP negotiates
-    ECN (harness.network.tcp.ecn_on); ecn_acks: pure ACKs are ECN-capable too."""
+    ECN (harness.network.tcp.ecn_on); ecn_acks: pure ACKs are ECN-capable too;
+    profile_egresses: where the RED-like profile applies (planning's
+    marking_egresses; None: everywhere)."""
     table = table or class_table(net)
     priomap = PFIFO_FAST_PRIOMAP if net.qdisc == "pfifo_fast" else prio_priomap(table.bands)
     quanta = drr_quanta(net, table) if net.qdisc == "drr" else ()
     return Bands("drr" if net.qdisc == "drr" else "prio", table.bands, priomap,
                  buffer_attributes(net.buffer, net, table, "network.buffer"),
                  buffer_attributes(net.hosts_buffer, net, table, "network.host_buffer"),
-                 quanta, band_attributes(net, table), ecn, ecn_acks, marking_bands(net, table))
+                 quanta, band_attributes(net, table), ecn, ecn_acks, marking_bands(net, table),
+                 profile_egresses)

@@ -350,13 +350,9 @@ BandQueueDisc::CheckConfig()
         NS_LOG_ERROR("BandQueueDisc: EctAcks without SetEct");
         return false;
     }
+    // SetEct on a band that does not mark itself is fine: the packets it makes
+    // ECN-capable may be marked further on (a profile on the fabric alone)
     bool profile = m_markMax.GetValue() > 0;
-    if (m_setEct && m_threshold == 0 && !profile)
-    {
-        NS_LOG_ERROR("BandQueueDisc: SetEct on a band that does not mark (MarkThreshold 0, "
-                     "no MarkMax)");
-        return false;
-    }
     if (profile && m_threshold > 0)
     {
         NS_LOG_ERROR("BandQueueDisc: a step (MarkThreshold) and a profile (MarkMax) at once");

@@ -148,6 +148,10 @@ PacketsOrBytes = Annotated[Int(1, UINT32_MAX), BeforeValidator(
     Toml("integer or size")]
 
 
+#: network.ecn_profile.egresses' words (or a list of [from, to] node names).
+MARKING_EGRESSES = ("all", "switches", "fabric", "hosts")
+
+
 class MarkingProfile(SizedSection):
     """RED-like ECN marking ([network.ecn_profile]), as DCQCN deployments
     configure switches: an ECN-capable arrival is marked with probability 0
@@ -166,6 +170,14 @@ class MarkingProfile(SizedSection):
         "the weight of each arrival's queue in the average, 0 < weight <= 1 (1: instantaneous)"))
     classes: Annotated[tuple[Str, ...], Toml("list")] = Field((), description=(
         "the classes whose bands mark; empty = every band"))
+    egresses: Annotated[Union[Literal[MARKING_EGRESSES], tuple[tuple[Str, Str], ...]],
+                        Toml("a word or a list of [from, to] node names")] = Field(
+        "all", description=(
+            "the egresses that mark: \"all\", \"switches\" (every switch egress), "
+            "\"fabric\" (switch-to-switch egresses, both ways), \"hosts\" (the hosts' "
+            "NICs), or [from, to] pairs of node names (h0.., s0..: node `from`'s egress "
+            "towards `to`)"))
+
     @model_validator(mode="after")
     def _ordered(self) -> MarkingProfile:
         if self.kmin >= self.kmax:

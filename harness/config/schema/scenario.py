@@ -144,6 +144,11 @@ class Scenario(Section):
         data["rdma"] = {k: v for k, v in data["rdma"].items() if v != _RDMA_DEFAULTS[k]}
         if not data["rdma"]:
             del data["rdma"]
+        # the marking profile's egresses came after its first digests: in them
+        # only where not every egress marks
+        profile = data["network"].get("ecn_profile")
+        if profile and profile.get("egresses") == "all":
+            del profile["egresses"]
         # a bulk service's transport came after its digests were frozen: in
         # the digest only over RDMA
         if "services" in data:
