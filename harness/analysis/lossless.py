@@ -134,16 +134,27 @@ def egress_pause_shares(pfc: pd.DataFrame | None, window_s: float) -> pd.Series 
     return lossless.groupby(["link", "side"])["paused_s"].sum() / window_s
 
 
+def mean_pause_share(pfc: pd.DataFrame | None, window_s: float) -> float | None:
+    """The egresses' mean share of the window paused (every egress with a
+    lossless band, its lossless bands summed): a sweep's `mean_pause_share`
+    column, whose per-seed change is the pooled pause-share change's; None
+    without PFC."""
+    shares = egress_pause_shares(pfc, window_s)
+    return None if shares is None or not len(shares) else float(shares.mean())
+
+
 def pause_share_pairs(reference: list, arm: list) -> np.ndarray:
     """The paired samples of the pause-share change (harness.analysis.run_changes):
-    per seed and egress, the arm's share of the window paused less the
-    reference's (the same port of the same network in both), pooled over
-    seeds; empty where either arm has no PFC."""
+    per seed and egress, the arm's share of its window paused less the
+    reference's of its own (the same port of the same network in both),
+    pooled over seeds; empty where either arm has no PFC."""
+    def shares(run):   # each run over its own window (a job's end can close it)
+        window = run.summary.get("window_s") or (0, 0)
+        return egress_pause_shares(run.pfc, window[1] - window[0])
+
     out = []
     for ref, a in zip(reference, arm):
-        window = ref.summary.get("window_s") or (0, 0)
-        r = egress_pause_shares(ref.pfc, window[1] - window[0])
-        x = egress_pause_shares(a.pfc, window[1] - window[0])
+        r, x = shares(ref), shares(a)
         if r is None or x is None:
             continue
         common = r.index.intersection(x.index)

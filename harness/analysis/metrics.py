@@ -297,8 +297,7 @@ def paired_deltas(summary: pd.DataFrame, keys: list[str], arm_col: str, referenc
         base = ref.loc[label] if keys else ref.iloc[0]
         for col, name in metric_pairs:
             b, v = base[col], r[col]
-            stat = services.stat_of(name)
-            if stat is not None and stat.fraction and pd.notna(b) and pd.notna(v):
+            if in_points(name) and pd.notna(b) and pd.notna(v):
                 change = float(v) - float(b)   # a fraction: its difference, in points
             elif pd.notna(b) and pd.notna(v) and b != 0:
                 change = float(v) / float(b) - 1.0

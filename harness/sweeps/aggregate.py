@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.analysis import metrics, run_changes, services, stats
+from harness.analysis import lossless, metrics, run_changes, services, stats
 from harness.sweeps.adaptive import DECIDING_METRICS
 from harness.analysis.summary import (MEASURED, NOT_RUN_REASON, STALLED, UNFINISHED, cell_status,
                                       none_if_na, point_value, stall_reason)
@@ -48,6 +48,10 @@ def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, A
     row["status"] = cell_status(True, None, row["training_stalled"])
     if row["status"] == STALLED:
         row["reason"] = stall_reason(config.get("run", {}))   # the run as simulated
+    if "lossless" in summary:   # the fabric's pause share, from its ports' table
+        window = summary.get("window_s") or (0.0, 0.0)
+        row["mean_pause_share"] = lossless.mean_pause_share(optional_table(run_dir, "pfc"),
+                                                            window[1] - window[0])
     row.update(offered_load=config["background"]["offered_load"],
                compute_ms=config["training"]["compute_ms"],
                events=manifest["events"],
@@ -110,9 +114,12 @@ def compare(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]
 
 
 def _delta_metrics(summary: pd.DataFrame) -> tuple:
-    """The deltas' (summary column, metric) pairs: metrics.DELTA_METRICS and
-    each service's changed statistics where the cells have services."""
-    return (*metrics.DELTA_METRICS, *services.delta_pairs(summary.columns))
+    """The deltas' (summary column, metric) pairs: metrics.DELTA_METRICS,
+    each service's changed statistics where the cells have services, and
+    the pause share where they ran PFC."""
+    fabric = ((("mean_pause_share", lossless.PAUSE_SHARE),)
+              if "mean_pause_share" in summary.columns else ())
+    return (*metrics.DELTA_METRICS, *services.delta_pairs(summary.columns), *fabric)
 
 
 def _per_point_deltas(ok: pd.DataFrame, cells: list[Cell], keys: list[str]) -> pd.DataFrame:
