@@ -54,6 +54,15 @@ def alone(scenario: str, overrides: tuple[str, ...], output: str | None,
 @click.option("--workers", type=int, default=8, show_default=True,
               help="Ring size N, for --ratio.")
 @click.option("--link-rate", default="10Gbps", show_default=True, help="Link rate, for --ratio.")
+@click.option("--model", "model", metavar="NAME|FILE",
+              help="A transformer by its architecture instead (a name of workloads/models/, "
+                   "e.g. gpt2-125m, llama-7b, or a .toml file): each layer's gradient bytes "
+                   "and FLOPs; with --accelerator.")
+@click.option("--accelerator", metavar="NAME|FILE",
+              help="What computes --model's layers (a name of workloads/accelerators/, e.g. "
+                   "h100, or a .toml file: peak_flops, efficiency).")
+@click.option("--efficiency", type=float,
+              help="The share of the accelerator's peak a step reaches, instead of its file's.")
 @click.option("--check", "check_file", type=click.Path(dir_okay=False),
               help="Validate an existing profile CSV instead of generating one (it only "
                    "reads: no other option goes with it).")
@@ -61,19 +70,25 @@ def alone(scenario: str, overrides: tuple[str, ...], output: str | None,
               help="Write the profile CSV here: a new file, or one this command wrote "
                    "(default: print it).")
 def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: float | None,
-            workers: int, link_rate: str, check_file: str | None, output: str | None) -> None:
-    """Generate a resnet50-like profile for any L, M and T or R,
-    or check a profile CSV (layer, bytes, fp_ms, bp_ms)."""
+            workers: int, link_rate: str, model: str | None, accelerator: str | None,
+            efficiency: float | None, check_file: str | None, output: str | None) -> None:
+    """Generate a resnet50-like profile for any L, M and T or R, a
+    transformer's from its architecture (--model, --accelerator), or check
+    a profile CSV (layer, bytes, fp_ms, bp_ms)."""
     from harness.usecases import profile as service
     from harness.traffic import profiles
 
     if check_file:
         _check_reads_only()
+    if model or accelerator or efficiency is not None:
+        _check_model_options(model, accelerator)
     try:
         # the output first: only a profile the harness wrote is replaced
         out = service.output(output if not check_file else None)
         if check_file:
             prof = service.load(check_file)
+        elif model:
+            prof = service.from_model(model, accelerator, efficiency)
         else:
             prof = service.generate(n_layers, model_bytes, compute_ms, ratio, workers,
                                     link_rate)
@@ -91,6 +106,24 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
         click.echo(f"wrote {service.save(prof, out)}", err=True)
     else:
         click.echo(prof.to_frame().to_csv(index=False), nl=False)
+
+
+def _check_model_options(model: str | None, accelerator: str | None) -> None:
+    """--model with --accelerator, and none of the generated profile's own
+    options beside them (refused, not ignored)."""
+    from click.core import ParameterSource
+
+    if not model or not accelerator:
+        fail(f"{'--accelerator' if model else '--model'}: --model, --accelerator and "
+             "--efficiency go together: give --model NAME and --accelerator NAME")
+    ctx = click.get_current_context()
+    given = [p.opts[0] for p in ctx.command.params
+             if p.name in ("n_layers", "model_bytes", "compute_ms", "ratio", "workers",
+                           "link_rate")
+             and ctx.get_parameter_source(p.name) == ParameterSource.COMMANDLINE]
+    if given:
+        fail(f"{given[0]}: --model computes the layers, their bytes and times from the "
+             f"architecture; leave {', '.join(given)} out")
 
 
 def _check_reads_only() -> None:

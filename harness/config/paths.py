@@ -35,6 +35,8 @@ SCENARIOS_DIR = WORKLOADS_DIR / "scenarios"
 SWEEPS_DIR = WORKLOADS_DIR / "sweeps"
 CDF_DIR = WORKLOADS_DIR / "cdf"
 PROFILES_DIR = WORKLOADS_DIR / "profiles"
+MODELS_DIR = WORKLOADS_DIR / "models"               # model architectures (harness profile --model)
+ACCELERATORS_DIR = WORKLOADS_DIR / "accelerators"   # and what computes them (--accelerator)
 #: cached cells kept in the repository (harness.sweeps.cell_cache), one folder each
 REFERENCE_DIR = WORKLOADS_DIR / "reference"
 #: the documentation's pages (docs/; in the wheel harness/docs: `harness docs`)

@@ -54,6 +54,26 @@ def generate(n_layers: int, model_bytes: float, compute_ms: float | None, ratio:
         raise ConfigError("--ratio" if ratio is not None else "--compute-ms", str(e)) from None
 
 
+def from_model(model: str, accelerator: str, efficiency: float | None):
+    """A transformer's profile from its architecture on an accelerator
+    (harness.traffic.transformer); a ConfigError names the option or the
+    file's field."""
+    from harness.config.paths import ACCELERATORS_DIR, MODELS_DIR
+    from harness.config.schema.model import AcceleratorConfig, TransformerConfig, read
+    from harness.traffic import profiles, transformer
+
+    arch = read(TransformerConfig, model, MODELS_DIR, "--model")
+    device = read(AcceleratorConfig, accelerator, ACCELERATORS_DIR, "--accelerator")
+    if efficiency is not None:
+        if not (math.isfinite(efficiency) and 0 < efficiency <= 1):
+            raise ConfigError("--efficiency", f"must be in (0, 1] (got {efficiency:g})")
+        device = device.replace(efficiency=efficiency)
+    try:
+        return transformer.profile(arch, device)
+    except profiles.ProfileError as e:
+        raise ConfigError("--model", str(e)) from None
+
+
 def load(check_file: str):
     """A profile CSV, checked (layer, bytes, fp_ms, bp_ms)."""
     from harness.traffic import profiles
