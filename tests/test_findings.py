@@ -529,7 +529,8 @@ def test_contrast_names_the_points_where_two_maps_disagree(monkeypatch):
 def test_a_map_with_a_third_axis_gets_a_column_for_it():
     """The project's kept buffer-models sweep: one row per model and R, the
     models in the grid's order, each cell the kept change of its own model."""
-    from harness.findings import map_pages, page_text
+    from harness.findings import map_pages
+    from harness.outputs import words
 
     sweep, loaded = kept.load_kept("buffer-models")
     table = map_pages.finding_map("buffer-models")
@@ -541,7 +542,7 @@ def test_a_map_with_a_third_axis_gets_a_column_for_it():
     for model, row in zip(models, rows[::4]):   # R = 16, lambda = 23 of each model
         one = dm[(dm["network.buffer.model"] == model) & (dm["training.ratio"] == 16)
                  & (dm["background.rate"] == 23) & (dm["metric"] == "iteration_time")]
-        assert page_text.pct(one["change"].iloc[0]) in row.split("|")[3]
+        assert words.pct(one["change"].iloc[0]) in row.split("|")[3]
 
 
 def test_the_costs_table_lists_each_kept_sweep_once(kept_tiny):

@@ -74,6 +74,26 @@ def test_the_page_answers(page, local_sweep):
     assert tables and not any(re.search(r"\d\.?\d*e[+-]\d", t) for t in tables)
 
 
+def test_the_page_says_the_answer_in_words(page, local_sweep):
+    """The map in words before the map: each compared arm's training
+    verdicts (how many decided, which class where) and the background's
+    significant changes, as the findings pages' "In short" says them."""
+    from harness.outputs import words
+
+    html = page.read_text()
+    answer = unescape(html[html.index('<section id="answer">'):html.index('<section id="map">')])
+    means = local_sweep.tables["deltas_mean"]
+    training = means[means["metric"] == "iteration_time"]
+    for arm in set(training["arm"]):
+        decided = int(training[(training["arm"] == arm)]["decided"].eq(True).sum())
+        assert f"Training</strong> (<code>{arm}</code> vs" in answer
+        assert f"{decided} of {len(training[training['arm'] == arm])} verdicts decided" in answer
+    assert "<strong>Small flows' mean FCT</strong>: significantly faster at" in answer
+    assert "**" not in answer and "`" not in answer   # the summary's Markdown made HTML
+    assert reports.answer_html({"reference": None}, means) == ""
+    assert words.map_summary  # one summary for the pages and the report
+
+
 def test_numbers_are_plain():
     assert reports.plain(1610.0) == "1,610" and reports.plain(1.61e3) == "1,610"
     assert reports.plain(12.345) == "12.3" and reports.plain(0.012345) == "0.0123"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from harness.findings import registry
-from harness.findings.page_text import short_name, value_text
+from harness.outputs.words import short_name, value_text
 
 
 def finding_boundary(key: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from harness.findings import page_text, registry
-from harness.findings.page_text import METRIC_WORDS, change_cell, pct, short_name, value_text
+from harness.outputs.words import METRIC_WORDS, change_cell, pct, short_name, value_text
 
 
 def finding_changes(key: str, *metrics: str) -> str:

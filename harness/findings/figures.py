@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.findings import registry
-from harness.findings.page_text import seeds_text
+from harness.outputs.words import seeds_text
 
 
 def figure_metadata(record: dict) -> dict[str, str]:

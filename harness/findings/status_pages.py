@@ -13,7 +13,7 @@ code (harness.findings.checking):
 from __future__ import annotations
 
 from harness.findings import checking, registry
-from harness.findings.page_text import seeds_text
+from harness.outputs.words import seeds_text
 
 
 def provenance_line(record: dict) -> str:

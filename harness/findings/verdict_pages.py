@@ -8,7 +8,7 @@ harness.analysis.frontier: a table per point and its best arm)."""
 from __future__ import annotations
 
 from harness.findings import page_text, registry
-from harness.findings.page_text import pct
+from harness.outputs.words import pct
 
 
 def finding_claims(key: str, *labels: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -351,6 +352,35 @@ def _read(path: Path) -> str:
         return ""
 
 
+def answer_html(grid: dict, deltas_mean: pd.DataFrame | None) -> str:
+    """The map in words (harness.outputs.words.map_summary: where training's
+    verdicts are decided and in which class, where each FCT mean gained or
+    lost significantly) as HTML: a list per facet; "" without arms."""
+    from harness.outputs import words
+
+    if deltas_mean is None or not len(deltas_mean) or not grid.get("reference"):
+        return ""
+    out, items = [], []
+
+    def close() -> None:
+        if items:
+            out.append("<ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>")
+            items.clear()
+
+    for line in words.map_summary(grid, deltas_mean).splitlines():
+        text = html.escape(line.strip())
+        # the summary's own Markdown: **bold** and `code`, nothing else
+        text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
+        text = re.sub(r"`(.+?)`", r"<code>\1</code>", text)
+        if text.startswith("- "):
+            items.append(text[2:])
+        elif text:
+            close()
+            out.append(f"<p>{text}</p>")
+    close()
+    return "\n".join(out)
+
+
 def render(sweep_dir: Path) -> str:
     """The report page of a sweep directory, as HTML text."""
     from jinja2 import Environment, PackageLoader, select_autoescape
@@ -392,6 +422,7 @@ def render(sweep_dir: Path) -> str:
                                                        else None),
         summary_table=_summary_table(summary, fields), cells=cells,
         changes_table=changes_table(sweep.deltas_mean, [f for f in fields if f != SEED_AXIS]),
+        answer=answer_html(grid, sweep.deltas_mean),
         captions=FIGURE_CAPTIONS,
         map_min_width=map_min_width(figures[MAP_STEM]) if MAP_STEM in figures else 0,
         manifest=_manifest(sweep_dir, summary, cells))
