@@ -223,7 +223,11 @@ def _print_summary(summary: dict, manifest: dict) -> None:
         if tr["iterations"]:
             slowdown = (f", {tr['slowdown_vs_ideal']:.2f}x its no-contention iteration"
                         if tr.get("slowdown_vs_ideal") else "")
-            click.echo(f"{job}: {tr['iterations']} iterations in the window, mean "
+            # an iteration counted once, its workers' rows beside it
+            count = (f"{tr['distinct_iterations']} iterations ({tr['iterations']} "
+                     "worker-iterations)" if "distinct_iterations" in tr
+                     else f"{tr['iterations']} worker-iterations")
+            click.echo(f"{job}: {count} in the window, mean "
                        f"{tr['mean_iteration_s'] * 1e3:.3f} ms, p50 {tr['p50_iteration_s'] * 1e3:.3f}"
                        f" ms, p99 {tr['p99_iteration_s'] * 1e3:.3f} ms{slowdown}")
         else:

@@ -246,7 +246,10 @@ def test_the_console_summary_names_every_job_with_its_iterations(tmp_path):
     assert len(lines) == len(jobs) == 2, proc.stdout
     for line, job in zip(lines, jobs):
         assert line.startswith(f"training {job['name']} (ring, fifo): "
-                               f"{job['iterations']} iterations in the window"), line
+                               f"{job['distinct_iterations']} iterations "
+                               f"({job['iterations']} worker-iterations) in the window"), line
+        # two workers a job: each iteration one row per worker that measured it
+        assert job["distinct_iterations"] <= job["iterations"] <= 2 * job["distinct_iterations"]
         assert f"{job['slowdown_vs_ideal']:.2f}x its no-contention iteration" in line
 
 

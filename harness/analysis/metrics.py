@@ -149,12 +149,19 @@ def band_totals(queues: pd.DataFrame) -> pd.DataFrame:
 
 
 def iteration_summary(iterations: pd.DataFrame) -> dict[str, float | int | None]:
-    """Iteration time (start of forward layer 0 to the next) over the window."""
-    it = iterations.loc[iterations["measured"], "iteration_s"]
+    """Iteration time (start of forward layer 0 to the next) over the window:
+    `iterations` the measured rows of every worker, `distinct_iterations`
+    the iterations they belong to."""
+    measured = iterations[iterations["measured"]]
+    it = measured["iteration_s"]
     if len(it) == 0:
         return {"iterations": 0, "mean_iteration_s": None, "p50_iteration_s": None,
                 "p99_iteration_s": None, "p999_iteration_s": None}
-    return {"iterations": int(len(it)), "mean_iteration_s": float(it.mean()),
+    # `iterations` counts every worker's row (the sweeps' column since the
+    # start); `distinct_iterations` the iterations themselves
+    return {"iterations": int(len(it)),
+            "distinct_iterations": int(measured["iteration"].nunique()),
+            "mean_iteration_s": float(it.mean()),
             "p50_iteration_s": float(it.quantile(0.5)),
             "p99_iteration_s": float(it.quantile(0.99)),
             "p999_iteration_s": float(it.quantile(0.999))}
