@@ -6,14 +6,20 @@ start; then it hands over to harness.cli."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
+import time
 
 from harness.config.errors import EXIT_BAD_INPUT, ConfigError
 from harness.engine import memory
 
 
 def main() -> None:
+    # when the harness started, for its start-up time: before the re-execution
+    # below (same process, same environment), and not when the shell forked
+    # the process, which can be long before it ran the harness
+    os.environ.setdefault(memory.STARTED_ENV, f"{os.getpid()}:{time.time()!r}")
     try:
         memory.exec_with_huge_pages()
     except ConfigError as e:

@@ -166,3 +166,26 @@ def test_a_run_stopped_by_an_error_leaves_the_next_run_in_the_process_clean():
     with pytest.raises(RuntimeError, match="stopped"):
         execute(p, quiet=True, on_phase=failing())
     assert execute(p, quiet=True).manifest["events"] == before
+
+
+def test_start_up_counts_from_the_harness_start_not_the_process_fork(tmp_path):
+    """A shell that forks, waits 3 s, then execs `harness run` (as
+    `(sleep 3; exec harness run ...)` does): the start-up the run reports
+    counts from the harness's own start, not the fork, so it fits in what
+    the whole command took less the wait (before, it held the wait too)."""
+    import json
+    import subprocess
+    import sys
+
+    code = "from harness.launcher import main; main()"
+    out = tmp_path / "run"
+    began = time.time()
+    done = subprocess.run(
+        ["bash", "-c", 'sleep 3; exec "$@"', "bash", sys.executable, "-c", code, "run",
+         "--set", "run.duration=0.05", "--set", "run.warmup=0.01", "--set", "run.cooldown=0.01",
+         "--allow-short", "--no-progress", "-o", str(out)],
+        capture_output=True, text=True, timeout=600)
+    took = time.time() - began
+    assert done.returncode == 0, done.stderr[-2000:]
+    startup = json.loads((out / "manifest.json").read_text())["startup_s"]
+    assert 0 < startup <= took - 3.0

@@ -47,6 +47,21 @@ def _tunable(env: Mapping[str, str]) -> str | None:
     return None
 
 
+#: "PID:epoch seconds" of the `harness` program's start (harness.launcher),
+#: read by the process it names: its start-up is counted from there.
+STARTED_ENV = "DDNN_HARNESS_STARTED"
+
+
+def started_at() -> float | None:
+    """When the `harness` program of this process started (epoch seconds),
+    or None: another process's mark (a child's) or none (not started by it)."""
+    pid, _, at = os.environ.get(STARTED_ENV, "").partition(":")
+    try:
+        return float(at) if pid == str(os.getpid()) else None
+    except ValueError:
+        return None
+
+
 def environment(env: Mapping[str, str]) -> dict[str, str]:
     """`env` with glibc's huge-page tunable added to GLIBC_TUNABLES, unless
     huge pages are not wanted or the user set that tunable (to any value)."""

@@ -412,9 +412,16 @@ def _ideal_fct(topo: Topology, raw: pd.DataFrame) -> pd.Series:
 
 
 def _process_start() -> float:
-    """When this process started (epoch seconds), to a clock tick. Linux:
-    /proc/self/stat counts from boot, read against CLOCK_BOOTTIME (psutil adds
-    the boot time, which /proc/stat rounds to whole seconds: up to 1 s off)."""
+    """When this process's harness started (epoch seconds): the `harness`
+    program's own mark (harness.engine.memory.started_at), else when the
+    process started, to a clock tick. Linux: /proc/self/stat counts from
+    boot, read against CLOCK_BOOTTIME (psutil adds the boot time, which
+    /proc/stat rounds to whole seconds: up to 1 s off)."""
+    from harness.engine import memory
+
+    marked = memory.started_at()
+    if marked is not None:
+        return marked
     try:
         with open("/proc/self/stat") as f:
             ticks = int(f.read().rsplit(")", 1)[1].split()[19])
