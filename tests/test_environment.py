@@ -16,9 +16,8 @@ from harness.engine import memory, ns3
 
 ROOT = Path(__file__).parents[1]
 DOC = ROOT / "docs" / "user-guide" / "environment.md"
-#: read by the bench between its own processes (set by it, never by a user)
-# set by the harness for its own processes, not a setting: the bench's phase marker, and the
-# launcher's start mark (harness.engine.memory.STARTED_ENV)
+#: set by the harness for its own processes, never by a user: the bench's phase
+#: marker, and the launcher's start mark (harness.engine.memory.STARTED_ENV)
 INTERNAL = {"BENCH_PHASE_MARKER", "DDNN_HARNESS_STARTED"}
 
 
