@@ -108,19 +108,24 @@ def profile(n_layers: int, model_bytes: float, compute_ms: float | None, ratio: 
         click.echo(prof.to_frame().to_csv(index=False), nl=False)
 
 
+def _given(keep) -> list[str]:
+    """The options of this command given on its command line (not left at
+    their defaults) whose parameter name `keep` accepts, by their first flag."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    return [p.opts[0] for p in ctx.command.params if keep(p.name)
+            and ctx.get_parameter_source(p.name) == ParameterSource.COMMANDLINE]
+
+
 def _check_model_options(model: str | None, accelerator: str | None) -> None:
     """--model with --accelerator, and none of the generated profile's own
     options beside them (refused, not ignored)."""
-    from click.core import ParameterSource
-
     if not model or not accelerator:
         fail(f"{'--accelerator' if model else '--model'}: --model, --accelerator and "
              "--efficiency go together: give --model NAME and --accelerator NAME")
-    ctx = click.get_current_context()
-    given = [p.opts[0] for p in ctx.command.params
-             if p.name in ("n_layers", "model_bytes", "compute_ms", "ratio", "workers",
-                           "link_rate")
-             and ctx.get_parameter_source(p.name) == ParameterSource.COMMANDLINE]
+    given = _given(lambda name: name in ("n_layers", "model_bytes", "compute_ms", "ratio",
+                                         "workers", "link_rate"))
     if given:
         fail(f"{given[0]}: --model computes the layers, their bytes and times from the "
              f"architecture; leave {', '.join(given)} out")
@@ -129,11 +134,7 @@ def _check_model_options(model: str | None, accelerator: str | None) -> None:
 def _check_reads_only() -> None:
     """`harness profile --check` only reads: an option that generates or
     writes (-o, --layers, ...) given beside it is refused, not ignored."""
-    from click.core import ParameterSource
-
-    ctx = click.get_current_context()
-    given = [p.opts[0] for p in ctx.command.params if p.name != "check_file"
-             and ctx.get_parameter_source(p.name) == ParameterSource.COMMANDLINE]
+    given = _given(lambda name: name != "check_file")
     if given:
         fail(f"{given[0]}: --check only reads a profile (nothing is generated or written); "
               f"leave {', '.join(given)} out, or drop --check to generate one")

@@ -125,21 +125,24 @@ def flat_columns(s: dict | None) -> dict:
     return out
 
 
-def egress_pause_shares(pfc: pd.DataFrame | None, window_s: float) -> pd.Series | None:
-    """Each egress's (link, side) share of the window paused, its lossless
-    bands' pause time summed; None without PFC."""
-    if pfc is None or window_s <= 0:
+def egress_pause_shares(pfc: pd.DataFrame | None, summary: dict) -> pd.Series | None:
+    """Each egress's (link, side) share of its run's window (summary.json's
+    `window_s`: a job's end can close it) paused, its lossless bands' pause
+    time summed; None without PFC."""
+    window = summary.get("window_s") or (0.0, 0.0)
+    span = window[1] - window[0]
+    if pfc is None or span <= 0:
         return None
     lossless = pfc[pfc["lossless"]]
-    return lossless.groupby(["link", "side"])["paused_s"].sum() / window_s
+    return lossless.groupby(["link", "side"])["paused_s"].sum() / span
 
 
-def mean_pause_share(pfc: pd.DataFrame | None, window_s: float) -> float | None:
+def mean_pause_share(pfc: pd.DataFrame | None, summary: dict) -> float | None:
     """The egresses' mean share of the window paused (every egress with a
     lossless band, its lossless bands summed): a sweep's `mean_pause_share`
     column, whose per-seed change is the pooled pause-share change's; None
     without PFC."""
-    shares = egress_pause_shares(pfc, window_s)
+    shares = egress_pause_shares(pfc, summary)
     return None if shares is None or not len(shares) else float(shares.mean())
 
 
@@ -148,13 +151,10 @@ def pause_share_pairs(reference: list, arm: list) -> np.ndarray:
     per seed and egress, the arm's share of its window paused less the
     reference's of its own (the same port of the same network in both),
     pooled over seeds; empty where either arm has no PFC."""
-    def shares(run):   # each run over its own window (a job's end can close it)
-        window = run.summary.get("window_s") or (0, 0)
-        return egress_pause_shares(run.pfc, window[1] - window[0])
-
     out = []
     for ref, a in zip(reference, arm):
-        r, x = shares(ref), shares(a)
+        r = egress_pause_shares(ref.pfc, ref.summary)
+        x = egress_pause_shares(a.pfc, a.summary)
         if r is None or x is None:
             continue
         common = r.index.intersection(x.index)

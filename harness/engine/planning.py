@@ -57,6 +57,11 @@ class Plan:
         return self.jobs or ((self.job,) if self.job is not None else ())
 
     @property
+    def rdma_hosts(self) -> list[int]:
+        """The hosts whose RDMA stack a job or a service uses, ascending."""
+        return rdma_hosts(self.all_jobs, self.services)
+
+    @property
     def architecture(self) -> training.Architecture | None:
         """The plug-in of the training job (None without one)."""
         return None if self.job is None else training.architecture(self.job.config.architecture)
@@ -202,14 +207,21 @@ def plan(scenario: Scenario) -> Plan:
                 tcp.attribute_defaults(scenario.tcp, worst, ecn), ecn=ecn, **extra)
 
 
-def _check_rdma(scenario: Scenario, topo: Topology, classes, jobs: tuple,
-                services: tuple) -> None:
-    """[rdma] against the run's RDMA jobs and services as simulated: a CNP
-    class the queues have, a minimum rate below every host link's (both / scale)."""
+def rdma_hosts(jobs: tuple, services: tuple) -> list[int]:
+    """The hosts of every job whose transport is RDMA and of every service
+    that runs over it (its kind's rdma_hosts), ascending."""
     from harness.config import registry
 
     hosts = {h for job in jobs if job.config.transport == "rdma" for h in job.all_hosts}
     hosts |= {h for s in services for h in registry.service_kind(s.kind).rdma_hosts(s)}
+    return sorted(hosts)
+
+
+def _check_rdma(scenario: Scenario, topo: Topology, classes, jobs: tuple,
+                services: tuple) -> None:
+    """[rdma] against the run's RDMA jobs and services as simulated: a CNP
+    class the queues have, a minimum rate below every host link's (both / scale)."""
+    hosts = rdma_hosts(jobs, services)
     if not hosts:
         return
     cfg, k = scenario.rdma, scenario.scale
@@ -382,7 +394,7 @@ def _queue_samples(q, topo: Topology, classes) -> tuple:
     out = []
     for h in q.hosts or (() if q.egresses else range(topo.n_hosts)):
         i = topo.host_link_index(h)
-        out += [(*_egress(topo, i, side), bands) for side in sides]
+        out += [(*topo.egress(i, side), bands) for side in sides]
     out += [(i, side, a, b, bands) for i, side, a, b in
             _sampled_egresses(q.egresses, topo, "run.queue_samples.egresses")
             if (i, side, a, b, bands) not in out]
@@ -419,8 +431,7 @@ def _sampled_egresses(egresses, topo: Topology, field: str) -> list[tuple[int, i
     names: the [from, to] pairs named, or "fabric", every switch-to-switch
     egress."""
     if egresses == "fabric":
-        return [_egress(topo, i, side) for i, l in enumerate(topo.links)
-                if l.a >= topo.n_hosts and l.b >= topo.n_hosts for side in (0, 1)]
+        return [e for e in topo.egresses() if e[2] >= topo.n_hosts and e[3] >= topo.n_hosts]
     names = {topo.node_name(n): n for n in range(topo.n_nodes)}
     out = []
     for j, pair in enumerate(egresses):
@@ -435,7 +446,7 @@ def _sampled_egresses(egresses, topo: Topology, field: str) -> list[tuple[int, i
             raise ConfigError(where, f"no link joins {pair[0]} and {pair[1]}; an egress is "
                               "one end of a link, towards its other end")
         i, l = link
-        out.append(_egress(topo, i, 0 if l.a == a else 1))
+        out.append(topo.egress(i, 0 if l.a == a else 1))
     return out
 
 
@@ -444,20 +455,13 @@ def _marking_egresses(profile, topo: Topology) -> frozenset[tuple[int, int]] | N
     where every egress does (or there is no profile)."""
     if profile is None or profile.egresses == "all":
         return None
-    ends = [_egress(topo, i, side) for i in range(len(topo.links)) for side in (0, 1)]
     if profile.egresses == "switches":
-        chosen = [e for e in ends if e[2] >= topo.n_hosts]
+        chosen = [e for e in topo.egresses() if e[2] >= topo.n_hosts]
     elif profile.egresses == "hosts":
-        chosen = [e for e in ends if e[2] < topo.n_hosts]
+        chosen = [e for e in topo.egresses() if e[2] < topo.n_hosts]
     else:
         chosen = _sampled_egresses(profile.egresses, topo, "network.ecn_profile.egresses")
     return frozenset((link, side) for link, side, *_ in chosen)
-
-
-def _egress(topo: Topology, link: int, side: int) -> tuple[int, int, int, int]:
-    """(link, side, from node, to node) of one end of a link: side 0 sends a -> b."""
-    l = topo.links[link]
-    return (link, side, l.a, l.b) if side == 0 else (link, side, l.b, l.a)
 
 
 def _run_window(run: RunConfig, iteration_s: float | None) -> RunConfig:

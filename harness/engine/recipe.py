@@ -40,13 +40,12 @@ def _network_lines(p) -> list[str]:
              *topology.recipe_lines(topo, p.scenario.network.mtu)]
     strategy = qdisc.strategy(p.network, p.classes, p.ecn, p.scenario.tcp.ecn_acks,
                               p.marking_egresses)
-    for i, link in enumerate(topo.links):
-        for side, (src, dst) in enumerate(((link.a, link.b), (link.b, link.a))):
-            lines.append(strategy.recipe_line(i, side, src, dst, host=src < topo.n_hosts))
+    lines += [strategy.recipe_line(i, side, src, dst, host=src < topo.n_hosts)
+              for i, side, src, dst in topo.egresses()]
     warmup, window_end = p.run.window
     lines += pfc.recipe_lines(p.network, topo,   # after the queue discs, before addresses
                               (round(warmup * 1e9), round(window_end * 1e9)))
-    lines += rdma.recipe_lines(p.scenario, p.classes, rdma_hosts(p))
+    lines += rdma.recipe_lines(p.scenario, p.classes, p.rdma_hosts)
     lines.append("assign")
     lines += routing.recipe_lines(topo)
     lines += [f"link-rate {link} {at_ns} {round(rate_bps)}"
@@ -61,8 +60,7 @@ def _measurement_lines(p) -> list[str]:
     port = p.scenario.background.port
     lines = [f"utilization {round(p.run.utilization_interval * 1e9)}",
              f"app-ports {port} {port} {APP_BACKGROUND}"]
-    for i, link in enumerate(p.topology.links):
-        lines += [f"track {i} 0 {link.a} {link.b}", f"track {i} 1 {link.b} {link.a}"]
+    lines += [f"track {i} {side} {a} {b}" for i, side, a, b in p.topology.egresses()]
     if p.queue_samples:   # run.queue_samples: only when asked
         start, stop = p.run.queue_sample_times()
         lines.append(f"queue-sampler {round(p.run.queue_samples.interval * 1e9)} "
@@ -70,16 +68,6 @@ def _measurement_lines(p) -> list[str]:
         lines += [f"sample-queue {link} {side} {a} {b} {','.join(map(str, bands)) or '-'}"
                   for link, side, a, b, bands in p.queue_samples]
     return lines
-
-
-def rdma_hosts(p) -> list[int]:
-    """The hosts of every job whose transport is RDMA and of every service
-    that runs over it, ascending."""
-    from harness.config import registry
-
-    jobs = {h for job in p.all_jobs if job.config.transport == "rdma" for h in job.all_hosts}
-    services = {h for s in p.services for h in registry.service_kind(s.kind).rdma_hosts(s)}
-    return sorted(jobs | services)
 
 
 def _training_lines(p) -> list[str]:

@@ -220,16 +220,13 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
 def _read_lossless(net: _Network, p: Plan) -> tuple[list[dict] | None, list[dict] | None]:
     """The PFC ports' and the RDMA queue pairs' counters after the run (None:
     the run has none), as rows of harness.analysis.lossless's tables."""
-    from harness.network import pfc as pfc_ports
-
     recipe = net.recipe
     pfc_rows = None
     if p.network.pfc is not None:
-        band_classes = {b: ",".join(n for n, bb in p.classes.classes.items() if bb == b)
-                        for b in range(p.classes.bands)}
+        band_classes = p.classes.band_names()
         lossless = qdisc.lossless_bands(p.network, p.classes)
         pfc_rows = []
-        for i, (link, side, src, dst) in enumerate(pfc_ports.ports(p.topology)):
+        for i, (link, side, src, dst) in enumerate(p.topology.egresses()):   # the recipe's order
             port = recipe.GetPfcPort(i)
             for band in range(int(port.GetNBands())):
                 pfc_rows.append(dict(
@@ -278,8 +275,7 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         flows = metrics.flow_table(raw_flows, timing["window"], ideal, tos_class, sc.scale)
     else:
         flows = metrics.flow_table(_empty_flow_log(), (0, 0), pd.Series(dtype=float), tos_class)
-    band_classes = {b: ",".join(n for n, bb in p.classes.classes.items() if bb == b)
-                    for b in range(p.classes.bands)}
+    band_classes = p.classes.band_names()
     queues = raw_queues.assign(traffic_class=raw_queues["band"].map(band_classes))
     samples = (None if raw_samples is None else
                raw_samples.assign(traffic_class=raw_samples["band"].map(band_classes)))

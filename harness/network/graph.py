@@ -54,6 +54,16 @@ class Topology:
         assert self.links[i].a == host, "host links must start at the host"
         return i
 
+    def egress(self, link: int, side: int) -> tuple[int, int, int, int]:
+        """(link, side, from node, to node) of one end of a link: side 0 sends a -> b."""
+        l = self.links[link]
+        return (link, side, l.a, l.b) if side == 0 else (link, side, l.b, l.a)
+
+    def egresses(self) -> list[tuple[int, int, int, int]]:
+        """Every end of every link, as egress() gives it, in link order and
+        side 0 first: the order of the recipe's queue discs and PFC ports."""
+        return [self.egress(i, side) for i in range(len(self.links)) for side in (0, 1)]
+
     def adjacency(self) -> list[list[tuple[int, int]]]:
         """adjacency[node] = [(neighbour, link index), ...] in link order."""
         adj: list[list[tuple[int, int]]] = [[] for _ in range(self.n_nodes)]

@@ -70,12 +70,6 @@ def check(net: NetworkConfig, topo: Topology, k: int = 1) -> None:
                               f'allowed: "auto" or at least {need:,} B')
 
 
-def ports(topo: Topology) -> list[tuple[int, int, int, int]]:
-    """(link, side, from node, to node) of every PFC port, in recipe order."""
-    return [(i, side, src, dst) for i, link in enumerate(topo.links)
-            for side, (src, dst) in enumerate(((link.a, link.b), (link.b, link.a)))]
-
-
 def recipe_lines(net: NetworkConfig, topo: Topology, window_ns: tuple[int, int]) -> list[str]:
     """One `pfc` line per link end, none without network.pfc; each counts
     its pause time over the measurement window `window_ns`."""
@@ -83,7 +77,7 @@ def recipe_lines(net: NetworkConfig, topo: Topology, window_ns: tuple[int, int])
     if pfc is None:
         return []
     lines = []
-    for i, side, src, dst in ports(topo):
+    for i, side, src, dst in topo.egresses():   # one port per link end
         link = topo.links[i]
         headroom = (headroom_bytes(link.rate_bps, link.delay_s, net.mtu)
                     if pfc.headroom == "auto" else pfc.headroom)

@@ -91,6 +91,12 @@ class ClassTable:
     def tos(self, name: str, where: str) -> int:
         return self.band_tos[self.band(name, where)]
 
+    def band_names(self) -> dict[int, str]:
+        """Band -> the names of its classes, comma-separated (the tables'
+        traffic_class column)."""
+        return {b: ",".join(n for n, bb in self.classes.items() if bb == b)
+                for b in range(self.bands)}
+
     def class_of_tos(self) -> dict[int, str]:
         """ToS -> class name (the first class of each band), for reports."""
         out: dict[int, str] = {}

@@ -6,6 +6,7 @@ such host (ns3-modules/rdma/rdma-socket-factory), in the scenario recipe."""
 from __future__ import annotations
 
 from harness.io.recipe_tokens import component, token
+from harness.network.pfc import PPP_BYTES
 
 FACTORY = "ns3::RdmaSocketFactory"
 #: IP (20), UDP (8), the BTH (12) and the ICRC (4): a packet's bytes besides its payload
@@ -15,6 +16,12 @@ HEADER_BYTES = 20 + 8 + 12 + 4
 def payload_bytes(mtu: int) -> int:
     """Payload per packet at `mtu` (1456 at 1500)."""
     return mtu - HEADER_BYTES
+
+
+def payload_share(mtu: int) -> float:
+    """Payload per byte on the wire, a full packet's framing included
+    (1456 / 1502 at 1500)."""
+    return payload_bytes(mtu) / (mtu + PPP_BYTES)
 
 
 def recipe_lines(scenario, classes, hosts: list[int]) -> list[str]:

@@ -49,9 +49,8 @@ def cell_row(cell: Cell, run_dir: Path | None, error: str | None) -> dict[str, A
     if row["status"] == STALLED:
         row["reason"] = stall_reason(config.get("run", {}))   # the run as simulated
     if "lossless" in summary:   # the fabric's pause share, from its ports' table
-        window = summary.get("window_s") or (0.0, 0.0)
         row["mean_pause_share"] = lossless.mean_pause_share(optional_table(run_dir, "pfc"),
-                                                            window[1] - window[0])
+                                                            summary)
     row.update(offered_load=config["background"]["offered_load"],
                compute_ms=config["training"]["compute_ms"],
                events=manifest["events"],

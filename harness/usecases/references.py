@@ -461,7 +461,7 @@ def dcqcn(check: Check, point: dict, cheap: bool) -> list[dict]:
     samples' queue gives on the profile, against p*; each note gives the
     share of samples with the queue empty and the bottleneck's payload
     rate, where a departure shows."""
-    from harness.network import rdma
+    from harness.network import pfc, rdma
 
     n = int(point["n"])
     data = read_scenario_dict(REFERENCES_DIR / f"{check.scenario}.toml")
@@ -474,8 +474,8 @@ def dcqcn(check: Check, point: dict, cheap: bool) -> list[dict]:
     plan = run.plan
     cfg, mtu = plan.scenario.rdma, plan.scenario.network.mtu
     link = plan.topology.host_link(n)
-    wire = mtu + 2                                   # PPP's 2 B on every packet
-    payload_share = rdma.payload_bytes(mtu) / wire
+    wire = mtu + pfc.PPP_BYTES                       # a full packet on the wire
+    payload_share = rdma.payload_share(mtu)
     marking = plan.network.ecn_profile
     constants = ref.DcqcnConstants(
         cnp_interval_s=cfg.cnp_interval, alpha_period_s=cfg.alpha_period,
@@ -509,6 +509,15 @@ def dcqcn(check: Check, point: dict, cheap: bool) -> list[dict]:
                   ref.batch_means(seen_p), cheap, "the profile's probability at each sampled "
                   "queue, against the fixed point's p*")]
     return rows
+
+
+def _lossless_drops(check: Check, point: dict, run, cheap: bool) -> dict:
+    """The row every lossless check ends with: what the lossless classes
+    dropped, anywhere in the run, against 0."""
+    lost = float(run.summary["lossless"]["lossless_drops"])
+    return _row(check, point, "lossless-class drops (packets)", 0.0,
+                ref.Estimate(lost, lost, lost, 1), cheap, "every port of the run",
+                tolerance=0.0, unit="packets")
 
 
 def pfc_headroom(check: Check, point: dict, cheap: bool) -> list[dict]:
@@ -551,11 +560,7 @@ def pfc_headroom(check: Check, point: dict, cheap: bool) -> list[dict]:
                f"{(top - round_trip) / mtu:.2f} packets (the arithmetic allows 3 frames and "
                f"the pause frame); {int(ports['pause_frames_sent'].sum()):,} pause frames")
     row["within"] = bool(least <= top <= bound)
-    lost = float(run.summary["lossless"]["lossless_drops"])
-    drops = _row(check, point, "lossless-class drops (packets)", 0.0,
-                 ref.Estimate(lost, lost, lost, 1), cheap, "every port of the run",
-                 tolerance=0.0, unit="packets")
-    return [row, drops]
+    return [row, _lossless_drops(check, point, run, cheap)]
 
 
 def dcqcn_victim(check: Check, point: dict, cheap: bool) -> list[dict]:
@@ -581,7 +586,7 @@ def dcqcn_victim(check: Check, point: dict, cheap: bool) -> list[dict]:
     run = simulate(check, values, cheap)
     plan = run.plan
     mtu = plan.scenario.network.mtu
-    payload_share = rdma.payload_bytes(mtu) / (mtu + 2)
+    payload_share = rdma.payload_share(mtu)
     link = plan.topology.host_link(7)
     services = run.summary["services"]
     incast = np.array(services["incast"]["flow_goodput_bps"])
@@ -604,11 +609,7 @@ def dcqcn_victim(check: Check, point: dict, cheap: bool) -> list[dict]:
         if plan.network.pfc.static_xoff < kmax:
             row = {**row, "quantity": "victim goodput, DCQCN, XOFF below Kmax (reported)",
                    "within": None, "tolerance": None}
-    lost = float(s["lossless_drops"])
-    drops = _row(check, point, "lossless-class drops (packets)", 0.0,
-                 ref.Estimate(lost, lost, lost, 1), cheap, "every port of the run",
-                 tolerance=0.0, unit="packets")
-    return [row, drops]
+    return [row, _lossless_drops(check, point, run, cheap)]
 
 
 #: Each check's function, by the name references.toml gives it.

@@ -223,8 +223,7 @@ PfcPort::Charge(uint32_t band, uint32_t bytes)
     {
         b.pausing = true;
         b.pausingSince = Simulator::Now();
-        SendPause(band, m_quanta);
-        b.refresh = Simulator::Schedule(PauseDuration(m_quanta) / 2, &PfcPort::Refresh, this, band);
+        Refresh(band); // the first pause frame, and its refresh half a pause later
     }
     return true;
 }

@@ -56,8 +56,6 @@ class TransformerConfig(Section):
                               f"{self.heads}")
         if self.top_k > self.experts:
             raise ConfigError("top_k", f"{self.top_k} is more than experts = {self.experts}")
-        if self.positions == "learned" and self.seq_len > 10_000_000:
-            raise ConfigError("seq_len", "too long for a learned position embedding")
         return self
 
 

@@ -189,11 +189,8 @@ PFC_HEADROOM_AUTO = "auto"
 
 
 def _headroom(value: Any) -> Any:
-    if value == PFC_HEADROOM_AUTO:
-        return value
-    if isinstance(value, str):
-        return parse_bytes(value, "", maximum=UINT32_MAX)
-    return value
+    """"auto", or bytes as a buffer's size is read."""
+    return value if value == PFC_HEADROOM_AUTO else _buffer_size(value)
 
 
 class PfcConfig(Section):
@@ -241,7 +238,6 @@ class PfcConfig(Section):
         return 30_000 if self.xoff is None else self.xoff
 
 
-Threshold = Int(1)
 Threshold = Int(1)
 Thresholds = PerClass(Threshold, "packets (e.g. 20) or a non-empty table of class name -> "
                       "packets (e.g. { low = 20 })", "integer or table")
