@@ -91,6 +91,23 @@ def _warn(message: str) -> None:
     warnings.warn(message, UserWarning, stacklevel=level)
 
 
+def _writes(function):
+    """An API call that writes an output: the output's lock (taken by its
+    checks, harness.io.lock.OutputLock) let go when the call returns or
+    raises, as a command's is when it ends."""
+    import functools
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        from harness.io.lock import writing
+
+        with writing():
+            return function(*args, **kwargs)
+
+    return call
+
+
+@_writes
 def run(scenario: "str | Path | Scenario | None" = None,
         overrides: dict[str, Any] | None = None, /, *, out: str | Path | None = None,
         progress: bool = False, allow_short: bool = False, **more: Any) -> Run:
@@ -131,6 +148,7 @@ def run(scenario: "str | Path | Scenario | None" = None,
     return result
 
 
+@_writes
 def sweep(grid: str | Path, out: str | Path | None = None, *, jobs: int | None = None,
           executor: str = "local", scheduler: str | None = None, resume: bool = False,
           retry_failed: bool = False, progress: bool = False, allow_short: bool = False,
@@ -165,6 +183,7 @@ def sweep(grid: str | Path, out: str | Path | None = None, *, jobs: int | None =
     return load_sweep(prepared.out)
 
 
+@_writes
 def boundary(grid: str | Path, out: str | Path | None = None, *, jobs: int | None = None,
              executor: str = "local", scheduler: str | None = None, resume: bool = False,
              retry_failed: bool = False, progress: bool = False,
@@ -186,6 +205,7 @@ def boundary(grid: str | Path, out: str | Path | None = None, *, jobs: int | Non
     return searching.run(prepared, progress)
 
 
+@_writes
 def compare(a: str | Path, b: str | Path, out: str | Path | None = None) -> "pd.DataFrame":
     """Each metric's change of B against A with its 95 % interval and verdict:
     two run directories, or two sweep directories matched point by point by
@@ -208,6 +228,7 @@ def compare(a: str | Path, b: str | Path, out: str | Path | None = None) -> "pd.
     return result.table
 
 
+@_writes
 def export(directory: str | Path, out: str | Path, format: str = "csv") -> Path:
     """Write a run's or a sweep's tables into `out`, a new directory, as
     "csv" or "parquet", with data-dictionary.csv (every column's table,

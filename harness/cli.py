@@ -17,8 +17,9 @@ from pathlib import Path
 import click
 
 from harness import training
-from harness.cli_common import (ALLOW_SHORT_HELP, EXIT_INTERRUPTED, completions, did_you_mean,
-                                fail, joined, simulated)
+from harness.cli_common import (ALLOW_SHORT_HELP, EXIT_INTERRUPTED, EXIT_WRITE_FAILED,
+                                completions, did_you_mean, fail, failed_write, joined,
+                                simulated)
 from harness import catalog
 from harness.config.scenario import ConfigError
 from harness.config.errors import shorten
@@ -32,8 +33,11 @@ class _Cli(click.Group):
              **extra):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, **extra)
+        from harness.io.lock import writing
+
         try:
-            code = super().main(args, prog_name, complete_var, False, **extra)
+            with writing():   # every output's lock let go when the command ends
+                code = super().main(args, prog_name, complete_var, False, **extra)
         except click.ClickException as e:
             fail(e.format_message(), e.exit_code)
         except ConfigError as e:  # any bad input a command did not catch itself
@@ -42,7 +46,12 @@ class _Cli(click.Group):
             fail("interrupted", EXIT_INTERRUPTED)
         except OSError as e:
             if not _printing(e):
-                raise
+                # a write that failed midway (a disk that filled since the
+                # checks, no inode left, a file larger than its estimate):
+                # the writers leave no half-written output in its place
+                fail(f"a write failed ({failed_write(e)}); no half-written output is "
+                     "left in its place and what was written before stays: make room there "
+                     "(or choose another output) and run it again", EXIT_WRITE_FAILED)
             _silence_stdout()   # what is still buffered would fail again at exit
             fail(f"stdout: writing the output failed ({e.strerror or e}); what was printed "
                   "is incomplete: print to a file or pipe with room (or use -o where the "

@@ -16,6 +16,7 @@ from harness import catalog
 from harness.config.errors import EXIT_BAD_INPUT, shorten_text
 
 EXIT_INTERRUPTED = 130
+EXIT_WRITE_FAILED = 1   # a write that failed midway (the input was fine)
 ALLOW_SHORT_HELP = ("Run even where a training job's measurement window is shorter than one "
                     "of its iterations at the no-contention pace (refused otherwise).")
 
@@ -31,6 +32,13 @@ def fail(message, code: int = EXIT_BAD_INPUT) -> None:
     for one in (message, *getattr(message, "more", ())):
         click.echo(f"error: {shorten_text(' '.join(str(one).split()))}", err=True)
     sys.exit(code)
+
+
+def failed_write(error: OSError) -> str:
+    """An OSError of a write in words: "No space left on device: PATH" (the
+    path where the error names one)."""
+    reason = error.strerror or str(error)
+    return f"{reason}: {shorten_text(str(error.filename), 200)}" if error.filename else reason
 
 
 def joined(names: list[str]) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from harness.cli_common import ALLOW_SHORT_HELP, completions, fail
+from harness.cli_common import ALLOW_SHORT_HELP, completions, fail, failed_write
 from harness.config.errors import ConfigError
 
 
@@ -200,7 +200,7 @@ def plot(directory: str, output: str | None, formats: tuple[str, ...],
     except (FileNotFoundError, plots.UnknownCellError, ConfigError) as e:
         fail(e)  # ConfigError: the options, the output (outdir.check_figure_dir), before drawing
     except OSError as e:  # checked before drawing: a race, or a disk filled since
-        fail(f"-o: writing the figures failed ({e.strerror or e}: {e.filename}); the figures "
+        fail(f"-o: writing the figures failed ({failed_write(e)}); the figures "
              "already written stay", 1)
     for path in written:
         click.echo(str(path))
@@ -228,7 +228,7 @@ def frontier(directory: str, output: str | None, formats: tuple[str, ...]) -> No
     except ConfigError as e:
         fail(e)
     except OSError as e:  # checked before drawing: a race, or a disk filled since
-        fail(f"writing the frontier failed ({e.strerror or e}: {e.filename}); what was "
+        fail(f"writing the frontier failed ({failed_write(e)}); what was "
               "already written stays", 1)
     for line in lines:
         click.echo(line)

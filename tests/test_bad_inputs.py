@@ -11,6 +11,7 @@ into a temporary directory, which is also the current directory.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -1048,6 +1049,19 @@ NEWEST_CASES = [
      ["run.duration", "shorter than one training iteration", "--allow-short"]),
     ("boundary-short-window", {"s.toml": SHORT_SEARCH.encode()}, ["boundary", "s.toml"],
      ["run.duration", "--allow-short"]),
+    # 7: a table that is not what its name says (a KeyError or a misleading
+    # line after reading): its file and the columns it lacks
+    ("compare-run-table-of-another", {**RUN_FILES, **{k.replace("r/", "q/"): v
+                                                      for k, v in RUN_FILES.items()},
+                                      "r/flows.parquet": _parquet({"link": [0], "band": [1]}),
+                                      "q/flows.parquet": _parquet({"link": [0], "band": [1]})},
+     ["compare", "r", "q"], ["flows.parquet", "not the flows table", "'size_class'"]),
+    ("compare-sweep-summary-no-arm", {**SWEEP_FILES, "s/summary.parquet": _parquet(
+        {"cell": ["a", "b"], "status": ["ok", "ok"]})}, ["compare", "s", "s"],
+     ["summary.parquet", "lacks the column(s) 'arm'"]),
+    ("plot-sweep-deltas-of-another", {**SWEEP_FILES, "s/deltas_mean.parquet": _parquet(
+        {"cell": ["a"], "status": ["ok"]})}, ["plot", "s", "--metric", "iteration_time"],
+     ["deltas_mean.parquet", "'metric'"]),
 ]
 FILE_CASES += NEWEST_CASES
 
@@ -1085,15 +1099,19 @@ ENV_CASES = [
 
 # issue 51: the ns-3 engine (DDNN_HARNESS_NS3_BUILD, `harness engine use/build`): a
 # build folder as empty files, laid out as ns-3 lays one out
-def _build_files(version="3.44", suffix="-optimized", leave_out=()) -> dict[str, bytes]:
+def _build_files(version="3.44", suffix="-optimized", leave_out=(),
+                 library: bytes = b"") -> dict[str, bytes]:
     from harness.engine.pch_key import NS3_LIBRARIES, NS3_MODULES
 
-    files = {f"b/lib/libns{version}-{m}{suffix}.so": b"" for m in NS3_LIBRARIES
+    files = {f"b/lib/libns{version}-{m}{suffix}.so": library for m in NS3_LIBRARIES
              if m not in leave_out}
     files |= {f"b/include/ns3/{m}-module.h": b"" for m in NS3_MODULES if m not in leave_out}
     return files
 
 
+# a shared library's ELF header for this machine (this Python's, e_type 3)
+_OWN = Path(sys.executable).resolve().read_bytes()[:20]
+_LIBRARY = _OWN[:16] + (3).to_bytes(2, "little") + _OWN[18:20] + bytes(44)
 _BUILD = "DDNN_HARNESS_NS3_BUILD"
 ENGINE_CASES = [  # (id, variables, files, argv, must contain)
     ("engine-env-file", {_BUILD: "file"}, {"file": b"mine"}, ["run"],
@@ -1115,6 +1133,17 @@ ENGINE_CASES = [  # (id, variables, files, argv, must contain)
      ["engine", "use", "b"], ["DIR", "lacks the ns-3 modules applications"]),
     ("engine-use-not-a-build", {}, {"b/x": b""}, ["engine", "use", "b"],
      ["DIR", "not an ns-3 build"]),
+    # issue 65 class 6: libraries that are text files with the right names
+    # (accepted, then a link error after compiling)
+    ("engine-use-text-libraries", {}, {k: (b"not a library" if k.endswith(".so") else v)
+                                       for k, v in _build_files().items()},
+     ["engine", "use", "b"], ["DIR", "not a shared library", "harness engine build"]),
+    ("engine-env-text-libraries", {_BUILD: "b"}, _build_files(), ["run"],
+     [_BUILD, "not a shared library"]),
+    # ... and the settings folder a file (a traceback)
+    ("engine-use-settings-folder-a-file", {"XDG_CONFIG_HOME": "cfg"},
+     {"cfg": b"mine", **_build_files(library=_LIBRARY)}, ["engine", "use", "b"],
+     ["XDG_CONFIG_HOME", "is a file, not a folder"]),
     ("engine-build-not-a-source", {}, {"src/x": b""}, ["engine", "build", "src"],
      ["SRC", "not an ns-3 source tree"]),
     ("engine-build-other-version", {}, {"src/CMakeLists.txt": b"", "src/VERSION": b"3.45\n"},

@@ -208,3 +208,36 @@ def test_autobyte_searches_again_when_the_network_changes(model, run_plan, retun
         assert len(after) >= 2 and set(after["state"]) == set(states["state"])
     else:
         assert after.empty
+
+
+def test_a_change_across_two_phases_agrees_with_the_means_beside_it(model, run_plan):
+    """A real two-phase run: every link at 1 Gbit/s, then at 200 Mbit/s
+    from 0.3 s; the arm's worker 1 computes 3 x slower in the first phase
+    only. The change is the ratio of the two arms' mean iteration times (the
+    means printed beside it), its interval around it and above -100 %; per
+    phase, each phase's own ratio."""
+    from harness.analysis import run_changes
+    from harness.analysis.tables import Run
+
+    links = f'{LINKS}=[{{at=0.3, rate="200Mbps"}}]'
+    ref = run_plan(job_plan(model, "ring", links))
+    arm = run_plan(job_plan(model, "ring", links,
+                            f"{SLOW}=[{{worker=1, start=0.0, end=0.3, factor=3.0}}]"))
+
+    def runs(r, start_s=None, end_s=None):
+        it = r.iterations
+        if start_s is not None:
+            it = it[(it["start_ns"] >= start_s * 1e9) & (it["start_ns"] < end_s * 1e9)]
+        return [Run(flows=r.flows, iterations=it)]
+
+    def mean(r):
+        return run_changes.mean_iteration_s(r)
+
+    whole = run_changes.iteration_change(runs(ref), runs(arm))
+    assert whole.change == pytest.approx(mean(runs(arm)) / mean(runs(ref)) - 1)
+    assert -1 < whole.low <= whole.change <= whole.high
+    first = run_changes.iteration_change(runs(ref, 0.05, 0.3), runs(arm, 0.05, 0.3))
+    second = run_changes.iteration_change(runs(ref, 0.3, 0.59), runs(arm, 0.3, 0.59))
+    assert first.low > 0.3                      # slower where its worker was
+    assert abs(second.change) < 0.05            # the same job after it
+    assert first.change > whole.change > second.change

@@ -27,14 +27,24 @@ def _no_choice(tmp_path, monkeypatch):
     monkeypatch.delenv(BUILD, raising=False)
 
 
+def fake_library() -> bytes:
+    """The header of a shared library for this machine (this Python's own
+    ELF identification, e_type 3), and nothing more: what find_build reads."""
+    import sys
+
+    own = Path(sys.executable).resolve().read_bytes()[:20]
+    return own[:16] + (3).to_bytes(2, "little") + own[18:20] + bytes(44)
+
+
 def fake_build(root: Path, suffix: str = "-optimized", version: str = "3.44",
                base: str = "", lib: str = "lib") -> Path:
-    """Empty files where ns-3 puts a build's libraries and module headers."""
+    """Files where ns-3 puts a build's libraries (a library's header only:
+    fake_library) and module headers (empty)."""
     out = root / base if base else root
     for m in NS3_LIBRARIES:
         path = out / lib / f"libns{version}-{m}{suffix}.so"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(b"")
+        path.write_bytes(fake_library())
     for m in NS3_MODULES:
         path = out / "include" / "ns3" / f"{m}-module.h"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -126,7 +136,7 @@ def test_a_build_has_its_own_cache_and_keys(tmp_path, monkeypatch):
     assert build_dir.name.startswith("ns3-3.44-optimized-")
     # a rebuild (a library changed) is another engine: another key
     lib = engines.find_engine().library("core")
-    lib.write_bytes(b"rebuilt")
+    lib.write_bytes(fake_library() + b"rebuilt")
     assert ns3.modules_key() != build_key and ns3.cache_dir() != build_dir
     monkeypatch.delenv(BUILD)
     assert ns3.modules_key() == wheel_key

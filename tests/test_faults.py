@@ -473,3 +473,97 @@ def test_printing_to_a_full_device_is_one_line(argv, tmp_path):
         and "No space left on device" in errors[0], proc.stderr
     assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
     assert not list(tmp_path.iterdir())
+
+
+# --------------------------------------------------------------------------
+# issue 65: the engine's outputs (class 6), writes that fail midway (8), two
+# writers of one output and what a kill leaves (12)
+
+_SOURCE = {"CMakeLists.txt": "", "VERSION": "3.44\n"}
+
+
+def _source(root: Path) -> Path:
+    src = root / "src"
+    src.mkdir()
+    for name, text in _SOURCE.items():
+        (src / name).write_text(text)
+    return src
+
+
+def test_engine_build_checks_its_output_before_cmake(invoke, tmp_path, mounts, monkeypatch):
+    """A read-only or full file system, or a dangling link, for `harness
+    engine build -o` is one line naming --output; cmake never starts."""
+    from harness.engine import ns3_build
+
+    monkeypatch.setattr(ns3_build, "configure_command",
+                        lambda *a, **k: pytest.fail("cmake was started"))
+    _source(tmp_path)
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere" / "out")
+    refused(invoke, "engine", "build", "src", "-o", "dangling", says=("--output", "dangling"))
+    mounts(tmp_path / "ro", read_only=True)
+    refused(invoke, "engine", "build", "src", "-o", "ro/out",
+            says=("--output", "Read-only file system"))
+    mounts(tmp_path / "full", fill=True)
+    refused(invoke, "engine", "build", "src", "-o", "full/out", says=("--output", "free"))
+
+
+def test_engine_use_with_a_read_only_settings_folder_is_one_line(invoke, tmp_path, mounts,
+                                                                monkeypatch):
+    from test_engines import fake_build
+
+    fake_build(tmp_path / "b")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(mounts(tmp_path / "ro", read_only=True)))
+    refused(invoke, "engine", "use", "b", says=("XDG_CONFIG_HOME", "Read-only file system"))
+
+
+def test_an_export_that_fills_the_disk_midway_is_one_line_and_leaves_nothing(
+        invoke, tmp_path, mounts, monkeypatch, run_dir):
+    """Past its checks (the estimate said it fits), the disk fills while the
+    CSVs are written: one line naming the reason, exit 1, and nothing
+    half-written beside the user's files."""
+    full = mounts(tmp_path / "small")
+    monkeypatch.setattr(outdir, "check_space", lambda *a, **k: None)   # an estimate too low
+    before = _tree(full)
+    filler = full / "filler"
+    with open(filler, "wb") as f:   # all but a few kB taken
+        try:
+            while os.statvfs(full).f_bavail * os.statvfs(full).f_frsize > 8192:
+                f.write(b"\0" * 4096)
+                f.flush()
+        except OSError:
+            pass
+    result, _, _ = invoke("export", str(run_dir), "-o", "small/out")
+    assert result.exit_code == 1, (result.output, result.exception)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and "No space left on device" in lines[0], result.stderr
+    assert "Traceback" not in result.output
+    filler.unlink()
+    assert _tree(full) == before          # no export, no temporary folder, no lock
+
+
+def test_two_writers_of_one_output_the_second_is_refused(invoke, tmp_path, run_dir):
+    """While a command holds an output (past its checks, writing), a second
+    command given the same -o is refused at once, its owner named, and
+    nothing of the first's is replaced."""
+    from harness.io.lock import OutputLock
+
+    first = OutputLock(tmp_path / "out").acquire()   # another command's
+    try:
+        refused(invoke, "export", str(run_dir), "-o", "out",
+                says=("-o", "being written by another harness command", f"pid {os.getpid()}"))
+        refused(invoke, "run", *TINY, "-o", "out", says=("being written by another",))
+    finally:
+        first.release()
+    assert not (tmp_path / ".out.lock").exists()      # its holder removed it
+
+
+def test_a_killed_export_s_leftover_is_removed_by_the_next_writer(invoke, tmp_path, run_dir):
+    leftover = tmp_path / ".out.tmp-4194304"          # a pid above pid_max: gone
+    leftover.mkdir()
+    (leftover / "flows.csv").write_text("x" * 10_000)
+    (tmp_path / ".mine.tmp-4194304").write_text("another output's: not this one's")
+    result, _, _ = invoke("export", str(run_dir), "-o", "out")
+    assert result.exit_code == 0, result.output
+    assert not leftover.exists() and (tmp_path / "out" / "data-dictionary.csv").is_file()
+    assert (tmp_path / ".mine.tmp-4194304").exists()
+    assert not (tmp_path / ".out.lock").exists()

@@ -608,3 +608,18 @@ def test_the_seeds_table_puts_each_seeds_change_beside_the_pooled_one(monkeypatc
     assert header.endswith("| seed 1 | seed 2 | seed 3 | seeds with its sign |")
     assert heavy.endswith("| -10.0 | +5500.0 | -20.0 | 1 of 3 |"), heavy
     assert light.endswith("| -10.0 |  | -30.0 | 2 of 2 |"), light
+
+
+@pytest.mark.parametrize("damage", ["cut", "another-table"])
+def test_check_reads_every_kept_table_it_vouches_for(kept_tiny, damage):
+    """A kept table cut in half, or another table under its name, is stale
+    (its file named): `findings draw` would refuse it, so check does."""
+    table = kept_tiny / "deltas_mean.parquet"
+    if damage == "cut":
+        data = table.read_bytes()
+        table.write_bytes(data[:len(data) // 2])
+    else:
+        shutil.copyfile(kept_tiny / "summary.parquet", table)
+    state = checking.check_sweep(kept.kept_sweep("tiny"))
+    assert state.status == checking.STALE
+    assert any("deltas_mean.parquet" in r for r in state.reasons), state.reasons

@@ -6,7 +6,7 @@ Pairing: two runs are paired when they replay the same background flows
 (the same flow ids with the same hosts, sizes and start times: equal
 background settings and seed) and ran from the same seed; then the
 statistics are the sweeps' paired ones (flow i of A against flow i of B, the
-k-th measured iteration of A against B's k-th). Otherwise each side is
+iterations of A against B's in the same time blocks). Otherwise each side is
 resampled on its own (stats.unpaired_change). Two sweeps are matched by
 their axis values (every axis but the seed) and arm; within a matched point
 the seeds both have, with the same flows, are paired, else the point's runs
@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from harness.analysis import run_changes, services, stats
+from harness.analysis import run_changes, stats
 from harness.analysis.tables import (RUN_FILES, SEED_AXIS, SWEEP_REQUIRED, Run, read_run,
                                      read_sweep_record)
 from harness.config.errors import ConfigError
@@ -125,11 +125,11 @@ def _sweep_points(d: Path) -> tuple[list[str], dict[tuple, list[tuple]]]:
     """A sweep's point fields (its axes but the seed) and, per (axis values...,
     arm), its measured cells as (seed, cell id)."""
     from harness.analysis.summary import MEASURED, none_if_na, point_value
-    from harness.analysis.tables import read_table
+    from harness.analysis.tables import read_sweep_summary
 
     record = read_sweep_record(d)
     fields = [f for f in record.get("axes", []) if f != SEED_AXIS]
-    summary = read_table(d / "summary.parquet")
+    summary = read_sweep_summary(d, record)
     points: dict[tuple, list[tuple]] = {}
     for r in summary.to_dict("records"):
         if r.get("status") not in MEASURED:

@@ -11,28 +11,33 @@ Changes compare an arm with the reference arm of the same axes point:
   stat(arm) / stat(reference) - 1 over the flows both arms measured and
   completed, pooled over seeds; its 95 % interval is a percentile bootstrap
   that resamples flows, pairs kept together, within each seed.
-- The iteration-time change is paired too: both arms replay the same flows
-  and both measure from the same warm-up on, so the k-th iteration each
-  measured meets much the same background as the other's k-th. (Pairing by
-  iteration number instead would compare iterations that run at different
-  times wherever the arms' paces differ, and lose pairs: a slower arm is an
-  iteration behind at warm-up, so its measured numbers start one lower.)
-  Per seed and k up to the shorter arm's count, the change is arm / reference - 1 of the
-  iteration's time (averaged over the workers: a ring's workers move in
-  lockstep, they are one sample, not N); the estimate is the mean of these
-  paired changes, pooled over seeds, and its interval a Student t interval
-  over them (a handful of iterations: a bootstrap would return little more
-  than their range). An arm whose job measured no iteration where the
+- The iteration-time change is paired too, by time: both arms of a seed
+  replay the same flows under the same schedule of conditions (link-rate
+  changes, load steps), so what one arm met between two instants the other
+  met too. Each seed's window is cut into time blocks, one at each of the
+  reference's measured iteration starts (time_blocks; a block in which the
+  arm started no iteration joins the next), and each iteration (averaged
+  over the workers: a ring's workers move in lockstep, they are one sample,
+  not N) belongs to the block it started in. The change is the ratio of the
+  two arms' pooled mean iteration times less 1 (so it agrees with the means
+  printed beside it, whatever the conditions did); its interval a Student t
+  interval on the log of that ratio, from each block's influence on it
+  (block_ratio_change: the delta method for a ratio estimator), which stays
+  above -100 %. (Pairing the k-th measured iteration of one arm with the
+  k-th of the other, as this did before, compares iterations of different
+  phases once the arms' paces differ and conditions change: +113 % beside
+  means 31 % apart.) An arm whose job measured no iteration where the
   reference did has stalled: +inf.
 
 Each service's statistics ([[service]]: query p99, RPC SLO attainment, ...)
 are paired request by request, as the FCTs are flow by flow:
 harness.analysis.service_changes.
 
-Tails of the iteration time are paired as its mean is (seed and k-th
-measured iteration) and bootstrapped as the FCT tails are: the change of
-the q-quantile of the arm's iteration times against the reference's, its
-interval a percentile bootstrap resampling the pairs within each seed.
+Tails of the iteration time are paired as its mean is, by time block: the
+change of the q-quantile of the arm's pooled iteration times against the
+reference's, its interval a percentile bootstrap resampling whole blocks,
+the same for both arms (block_quantile_change). The end spread's change is
+the ratio of its pooled means, paired as the iteration time's mean.
 """
 
 from __future__ import annotations
@@ -47,8 +52,9 @@ from harness.analysis import lossless
 from harness.analysis.metrics import end_spread
 from harness.analysis.service_changes import service_changes
 from harness.analysis.stats import (FCT_CLASSES, FLOW_CHANGES, ITERATION_TAILS,
-                                    MIN_ITERATION_PAIRS, Interval, paired_change,
-                                    paired_t_change, rng_for, unpaired_change)
+                                    MIN_ITERATION_PAIRS, Interval, block_quantile_change,
+                                    block_ratio_change, paired_change, paired_t_change,
+                                    rng_for, unpaired_change)
 
 if TYPE_CHECKING:
     from harness.analysis.tables import Run
@@ -91,84 +97,139 @@ def tail_changes(reference: list["Run"], arm: list["Run"], key: tuple) -> dict[s
         reference, arm, stat, rng_for(*key, "iteration_time", stat)) for stat in ITERATION_TAILS}
 
 
-def _in_step(reference: pd.Series, arm: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """The k-th measured iteration of each arm side by side, k up to the
-    shorter one's count (the series in iteration order)."""
-    n = min(len(reference), len(arm))
-    return reference.to_numpy()[:n], arm.to_numpy()[:n]
+def _iteration_units(iterations: pd.DataFrame | None) -> pd.DataFrame:
+    """Measured iterations, one row each (a job's workers move in lockstep:
+    one sample, not N): start_ns (its first worker's start) and
+    iteration_s (averaged over its workers), in order of start."""
+    if iterations is None or iterations.empty:
+        return pd.DataFrame({"start_ns": pd.Series(dtype="int64"),
+                             "iteration_s": pd.Series(dtype=float)})
+    measured = iterations[iterations["measured"]]
+    keys = [k for k in ("job", "iteration") if k in measured.columns]
+    g = measured.groupby(keys, sort=True)
+    units = pd.DataFrame({"start_ns": g["start_ns"].min(), "iteration_s": g["iteration_s"].mean()})
+    return units.sort_values("start_ns", kind="stable").reset_index(drop=True)
 
 
 def _iteration_times(iterations: pd.DataFrame | None) -> pd.Series:
-    """Measured iterations: iteration number -> time, averaged over workers."""
-    if iterations is None or iterations.empty:
-        return pd.Series(dtype=float)
-    measured = iterations[iterations["measured"]]
-    return measured.groupby("iteration", sort=True)["iteration_s"].mean()
+    """Measured iterations' times (averaged over workers), in order of start."""
+    return _iteration_units(iterations)["iteration_s"]
 
 
-def _paired_iterations(reference: list["Run"], arm: list["Run"]):
-    """Each seed's measured iteration times of both arms, in step (seed and
-    k-th measured iteration), and whether the arm stalled (measured no
-    iteration where the reference did)."""
-    ref_strata, arm_strata = [], []
-    ref_any = arm_any = False
+def _spread_units(iterations: pd.DataFrame | None) -> pd.DataFrame:
+    """Measured iterations' spread of worker end times (metrics.end_spread),
+    with each one's start_ns, in order of start."""
+    spread = end_spread(iterations)
+    if not len(spread):
+        return pd.DataFrame({"start_ns": pd.Series(dtype="int64"),
+                             "end_spread_s": pd.Series(dtype=float)})
+    spread = spread[spread["measured"]]
+    starts = iterations.groupby("iteration")["start_ns"].min()
+    units = pd.DataFrame({"start_ns": spread["iteration"].map(starts).to_numpy(),
+                          "end_spread_s": spread["end_spread_s"].astype(float).to_numpy()})
+    return units.sort_values("start_ns", kind="stable").reset_index(drop=True)
+
+
+def time_blocks(reference_starts: np.ndarray, arm_starts: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Spans of time that pair two arms of one seed: a block begins at each
+    of the reference's iteration starts (the first reaches back to the
+    start of time, the last on to its end), a block the arm started no
+    iteration in joins the next one (the last such, the one before). Each
+    iteration belongs to the block it started in. Returns the reference's
+    and the arm's block of each iteration and the number of blocks."""
+    ref = np.asarray(reference_starts)
+    arm = np.asarray(arm_starts)
+    if not len(ref) or not len(arm):
+        return np.zeros(len(ref), int), np.zeros(len(arm), int), 0
+    edges = np.sort(ref)[1:]
+    ref_raw = np.searchsorted(edges, ref, side="right")
+    arm_raw = np.searchsorted(edges, arm, side="right")
+    has_arm = np.bincount(arm_raw, minlength=len(edges) + 1) > 0
+    # a block's merged number: how many arm-holding blocks close before it
+    merged = np.cumsum(has_arm) - has_arm
+    merged = np.minimum(merged, merged[has_arm].max() if has_arm.any() else 0)
+    return merged[ref_raw], merged[arm_raw], int(has_arm.sum())
+
+
+def _blocked(reference: list[pd.DataFrame], arm: list[pd.DataFrame], column: str):
+    """Each seed's values of both arms in time blocks (time_blocks), block
+    numbers running on across seeds: ((ref values, ref blocks), (arm
+    values, arm blocks), blocks, per-block sums and counts)."""
+    ref_v, ref_b, arm_v, arm_b, sums = [], [], [], [], []
+    offset = 0
     for r, a in zip(reference, arm):
-        rt, at = _iteration_times(r.iterations), _iteration_times(a.iterations)
-        ref_any |= len(rt) > 0
-        arm_any |= len(at) > 0
-        ref_s, arm_s = _in_step(rt, at)
-        ref_strata.append(ref_s.astype(float))
-        arm_strata.append(arm_s.astype(float))
-    return ref_strata, arm_strata, ref_any and not arm_any
+        rb, ab, n = time_blocks(r["start_ns"].to_numpy(), a["start_ns"].to_numpy())
+        if n == 0:
+            continue
+        rv, av = r[column].to_numpy(float), a[column].to_numpy(float)
+        sums.append((np.bincount(rb, rv, n), np.bincount(rb, minlength=n),
+                     np.bincount(ab, av, n), np.bincount(ab, minlength=n)))
+        ref_v.append(rv), arm_v.append(av)
+        ref_b.append(rb + offset), arm_b.append(ab + offset)
+        offset += n
+
+    def joined(parts, dtype):
+        return np.concatenate(parts) if parts else np.asarray([], dtype)
+
+    return ((joined(ref_v, float), joined(ref_b, int)), (joined(arm_v, float), joined(arm_b, int)),
+            offset, sums)
+
+
+def _stalled(reference: list[pd.DataFrame], arm: list[pd.DataFrame]) -> bool:
+    """The reference measured iterations and the arm none."""
+    return any(len(r) for r in reference) and not any(len(a) for a in arm)
+
+
+def mean_iteration_s(runs: list["Run"]) -> float:
+    """The mean measured iteration time of runs pooled (each iteration
+    averaged over its workers): the mean iteration_change compares."""
+    times = pd.concat([_iteration_times(r.iterations) for r in runs]) if runs else pd.Series()
+    return float(times.mean()) if len(times) else float("nan")
 
 
 def iteration_change(reference: list["Run"], arm: list["Run"], key: tuple = ()) -> Interval:
-    """The arm's iteration-time change against the reference, paired by seed
-    and measured iteration in order (see the module doc); +inf when the arm
-    measured no iteration where the reference did."""
-    ref_strata, arm_strata, stalled = _paired_iterations(reference, arm)
-    if stalled:
+    """The arm's iteration-time change against the reference: the ratio of
+    the pooled means (mean_iteration_s) less 1, paired by time block (see
+    the module doc); +inf when the arm measured no iteration where the
+    reference did."""
+    ref = [_iteration_units(r.iterations) for r in reference]
+    new = [_iteration_units(a.iterations) for a in arm]
+    if _stalled(ref, new):
         return Interval(math.inf, math.inf, math.inf, 0, len(reference))
-    changes = [a / r - 1 for r, a in zip(ref_strata, arm_strata)]
-    return paired_t_change(np.concatenate(changes) if changes else np.asarray([], dtype=float),
-                           len(reference))
+    *_, sums = _blocked(ref, new, "iteration_s")
+    return block_ratio_change(sums, len(reference))
 
 
 def iteration_tail_change(reference: list["Run"], arm: list["Run"], stat: str,
                           rng: np.random.Generator) -> Interval:
     """The change of a tail of the iteration time (stat: a key of
-    ITERATION_TAILS): quantile(arm) / quantile(reference) - 1 over the
-    iterations paired as iteration_change pairs them (seed, k-th measured),
-    with a percentile bootstrap of the pairs within each seed (paired_change);
-    "too few samples" below MIN_PAIRS[stat]; +inf when the arm stalled."""
-    ref_strata, arm_strata, stalled = _paired_iterations(reference, arm)
-    if stalled:
+    ITERATION_TAILS): quantile(arm) / quantile(reference) - 1 of the pooled
+    measured iterations, with a percentile bootstrap of the time blocks
+    (block_quantile_change); "too few samples" below MIN_PAIRS[stat]; +inf
+    when the arm stalled."""
+    ref = [_iteration_units(r.iterations) for r in reference]
+    new = [_iteration_units(a.iterations) for a in arm]
+    if _stalled(ref, new):
         return Interval(math.inf, math.inf, math.inf, 0, len(reference))
-    return paired_change(ref_strata, arm_strata, stat, rng)
+    ref_side, arm_side, blocks, _ = _blocked(ref, new, "iteration_s")
+    return block_quantile_change(ref_side, arm_side, blocks, stat, rng, len(reference))
 
 
 def _spreads(iterations: pd.DataFrame | None) -> pd.Series:
-    """Measured iterations: iteration number -> spread of worker end times."""
-    spread = end_spread(iterations)
-    measured = spread[spread["measured"]] if len(spread) else spread
-    return measured.set_index("iteration")["end_spread_s"].astype(float)
+    """Measured iterations' spreads of worker end times, in order of start."""
+    return _spread_units(iterations)["end_spread_s"]
 
 
 def end_spread_change(reference: list["Run"], arm: list["Run"], key: tuple = ()) -> Interval:
     """Change of the mean per-iteration spread of worker end times (the
-    straggler metric, metrics.end_spread), paired by seed and measured
-    iteration in order like the iteration time: the mean paired difference relative to the
-    reference's mean spread, with a Student t interval (a spread can be ~0,
-    so per-iteration ratios would not do)."""
-    differences, base = [], []
-    for r, a in zip(reference, arm):
-        ref_s, arm_s = _in_step(_spreads(r.iterations), _spreads(a.iterations))
-        differences.extend(arm_s - ref_s)
-        base.extend(ref_s)
-    mean_base = float(np.mean(base)) if base else 0.0
-    if mean_base <= 0:
-        return Interval.empty(len(reference))
-    return paired_t_change(np.asarray(differences) / mean_base, len(reference))
+    straggler metric, metrics.end_spread): the ratio of the pooled means
+    less 1, paired by time block as the iteration time is (a spread can be
+    ~0 in one iteration; the ratio is of the means)."""
+    ref = [_spread_units(r.iterations) for r in reference]
+    new = [_spread_units(a.iterations) for a in arm]
+    *_, sums = _blocked(ref, new, "end_spread_s")
+    return block_ratio_change(sums, len(reference))
 
 
 def unpaired_changes(reference: list["Run"], arm: list["Run"], key: tuple) -> dict[str, Interval]:

@@ -14,11 +14,11 @@ An interval and a verdict need enough pairs; with fewer the estimate is
 shown without an interval, as "too few samples" (and an adaptive sweep adds
 seeds there):
 
-- iteration time and end spread: MIN_ITERATION_PAIRS = 5 paired iterations.
-  The t interval assumes the mean of the paired changes is near normal;
-  from 2-4 pairs the spread is estimated from 1-3 degrees of freedom, one
-  odd iteration sets it, and t's factor is 12.7-3.2 (e.g. +17 % [-155,
-  +190] from two pairs).
+- iteration time and end spread: MIN_ITERATION_PAIRS = 5 time blocks
+  (block_ratio_change; about as many paired iterations). The t interval
+  assumes the log ratio's estimate is near normal; from 2-4 blocks its
+  spread is estimated from 1-3 degrees of freedom, one odd iteration sets
+  it, and t's factor is 12.7-3.2.
 - FCT means: MIN_FLOW_PAIRS["mean"] = 10 flow pairs. A percentile bootstrap
   of n pairs has few distinct resamples when n is small (one pair: a single
   one, so "-4.5 % [-4.5, -4.5]"), and its interval undercovers heavy tails.
@@ -260,6 +260,94 @@ def unpaired_change(reference: list[np.ndarray], arm: list[np.ndarray], stat: st
 
     ref_stat, arm_stat = replicates(ref), replicates(new)
     low, high = _percentiles(_change(arm_stat, ref_stat, difference))
+    return Interval(change, low, high, n, seeds)
+
+
+def block_ratio_change(blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
+                       seeds: int) -> Interval:
+    """The ratio of two arms' pooled means less 1, paired by time block.
+
+    blocks: per block (a span of time both arms ran through, in one seed)
+    the arrays' entries (reference sum, reference count, arm sum, arm
+    count) of the values that fell in it. The change is
+    (sum arm / count arm) / (sum ref / count ref) - 1 over every block,
+    so it agrees with the two means it compares, whatever the conditions
+    did inside the window; its 95 % interval is a Student t interval on
+    the log of the ratio, the spread from each block's linearised
+    influence on it (the delta method for a ratio estimator) with
+    blocks - 1 degrees of freedom. On the log scale the interval of a
+    non-negative quantity never reaches below -100 %. samples: the blocks;
+    "too few samples" below MIN_ITERATION_PAIRS."""
+    ref_sum, ref_n, arm_sum, arm_n = (np.concatenate([b[i] for b in blocks]).astype(float)
+                                      if blocks else np.asarray([], float) for i in range(4))
+    n = len(ref_sum)
+    if n == 0 or ref_n.sum() == 0 or arm_n.sum() == 0:
+        return Interval.empty(seeds)
+    ref_mean, arm_mean = ref_sum.sum() / ref_n.sum(), arm_sum.sum() / arm_n.sum()
+    if not ref_mean > 0:
+        return Interval.empty(seeds)
+    change = float(arm_mean / ref_mean - 1)
+    if n < MIN_ITERATION_PAIRS:
+        return Interval.too_few(change, n, seeds)
+    if arm_mean == 0:     # every arm value 0 (a spread that vanished): -100 %, exactly
+        return Interval(-1.0, -1.0, -1.0, n, seeds)
+    from scipy import stats as sps
+
+    influence = ((arm_sum - arm_mean * arm_n) / arm_sum.sum()
+                 - (ref_sum - ref_mean * ref_n) / ref_sum.sum())
+    sd = math.sqrt(n / (n - 1) * float(np.sum(influence ** 2)))
+    half = float(sps.t.ppf(0.5 + CONFIDENCE / 2, n - 1)) * sd
+    log_ratio = math.log(arm_mean / ref_mean)
+    return Interval(change, math.expm1(log_ratio - half), math.expm1(log_ratio + half),
+                    n, seeds)
+
+
+def _weighted_quantile(sorted_values: np.ndarray, weights: np.ndarray, q: float) -> np.ndarray:
+    """np.quantile(method="linear") of each row's multiset: sorted_values[i]
+    taken weights[r, i] times (integers), for every row r at once."""
+    cumulative = np.cumsum(weights, axis=1)
+    total = cumulative[:, -1]
+    h = q * (total - 1)
+    below = np.floor(h)
+    lo = np.argmax(cumulative > below[:, None], axis=1)
+    hi = np.argmax(cumulative > np.minimum(below + 1, total - 1)[:, None], axis=1)
+    return sorted_values[lo] + (h - below) * (sorted_values[hi] - sorted_values[lo])
+
+
+def block_quantile_change(reference: tuple[np.ndarray, np.ndarray],
+                          arm: tuple[np.ndarray, np.ndarray], blocks: int, stat: str,
+                          rng: np.random.Generator, seeds: int,
+                          resamples: int = BOOTSTRAP_RESAMPLES) -> Interval:
+    """quantile(arm) / quantile(reference) - 1 of two arms' pooled values,
+    each side given as (values, block of each value), the blocks spans of
+    time both arms ran through (block_ratio_change's). The interval: a
+    percentile bootstrap that resamples whole blocks, the same picks for
+    both arms (paired by time). samples: the smaller side's values; "too
+    few samples" below MIN_PAIRS[stat]."""
+    (ref_v, ref_b), (arm_v, arm_b) = reference, arm
+    n = min(len(ref_v), len(arm_v))
+    if n == 0 or blocks == 0:
+        return Interval.empty(seeds)
+    base = float(_statistic(ref_v, stat))
+    change = float(_statistic(arm_v, stat)) / base - 1 if base > 0 else float("nan")
+    if n < MIN_PAIRS[stat]:
+        return Interval.too_few(change, n, seeds)
+    order_r, order_a = np.argsort(ref_v, kind="stable"), np.argsort(arm_v, kind="stable")
+    ref_v, ref_b, arm_v, arm_b = ref_v[order_r], ref_b[order_r], arm_v[order_a], arm_b[order_a]
+    q = _QUANTILE[stat]
+    replicates = []
+    chunk = max(1, min(resamples, 2_000_000 // max(len(ref_v), len(arm_v), blocks)))
+    for done in range(0, resamples, chunk):
+        size = min(chunk, resamples - done)
+        picks = rng.integers(0, blocks, size=(size, blocks))
+        counts = np.zeros((size, blocks), dtype=np.int64)
+        np.add.at(counts, (np.arange(size)[:, None], picks), 1)
+        w_ref, w_arm = counts[:, ref_b], counts[:, arm_b]
+        usable = (w_ref.sum(axis=1) > 0) & (w_arm.sum(axis=1) > 0)
+        ref_q = _weighted_quantile(ref_v, w_ref[usable], q)
+        arm_q = _weighted_quantile(arm_v, w_arm[usable], q)
+        replicates.append(_change(arm_q, ref_q, False))
+    low, high = _percentiles(np.concatenate(replicates))
     return Interval(change, low, high, n, seeds)
 
 

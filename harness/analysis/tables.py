@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
-from harness.config.errors import CorruptTableError, shorten
+from harness.config.errors import CorruptTableError, shorten, shorten_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,19 +39,51 @@ def require_files(directory: Path, names: Iterable[str], kind: str) -> None:
             f"{directory} is not a {kind} directory: missing {', '.join(missing)}")
 
 
-def read_table(path: Path) -> "pd.DataFrame":
-    """A Parquet table of a run or sweep; one that cannot be read is a
-    CorruptTableError naming the file (not pyarrow's traceback)."""
+#: The columns every table of a name has (its file's stem: a run's tables, a
+#: sweep's and a finding's), whoever wrote it and since when: what the
+#: readers index by. A table without them is another table under this name.
+TABLE_COLUMNS = {
+    "flows": ("id", "size", "size_class", "start_s", "fct_s", "completed", "measured"),
+    "iterations": ("worker", "iteration", "start_ns", "end_ns", "iteration_s", "measured"),
+    "queues": ("from_node", "to_node", "band"),
+    "utilization": ("from_node", "to_node", "t_s", "utilization"),
+    "transfers": ("worker", "iteration", "bytes", "start_ns", "end_ns"),
+    "compute": ("worker", "iteration", "layer", "phase", "start_ns", "end_ns"),
+    "scheduler": ("iteration", "state"),
+    "services": ("service_name", "kind", "latency_s", "measured"),
+    "streams": ("service_name", "delay_s", "measured"),
+    "pfc": ("from_node", "to_node", "band", "paused_s"),
+    "rdma": ("host", "peer_host", "bytes_sent", "bytes_received"),
+    "summary": ("cell", "status"),           # a sweep's: one row per cell
+    "deltas": ("arm", "metric", "change"),
+    "deltas_mean": ("arm", "metric", "change"),
+    "claims": ("label", "arm", "baseline", "change", "low", "high"),
+}
+_RERUN = ("rerun what wrote it (a sweep: `harness sweep GRID -o DIR --resume` rewrites its "
+          "tables and reruns a cell whose table is corrupt)")
+
+
+def read_table(path: Path, columns: Iterable[str] | None = None) -> "pd.DataFrame":
+    """A Parquet table of a run or sweep, holding `columns` (default: those
+    TABLE_COLUMNS gives its name). One that cannot be read, or that lacks
+    them (another table under this name), is a CorruptTableError naming the
+    file and what is missing (not pyarrow's traceback, nor a KeyError later)."""
     import pandas as pd
 
     try:
-        return pd.read_parquet(path)
+        table = pd.read_parquet(path)
     except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError
         reason = " ".join(str(e).replace(str(path), "").split())[:120]
         raise CorruptTableError(str(path), f"cannot be read ({reason}): truncated or not "
-                                "Parquet; rerun what wrote it (a sweep: `harness sweep GRID "
-                                "-o DIR --resume` rewrites its tables and reruns a cell whose "
-                                "table is corrupt)") from None
+                                f"Parquet; {_RERUN}") from None
+    need = tuple(columns) if columns is not None else TABLE_COLUMNS.get(Path(path).stem, ())
+    missing = [c for c in need if c not in table.columns]
+    if missing:
+        raise CorruptTableError(str(path), f"is not the {Path(path).stem} table the harness "
+                                f"writes: it lacks the column(s) {', '.join(map(repr, missing))} "
+                                f"(has {shorten_text(', '.join(map(str, table.columns)), 100)}); "
+                                f"{_RERUN}")
+    return table
 
 
 #: a JSON value's kind as a message names it
@@ -307,12 +339,21 @@ def read_run(directory: str | Path, tables: Iterable[str] = RUN_TABLES,
     return Run(**records, **read, dir=d)
 
 
+def read_sweep_summary(directory: Path, record: dict) -> "pd.DataFrame":
+    """A sweep's summary.parquet, holding beside TABLE_COLUMNS["summary"] the
+    arm's column where the sweep has arms (its record, sweep.json, says so):
+    a CorruptTableError naming what it lacks."""
+    arms = ("arm",) if record.get("arms") else ()
+    return read_table(Path(directory) / "summary.parquet", (*TABLE_COLUMNS["summary"], *arms))
+
+
 def load_sweep(path: str | Path) -> Sweep:
     """A sweep directory as a Sweep (its tables; .cell(id) loads a cell's run)."""
     d = _directory_arg(path, "path", "load_sweep", "sweep")
     require_files(d, SWEEP_REQUIRED, "sweep")
-    return Sweep(d, read_sweep_record(d),
-                 *(optional_table(d, name) for name in ("summary", "deltas", "deltas_mean")))
+    record = read_sweep_record(d)
+    return Sweep(d, record, read_sweep_summary(d, record),
+                 *(optional_table(d, name) for name in ("deltas", "deltas_mean")))
 
 
 def load_sweeps(paths: str | Path | Iterable[str | Path]) -> Sweeps:

@@ -16,6 +16,7 @@ import importlib.metadata
 import json
 import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -154,7 +155,44 @@ def find_build(directory: str | Path, where: str = BUILD_ENV) -> Engine:
                        f"libns{VERSION}-<module>{engine.suffix}.so or ns3/<module>-module.h); "
                        f"the harness needs {', '.join(NS3_LIBRARIES)}: build them "
                        "(`harness engine build SRC` enables exactly these)")
+    for lib in engine.libraries():
+        wrong = _not_a_library(lib)
+        if wrong:
+            raise ConfigError(where, f"{shown}: {lib.name} {wrong}; it is not a build ns-3 made: "
+                              "build it again (`harness engine build SRC`)")
     return engine
+
+
+# an ELF file's identification: magic, class (2: 64-bit), then e_type (3: a
+# shared object) and e_machine at bytes 16-19, little-endian (ELF data 1)
+_ELF_MAGIC = b"\x7fELF"
+_ET_DYN = 3
+
+
+def _elf_header(path: Path) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read(20)
+    except OSError:
+        return None
+
+
+def _not_a_library(path: Path) -> str | None:
+    """Why `path` is not a shared library this process could load (not
+    ELF, not a shared object, for another machine), or None: read from its
+    header, so that a folder of look-alike files is refused here and not as
+    a link error after compiling."""
+    head = _elf_header(path)
+    if head is None:
+        return "cannot be read"
+    if len(head) < 20 or not head.startswith(_ELF_MAGIC):
+        return "is not a shared library (no ELF header)"
+    if int.from_bytes(head[16:18], "little" if head[5] == 1 else "big") != _ET_DYN:
+        return "is an ELF file but not a shared library"
+    own = _elf_header(Path(sys.executable).resolve())
+    if own and own.startswith(_ELF_MAGIC) and (head[4], head[18:20]) != (own[4], own[18:20]):
+        return "is built for another machine than this one"
+    return None
 
 
 def header_bytes(engine: Engine, header: str) -> bytes:

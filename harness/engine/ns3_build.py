@@ -16,6 +16,7 @@ from pathlib import Path
 from harness.config.errors import ConfigError, Ns3LoadError, shown_path
 from harness.engine import engines
 from harness.engine.pch_key import NS3_LIBRARIES, NS3_MODULES
+from harness.io import outdir
 
 #: Written first into an output folder this command makes: the sign that a
 #: later build may go on in it (any other non-empty folder is refused).
@@ -46,14 +47,27 @@ def check_source(src: Path) -> Path:
     return Path(src).resolve()
 
 
-def check_output(out: Path) -> None:
-    """`out` is new, empty, or a folder this command made before (its marker)."""
+#: what a build folder takes while it builds, roughly: the libraries (48 MB
+#: measured) and cmake's objects beside them
+BUILD_BYTES = 1_000_000_000
+
+
+def check_output(out: Path) -> Path:
+    """`out` is new, empty, or a folder this command made before (its
+    marker), and it can be written with room for a build (outdir's checks: a
+    dangling link, a read-only or full file system refused before cmake
+    starts); its resolved path returned."""
+    out = outdir.resolve(out, "--output")
+    outdir.check_names(out / "cmake-cache", "--output", temporary=False)
     if out.exists() and not out.is_dir():
         raise ConfigError("--output", f"{shown_path(out)} is a file; give a new folder")
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
         raise ConfigError("--output", f"{shown_path(out)} is not empty and was not made by "
                           "`harness engine build`: nothing in it is touched; give a new or "
                           "empty folder")
+    outdir.check_writable(out if out.is_dir() else out.parent, "--output")
+    outdir.check_space(out, BUILD_BYTES, "--output", "an ns-3 build")
+    return out
 
 
 def _program(name: str) -> str:
@@ -76,8 +90,7 @@ def build(src: Path, out: Path, profile: str = "optimized", jobs: int | None = N
         raise ConfigError("--profile", f"expected one of {', '.join(PROFILE_FLAGS)}; got "
                           f"{profile!r}")
     src = check_source(src)
-    out = Path(os.path.abspath(out))
-    check_output(out)
+    out = check_output(Path(os.path.abspath(out)))
     ninja = _program("ninja")
     configure = configure_command(src, out, profile)
     out.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from harness.config.errors import ConfigError
-from harness.findings.registry import SETTINGS, KeptSweep, provenance
+from harness.findings.registry import DERIVED_TABLES, SETTINGS, KeptSweep, provenance
 from harness.findings.settings import changed_settings, flat, kept_settings
 
 CURRENT, STALE, PINNED, NOT_KEPT = "current", "stale", "pinned", "not kept"
@@ -23,6 +23,19 @@ class SweepState:
     status: str
     reasons: list[str] = field(default_factory=list)
     provenance: dict = field(default_factory=dict)
+
+
+def _read_kept_tables(kept) -> None:
+    """Every kept table read whole, as the pages and figures read it (a
+    table cut short or not the one its name says: CorruptTableError), so
+    that a kept sweep is never vouched for on its digests alone."""
+    from harness.analysis.tables import read_sweep_record, read_sweep_summary, read_table
+    from harness.findings.keeping import KEPT_TABLES
+
+    read_sweep_summary(kept, read_sweep_record(kept))
+    for name in (*KEPT_TABLES, *(f"{t}.parquet" for t in DERIVED_TABLES)):
+        if name != "summary.parquet" and (kept / name).is_file():
+            read_table(kept / name)
 
 
 def check_sweep(sweep: KeptSweep, planned: bool = True) -> SweepState:
@@ -42,6 +55,7 @@ def check_sweep(sweep: KeptSweep, planned: bool = True) -> SweepState:
         cells = read_sweep_record(kept)["cells"]
         settings = read_record(kept / SETTINGS, {"common": dict, "cells": dict},
                                "a kept sweep's settings")
+        _read_kept_tables(kept)
     except ConfigError as e:
         return SweepState(sweep, STALE, [f"kept tables unreadable: {e}"])
     try:

@@ -4,6 +4,7 @@ taken over, a user's own `.lock` file never touched)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -34,6 +35,7 @@ LOCK_NAME = ".lock"
 #: what the harness's lock file holds (besides its owner: pid, host, since):
 #: how its own lock is told from a user's file named .lock
 LOCK_MARK = {"lock": "ddnn-harness sweep"}
+OUTPUT_MARK = "ddnn-harness output"    # an OutputLock's
 _LOCK_OWNER = ("pid", "host", "since")
 
 
@@ -48,7 +50,8 @@ def _lock_owner(text: str) -> dict | None:
         return None
     if not isinstance(record, dict) or not all(k in record for k in _LOCK_OWNER):
         return None
-    if set(record) - set(_LOCK_OWNER) and record.get("lock") != LOCK_MARK["lock"]:
+    if set(record) - set(_LOCK_OWNER) and record.get("lock") not in (LOCK_MARK["lock"],
+                                                                     OUTPUT_MARK):
         return None
     return record
 
@@ -199,3 +202,165 @@ class DirectoryLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+# --------------------------------------------------------------------------
+# an output's writer: one harness command at a time
+
+
+def lock_name(name: str) -> str:
+    """The lock file's name beside an output called `name`: .<name>.lock, or
+    where that would not fit a file name (255 bytes) one made of its digest."""
+    import hashlib
+
+    plain = f".{name}.lock"
+    if len(plain.encode()) <= 255:
+        return plain
+    return f".ddnn-harness-{hashlib.sha256(name.encode()).hexdigest()[:24]}.lock"
+
+
+class OutputLock:
+    """Held from the checks of an output (a run directory, an export, a
+    table, figures, a sweep directory) until it is written: the file
+    `.<name>.lock` beside the output, locked with flock(2), naming its
+    owner. Every command that writes an output takes it (outdir's checks),
+    so two commands given the same -o are never both past their checks:
+    the second is refused at once, its owner named, and nothing it would
+    write replaces what the first makes. The kernel drops the lock when its
+    process dies; the file is removed by its holder when it lets go (a
+    taker checks it holds the file that is there, not one since removed)."""
+
+    def __init__(self, output: Path, field: str = "-o") -> None:
+        self.output, self.field = Path(output), field
+        self.path = self.output.parent / lock_name(self.output.name)
+        self._fd: int | None = None
+
+    def acquire(self) -> "OutputLock":
+        # the folders the output goes in: made now for the lock file beside
+        # it, removed again on release where nothing was written in them
+        missing = [p for p in (self.output.parent, *self.output.parent.parents)
+                   if not os.path.lexists(p)]
+        try:
+            self.output.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise OutputError(self.field, f"cannot create {shown_path(self.output.parent)}: "
+                              f"{e.strerror or e}") from None
+        self._made = missing
+        try:
+            return self._take()
+        except BaseException:
+            self._remove_made()
+            raise
+
+    def _remove_made(self) -> None:
+        for folder in getattr(self, "_made", ()):
+            try:
+                folder.rmdir()
+            except OSError:
+                break   # something was written in it (or in one below): kept
+
+    def _take(self) -> "OutputLock":
+        import fcntl
+        import stat
+        import time
+
+        for _ in range(10):   # the file was removed by a holder between our open and flock
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK,
+                             0o644)
+            except OSError as e:
+                raise OutputError(self.field, f"cannot lock {shown_path(self.output)} for "
+                                  f"writing ({shown_path(self.path)}: {e.strerror or e})") from None
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise OutputError(self.field, f"{shown_path(self.path)} is not a plain file; "
+                                  "the harness locks an output with a file of that name: move it "
+                                  "away")
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                owner = _lock_owner(os.pread(fd, 4096, 0).decode(errors="replace")) or {}
+                os.close(fd)
+                try:
+                    held = (f"pid {owner['pid']} on {owner['host']}, since "
+                            f"{time.strftime('%H:%M:%S', time.localtime(owner['since']))}")
+                except (KeyError, TypeError, ValueError, OverflowError, OSError):
+                    held = "another process"
+                raise OutputError(self.field, f"{shown_path(self.output)} is being written by "
+                                  f"another harness command ({held}); wait for it to end, or "
+                                  "choose another output") from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path, follow_symlinks=False).st_ino
+            except OSError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        else:
+            raise OutputError(self.field, f"cannot lock {shown_path(self.output)} for writing: "
+                              f"{shown_path(self.path)} keeps being replaced")
+        import json
+        import socket
+
+        record = json.dumps({"lock": OUTPUT_MARK, "pid": os.getpid(),
+                             "host": socket.gethostname(), "since": time.time()}).encode()
+        try:   # who holds it, for the refusal's words: on a full disk, unsaid
+            os.pwrite(fd, record, 0)
+            os.ftruncate(fd, len(record))
+        except OSError:
+            pass
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            try:
+                os.unlink(self.path)   # still ours: we hold the lock on it
+            except OSError:
+                pass
+            os.close(self._fd)
+            self._fd = None
+            self._remove_made()
+
+
+#: the outputs this process holds, by resolved path: a check made twice (a
+#: command's and its writer's) takes the lock once
+_HELD: dict[Path, OutputLock] = {}
+
+
+def hold_output(output: Path, field: str = "-o") -> None:
+    """Take `output`'s OutputLock for this process (again: a no-op) until
+    release_output or the process's end."""
+    output = Path(output)
+    if output in _HELD:
+        return
+    if not _HELD:
+        import atexit
+
+        atexit.register(release_all)
+    _HELD[output] = OutputLock(output, field).acquire()
+
+
+def release_output(output: Path) -> None:
+    """Let `output` go (written, or given up); a no-op where not held."""
+    held = _HELD.pop(Path(output), None)
+    if held is not None:
+        held.release()
+
+
+def release_all() -> None:
+    for output in list(_HELD):
+        release_output(output)
+
+
+@contextlib.contextmanager
+def writing():
+    """Every output taken inside is let go at the end, written or not (a
+    command's or an API call's whole span: a check that passed before a
+    later one failed leaves no lock behind)."""
+    before = set(_HELD)
+    try:
+        yield
+    finally:
+        for output in [o for o in _HELD if o not in before]:
+            release_output(output)

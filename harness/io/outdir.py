@@ -24,6 +24,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -240,6 +241,44 @@ def check_writable(directory: Path, field: str) -> None:
         raise OutputError(field, f"cannot write in {shown_path(existing)}: {e.strerror or e}") from None
 
 
+def remove_leftovers_of(path: Path) -> list[Path]:
+    """What a killed writer of `path` left beside it (its .<name>.tmp-<pid>
+    and .<name>.old-<pid>, the pid gone), removed; returns what was."""
+    path = Path(path)
+    removed = []
+    try:
+        entries = list(path.parent.iterdir())
+    except OSError:
+        return removed
+    prefix = f".{path.name}."
+    for entry in entries:
+        m = _LEFTOVER.fullmatch(entry.name)
+        if not m or not entry.name.startswith(prefix) or \
+                entry.name[len(prefix):].split("-", 1)[0] not in ("tmp", "old") or \
+                lock.process_alive(int(m.group(1))):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+        removed.append(entry)
+    return removed
+
+
+@contextlib.contextmanager
+def _writer_of(path: Path, field: str):
+    """The checks of an output made while holding its lock (lock.hold_output:
+    two commands with the same -o are never both past them); a check that
+    fails lets it go. A killed writer's leftovers of it are removed first."""
+    lock.hold_output(path, field)
+    try:
+        remove_leftovers_of(path)
+        yield
+    except BaseException:
+        lock.release_output(path)
+        raise
+
+
 def check_run_dir(path: Path, field: str = "-o", size: float = 0) -> Path:
     """An output run directory, checked before the simulation: its resolved
     absolute path (resolve()) returned. It may not exist yet, be empty, or be
@@ -253,14 +292,16 @@ def check_run_dir(path: Path, field: str = "-o", size: float = 0) -> Path:
                           "directory is written whole and renamed into place: give a new "
                           "name, e.g. -o my-run")
     check_names(path, field)
-    if os.path.lexists(path):
-        if not path.is_dir():
-            raise OutputError(field, f"{shown_path(path)} exists and is not a directory")
-        if any(path.iterdir()) and not is_run_dir(path):
-            raise OutputError(field, f"{shown_path(path)} is not empty and is not a run directory; "
-                              "nothing in it is replaced: choose a new or empty directory")
     check_writable(path.parent, field)
     check_space(path, size, field, "the run directory")
+    with _writer_of(path, field):
+        if os.path.lexists(path):
+            if not path.is_dir():
+                raise OutputError(field, f"{shown_path(path)} exists and is not a directory")
+            if any(path.iterdir()) and not is_run_dir(path):
+                raise OutputError(field, f"{shown_path(path)} is not empty and is not a run "
+                                  "directory; nothing in it is replaced: choose a new or empty "
+                                  "directory")
     return path
 
 
@@ -309,6 +350,10 @@ def check_sweep_dir(path: Path, field: str = "-o") -> Path:
         check_writable(path, field)
     else:
         check_writable(path.parent, field)
+        # a new one: no other command may make it meanwhile (an existing
+        # sweep's own lock, DirectoryLock, holds it against a second sweep)
+        with _writer_of(path, field):
+            pass
     return path
 
 
@@ -320,10 +365,11 @@ def check_new_dir(path: Path, field: str, what: str = "the directory") -> Path:
     parent can take it. Its free space is the caller's (check_space)."""
     path = resolve(path, field)
     check_names(path, field)
-    if os.path.lexists(path):
-        raise OutputError(field, f"{shown_path(path)} exists; give a new directory ({what} is "
-                          "never overwritten)")
     check_writable(path.parent, field)
+    with _writer_of(path, field):
+        if os.path.lexists(path):
+            raise OutputError(field, f"{shown_path(path)} exists; give a new directory ({what} "
+                              "is never overwritten)")
     return path
 
 
@@ -333,11 +379,12 @@ def check_new_file(path: Path, field: str, ours: Callable[[Path], bool],
     its resolved absolute path returned. size: a rough estimate of it."""
     path = resolve(path, field)
     check_names(path, field)
-    if os.path.lexists(path) and (not path.is_file() or not ours(path)):
-        raise OutputError(field, f"{shown_path(path)} exists and was not written by the harness; "
-                          "choose another file")
     check_writable(path.parent, field)
     check_space(path, size, field, "the file")
+    with _writer_of(path, field):
+        if os.path.lexists(path) and (not path.is_file() or not ours(path)):
+            raise OutputError(field, f"{shown_path(path)} exists and was not written by the "
+                              "harness; choose another file")
     return path
 
 
@@ -356,20 +403,21 @@ def check_figure_dir(path: Path, field: str = "-o", formats: tuple[str, ...] = (
     longest = max((f"{stem}.{fmt}" for stem in names for fmt in formats),
                   key=len, default="")
     check_names(path / longest if longest else path, field)
-    if os.path.lexists(path):
-        if not path.is_dir():
-            raise OutputError(field, f"{shown_path(path)} exists and is not a directory")
-        if not is_figure_dir(path, names):
-            theirs = sorted(e.name for e in path.iterdir() if not _is_figure(e, names))
-            named = ", ".join(shorten(n, 40) for n in theirs[:3]) + \
-                (f" and {len(theirs) - 3} more" if len(theirs) > 3 else "")
-            raise OutputError(field, f"{shown_path(path)} holds files the harness did not write "
-                              f"({named}); figures go only into a new directory or one "
-                              "holding nothing but the harness's figures: choose another")
-        check_writable(path, field)
-    else:
-        check_writable(path.parent, field)
+    check_writable(path.parent if not os.path.lexists(path) else path, field)
     check_space(path, figures * len(formats) * FIGURE_BYTES, field, "the figures")
+    with _writer_of(path, field):
+        if os.path.lexists(path):
+            if not path.is_dir():
+                raise OutputError(field, f"{shown_path(path)} exists and is not a directory")
+            if not is_figure_dir(path, names):
+                theirs = sorted(e.name for e in path.iterdir() if not _is_figure(e, names))
+                named = ", ".join(shorten(n, 40) for n in theirs[:3]) + \
+                    (f" and {len(theirs) - 3} more" if len(theirs) > 3 else "")
+                raise OutputError(field, f"{shown_path(path)} holds files the harness did not "
+                                  f"write ({named}); figures go only into a new directory or "
+                                  "one holding nothing but the harness's figures: choose "
+                                  "another")
+            check_writable(path, field)
     return path
 
 
@@ -391,6 +439,7 @@ def write_from(path: Path, produce: Callable[[Path], None]) -> Path:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+        lock.release_output(path)   # written (or given up): another command may now
     return path
 
 
@@ -434,6 +483,7 @@ def write_dir(out_dir: Path, fill: Callable[[Path], None], existing: str = "repl
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+        lock.release_output(out_dir)
     return out_dir
 
 

@@ -207,7 +207,7 @@ def check(cached: Path, grid: Grid, cells: list[Cell]) -> list[Cell]:
             raise ConfigError("--cached", f"{cached} holds none of grid {grid.name!r}'s "
                               f"{len(cells)} cells (it was made from {index['grid']!r}): "
                               "their settings differ from the cached cells'")
-        return held
+        return _present(cached, held)
     wanted = reference_cells(grid, cells)
     for cell in wanted:
         if cell.id not in index["cells"]:
@@ -218,7 +218,29 @@ def check(cached: Path, grid: Grid, cells: list[Cell]) -> list[Cell]:
                    if same_labels else "it does not hold that point")
             raise ConfigError("--cached", f"{cached} lacks the reference-scale cell "
                               f"{cell.id} ({_labels(cell)}): {why}")
-    return wanted
+    return _present(cached, wanted)
+
+
+#: what a cached cell's folder must hold to stand in for a run (export writes them)
+HELD_FILES = ("summary.json", "config.json", "flows.parquet")
+
+
+def _present(cached: Path, cells: list[Cell]) -> list[Cell]:
+    """cells, each of whose folders the cache really has with the files a
+    finished cell has (its index may list a folder since removed): a
+    ConfigError naming the first that is missing, before any sweep
+    directory is made."""
+    root = resolve(cached)
+    for cell in cells:
+        folder = root / "cells" / cell.id
+        lacks = [n for n in HELD_FILES if not (folder / n).is_file()]
+        if lacks:
+            what = (f"has no folder cells/{cell.id}/" if not folder.is_dir() else
+                    f"its cells/{cell.id}/ lacks {', '.join(lacks)}")
+            raise ConfigError("--cached", f"{cached}'s {INDEX} lists cell {cell.id} "
+                              f"({_labels(cell)}) but it {what}: restore the cache, or "
+                              "make it again (harness cache SWEEP -o DIR)")
+    return cells
 
 
 def install(cached: Path, out: Path, cells: list[Cell]) -> int:

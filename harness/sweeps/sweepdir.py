@@ -18,7 +18,7 @@ from pathlib import Path
 from harness.analysis.tables import read_record, read_sweep_record
 from harness.engine import engines
 from harness.io import outdir
-from harness.io.lock import LOCK_NAME, DirectoryLock
+from harness.io.lock import LOCK_NAME, DirectoryLock, release_output
 from harness.sweeps.cells import Cell
 from harness.sweeps.grid import Grid, make_cell
 
@@ -171,6 +171,7 @@ def locked(out: Path):
         raise
     finally:
         lock.release()
+        release_output(out)   # the output's lock its checks took (harness.io.lock.OutputLock)
 
 
 def _readable(out: Path, cell: Cell) -> str | None:

@@ -6,9 +6,10 @@ the harness's own settings file) and building one from ns-3's source
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
-from harness.config.errors import ConfigError
+from harness.config.errors import ConfigError, shown_path
 from harness.engine import engines, ns3_build
 from harness.io import outdir
 
@@ -35,8 +36,24 @@ def use(directory: str) -> engines.Engine:
     else:
         engine = engines.find_build(directory, where="DIR")
         build = str(engine.root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    outdir.write_file(path, json.dumps({"build": build}, indent=1) + "\n")
+    # where the choice is kept: a folder of that name that is a file, or a
+    # read-only one, is one line naming it (the variable that places it)
+    where = "XDG_CONFIG_HOME" if os.environ.get("XDG_CONFIG_HOME") else "~/.config"
+    for parent in (path.parent, *path.parent.parents):
+        if os.path.lexists(parent):
+            if not parent.is_dir():
+                raise ConfigError(where, f"{shown_path(parent)} is a file, not a folder: the "
+                                  f"choice is kept in {shown_path(path)}; move the file away or "
+                                  "set XDG_CONFIG_HOME to another folder")
+            break
+    try:
+        outdir.check_writable(path.parent, where)
+        outdir.check_space(path.parent, 4096, where, "the engine choice")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        outdir.write_file(path, json.dumps({"build": build}, indent=1) + "\n")
+    except OSError as e:
+        raise ConfigError(where, f"cannot keep the choice in {shown_path(path)}: "
+                          f"{e.strerror or e}") from None
     return engine
 
 
