@@ -212,3 +212,26 @@ def test_cache_is_the_command_and_reference_its_hidden_old_name(tmp_path):
     for command in (cli_results.cache, cli_results.reference):
         r = CliRunner().invoke(command, [str(tmp_path), "-o", str(tmp_path / "c")])
         assert r.exit_code == 2 and "SWEEP" in r.output and "no sweep.json" in r.output
+
+
+@pytest.mark.parametrize("damage", ["folder", "table"])
+def test_a_cache_whose_index_lists_a_missing_cell_is_refused_before_the_sweep(tmp_path,
+                                                                             damage):
+    """reference.json lists a cell whose folder (or its flow table) is gone:
+    one line naming the cell and what is missing, before any sweep
+    directory is made (it crashed after making it)."""
+    cache = tmp_path / "cache"
+    shutil.copytree(SAMPLE, cache)
+    cell = sorted((cache / "cells").iterdir())[0]
+    if damage == "folder":
+        shutil.rmtree(cell)
+    else:
+        (cell / "flows.parquet").unlink()
+    r = CliRunner().invoke(main, ["sweep", str(SAMPLE_GRID), "-j", "1", "-o",
+                                  str(tmp_path / "out"), "--cached", str(cache),
+                                  "--no-progress"])
+    assert r.exit_code == 2, r.output
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--cached" in lines[0] and cell.name in lines[0], r.stderr
+    assert ("has no folder" if damage == "folder" else "lacks flows.parquet") in lines[0]
+    assert not (tmp_path / "out").exists()

@@ -395,3 +395,31 @@ large = {{ "tcp.initial_cwnd" = 10 }}
     metrics = set(report.tables["deltas"]["metric"])
     assert {"query_p99", "rpc_p99", "stream_delay_p99"} <= metrics
     assert (tmp_path / "out" / "summary.parquet").exists()
+
+
+def test_harness_plot_draws_each_service_s_latency(every_kind_runs, tmp_path):
+    """`harness plot RUN` of a services run draws service-latency: one CDF
+    per service with a latency of its own (query, rpc, stream and the
+    Poisson source, a stream with other gaps), over exactly its measured
+    samples, with its deadline or SLO; bulk none."""
+    from harness.config import registry
+    from harness.outputs import plots
+    from harness.outputs.plots.run_figures import service_latency_frame
+
+    run_dir = every_kind_runs[0][0]
+    written = plots.plot_run(run_dir, tmp_path / "figs", ("png",))
+    assert tmp_path / "figs" / "service-latency.png" in written
+    run = plots.load_run(run_dir)
+    frame = service_latency_frame(run)
+    assert set(frame["kind"]) == {"query", "rpc", "stream", "poisson"}
+    kinds = registry.service_kinds()
+    for name, rows in frame.groupby("service"):
+        entry = run.summary["services"][name]
+        kind = kinds[entry["kind"]]
+        values = kind.samples(run, name)[kind.latency[1]].dropna()
+        assert len(rows) == len(values) and rows["cdf"].iloc[-1] == 1.0
+        assert rows["latency_ms"].is_monotonic_increasing
+        assert rows["latency_ms"].max() == pytest.approx(values.max() * 1e3)
+        target = entry.get("slo_s") or entry.get("deadline_s")
+        assert (rows["target_ms"].iloc[0] == pytest.approx(target * 1e3) if target
+                else rows["target_ms"].isna().all())

@@ -49,7 +49,8 @@ RUN_FILES = frozenset({
 # directory holds, so that every writer of one tells it from a user's. Every
 # other figure name is harness.outputs.plots.registry's, above this layer:
 # the figure-directory checks take the names from their caller (`names`).
-RUN_FIGURES = frozenset({"training-timeline", "job-phases", "fct-cdf", "utilization"})
+RUN_FIGURES = frozenset({"training-timeline", "job-phases", "fct-cdf", "service-latency",
+                         "utilization"})
 FIGURE_FORMATS = frozenset({".png", ".pdf", ".svg"})
 #: `harness plot SWEEP --metric NAME`'s map of one deltas metric: map-<NAME>
 #: (a name pattern, not one figure: it is accepted wherever figures are)

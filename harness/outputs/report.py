@@ -147,12 +147,14 @@ def _sweep_figures(sweep_dir: Path, deltas_mean: pd.DataFrame | None) -> dict[st
 # a cell's figures on the page: those `harness plot` draws of a run
 # (harness.outputs.plots.draw_run) and the iteration-time distribution
 CELL_FIGURES = (("fct-cdf", "FCT CDF per size class"),
+                ("service-latency", "each service's latency CDF"),
                 ("iteration-times", "iteration-time distribution"),
                 ("utilization", "host-uplink utilisation"))
 
 
 def _cell_figures(cell_dir: Path, label: str) -> list[tuple[str, str]]:
-    """(caption, base64 PNG) of one cell: FCT CDFs, iterations, utilisation."""
+    """(caption, base64 PNG) of one cell: FCT CDFs, service latencies,
+    iterations, utilisation."""
     from harness.outputs import plots
 
     run = plots.load_run(cell_dir)

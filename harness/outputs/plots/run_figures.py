@@ -41,7 +41,8 @@ APP_STYLE = {"background": "-", "training": "--", "other": ":"}
 
 
 # the tables the figures read
-FIGURE_TABLES = ("flows", "utilization", "iterations", "transfers", "compute")
+FIGURE_TABLES = ("flows", "utilization", "iterations", "transfers", "compute", "services",
+                 "streams")
 
 
 # --------------------------------------------------------------------------
@@ -330,6 +331,59 @@ def draw_fct_cdf(cdf: pd.DataFrame, title: str) -> Figure:
     return fig
 
 
+def service_latency_frame(run: Run) -> pd.DataFrame:
+    """Each [[service]]'s measured latency as its kind measures it (a
+    query's completion time, an RPC's latency, a stream packet's one-way
+    delay: ServiceKind.latency), sorted, with its empirical CDF and its
+    target (deadline or SLO), for the service-latency figure. Columns:
+    service, kind, what, latency_ms, cdf, target_ms, target (its words:
+    deadline or SLO). Empty without services."""
+    from harness.config import registry
+
+    columns = ["service", "kind", "what", "latency_ms", "cdf", "target_ms", "target"]
+    kinds = registry.service_kinds()
+    frames = []
+    for name, entry in (run.summary.get("services") or {}).items():
+        kind = kinds.get((entry or {}).get("kind"))
+        if kind is None or kind.latency is None:
+            continue
+        what, key = kind.latency
+        values = kind.samples(run, name).get(key)
+        if values is None or not len(values.dropna()):
+            continue
+        ms = np.sort(values.dropna().to_numpy(dtype=float)) * 1e3
+        target, words = ((entry["slo_s"], "SLO") if entry.get("slo_s") is not None
+                         else (entry.get("deadline_s"), "deadline"))
+        frames.append(pd.DataFrame({
+            "service": name, "kind": kind.name, "what": what, "latency_ms": ms,
+            "cdf": np.arange(1, len(ms) + 1) / len(ms),
+            "target_ms": np.nan if target is None else target * 1e3, "target": words}))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+
+
+def draw_service_latency(frame: pd.DataFrame, title: str) -> Figure:
+    """One CDF step line per service (its kind's latency, log-scaled), its
+    target a dashed line of its colour where it has one."""
+    fig, axes = new_figure(6.5, 4)
+    ax = axes[0, 0]
+    for k, (name, rows) in enumerate(frame.groupby("service", sort=False)):
+        color = PALETTE[k % len(PALETTE)]
+        ax.step(np.r_[rows["latency_ms"].iloc[0], rows["latency_ms"]], np.r_[0.0, rows["cdf"]],
+                where="post", color=color,
+                label=f"{name}: {rows['what'].iloc[0]} (n={len(rows):,})")
+        target = rows["target_ms"].iloc[0]
+        if target == target:
+            ax.axvline(target, color=color, linestyle="--", linewidth=0.9,
+                       label=f"{name}: {rows['target'].iloc[0]} {target:g} ms")
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("latency (ms)")
+    ax.set_ylabel("fraction of requests or packets")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    fig.suptitle(title)
+    return fig
+
+
 def draw_utilization(frame: pd.DataFrame, interval_s: float, window: tuple[float, float],
                      colors: dict[str, str], title: str) -> Figure:
     """Step lines per (application, class): colour = class, line style = app."""
@@ -399,7 +453,8 @@ def iteration_figure(iterations: pd.DataFrame, title: str) -> Figure | None:
 def draw_run(run: Run, name: str | None = None,
                 stems: tuple[str, ...] | None = None) -> list[tuple[str, Figure]]:
     """(stem, figure) of each figure the run's tables allow, in plot_run's
-    order (training-timeline, job-phases, fct-cdf, utilization); a Run read
+    order (training-timeline, job-phases, fct-cdf, service-latency,
+    utilization); a Run read
     from a directory or one in memory alike. name: what the titles call the
     run (default the scenario's name); stems: only these figures."""
     window = measurement_window(run.config, run.summary)
@@ -417,6 +472,11 @@ def draw_run(run: Run, name: str | None = None,
         cdf = fct_cdf_frame(run.flows)
         if len(cdf):
             figures.append(("fct-cdf", draw_fct_cdf(cdf, f"{name}: background FCT, measured flows")))
+    if wanted("service-latency") and (run.services is not None or run.streams is not None):
+        latency = service_latency_frame(run)
+        if len(latency):
+            figures.append(("service-latency", draw_service_latency(
+                latency, f"{name}: service latency, measured requests and packets")))
     if wanted("utilization") and run.utilization is not None:
         frame = uplink_utilization(run.utilization, int(run.config["topology"]["hosts"]))
         if len(frame):

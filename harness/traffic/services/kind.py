@@ -132,6 +132,9 @@ class ServiceKind:
     received_key: ClassVar[str | None] = None
     #: Its statistics in summary.parquet, those with a change (deltas) first.
     stats: ClassVar[tuple["ServiceStat", ...]] = ()
+    #: its latency as a run's service-latency figure draws it: (what the
+    #: axis calls it, the key of samples() holding it in seconds); None: none
+    latency: ClassVar[tuple[str, str] | None] = None
 
     # ---- the scenario
     def ports(self, cfg: Any, index: int) -> range:

@@ -117,6 +117,7 @@ def query_summary(queries: pd.DataFrame, deadline: float | None) -> dict:
 
 class Query(RequestKind):
     name = "query"
+    latency = ("query completion time", "mean")
     order = 10
     summary = "partition-aggregate queries: an aggregator asks its workers at once (incast)"
     settings = QueryService

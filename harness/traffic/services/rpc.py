@@ -137,6 +137,7 @@ def _sizes(cfg: RpcService, what: str, default: int, ctx: PlanContext, at: str):
 
 class Rpc(RequestKind):
     name = "rpc"
+    latency = ("request latency", "mean")
     order = 20
     summary = "request/response RPCs: open loop at a QPS, or closed loop with K outstanding"
     settings = RpcService

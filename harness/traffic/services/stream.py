@@ -100,6 +100,7 @@ def stream_summary(packets: pd.DataFrame, sent: int, interval_s: float | None,
 
 class Stream(ServiceKind):
     name = "stream"
+    latency = ("one-way delay", "delay_p99")
     order = 30
     summary = "a constant-bitrate UDP stream (voice, video) with a playout deadline"
     settings = StreamService
