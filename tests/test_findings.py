@@ -335,6 +335,10 @@ def test_no_added_seeds_caps_seeds_only_where_a_grid_has_a_seed_axis(tmp_path):
     sweep = kept.KeptSweep(key="no-seeds", grid=str(grid), budget="1h")
     command = sweep_command(sweep, tmp_path / "n", 2, True)
     assert "--max-seeds" not in command and "--budget" not in command
+    # seeds but no reference arm (points with arms of their own, as
+    # seed-claims): none are added, and --max-seeds would be refused
+    claims = sweep_command(kept.kept_sweep("seed-claims"), tmp_path / "c", 2, True)
+    assert "--max-seeds" not in claims
 
 
 def test_claims_are_judged_by_their_whole_interval(registry):

@@ -156,7 +156,9 @@ def sweep_command(sweep, out: Path, jobs: int, no_added_seeds: bool) -> list[str
     if search:
         return command
     if no_added_seeds:
-        if SEED_AXIS in dict(grid.axes):   # (without a seed axis none are added)
+        # a grid without a seed axis or a reference arm adds none (and
+        # `harness sweep` refuses --max-seeds there)
+        if SEED_AXIS in dict(grid.axes) and grid.reference is not None:
             command += ["--max-seeds", "1"]
     else:
         if sweep.budget:
