@@ -383,7 +383,7 @@ def ensure_pch(
                 return pch
             if not quiet:
                 print(
-                    "harness: building ns-3 precompiled header (one-off, ~10 s)...",
+                    "harness: building ns-3 precompiled header (one-off, ~10 s on an idle core)...",
                     file=sys.stderr,
                     flush=True,
                 )

@@ -4,6 +4,7 @@ long run gets (long_run_note). docs/performance/sweep-cost.md."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 
@@ -53,10 +54,31 @@ class Cost:
         return tuple(self.events / rate for rate in EVENTS_PER_CORE_S)
 
     def describe(self, jobs: int = 1) -> str:
-        low, high = (t / jobs for t in self.core_s)
-        on = "" if jobs == 1 else f" on {jobs} cores"
+        """Bytes, events, CPU time (what the estimate rests on: a core's
+        rate of events, measured idle) and the wall time that makes on
+        `jobs` cores at the machine's present load (machine_share)."""
+        low, high = self.core_s
+        share, load = machine_share(jobs)
+        wall_low, wall_high = (t / jobs / share for t in (low, high))
+        on = "1 core" if jobs == 1 else f"{jobs} cores"
+        at = ("idle" if load < 0.5 else f"at the present load (load average {load:.1f} on "
+              f"{os.cpu_count() or 1} CPUs)")
         return (f"~{self.bytes / 1e6:,.0f} MB to send, ~{self.events / 1e6:,.1f} M events, "
-                f"~{_duration(low)} to {_duration(high)}{on}")
+                f"~{_duration(low)} to {_duration(high)} of CPU, ~{_duration(wall_low)} to "
+                f"{_duration(wall_high)} of wall time on {on} {at}")
+
+
+def machine_share(jobs: int) -> tuple[float, float]:
+    """(the share of a core each of `jobs` processes gets, the load of
+    others): the 1-minute load average stands for the processes already
+    running; with more runnable processes than CPUs each gets CPUs / all
+    of them. (1, 0) where the load average is not known."""
+    try:
+        load = max(0.0, os.getloadavg()[0])
+    except (OSError, AttributeError):
+        return 1.0, 0.0
+    cpus = os.cpu_count() or 1
+    return min(1.0, cpus / (jobs + load)), load
 
 
 #: A run whose slow estimate (Cost.core_s) is at least this many seconds is
@@ -71,7 +93,7 @@ def long_run_note(p) -> str | None:
     cost = Cost(predicted_bytes(p))
     if cost.core_s[1] < LONG_RUN_S:
         return None
-    return (f"a long run: {p.expected_duration:g} s simulated, {cost.describe()} of wall time "
+    return (f"a long run: {p.expected_duration:g} s simulated, {cost.describe()} "
             "(rough: docs/performance/sweep-cost.md); run.duration sets the simulated time")
 
 

@@ -92,7 +92,8 @@ def plot_metric(sweep_dir: Path, metric: "str | tuple[str, ...]", out_dir: Path 
         panels = metric_panels(m)
         table = boundary_table(sweep.deltas_mean, summary, grid, panels)
         fig = draw_boundary(table, grid, background_labels(summary, grid),
-                            f"{name}: {m} vs {grid.get('reference')}{over}", panels)
+                            f"{name}: {panels[0][2]}, each arm vs {grid.get('reference')}"
+                            f"{over}", panels)
         written += save_figure(fig, out_dir, f"map-{m}", tuple(formats))
     return written
 
