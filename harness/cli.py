@@ -247,6 +247,10 @@ def _print_summary(summary: dict, manifest: dict) -> None:
     if util:
         click.echo("host uplink utilisation: " + ", ".join(f"{app} {u:.1%}"
                                                           for app, u in util.items()))
+    if summary.get("tcp_delays"):
+        from harness.analysis.metrics import tcp_delays_line
+
+        click.echo(tcp_delays_line(summary["tcp_delays"]))
     if "ecn_marks" in summary:
         click.echo("ECN marks per band: " + ", ".join(f"{band} {n:,}" for band, n in
                                                        summary["ecn_marks"].items()))

@@ -52,6 +52,10 @@ def flow_table(raw: pd.DataFrame, window: tuple[float, float], ideal: pd.Series,
         "completed": completed,
         "measured": (start >= window[0]) & (start <= window[1]),
         "received_bytes": raw["received_bytes"],
+        # what delayed it besides queueing (its sender's TCP, counted in ns-3)
+        **({"timeouts": raw["timeouts"], "spurious_timeouts": raw["spurious_timeouts"],
+            "timeout_wait_s": raw["timeout_wait_ns"] / 1e9,
+            "fast_retransmits": raw["fast_retransmits"]} if "timeouts" in raw else {}),
         "ideal_fct_s": ideal.to_numpy(),
         "slowdown": fct / ideal.to_numpy(),
         "error": raw["error"].fillna("").astype(str),
@@ -100,6 +104,31 @@ def fct_summary(flows: pd.DataFrame) -> dict[str, dict]:
     for cls in SIZE_CLASSES:
         out[cls] = _stats(done[done["size_class"] == cls])
     return out
+
+
+#: what delayed a flow besides queueing, counted by its sender's TCP in ns-3
+#: (the flows table's columns; runs from before they were counted lack them)
+TCP_DELAYS = ("timeouts", "spurious_timeouts", "timeout_wait_s", "fast_retransmits")
+
+
+def tcp_delays(flows: pd.DataFrame) -> dict[str, float | int] | None:
+    """The measured flows' TCP delays summed (summary.json's tcp_delays),
+    and how many flows had a timeout; None for a flows table without them."""
+    if not all(c in flows for c in TCP_DELAYS):
+        return None
+    measured = flows[flows["measured"]]
+    out: dict[str, float | int] = {c: (float(measured[c].sum()) if c.endswith("_s")
+                                       else int(measured[c].sum())) for c in TCP_DELAYS}
+    out["flows_with_timeouts"] = int((measured["timeouts"] > 0).sum())
+    return out
+
+
+def tcp_delays_line(delays: dict) -> str:
+    """The console's words for tcp_delays."""
+    return (f"background TCP: {delays['timeouts']:,} retransmission timeouts in "
+            f"{delays['flows_with_timeouts']:,} measured flows ({delays['spurious_timeouts']:,} "
+            f"spurious: the segment had arrived), {delays['timeout_wait_s'] * 1e3:,.1f} ms "
+            f"without progress before them, {delays['fast_retransmits']:,} fast retransmits")
 
 
 def completion(flows: pd.DataFrame) -> dict[str, float | int]:

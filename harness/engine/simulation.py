@@ -300,6 +300,7 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         "scenario": sc.name, "seed": sc.seed, "digest": sc.digest(),
         "fct": metrics.fct_summary(flows),
         **metrics.completion(flows),
+        "tcp_delays": metrics.tcp_delays(flows),
         "queues": metrics.band_totals(queues).to_dict(orient="records"),
         "host_uplink_utilization": metrics.host_uplink_utilization(
             util, topo.n_hosts, timing["window"], p.run.utilization_interval),
@@ -387,7 +388,8 @@ def _job_summary(job: training.JobPlan, t: training.JobTables) -> dict:
 
 def _empty_flow_log() -> pd.DataFrame:
     cols = ["id", "src_node", "dst_node", "size", "tos", "start_ns", "end_ns",
-            "received_bytes", "error"]
+            "received_bytes", "timeouts", "spurious_timeouts", "timeout_wait_ns",
+            "fast_retransmits", "error"]
     return pd.DataFrame({c: pd.Series(dtype="int64" if c != "error" else "object") for c in cols})
 
 

@@ -65,6 +65,14 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
         "completed": ("", "whether every byte arrived before the run ended"),
         "measured": ("", "whether it started inside the measurement window"),
         "received_bytes": ("bytes", "bytes the receiver got"),
+        "timeouts": ("", "the sender's retransmission timeouts (a SYN, data or a FIN resent)"),
+        "spurious_timeouts": ("", "those of its timeouts whose resent segment had already "
+                                  "reached the receiving application (late, not lost)"),
+        "timeout_wait_s": ("s", "time the sender made no progress before each of its "
+                                "timeouts: from the head of its data last acknowledged, the "
+                                "connection opening or its previous timeout"),
+        "fast_retransmits": ("", "the sender's entries into loss recovery (a fast "
+                                 "retransmit on duplicate ACKs or SACKs)"),
         "ideal_fct_s": ("s", "size / bottleneck rate + twice the path's propagation delay"),
         "slowdown": ("ratio", "fct_s / ideal_fct_s"),
         "error": ("", "the socket error that ended it, if any (empty: none)"),

@@ -131,6 +131,36 @@ FlowLog::ClaimConnection(Ipv4Address src, uint16_t port, uint64_t& id)
 }
 
 void
+FlowLog::WatchSender(uint64_t id, Ptr<TcpSocketDdnn> socket)
+{
+    NS_LOG_FUNCTION(this << id << socket);
+    if (!socket)
+    {
+        return;   // another socket type: no events of its own
+    }
+    socket->SetPeerReceived(MakeCallback(&FlowLog::GetReceived, this), id);
+    m_senders[id] = socket;
+}
+
+void
+FlowLog::SenderEnded(uint64_t id)
+{
+    NS_LOG_FUNCTION(this << id);
+    auto it = m_senders.find(id);
+    if (it != m_senders.end())
+    {
+        m_flows[id].loss = it->second->GetLossEvents();
+        m_senders.erase(it);   // the socket is not kept alive past its flow
+    }
+}
+
+uint64_t
+FlowLog::GetReceived(uint64_t id) const
+{
+    return m_flows[id].received;
+}
+
+void
 FlowLog::NotifyReceived(uint64_t id, uint64_t bytes)
 {
     NS_LOG_FUNCTION(this << id << bytes);
@@ -214,13 +244,19 @@ FlowLog::ToCsv() const
 {
     NS_LOG_FUNCTION(this);
     std::ostringstream os;
-    os << "id,src_node,dst_node,size,tos,start_ns,end_ns,received_bytes,error\n";
+    os << "id,src_node,dst_node,size,tos,start_ns,end_ns,received_bytes,timeouts,"
+          "spurious_timeouts,timeout_wait_ns,fast_retransmits,error\n";
     for (uint64_t i = 0; i < m_flows.size(); ++i)
     {
         const Flow& f = m_flows[i];
+        auto open = m_senders.find(i);   // still sending at the end: its events so far
+        const TcpSocketDdnn::LossEvents& loss =
+            open != m_senders.end() ? open->second->GetLossEvents() : f.loss;
         os << i << ',' << f.srcNode << ',' << f.dstNode << ',' << f.size << ',' << unsigned(f.tos)
            << ',' << f.start.GetNanoSeconds() << ','
            << (f.completed ? f.end.GetNanoSeconds() : int64_t(-1)) << ',' << f.received << ','
+           << loss.timeouts << ',' << loss.spuriousTimeouts << ','
+           << loss.timeoutWait.GetNanoSeconds() << ',' << loss.fastRetransmits << ','
            << f.error << '\n';
     }
     return os.str();

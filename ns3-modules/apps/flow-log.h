@@ -6,6 +6,8 @@
 #ifndef DDNN_FLOW_LOG_H
 #define DDNN_FLOW_LOG_H
 
+#include "tcp-socket-ddnn.h"
+
 #include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -66,6 +68,16 @@ class FlowLog : public Object
     /// before the flow completed; ignored once the sink has every byte.
     void NotifyError(uint64_t id, const std::string& what);
 
+    /// \brief Flow `id` sends on `socket`: its timeouts, spurious timeouts
+    /// (judged against the sink's received bytes), time waiting for them and
+    /// fast retransmits are its row's, read when it ends (SenderEnded) or,
+    /// still open at the end of the run, by ToCsv.
+    void WatchSender(uint64_t id, Ptr<TcpSocketDdnn> socket);
+    /// \brief Flow `id`'s sending socket closed or failed: its events kept.
+    void SenderEnded(uint64_t id);
+    /// \brief Bytes the sink of flow `id` has received, in order.
+    uint64_t GetReceived(uint64_t id) const;
+
     /// \brief End the run (Simulator::Stop) as soon as every flow that starts
     /// in [from, to] has completed or failed: now, if they all have. Call it at
     /// `to` or later (the end of a measurement window: no flow of it is
@@ -101,6 +113,7 @@ class FlowLog : public Object
         bool completed = false;
         uint64_t received = 0;
         std::string error;
+        TcpSocketDdnn::LossEvents loss;   //!< its sender's, once it ended
     };
 
     /// A flow completed or failed: StopOnceDone's count.
@@ -109,6 +122,7 @@ class FlowLog : public Object
     static uint64_t Key(Ipv4Address src, uint16_t port);
 
     std::vector<Flow> m_flows;
+    std::unordered_map<uint64_t, Ptr<TcpSocketDdnn>> m_senders; //!< flow id -> open sender
     std::unordered_map<uint64_t, uint64_t> m_connections; //!< (src, port) -> flow id
     uint64_t m_completed = 0;
     uint64_t m_errors = 0;

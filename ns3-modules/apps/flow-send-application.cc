@@ -115,6 +115,7 @@ FlowSendApplication::StartNextFlow()
     Ipv4Address self = GetNode()->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
     m_active[PeekPointer(socket)] = Active{socket, id, 0};
     m_log->NotifyStarted(id, self, port);
+    m_log->WatchSender(id, DynamicCast<TcpSocketDdnn>(socket));
     m_flowStartTrace(id);
 
     socket->SetConnectCallback(MakeCallback(&FlowSendApplication::ConnectionSucceeded, this),
@@ -148,6 +149,7 @@ FlowSendApplication::ConnectionFailed(Ptr<Socket> socket)
     if (it != m_active.end())
     {
         m_log->NotifyError(it->second.id, "connection-failed");
+        m_log->SenderEnded(it->second.id);
         m_active.erase(it);
     }
 }
@@ -177,7 +179,12 @@ void
 FlowSendApplication::SocketClosed(Ptr<Socket> socket)
 {
     NS_LOG_FUNCTION(this << socket);
-    m_active.erase(PeekPointer(socket));
+    auto it = m_active.find(PeekPointer(socket));
+    if (it != m_active.end())
+    {
+        m_log->SenderEnded(it->second.id);
+        m_active.erase(it);
+    }
 }
 
 void
@@ -188,6 +195,7 @@ FlowSendApplication::SocketFailed(Ptr<Socket> socket)
     if (it != m_active.end())
     {
         m_log->NotifyError(it->second.id, "socket-error-" + std::to_string(socket->GetErrno()));
+        m_log->SenderEnded(it->second.id);
         m_active.erase(it);
     }
 }

@@ -4,6 +4,8 @@
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 #include "ns3/rtt-estimator.h"
+#include "ns3/simulator.h"
+#include "ns3/tcp-tx-buffer.h"
 #include "ns3/tcp-congestion-ops.h"
 #include "ns3/tcp-l4-protocol.h"
 #include "ns3/tcp-recovery-ops.h"
@@ -30,12 +32,86 @@ TcpSocketDdnn::TcpSocketDdnn()
     : TcpSocketBase()
 {
     NS_LOG_FUNCTION(this);
+    WatchStates();
 }
 
 TcpSocketDdnn::TcpSocketDdnn(const TcpSocketDdnn& sock)
-    : TcpSocketBase(sock)
+    : TcpSocketBase(sock),
+      m_lastProgress(Simulator::Now()),   // a listener's fork: the peer's SYN arrived now
+      m_peerReceived(sock.m_peerReceived),
+      m_peerKey(sock.m_peerKey)
 {
     NS_LOG_FUNCTION(this);
+    WatchStates();
+}
+
+void
+TcpSocketDdnn::WatchStates()
+{
+    TraceConnectWithoutContext("CongState", MakeCallback(&TcpSocketDdnn::CongStateChanged, this));
+    TraceConnectWithoutContext("State", MakeCallback(&TcpSocketDdnn::StateChanged, this));
+}
+
+const TcpSocketDdnn::LossEvents&
+TcpSocketDdnn::GetLossEvents() const
+{
+    return m_loss;
+}
+
+void
+TcpSocketDdnn::SetPeerReceived(Callback<uint64_t, uint64_t> received, uint64_t key)
+{
+    m_peerReceived = received;
+    m_peerKey = key;
+}
+
+int
+TcpSocketDdnn::Connect(const Address& address)
+{
+    m_lastProgress = Simulator::Now();
+    return TcpSocketBase::Connect(address);
+}
+
+void
+TcpSocketDdnn::CongStateChanged(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t to)
+{
+    if (to == TcpSocketState::CA_RECOVERY)
+    {
+        ++m_loss.fastRetransmits;
+    }
+}
+
+void
+TcpSocketDdnn::StateChanged(TcpStates_t, TcpStates_t to)
+{
+    if (to == ESTABLISHED)
+    {
+        m_lastProgress = Simulator::Now();
+    }
+}
+
+void
+TcpSocketDdnn::ReTxTimeout()
+{
+    NS_LOG_FUNCTION(this);
+    // the timeouts TcpSocketBase acts on: a SYN, data or a FIN to resend
+    // (in CLOSED and TIME_WAIT, or with nothing left to send, it returns)
+    bool resends = m_state == SYN_SENT || m_state == SYN_RCVD || m_txBuffer->Size() > 0 ||
+                   m_state == FIN_WAIT_1 || m_state == CLOSING || m_state == LAST_ACK;
+    if (m_state != CLOSED && m_state != TIME_WAIT && resends)
+    {
+        Time now = Simulator::Now();
+        ++m_loss.timeouts;
+        m_loss.timeoutWait += now - m_lastProgress;
+        m_lastProgress = now;   // a further timeout waits from this one
+        // spurious: the peer application already has the head segment's bytes
+        if (!m_peerReceived.IsNull() && m_txBuffer->Size() > 0 &&
+            m_peerReceived(m_peerKey) > m_ackedBytes)
+        {
+            ++m_loss.spuriousTimeouts;
+        }
+    }
+    TcpSocketBase::ReTxTimeout();
 }
 
 TcpSocketDdnn::~TcpSocketDdnn()
@@ -68,6 +144,12 @@ TcpSocketDdnn::ProcessAck(const SequenceNumber32& ackNumber,
     {
         NS_LOG_DEBUG("Open with " << m_dupAckCount << " duplicate ACKs left from CWR: cleared");
         m_dupAckCount = 0;
+    }
+    if (ackNumber > oldHeadSequence)
+    {
+        // progress: the head moved (the FIN's byte, acked last, counts too)
+        m_ackedBytes += static_cast<uint32_t>(ackNumber - oldHeadSequence);
+        m_lastProgress = Simulator::Now();
     }
     TcpSocketBase::ProcessAck(ackNumber,
                               scoreboardUpdated,

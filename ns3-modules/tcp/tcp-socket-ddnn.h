@@ -37,6 +37,20 @@ namespace ns3
 class TcpSocketDdnn : public TcpSocketBase
 {
   public:
+    /// What delayed this connection besides queueing: its retransmission
+    /// timeouts, how many of them were spurious (the segment they resent had
+    /// reached the peer application: it, or its ACK, was only late), the
+    /// time it waited for them (from its last progress, the head of its send
+    /// buffer moving or the connection opening, to each timeout), and its
+    /// fast retransmits (entries into loss recovery).
+    struct LossEvents
+    {
+        uint32_t timeouts = 0;
+        uint32_t spuriousTimeouts = 0;
+        uint32_t fastRetransmits = 0;
+        Time timeoutWait;
+    };
+
     /// \brief Get the type ID. \return the object TypeId
     static TypeId GetTypeId();
     TcpSocketDdnn();
@@ -47,8 +61,23 @@ class TcpSocketDdnn : public TcpSocketBase
     /// \return the object TypeId
     TypeId GetInstanceTypeId() const override;
 
+    /// \brief What delayed the connection so far. \return its LossEvents
+    const LossEvents& GetLossEvents() const;
+    /// \brief Where the peer application's in-order received bytes can be
+    /// read (its flow's count in a FlowLog): a timeout whose head segment
+    /// had arrived is spurious. Without it no timeout is called spurious.
+    /// \param received key -> bytes the peer application has received
+    /// \param key this connection's key (its flow id)
+    void SetPeerReceived(Callback<uint64_t, uint64_t> received, uint64_t key);
+    /// \brief TcpSocketBase's; its time is the first progress.
+    /// \param address the peer \return 0 on success
+    int Connect(const Address& address) override;
+
   protected:
     Ptr<TcpSocketBase> Fork() override;
+    /// \brief Counts the timeout (and whether it is spurious) before
+    /// TcpSocketBase's backs off and resends.
+    void ReTxTimeout() override;
     /// \brief TcpSocketBase's, after clearing a duplicate-ACK count that a
     /// CWR exit left standing in Open.
     void ProcessAck(const SequenceNumber32& ackNumber,
@@ -56,6 +85,20 @@ class TcpSocketDdnn : public TcpSocketBase
                     uint32_t currentDelivered,
                     const SequenceNumber32& oldHeadSequence,
                     bool receivedData) override;
+
+  private:
+    /// The congestion state's trace: an entry into CA_RECOVERY is a fast retransmit.
+    void CongStateChanged(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to);
+    /// The connection state's trace: ESTABLISHED is progress.
+    void StateChanged(TcpStates_t from, TcpStates_t to);
+    /// Connects the two traces above (each constructor: a copy has none).
+    void WatchStates();
+
+    LossEvents m_loss;               //!< what delayed it so far
+    Time m_lastProgress;             //!< its last progress (or last timeout)
+    uint64_t m_ackedBytes = 0;       //!< data bytes the peer acknowledged
+    Callback<uint64_t, uint64_t> m_peerReceived; //!< the peer's received bytes, by key
+    uint64_t m_peerKey = 0;          //!< this connection's key for it
 };
 
 /**

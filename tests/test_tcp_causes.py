@@ -1,0 +1,60 @@
+"""What delayed each background flow besides queueing, counted in ns-3 by
+its sender's socket (TcpSocketDdnn's LossEvents, the flows table's
+timeouts, spurious_timeouts, timeout_wait_s, fast_retransmits; issue 62,
+deliverable 1 in part): none on an idle network, and on a congested one
+counts that obey TCP's own arithmetic."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import harness
+
+CAUSES = ["timeouts", "spurious_timeouts", "timeout_wait_s", "fast_retransmits"]
+
+
+def _run(tmp_path_factory, name: str, overrides: dict):
+    return harness.run(None, {"run.duration": 1.0, "run.warmup": 0.1, "run.cooldown": 0.3,
+                              **overrides}, out=tmp_path_factory.mktemp(name) / "r")
+
+
+@pytest.fixture(scope="module")
+def congested(tmp_path_factory):
+    """60 % web-search load into 20-packet bands: timeouts and recoveries."""
+    return _run(tmp_path_factory, "congested", {"background.load": 0.6,
+                                                "network.band_limit_packets": 20})
+
+
+def test_an_idle_network_delays_no_flow(tmp_path_factory):
+    r = _run(tmp_path_factory, "idle", {"background.load": 0.01})
+    flows = r.flows[r.flows["measured"]]
+    assert len(flows) and flows["completed"].all()
+    assert (flows[CAUSES] == 0).all().all()
+
+
+def test_congestion_s_timeouts_obey_tcp_s_arithmetic(congested):
+    flows = congested.flows[congested.flows["measured"]]
+    assert flows["timeouts"].sum() > 20 and flows["fast_retransmits"].sum() > 20
+    assert (flows["spurious_timeouts"] <= flows["timeouts"]).all()
+    # a timeout is waited for (from the last progress, after which the
+    # timer ran out), and a flow waits no longer than it took
+    timed_out = flows[flows["timeouts"] > 0]
+    assert (timed_out["timeout_wait_s"] > 0).all()
+    done = flows[flows["completed"]]
+    assert (done["timeout_wait_s"] <= done["fct_s"]).all()
+    # a flow with no timeout waited for none
+    assert (flows.loc[flows["timeouts"] == 0, "timeout_wait_s"] == 0).all()
+    # most waits are the timer's full length at least: the minimum RTO (the
+    # timer restarts at progress, except in recovery after a partial ACK)
+    attributes = congested.config["tcp_attributes"]
+    floor = pd.Timedelta(attributes["ns3::TcpSocketBase::MinRto"]).total_seconds()
+    per_timeout = timed_out["timeout_wait_s"] / timed_out["timeouts"]
+    assert (per_timeout >= floor).mean() > 0.5
+
+
+def test_the_causes_are_in_the_export_s_data_dictionary(congested, tmp_path):
+    out = harness.export(congested.dir, tmp_path / "x")
+    dictionary = pd.read_csv(out / "data-dictionary.csv")
+    flows = dictionary[dictionary["table"] == "flows"]
+    assert set(CAUSES) <= set(flows["column"])
