@@ -369,7 +369,7 @@ from harness import cli_check, cli_data, cli_engine, cli_findings, cli_results, 
 for _command in (cli_engine.engine, cli_check.check, cli_sweeps.sweep, cli_sweeps.boundary, cli_results.alone,
                  cli_results.profile, cli_results.reference, cli_results.cache, cli_results.plot,
                  cli_results.frontier, cli_results.report, cli_data.compare, cli_data.export,
-                 cli_findings.findings):
+                 cli_data.explain, cli_findings.findings):
     main.add_command(_command)
 
 

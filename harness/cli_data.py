@@ -49,3 +49,31 @@ def export(directory: str, fmt: str, output: str) -> None:
 
     out = results.export(Path(directory), fmt, Path(output))
     click.echo(f"tables and {exporting.DICTIONARY}: {out}")
+
+
+@click.command()
+@click.argument("directory", metavar="RUN")
+def explain(directory: str) -> None:
+    """What delayed a run's background flows besides queueing, per size class,
+    as its senders' TCP counted it in ns-3: the flows that timed out, their
+    retransmission timeouts (and the share that were spurious: the segment
+    had arrived), the share of their completion time that passed without
+    progress before a timeout, and fast retransmits (docs/model/metrics.md).
+    A sweep's attribution (arm against reference) is not built yet."""
+    from harness.analysis import causes, comparing
+    from harness.analysis.metrics import TCP_DELAYS
+    from harness.analysis.tables import read_run
+    from harness.config.errors import ConfigError
+
+    kind = comparing.directory_kind(directory, "RUN")
+    if kind != comparing.RUN:
+        raise ConfigError("RUN", f"{directory} is a sweep directory; explain reads one run "
+                          "directory (a cell's: SWEEP/cells/<id>); a sweep's attribution, arm "
+                          "against reference, is not built yet")
+    flows = read_run(Path(directory), ("flows",)).flows
+    if flows is None or not all(c in flows for c in TCP_DELAYS):
+        raise ConfigError("RUN", f"{directory} has no TCP delay counts in its flows table "
+                          f"({', '.join(TCP_DELAYS)}): it was run before they were counted; "
+                          "run it again")
+    for line in causes.lines(causes.flow_delays(flows)):
+        click.echo(line)

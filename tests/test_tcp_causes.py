@@ -58,3 +58,46 @@ def test_the_causes_are_in_the_export_s_data_dictionary(congested, tmp_path):
     dictionary = pd.read_csv(out / "data-dictionary.csv")
     flows = dictionary[dictionary["table"] == "flows"]
     assert set(CAUSES) <= set(flows["column"])
+
+
+def test_explain_says_per_size_class_what_the_flows_waited_for(congested):
+    """`harness explain RUN`: a line per size class with measured flows, its
+    numbers the flows table's own sums."""
+    from click.testing import CliRunner
+
+    from harness import cli
+    from harness.analysis import causes
+
+    r = CliRunner().invoke(cli.main, ["explain", str(congested.dir)])
+    assert r.exit_code == 0, r.output
+    table = causes.flow_delays(congested.flows).set_index("size_class")
+    measured = congested.flows[congested.flows["measured"]]
+    assert table.loc["all", "timeouts"] == measured["timeouts"].sum()
+    assert table.loc["all", "flows"] == len(measured)
+    done = measured[measured["completed"]]
+    assert table.loc["all", "wait_share"] == pytest.approx(
+        done["timeout_wait_s"].sum() / done["fct_s"].sum())
+    lines = r.stdout.strip().splitlines()
+    classes = [c for c in ("small", "medium", "large") if table.loc[c, "flows"]]
+    assert [line.split(" flows")[0] for line in lines] == [*classes, "all"]
+    all_line = lines[-1]
+    assert f"{int(table.loc['all', 'timeouts']):,} timeouts" in all_line
+    assert f"{100 * table.loc['all', 'wait_share']:.1f} % of their completion time" in all_line
+
+
+def test_explain_refuses_what_it_cannot_read(tmp_path):
+    from click.testing import CliRunner
+
+    from harness import cli
+
+    (tmp_path / "s").mkdir()
+    for name in ("sweep.json", "summary.parquet"):
+        (tmp_path / "s" / name).write_text("{}")
+    from pathlib import Path
+
+    old = next((Path(__file__).parent / "data" / "reference-sample" / "cells").iterdir())
+    for argv, says in ((["explain", str(tmp_path / "nowhere")], "not a directory"),
+                       (["explain", str(tmp_path / "s")], "a sweep directory"),
+                       (["explain", str(old)], "run before they were counted")):
+        r = CliRunner().invoke(cli.main, argv)
+        assert r.exit_code == 2 and "RUN" in r.stderr and says in r.stderr, r.output

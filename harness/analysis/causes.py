@@ -1,0 +1,59 @@
+"""What delayed a run's background flows besides queueing, in words: per
+size class, from the flows table's TCP delays (harness.analysis.metrics.
+TCP_DELAYS, counted in ns-3 by each flow's sender): how many flows timed
+out, how many of their timeouts were spurious, and what share of the
+class's completion time passed without progress before timeouts. Pure
+functions over a Run's flows table; `harness explain RUN` prints them.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from harness.analysis.metrics import SIZE_CLASSES, TCP_DELAYS
+
+
+def flow_delays(flows: pd.DataFrame) -> pd.DataFrame:
+    """One row per size class and "all" over the measured flows: flows,
+    completed, flows_with_timeouts, timeouts, spurious_timeouts,
+    timeout_wait_s, fast_retransmits, fct_s (the completed flows' summed
+    FCT) and wait_share (their summed wait over it: the share of their
+    completion time spent without progress before timeouts)."""
+    measured = flows[flows["measured"]]
+    rows = []
+    for cls in (*SIZE_CLASSES, "all"):
+        part = measured if cls == "all" else measured[measured["size_class"] == cls]
+        done = part[part["completed"]]
+        fct = float(done["fct_s"].sum())
+        rows.append({
+            "size_class": cls, "flows": len(part), "completed": len(done),
+            "flows_with_timeouts": int((part["timeouts"] > 0).sum()),
+            **{c: (float(part[c].sum()) if c.endswith("_s") else int(part[c].sum()))
+               for c in TCP_DELAYS},
+            "fct_s": fct,
+            "wait_share": float(done["timeout_wait_s"].sum()) / fct if fct > 0 else float("nan"),
+        })
+    return pd.DataFrame(rows)
+
+
+def lines(table: pd.DataFrame) -> list[str]:
+    """flow_delays in a network engineer's words, a line per size class
+    that has measured flows."""
+    out = []
+    for r in table.to_dict("records"):
+        if not r["flows"]:
+            continue
+        what = f"{r['size_class']} flows" if r["size_class"] != "all" else "all flows"
+        if not r["timeouts"]:
+            out.append(f"{what} ({r['flows']:,}): no retransmission timeout; "
+                       f"{r['fast_retransmits']:,} fast retransmits")
+            continue
+        spurious = r["spurious_timeouts"] / r["timeouts"]
+        share = ("" if r["wait_share"] != r["wait_share"] else
+                 f"; {100 * r['wait_share']:.1f} % of their completion time passed without "
+                 "progress before a timeout")
+        out.append(f"{what} ({r['flows']:,}): {r['flows_with_timeouts']:,} timed out, "
+                   f"{r['timeouts']:,} timeouts ({100 * spurious:.0f} % spurious: the segment "
+                   f"had arrived), {r['timeout_wait_s'] * 1e3:,.1f} ms without progress before "
+                   f"them{share}; {r['fast_retransmits']:,} fast retransmits")
+    return out
