@@ -101,3 +101,16 @@ def test_explain_refuses_what_it_cannot_read(tmp_path):
                        (["explain", str(old)], "run before they were counted")):
         r = CliRunner().invoke(cli.main, argv)
         assert r.exit_code == 2 and "RUN" in r.stderr and says in r.stderr, r.output
+
+
+def test_a_sweep_s_summary_row_carries_the_run_s_tcp_delays(congested):
+    from harness.analysis.metrics import flat_summary
+
+    row = flat_summary(congested.summary)
+    delays = congested.summary["tcp_delays"]
+    assert row["tcp_timeouts"] == delays["timeouts"] > 0
+    assert row["tcp_timeout_wait_s"] == delays["timeout_wait_s"]
+    assert row["tcp_flows_with_timeouts"] == delays["flows_with_timeouts"]
+    measured = congested.flows[congested.flows["measured"]]
+    assert delays["spurious_timeouts"] == measured["spurious_timeouts"].sum()
+    assert delays["fast_retransmits"] == measured["fast_retransmits"].sum()

@@ -298,6 +298,10 @@ def flat_summary(summary: dict) -> dict[str, float | int | None]:
     for key in ("iterations", "mean_iteration_s", "p50_iteration_s", "p99_iteration_s",
                 "p999_iteration_s", "mean_end_spread_s", "p99_end_spread_s"):
         row[key] = training.get(key)
+    # what delayed the background flows besides queueing (runs before: none)
+    delays = summary.get("tcp_delays") or {}
+    for key in (*TCP_DELAYS, "flows_with_timeouts"):
+        row[f"tcp_{key}"] = delays.get(key)
     row["training_socket_errors"] = training.get("socket_errors") or None
     # a job that completed no iteration inside the window is stalled: its
     # iteration time is longer than anything measured (an infinite change)

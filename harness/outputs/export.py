@@ -138,6 +138,15 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
         "completed_flows": ("flows", "measured flows that completed"),
         "completion_ratio": ("fraction", "completed_flows / measured_flows"),
         "socket_errors": ("flows", "background flows ended by a socket error"),
+        "tcp_timeouts": ("", "retransmission timeouts of the measured background flows' "
+                             "senders, summed"),
+        "tcp_spurious_timeouts": ("", "those of them whose resent segment had already "
+                                      "arrived"),
+        "tcp_timeout_wait_s": ("s", "time the measured background flows made no progress "
+                                    "before their timeouts, summed"),
+        "tcp_fast_retransmits": ("", "the measured background flows' entries into loss "
+                                     "recovery, summed"),
+        "tcp_flows_with_timeouts": ("flows", "measured background flows with a timeout"),
         "u_training": ("fraction", "mean host-uplink utilisation by training in the window"),
         "u_background": ("fraction", "mean host-uplink utilisation by the background in the "
                                      "window"),
