@@ -58,8 +58,9 @@ def explain(directory: str) -> None:
     as its senders' TCP counted it in ns-3: the flows that timed out, their
     retransmission timeouts (and the share that were spurious: the segment
     had arrived), the share of their completion time that passed without
-    progress before a timeout, and fast retransmits (docs/model/metrics.md).
-    A sweep's attribution (arm against reference) is not built yet."""
+    progress before a timeout, and fast retransmits; then each service of
+    requests' client-side timeouts (docs/model/metrics.md). A sweep's
+    attribution (arm against reference) is not built yet."""
     from harness.analysis import causes, comparing
     from harness.analysis.metrics import TCP_DELAYS
     from harness.analysis.tables import read_run
@@ -70,10 +71,15 @@ def explain(directory: str) -> None:
         raise ConfigError("RUN", f"{directory} is a sweep directory; explain reads one run "
                           "directory (a cell's: SWEEP/cells/<id>); a sweep's attribution, arm "
                           "against reference, is not built yet")
-    flows = read_run(Path(directory), ("flows",)).flows
+    run = read_run(Path(directory), ("flows", "services"))
+    flows = run.flows
     if flows is None or not all(c in flows for c in TCP_DELAYS):
         raise ConfigError("RUN", f"{directory} has no TCP delay counts in its flows table "
                           f"({', '.join(TCP_DELAYS)}): it was run before they were counted; "
                           "run it again")
     for line in causes.lines(causes.flow_delays(flows)):
         click.echo(line)
+    services = run.services
+    if services is not None and all(c in services for c in causes.CLIENT_DELAYS):
+        for line in causes.service_lines(causes.service_delays(services)):
+            click.echo(line)

@@ -114,3 +114,26 @@ def test_a_sweep_s_summary_row_carries_the_run_s_tcp_delays(congested):
     measured = congested.flows[congested.flows["measured"]]
     assert delays["spurious_timeouts"] == measured["spurious_timeouts"].sum()
     assert delays["fast_retransmits"] == measured["fast_retransmits"].sum()
+
+
+@pytest.mark.slow
+def test_a_request_s_client_timeouts_are_its_own(tmp_path_factory):
+    """Each request of a query or RPC service carries its client
+    connection's timeouts while it waited, the time without progress before
+    them at most its own latency; explain gives each service a line."""
+    from click.testing import CliRunner
+
+    from harness import cli
+
+    r = harness.run("services", {"run.duration": 0.6, "background.load": 0.7,
+                                 "network.band_limit_packets": 20},
+                    out=tmp_path_factory.mktemp("svc") / "r", allow_short=True)
+    requests = r.services[r.services["measured"]]
+    assert requests["client_timeouts"].sum() > 0
+    answered = requests[requests["answered"]]
+    assert (answered["client_timeout_wait_ns"] / 1e9 <= answered["latency_s"] + 1e-9).all()
+    assert (requests.loc[requests["client_timeouts"] == 0, "client_timeout_wait_ns"] == 0).all()
+    out = CliRunner().invoke(cli.main, ["explain", str(r.dir)])
+    assert out.exit_code == 0, out.output
+    for name in requests["service_name"].unique():
+        assert any(line.startswith(f"{name} (") for line in out.stdout.splitlines())

@@ -2,8 +2,10 @@
 size class, from the flows table's TCP delays (harness.analysis.metrics.
 TCP_DELAYS, counted in ns-3 by each flow's sender): how many flows timed
 out, how many of their timeouts were spurious, and what share of the
-class's completion time passed without progress before timeouts. Pure
-functions over a Run's flows table; `harness explain RUN` prints them.
+class's completion time passed without progress before timeouts; and per
+[[service]] of requests (queries, RPCs), its client connections' timeouts
+while each request waited. Pure functions over a Run's flows and services
+tables; `harness explain RUN` prints them.
 """
 
 from __future__ import annotations
@@ -56,4 +58,47 @@ def lines(table: pd.DataFrame) -> list[str]:
                    f"{r['timeouts']:,} timeouts ({100 * spurious:.0f} % spurious: the segment "
                    f"had arrived), {r['timeout_wait_s'] * 1e3:,.1f} ms without progress before "
                    f"them{share}; {r['fast_retransmits']:,} fast retransmits")
+    return out
+
+
+#: a request's client-side TCP delays (the services table's columns)
+CLIENT_DELAYS = ("client_timeouts", "client_timeout_wait_ns")
+
+
+def service_delays(services: pd.DataFrame) -> pd.DataFrame:
+    """One row per service of requests, over its measured requests:
+    requests, requests_with_timeouts, timeouts, timeout_wait_s (its client
+    connections' time without progress before them, each request's at
+    most its own time), latency_s (the answered requests' summed latency)
+    and wait_share (the answered requests' wait over it)."""
+    measured = services[services["measured"]]
+    rows = []
+    for name, part in measured.groupby("service_name", sort=False):
+        answered = part[part["answered"]]
+        latency = float(answered["latency_s"].sum())
+        rows.append({
+            "service": name, "kind": part["kind"].iloc[0], "requests": len(part),
+            "requests_with_timeouts": int((part["client_timeouts"] > 0).sum()),
+            "timeouts": int(part["client_timeouts"].sum()),
+            "timeout_wait_s": float(part["client_timeout_wait_ns"].sum()) / 1e9,
+            "latency_s": latency,
+            "wait_share": (float(answered["client_timeout_wait_ns"].sum()) / 1e9 / latency
+                           if latency > 0 else float("nan"))})
+    return pd.DataFrame(rows)
+
+
+def service_lines(table: pd.DataFrame) -> list[str]:
+    """service_delays in words, a line per service."""
+    out = []
+    for r in table.to_dict("records"):
+        head = f"{r['service']} ({r['kind']}, {r['requests']:,} requests)"
+        if not r["timeouts"]:
+            out.append(f"{head}: no retransmission timeout on its client connections")
+            continue
+        share = ("" if r["wait_share"] != r["wait_share"] else
+                 f"; {100 * r['wait_share']:.1f} % of their latency passed without progress "
+                 "before a timeout")
+        out.append(f"{head}: {r['requests_with_timeouts']:,} waited on {r['timeouts']:,} "
+                   f"client-side timeouts (a SYN or the request resent), "
+                   f"{r['timeout_wait_s'] * 1e3:,.1f} ms without progress before them{share}")
     return out

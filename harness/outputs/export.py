@@ -70,7 +70,8 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
                                   "reached the receiving application (late, not lost)"),
         "timeout_wait_s": ("s", "time the sender made no progress before each of its "
                                 "timeouts: from the head of its data last acknowledged, the "
-                                "connection opening or its previous timeout"),
+                                "connection opening, new data into an idle connection or its "
+                                "previous timeout"),
         "fast_retransmits": ("", "the sender's entries into loss recovery (a fast "
                                  "retransmit on duplicate ACKs or SACKs)"),
         "ideal_fct_s": ("s", "size / bottleneck rate + twice the path's propagation delay"),
@@ -255,6 +256,14 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
         "sent_ns": ("ns", "when the request was sent (-1: never)"),
         "received_ns": ("ns", "when the server had the whole request (-1: never)"),
         "answered_ns": ("ns", "when the whole response arrived (-1: never)"),
+        "client_timeouts": ("", "its client connection's retransmission timeouts from its "
+                                "sending to its answer or failure (a SYN or the request "
+                                "resent; the server's, resending the response, are not "
+                                "counted)"),
+        "client_timeout_wait_ns": ("ns", "the time its client connection made no progress "
+                                         "before those timeouts, at most its own time since "
+                                         "it was sent (a connection carrying several requests "
+                                         "may have stalled since before)"),
         "error": ("", "the socket error that ended it, if any"),
         "answered": ("", "whether the whole response arrived"),
         "latency_s": ("s", "answered - sent (empty if unanswered)"),

@@ -221,6 +221,8 @@ RequestClientApplication::Send(uint64_t id)
     m_log->NotifySent(id, c->self, c->port);
     m_requestSentTrace(id);
     c->waiting.push_back(id);
+    Ptr<TcpSocketDdnn> tcp = DynamicCast<TcpSocketDdnn>(c->socket);
+    c->atSend.push_back(tcp ? tcp->GetLossEvents() : TcpSocketDdnn::LossEvents{});
     c->unsent += m_log->GetRequestBytes(id);
     if (c->connected)
     {
@@ -288,7 +290,9 @@ RequestClientApplication::Receive(Ptr<Socket> socket)
         if (c.receivedOfFirst == m_log->GetResponseBytes(id))
         {
             m_log->NotifyAnswered(id);
+            NoteDelays(c, id, c.atSend.front());
             c.waiting.pop_front();
+            c.atSend.pop_front();
             c.receivedOfFirst = 0;
             answered++;
         }
@@ -309,11 +313,29 @@ void
 RequestClientApplication::Fail(Connection& c, const std::string& what)
 {
     NS_LOG_FUNCTION(this << what);
-    for (uint64_t id : c.waiting)
+    for (size_t i = 0; i < c.waiting.size(); ++i)
     {
-        m_log->NotifyError(id, what);
+        m_log->NotifyError(c.waiting[i], what);
+        NoteDelays(c, c.waiting[i], c.atSend[i]);
     }
     c.waiting.clear();
+    c.atSend.clear();
+}
+
+void
+RequestClientApplication::NoteDelays(const Connection& c,
+                                     uint64_t id,
+                                     const TcpSocketDdnn::LossEvents& atSend)
+{
+    Ptr<TcpSocketDdnn> tcp = DynamicCast<TcpSocketDdnn>(c.socket);
+    if (!tcp)
+    {
+        return;
+    }
+    const TcpSocketDdnn::LossEvents& now = tcp->GetLossEvents();
+    m_log->NotifyClientDelays(id,
+                              now.timeouts - atSend.timeouts,
+                              now.timeoutWait - atSend.timeoutWait);
 }
 
 void

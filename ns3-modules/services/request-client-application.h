@@ -10,6 +10,8 @@
 
 #include "service-log.h"
 
+#include "tcp-socket-ddnn.h"
+
 #include "ns3/application.h"
 #include "ns3/event-id.h"
 #include "ns3/socket.h"
@@ -67,6 +69,9 @@ class RequestClientApplication : public Application
         bool connected = false;
         uint64_t unsent = 0;           //!< request bytes not yet in the socket
         std::deque<uint64_t> waiting;  //!< requests sent, not yet answered, in order
+        /// the socket's LossEvents when each waiting request was sent: a
+        /// request's own are what they grew by until it was answered or failed
+        std::deque<TcpSocketDdnn::LossEvents> atSend;
         uint64_t receivedOfFirst = 0;  //!< response bytes of waiting.front() so far
     };
 
@@ -84,6 +89,9 @@ class RequestClientApplication : public Application
     void Receive(Ptr<Socket> socket);
     void SocketClosed(Ptr<Socket> socket);
     void SocketFailed(Ptr<Socket> socket);
+    /// Request `id`'s client-side TCP delays: the connection's LossEvents now
+    /// less `atSend`, into the ServiceLog.
+    void NoteDelays(const Connection& c, uint64_t id, const TcpSocketDdnn::LossEvents& atSend);
     /// Every request still waiting on the connection failed with `what`.
     void Fail(Connection& c, const std::string& what);
 

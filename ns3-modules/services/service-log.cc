@@ -152,6 +152,17 @@ ServiceLog::NotifyAnswered(uint64_t id)
 }
 
 void
+ServiceLog::NotifyClientDelays(uint64_t id, uint32_t timeouts, Time wait)
+{
+    NS_LOG_FUNCTION(this << id << timeouts << wait);
+    Request& r = m_requests.at(id);
+    r.clientTimeouts = timeouts;
+    // a connection that carries several requests may have stalled since
+    // before this one was sent: its share is at most its own time
+    r.clientWait = r.sent.IsStrictlyNegative() ? wait : Min(wait, Simulator::Now() - r.sent);
+}
+
+void
 ServiceLog::NotifyError(uint64_t id, const std::string& what)
 {
     NS_LOG_FUNCTION(this << id << what);
@@ -168,7 +179,7 @@ ServiceLog::ToCsv() const
     NS_LOG_FUNCTION(this);
     std::ostringstream out;
     out << "id,service,query,client,server,request_bytes,response_bytes,planned_ns,sent_ns,"
-           "received_ns,answered_ns,error\n";
+           "received_ns,answered_ns,client_timeouts,client_timeout_wait_ns,error\n";
     for (size_t i = 0; i < m_requests.size(); ++i)
     {
         const Request& r = m_requests[i];
@@ -176,7 +187,8 @@ ServiceLog::ToCsv() const
             << ',' << r.requestBytes << ',' << r.responseBytes << ','
             << (r.planned.IsStrictlyNegative() ? -1 : r.planned.GetNanoSeconds()) << ','
             << r.sent.GetNanoSeconds() << ',' << r.received.GetNanoSeconds() << ','
-            << r.answered.GetNanoSeconds() << ',' << r.error << '\n';
+            << r.answered.GetNanoSeconds() << ',' << r.clientTimeouts << ','
+            << r.clientWait.GetNanoSeconds() << ',' << r.error << '\n';
     }
     return out.str();
 }

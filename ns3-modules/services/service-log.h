@@ -69,6 +69,10 @@ class ServiceLog : public Object
     void NotifyReceived(uint64_t id);
     /// \brief The client has every byte of the response to request `id`.
     void NotifyAnswered(uint64_t id);
+    /// \brief Request `id`'s client connection, from its sending to its answer
+    /// or failure: retransmission timeouts and the time without progress
+    /// before them (TcpSocketDdnn::LossEvents; at most the request's own time).
+    void NotifyClientDelays(uint64_t id, uint32_t timeouts, Time wait);
     /// \brief A socket of request `id` failed before it was answered.
     void NotifyError(uint64_t id, const std::string& what);
 
@@ -101,6 +105,8 @@ class ServiceLog : public Object
         Time received = NanoSeconds(-1);
         Time answered = NanoSeconds(-1);
         std::string error;
+        uint32_t clientTimeouts = 0;   //!< its client connection's, while it waited
+        Time clientWait;
     };
 
     static uint64_t Key(Ipv4Address src, uint16_t port);

@@ -72,6 +72,16 @@ TcpSocketDdnn::Connect(const Address& address)
     return TcpSocketBase::Connect(address);
 }
 
+int
+TcpSocketDdnn::Send(Ptr<Packet> p, uint32_t flags)
+{
+    if (m_txBuffer->Size() == 0)
+    {
+        m_lastProgress = Simulator::Now();
+    }
+    return TcpSocketBase::Send(p, flags);
+}
+
 void
 TcpSocketDdnn::CongStateChanged(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t to)
 {

@@ -72,6 +72,11 @@ class TcpSocketDdnn : public TcpSocketBase
     /// \brief TcpSocketBase's; its time is the first progress.
     /// \param address the peer \return 0 on success
     int Connect(const Address& address) override;
+    /// \brief TcpSocketBase's; data into an empty send buffer (an idle
+    /// connection given new work) is progress too: a later timeout waits
+    /// from it, not from the connection's last ACK before it was idle.
+    /// \param p the data \param flags as Socket::Send's \return its bytes, or -1
+    int Send(Ptr<Packet> p, uint32_t flags) override;
 
   protected:
     Ptr<TcpSocketBase> Fork() override;
