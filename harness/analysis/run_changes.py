@@ -89,14 +89,6 @@ def fct_changes(reference: list["Run"], arm: list["Run"],
     return out
 
 
-def tail_changes(reference: list["Run"], arm: list["Run"], key: tuple) -> dict[str, Interval]:
-    """{"iteration_time_p99": Interval, "iteration_time_p999": ...}: the
-    iteration time's tails (iteration_tail_change), each bootstrap seeded
-    from key (cells_key) and the metric."""
-    return {f"iteration_time_{stat}": iteration_tail_change(
-        reference, arm, stat, rng_for(*key, "iteration_time", stat)) for stat in ITERATION_TAILS}
-
-
 def _iteration_units(iterations: pd.DataFrame | None) -> pd.DataFrame:
     """Measured iterations, one row each (a job's workers move in lockstep:
     one sample, not N): start_ns (its first worker's start) and
@@ -193,12 +185,7 @@ def iteration_change(reference: list["Run"], arm: list["Run"], key: tuple = ()) 
     the pooled means (mean_iteration_s) less 1, paired by time block (see
     the module doc); +inf when the arm measured no iteration where the
     reference did."""
-    ref = [_iteration_units(r.iterations) for r in reference]
-    new = [_iteration_units(a.iterations) for a in arm]
-    if _stalled(ref, new):
-        return Interval(math.inf, math.inf, math.inf, 0, len(reference))
-    *_, sums = _blocked(ref, new, "iteration_s")
-    return block_ratio_change(sums, len(reference))
+    return _mean_change(_iteration_blocks(reference, arm), len(reference))
 
 
 def iteration_tail_change(reference: list["Run"], arm: list["Run"], stat: str,
@@ -208,12 +195,44 @@ def iteration_tail_change(reference: list["Run"], arm: list["Run"], stat: str,
     measured iterations, with a percentile bootstrap of the time blocks
     (block_quantile_change); "too few samples" below MIN_PAIRS[stat]; +inf
     when the arm stalled."""
+    return _tail_change(_iteration_blocks(reference, arm), stat, rng, len(reference))
+
+
+def _iteration_blocks(reference: list["Run"], arm: list["Run"]):
+    """The runs' measured iterations in time blocks (_blocked), or None
+    where the arm stalled: what every iteration-time change reads."""
     ref = [_iteration_units(r.iterations) for r in reference]
     new = [_iteration_units(a.iterations) for a in arm]
-    if _stalled(ref, new):
-        return Interval(math.inf, math.inf, math.inf, 0, len(reference))
-    ref_side, arm_side, blocks, _ = _blocked(ref, new, "iteration_s")
-    return block_quantile_change(ref_side, arm_side, blocks, stat, rng, len(reference))
+    return None if _stalled(ref, new) else _blocked(ref, new, "iteration_s")
+
+
+def _stalled_change(seeds: int) -> Interval:
+    return Interval(math.inf, math.inf, math.inf, 0, seeds)
+
+
+def _mean_change(blocked, seeds: int) -> Interval:
+    if blocked is None:
+        return _stalled_change(seeds)
+    return block_ratio_change(blocked[3], seeds)
+
+
+def _tail_change(blocked, stat: str, rng: np.random.Generator, seeds: int) -> Interval:
+    if blocked is None:
+        return _stalled_change(seeds)
+    ref_side, arm_side, blocks, _ = blocked
+    return block_quantile_change(ref_side, arm_side, blocks, stat, rng, seeds)
+
+
+def iteration_changes(reference: list["Run"], arm: list["Run"], key: tuple) -> dict[str, Interval]:
+    """{"iteration_time": ..., "iteration_time_p99": ..., ...}: the mean's
+    change (iteration_change) and each tail's (iteration_tail_change, its
+    bootstrap seeded from key, cells_key, and the metric), from one
+    blocking of the runs' iterations."""
+    blocked, seeds = _iteration_blocks(reference, arm), len(reference)
+    return {"iteration_time": _mean_change(blocked, seeds),
+            **{f"iteration_time_{stat}": _tail_change(
+                blocked, stat, rng_for(*key, "iteration_time", stat), seeds)
+               for stat in ITERATION_TAILS}}
 
 
 def _spreads(iterations: pd.DataFrame | None) -> pd.Series:
@@ -250,7 +269,7 @@ def unpaired_changes(reference: list["Run"], arm: list["Run"], key: tuple) -> di
     out = {}
     for metric, stat in (("iteration_time", "mean"),
                          *((f"iteration_time_{q}", q) for q in ITERATION_TAILS)):
-        out[metric] = (Interval(math.inf, math.inf, math.inf, 0, seeds) if stalled else
+        out[metric] = (_stalled_change(seeds) if stalled else
                        unpaired_change(ref_t, arm_t, stat, rng_for(*key, metric),
                                        min_samples=(MIN_ITERATION_PAIRS if stat == "mean"
                                                     else None)))
@@ -288,8 +307,7 @@ def paired_changes(reference: list["Run"], arm: list["Run"], key: tuple) -> dict
     the same background flows): iteration time, its tails, the end spread,
     each size class's FCT statistics, each service's (the same requests) and,
     with PFC, the egresses' pause share. key: cells_key."""
-    return {"iteration_time": iteration_change(reference, arm, key),
-            **tail_changes(reference, arm, key),
+    return {**iteration_changes(reference, arm, key),
             "end_spread": end_spread_change(reference, arm, key),
             **fct_changes(reference, arm, key),
             **service_changes(reference, arm, key),

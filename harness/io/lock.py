@@ -56,6 +56,18 @@ def _lock_owner(text: str) -> dict | None:
     return record
 
 
+def _held_by(owner: dict | None) -> str:
+    """Who holds a lock, in a refusal's words: "pid 123 on host, since
+    08:00:00" from its file (_lock_owner), else "another process"."""
+    import time
+
+    try:
+        return (f"pid {owner['pid']} on {owner['host']}, since "
+                f"{time.strftime('%H:%M:%S', time.localtime(owner['since']))}")
+    except (KeyError, TypeError, ValueError, OverflowError, OSError):
+        return "another process"
+
+
 def is_lock_file(path: Path) -> bool:
     """`path` is the harness's own lock file: a plain file (not a link) that
     names its owner as DirectoryLock writes it."""
@@ -153,7 +165,6 @@ class DirectoryLock:
 
     def acquire(self, write: bool = True) -> "DirectoryLock":
         import fcntl
-        import time
 
         fd = None if os.path.lexists(self.path) else self._create()
         created = fd is not None
@@ -166,14 +177,9 @@ class DirectoryLock:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
-                try:
-                    held = (f"pid {owner['pid']} on {owner['host']}, since "
-                            f"{time.strftime('%H:%M:%S', time.localtime(owner['since']))}")
-                except (KeyError, TypeError, ValueError, OverflowError, OSError):
-                    held = "another process"
                 raise OutputError(self.field, f"{self.directory} is in use by a running "
-                                  f"sweep ({held}); wait for it to end (or stop it), then "
-                                  "--resume")
+                                  f"sweep ({_held_by(owner)}); wait for it to end (or stop "
+                                  "it), then --resume")
         except BaseException:
             os.close(fd)
             raise
@@ -234,18 +240,19 @@ class OutputLock:
         self.output, self.field = Path(output), field
         self.path = self.output.parent / lock_name(self.output.name)
         self._fd: int | None = None
+        self._made: list[Path] = []   # the folders acquire made for it, innermost first
 
     def acquire(self) -> "OutputLock":
         # the folders the output goes in: made now for the lock file beside
         # it, removed again on release where nothing was written in them
-        missing = [p for p in (self.output.parent, *self.output.parent.parents)
-                   if not os.path.lexists(p)]
+        self._made = [p for p in (self.output.parent, *self.output.parent.parents)
+                      if not os.path.lexists(p)]
         try:
             self.output.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
+            self._made = []
             raise OutputError(self.field, f"cannot create {shown_path(self.output.parent)}: "
                               f"{e.strerror or e}") from None
-        self._made = missing
         try:
             return self._take()
         except BaseException:
@@ -253,7 +260,7 @@ class OutputLock:
             raise
 
     def _remove_made(self) -> None:
-        for folder in getattr(self, "_made", ()):
+        for folder in self._made:
             try:
                 folder.rmdir()
             except OSError:
@@ -279,16 +286,11 @@ class OutputLock:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
-                owner = _lock_owner(os.pread(fd, 4096, 0).decode(errors="replace")) or {}
+                owner = _lock_owner(os.pread(fd, 4096, 0).decode(errors="replace"))
                 os.close(fd)
-                try:
-                    held = (f"pid {owner['pid']} on {owner['host']}, since "
-                            f"{time.strftime('%H:%M:%S', time.localtime(owner['since']))}")
-                except (KeyError, TypeError, ValueError, OverflowError, OSError):
-                    held = "another process"
                 raise OutputError(self.field, f"{shown_path(self.output)} is being written by "
-                                  f"another harness command ({held}); wait for it to end, or "
-                                  "choose another output") from None
+                                  f"another harness command ({_held_by(owner)}); wait for it "
+                                  "to end, or choose another output") from None
             try:
                 same = os.fstat(fd).st_ino == os.stat(self.path, follow_symlinks=False).st_ino
             except OSError:

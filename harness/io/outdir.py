@@ -246,24 +246,7 @@ def remove_leftovers_of(path: Path) -> list[Path]:
     """What a killed writer of `path` left beside it (its .<name>.tmp-<pid>
     and .<name>.old-<pid>, the pid gone), removed; returns what was."""
     path = Path(path)
-    removed = []
-    try:
-        entries = list(path.parent.iterdir())
-    except OSError:
-        return removed
-    prefix = f".{path.name}."
-    for entry in entries:
-        m = _LEFTOVER.fullmatch(entry.name)
-        if not m or not entry.name.startswith(prefix) or \
-                entry.name[len(prefix):].split("-", 1)[0] not in ("tmp", "old") or \
-                lock.process_alive(int(m.group(1))):
-            continue
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry, ignore_errors=True)
-        else:
-            entry.unlink(missing_ok=True)
-        removed.append(entry)
-    return removed
+    return remove_leftovers(path.parent, path.name)
 
 
 @contextlib.contextmanager
@@ -488,15 +471,20 @@ def write_dir(out_dir: Path, fill: Callable[[Path], None], existing: str = "repl
     return out_dir
 
 
-def remove_leftovers(directory: Path) -> list[Path]:
+def remove_leftovers(directory: Path, name: str | None = None) -> list[Path]:
     """Remove `.<name>.tmp-<pid>` and `.<name>.old-<pid>` entries of writers
-    that are gone (killed mid-write); returns what was removed."""
+    that are gone (killed mid-write), of every name or of `name` only;
+    returns what was removed."""
     removed = []
     directory = Path(directory)
-    if not directory.is_dir():
+    pattern = _LEFTOVER if name is None else re.compile(
+        rf"\.{re.escape(name)}\.(?:tmp|old)-(\d+)")
+    try:
+        entries = list(directory.iterdir())
+    except OSError:   # not a directory (yet), or unreadable: nothing of ours to clear
         return removed
-    for entry in directory.iterdir():
-        m = _LEFTOVER.fullmatch(entry.name)
+    for entry in entries:
+        m = pattern.fullmatch(entry.name)
         if not m or lock.process_alive(int(m.group(1))):
             continue
         if entry.is_dir() and not entry.is_symlink():
