@@ -13,11 +13,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.text import Text
 
 from harness.analysis import stats
 from harness.outputs import plots
 from harness.outputs.plots import sweep_data as sd, sweep_draw as sw
+from harness.outputs.plots.style import drawn_texts
 
 RATIOS = (1, 2, 4, 8)
 LOADS = (0.05, 0.1, 0.2, 0.4)
@@ -84,21 +84,6 @@ def saved(fig, tmp_path):
     canvas = fig.canvas if hasattr(fig.canvas, "get_renderer") else FigureCanvasAgg(fig)
     canvas.draw()
     return canvas.get_renderer()
-
-
-def drawn_texts(fig):
-    """Every text the figure shows: visible, not empty, and not the label of a
-    tick outside its axis's view (such ticks are kept, but not drawn)."""
-    hidden = set()
-    for ax in fig.axes:
-        for axis in (ax.xaxis, ax.yaxis):
-            low, high = sorted(axis.get_view_interval())
-            for tick in [*axis.get_major_ticks(), *axis.get_minor_ticks()]:
-                loc = tick.get_loc()
-                if loc is not None and not low - 1e-9 <= loc <= high + 1e-9:
-                    hidden |= {id(tick.label1), id(tick.label2)}
-    return [t for t in fig.findobj(Text)
-            if t.get_visible() and t.get_text().strip() and id(t) not in hidden]
 
 
 def check_layout(fig, renderer):
@@ -208,3 +193,79 @@ def test_run_figures_with_a_long_scenario_name(tmp_path):
                              (0.0, 10.0), f"{LONG_SCENARIO}: communication phases per job "
                              "(12% of communicating time together)")
     check_layout(fig, saved(fig, tmp_path))
+
+
+# --------------------------------------------------------------------------
+# figures drawn for where they are shown
+
+
+def test_a_stacked_map_reads_at_the_documentation_page_width(tmp_path):
+    """columns=1 stacks the panels (a row each): at the docs' page width
+    every text is at least style.MIN_TEXT_PX high, nothing overlaps; the
+    row map of the same grid is too small there (what a page could not show)."""
+    from harness.outputs.plots import style
+
+    means, summary, grid = sweep_tables(RATIOS, LOADS)
+    table = plots.boundary_table(means, summary, grid)
+    labels = plots.background_labels(summary, grid)
+    stacked = plots.draw_boundary(table, grid, labels, "layout: stacked", columns=1)
+    check_layout(stacked, saved(stacked, tmp_path))
+    assert len([ax for ax in stacked.axes if ax.get_title()]) == 3
+    assert style.shown_text_px(stacked, style.DOCS_DPI, style.DOCS_PAGE_PX) >= style.MIN_TEXT_PX
+    row = plots.draw_boundary(table, grid, labels, "layout: one row")
+    style.fit_text(row)
+    assert style.shown_text_px(row, style.DOCS_DPI, style.DOCS_PAGE_PX) < style.MIN_TEXT_PX
+
+
+def test_one_panel_of_the_map_keeps_its_letter_and_words(tmp_path):
+    """only=n: the panel n of the three-panel map, lettered and worded as
+    there, each fitting, with its own colour bar (b, c) and no caption."""
+    means, summary, grid = sweep_tables(RATIOS, LOADS)
+    table = plots.boundary_table(means, summary, grid)
+    labels = plots.background_labels(summary, grid)
+    for n, letter in enumerate("abc"):
+        fig = plots.draw_boundary(table, grid, labels, "layout: a panel", only=n)
+        check_layout(fig, saved(fig, tmp_path))
+        titled = [ax for ax in fig.axes if ax.get_title()]
+        assert len(titled) == 1 and titled[0].get_title().startswith(f"({letter}) ")
+        assert len(fig.axes) == (1 if n == 0 else 2)    # the panel, and its colour bar
+        assert fig.legends[0].get_title().get_text() == ""
+
+
+def test_a_comparison_wraps_its_points_to_a_width(tmp_path):
+    """width: the points wrap into rows of panels that fit it, every point
+    drawn once per metric, text readable at the docs' page width."""
+    from harness.outputs.plots import style
+
+    grid = {"grid": "layout", "axes": ["training.policy", "seed"], "arms": list(ARMS),
+            "reference": ARMS[0]}
+    summary = pd.DataFrame([
+        {"cell": f"{p}-{arm}-{seed}", "training.policy": f"policy-{p}", "arm": arm,
+         "seed": seed, "status": "ok", "mean_iteration_s": 0.1 + 0.01 * p,
+         "fct_small_mean_s": 0.001, "fct_large_mean_s": 0.2}
+        for p in range(12) for arm in ARMS for seed in (1, 2)])
+    width = style.DOCS_PAGE_PX / style.DOCS_DPI
+    fig = sw.draw_comparison(sd.comparison_frame(summary, grid), grid, "layout", width=width)
+    check_layout(fig, saved(fig, tmp_path))
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(panels) % len(sd.COMPARISON_PANELS) == 0 and len(panels) > 3
+    named = [t.get_text() for ax in panels for t in ax.get_xticklabels() if t.get_text()]
+    assert sorted(named) == sorted(f"policy-{p}" for p in range(12))
+    assert style.shown_text_px(fig, style.DOCS_DPI, style.DOCS_PAGE_PX) >= style.MIN_TEXT_PX
+
+
+def test_the_documentation_figures_read_at_its_page_width():
+    """Every finding's figure, drawn from its kept tables as `harness
+    findings draw` draws it: shown at the docs' page width, its smallest
+    text is at least style.MIN_TEXT_PX high."""
+    from harness.findings import figures, registry
+    from harness.outputs.plots import style
+
+    drawn = 0
+    for finding in registry.load_registry().values():
+        for figure in finding.figures:
+            fig = figures.page_figure(figure)
+            px = style.shown_text_px(fig, style.DOCS_DPI, style.DOCS_PAGE_PX)
+            assert px >= style.MIN_TEXT_PX, f"{figure.file}: text {px:.1f} px"
+            drawn += 1
+    assert drawn >= 10

@@ -146,8 +146,10 @@ def test_figure_carries_provenance_and_check_compares_it(kept_tiny, tmp_path, mo
     assert status_pages.finding_figures("tiny-map") == ""    # nothing drawn: no links
     result = CliRunner().invoke(cli.main, ["findings", "draw", "tiny-map"])
     assert result.exit_code == 0, result.output
-    assert status_pages.finding_figures("tiny-map") == (    # relative to findings/tiny.md
-        "![tiny: map](../tiny-map.png)\n\n![tiny: frontier](../tiny-frontier.png)\n")
+    # relative to findings/tiny.md, each linked to its full size
+    assert status_pages.finding_figures("tiny-map") == (
+        "[![tiny: map](../tiny-map.png)](../tiny-map.png)\n\n"
+        "[![tiny: frontier](../tiny-frontier.png)](../tiny-frontier.png)\n")
     record = json.loads((kept_tiny / "provenance.json").read_text())
     for figure in ("tiny-map.png", "tiny-frontier.png"):
         meta = figures.png_metadata(docs / figure)

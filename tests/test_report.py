@@ -32,7 +32,7 @@ def page(local_sweep, tmp_path_factory):
 def test_the_page_holds_map_cells_and_manifest(page, local_sweep):
     html = page.read_text()
     assert reports.is_report(page)
-    m = re.search(r'id="map-image" alt="[^"]+" src="data:image/png;base64,([^"]+)"', html)
+    m = re.search(r'id="map-image"[^>]*src="data:image/png;base64,([^"]+)"', html)
     assert m and base64.b64decode(m.group(1)).startswith(b"\x89PNG")
     summary = local_sweep.tables["summary"]
     cells = re.findall(r'<details id="cell-([0-9a-f]+)">(.*?)</details>', html, re.S)
@@ -57,9 +57,13 @@ def test_the_page_answers(page, local_sweep):
     html = page.read_text()
     assert (html.index('id="map-image"') < html.index('<section id="changes">')
             < html.index('<section id="figures">') < html.index('<section id="summary">'))
-    # the map never shown smaller than its cells' text allows (it scrolls instead)
-    width = re.search(r'id="map-image"[^>]*style="min-width: (\d+)px"', html)
-    assert width and 600 < int(width.group(1)) < 3000
+    # the map a panel per image, each shown at its drawn size (the page wraps them)
+    panels = re.findall(r'<img[^>]*class="map-panel"[^>]*width="(\d+)" '
+                        r'src="data:image/png;base64,([^"]+)"', html)
+    assert len(panels) == 3
+    for width, png in panels:
+        assert int(width) == round(reports._png_width(png) * 96 / reports.FIGURE_DPI)
+        assert int(width) <= reports.PAGE_WIDTH_PX
     changes = html[html.index('<section id="changes">'):html.index('<section id="figures">')]
     means = local_sweep.tables["deltas_mean"]
     from harness.analysis.metrics import delta_metric_words
@@ -72,6 +76,26 @@ def test_the_page_answers(page, local_sweep):
         assert f"<figcaption>{stem}" not in html and f'alt="{stem}"' not in html
     tables = re.findall(r"<table.*?</table>", html, re.S)
     assert tables and not any(re.search(r"\d\.?\d*e[+-]\d", t) for t in tables)
+
+
+def test_every_figure_on_the_page_reads_at_its_drawn_size(local_sweep):
+    """The page shows each figure at its drawn size (96 CSS px an inch),
+    no wider than the page: the sweep's (the map a panel each) and a cell's
+    all have text at least style.MIN_TEXT_PX high there."""
+    from harness.outputs.plots import style, sweep_figures
+
+    figs = [fig for _, group in sweep_figures.page_figures(
+        local_sweep.out, reports.PAGE_WIDTH_PX / style.CSS_PX_PER_IN) for fig in group]
+    cell = local_sweep.tables["summary"]["cell"].iloc[0]
+    run = plots.load_run(local_sweep.out / "cells" / cell)
+    figs += [fig for _, fig in plots.draw_run(run, cell, stems=tuple(
+        stem for stem, _ in reports.CELL_FIGURES)) if fig is not None]
+    figs.append(plots.iteration_figure(run.iterations, f"{cell}: iteration times"))
+    assert len(figs) >= 8
+    for fig in figs:
+        style.fit_text(fig)
+        px = style.shown_text_px(fig, style.CSS_PX_PER_IN, reports.PAGE_WIDTH_PX)
+        assert px >= style.MIN_TEXT_PX, (fig._suptitle.get_text() if fig._suptitle else "", px)
 
 
 def test_the_page_says_the_answer_in_words(page, local_sweep):
@@ -140,7 +164,7 @@ def test_chromium_renders_the_map(page, tmp_path):
     with_map = _map_pixels(shot)
     # the same page without the map's image: its colours are gone
     bare = tmp_path / "bare.html"
-    bare.write_text(re.sub(r'<img id="map-image"[^>]*>', "", page.read_text()))
+    bare.write_text(re.sub(r'<img[^>]*class="map-panel"[^>]*>', "", page.read_text()))
     _screenshot(chromium, bare, tmp_path / "bare.png", tmp_path / "profile")
     assert with_map > 20_000, with_map
     assert _map_pixels(tmp_path / "bare.png") < with_map / 50

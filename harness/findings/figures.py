@@ -23,6 +23,22 @@ def figure_metadata(record: dict) -> dict[str, str]:
 def draw(figure: registry.Figure, docs_dir: Path) -> Path:
     """Draw one of a finding's figures from its kept sweep into docs_dir."""
     from harness.io import outdir
+    from harness.outputs.plots import style
+
+    fig = page_figure(figure)
+    meta = figure_metadata(registry.provenance(registry.kept_sweep(figure.sweep)))
+    target = docs_dir / figure.file
+    return outdir.write_from(target, lambda tmp: fig.savefig(
+        tmp, format="png", dpi=style.DOCS_DPI, bbox_inches="tight", pad_inches=0.05,
+        metadata=meta))
+
+
+def page_figure(figure: registry.Figure):
+    """One of a finding's figures from its kept sweep, drawn for the
+    documentation's page (style.DOCS_PAGE_PX wide at style.DOCS_DPI: a map's
+    panels stacked, a comparison's points wrapped into rows), its text
+    fitted."""
+    from harness.outputs.plots import style
     from harness.outputs.plots.style import fit_text
     from harness.outputs.plots.boundary_map import draw_boundary
     from harness.outputs.plots.sweep_axes import background_labels
@@ -45,8 +61,9 @@ def draw(figure: registry.Figure, docs_dir: Path) -> Path:
         panels = (BOUNDARY_PANELS if figure.metric == "iteration_time"
                   else metric_panels(figure.metric))
         table = boundary_table(loaded.deltas_mean, loaded.summary, loaded.grid, panels)
+        # stacked: each panel at the page's width (style.DOCS_PAGE_PX)
         fig = draw_boundary(table, loaded.grid, background_labels(loaded.summary, loaded.grid),
-                            title, panels)
+                            title, panels, columns=1)
     elif figure.kind == "boundary":
         fig = _boundary_figure(sweep, figure, title)
     elif figure.kind == "frontier":
@@ -54,20 +71,18 @@ def draw(figure: registry.Figure, docs_dir: Path) -> Path:
         from harness.outputs.plots.frontier_figure import draw_frontier
 
         fig = draw_frontier(*frontier.sweep_frontier(loaded.deltas_mean, loaded.grid),
-                            title)
+                            title, columns=1)
     else:
-        fig = draw_comparison(comparison_frame(loaded.summary, loaded.grid), loaded.grid, title)
-    fit_text(fig)
-    meta = figure_metadata(record)
-    target = docs_dir / figure.file
-    return outdir.write_from(target, lambda tmp: fig.savefig(
-        tmp, format="png", dpi=110, bbox_inches="tight", pad_inches=0.05, metadata=meta))
+        fig = draw_comparison(comparison_frame(loaded.summary, loaded.grid), loaded.grid, title,
+                              width=style.DOCS_PAGE_PX / style.DOCS_DPI)
+    return fit_text(fig)
 
 
 def _boundary_figure(sweep, figure: registry.Figure, title: str):
     """A kept search's crossings (and probes), over its kept map's training
-    verdicts where the figure names one (`over`)."""
+    verdicts where the figure names one (`over`), at the page's width."""
     from harness.analysis.tables import SEED_AXIS, read_table
+    from harness.outputs.plots import style
     from harness.outputs.plots.boundary_figure import draw_boundary_curves, map_cells
     from harness.sweeps.grid import load_grid
 
@@ -82,7 +97,8 @@ def _boundary_figure(sweep, figure: registry.Figure, title: str):
     return draw_boundary_curves(read_table(sweep.kept_dir / "boundary.parquet"), fields,
                                 spec.field, spec.lo, spec.hi, title, cells,
                                 read_table(sweep.kept_dir / "probes.parquet"),
-                                log=spec.spacing == "log")
+                                log=spec.spacing == "log",
+                                width=style.DOCS_PAGE_PX / style.DOCS_DPI)
 
 
 def png_metadata(path: Path) -> dict[str, str]:

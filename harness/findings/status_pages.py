@@ -117,8 +117,8 @@ def findings_costs() -> str:
 
 
 def finding_figures(name: str) -> str:
-    """The finding's drawn figures as Markdown images, linked relative to its
-    page (a figure not drawn yet, before its sweep is kept, is left out: a
+    """The finding's drawn figures as Markdown images, each a link to itself
+    (its full size), relative to its page (a figure not drawn yet, before its sweep is kept, is left out: a
     link to a missing file would break the site)."""
     import os
 
@@ -131,5 +131,6 @@ def finding_figures(name: str) -> str:
         if (DOCS_DIR / figure.file).is_file():
             what = f"{figure.sweep}: {figure.kind}" + (
                 f" of {figure.metric}" if figure.metric != "iteration_time" else "")
-            lines.append(f"![{what}]({os.path.relpath(DOCS_DIR / figure.file, page_dir)})")
+            path = os.path.relpath(DOCS_DIR / figure.file, page_dir)
+            lines.append(f"[![{what}]({path})]({path})")   # linked to its full size
     return "\n\n".join(lines) + "\n" if lines else ""

@@ -15,7 +15,6 @@ import base64
 import html
 import io
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,7 +29,9 @@ from harness.config.errors import ConfigError
 
 GENERATOR = "ddnn-harness report"   # <meta name="generator">: marks our own pages
 SWEEP_FILES = ("sweep.json", "summary.parquet")
-CELL_DPI = 72                        # small per-cell figures keep the page light
+# a cell's figures: shown at their drawn size (Shown), at the CSS pixel's
+# dpi, the lightest that keeps their text as drawn
+CELL_DPI = 96
 MAP_STEM = "operating-boundary"
 # shown first, in the registry's order (a grid without R x background axes
 # has a comparison figure instead of the map)
@@ -97,10 +98,20 @@ def is_report(path: Path) -> bool:
 # what each sweep figure shows (its caption and alt text), by stem: the
 # registry's (the map's own is the template's)
 FIGURE_CAPTIONS = registry.captions()
-#: the map's text is drawn MAP_TEXT_PT points high at the figures' dpi; the
-#: page never shows it smaller than this many CSS pixels (it scrolls instead)
-MAP_TEXT_MIN_PX = 12
-FIGURE_DPI = 150     # style.save_figure's
+FIGURE_DPI = 150     # style.save_figure's: the sweep's figures as `harness plot` writes them
+#: the page's widest content (the body's max-width less its padding), CSS
+#: pixels: wider figures are drawn wrapped to it (the map a panel per image)
+PAGE_WIDTH_PX = 1200
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A figure on the page: its PNG (base64) and the width it is shown at,
+    in CSS pixels: its drawn size (style.CSS_PX_PER_IN an inch), so its text
+    is as large as drawn (at least style.MIN_TEXT_PX) where the window
+    allows; a narrower window shrinks it (max-width)."""
+    png: str
+    width: int
 
 
 def _png_width(png_b64: str) -> int:
@@ -109,39 +120,29 @@ def _png_width(png_b64: str) -> int:
     return int.from_bytes(head[16:20], "big") if head[:8] == b"\x89PNG\r\n\x1a\n" else 0
 
 
-def map_min_width(png_b64: str) -> int:
-    """The narrowest the map may be shown, in CSS pixels, for its cells' text
-    to be MAP_TEXT_MIN_PX high at least: at any grid size the map is shown at
-    the page's full width, and a map too wide for that scrolls."""
-    from harness.outputs.plots.boundary_map import MAP_TEXT_PT
-
-    text_px = MAP_TEXT_PT * FIGURE_DPI / 72
-    return round(_png_width(png_b64) * min(1.0, MAP_TEXT_MIN_PX / text_px))
-
-
-def _png(fig, dpi: int = CELL_DPI) -> str:
-    from harness.outputs.plots.style import fit_text
+def _shown(fig, dpi: int) -> Shown:
+    from harness.outputs.plots.style import CSS_PX_PER_IN, fit_text
 
     buf = io.BytesIO()
     fit_text(fig)
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-    return base64.b64encode(buf.getvalue()).decode("ascii")
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", pad_inches=0.05)
+    png = base64.b64encode(buf.getvalue()).decode("ascii")
+    return Shown(png, round(_png_width(png) * CSS_PX_PER_IN / dpi))
 
 
-def _sweep_figures(sweep_dir: Path, deltas_mean: pd.DataFrame | None) -> dict[str, str]:
-    """plot_sweep's figures and the map of each service's tail
-    (services.MAPPED: query p99, RPC p99 and SLO attainment, stream delay
-    p99), as base64 PNGs by stem."""
-    from harness.outputs import plots
-    from harness.outputs.plots.sweep_figures import plot_metric
+def _sweep_figures(sweep_dir: Path, deltas_mean: pd.DataFrame | None
+                   ) -> dict[str, list[Shown]]:
+    """The sweep's figures drawn for the page (plots.page_figures: the map a
+    panel per image, which the page wraps) and the map of each service's
+    tail (services.MAPPED: query p99, RPC p99 and SLO attainment, stream
+    delay p99), by stem."""
+    from harness.outputs.plots.style import CSS_PX_PER_IN
+    from harness.outputs.plots.sweep_figures import page_figures
 
     mapped = (services.mapped_metrics(deltas_mean["metric"])
               if deltas_mean is not None and "metric" in deltas_mean else [])
-    with tempfile.TemporaryDirectory(prefix="ddnn-report-") as tmp:
-        written = plots.plot_sweep(sweep_dir, Path(tmp) / "sweep", ("png",))
-        for metric in mapped:
-            written += plot_metric(sweep_dir, metric, Path(tmp) / metric, ("png",))
-        return {p.stem: base64.b64encode(p.read_bytes()).decode("ascii") for p in written}
+    drawn = page_figures(sweep_dir, PAGE_WIDTH_PX / CSS_PX_PER_IN, tuple(mapped))
+    return {stem: [_shown(fig, FIGURE_DPI) for fig in figs] for stem, figs in drawn}
 
 
 # a cell's figures on the page: those `harness plot` draws of a run
@@ -162,7 +163,7 @@ def _cell_figures(cell_dir: Path, label: str) -> list[tuple[str, str]]:
     if run.iterations is not None:
         drawn["iteration-times"] = plots.iteration_figure(run.iterations,
                                                           f"{label}: iteration times")
-    return [(caption, _png(drawn[stem])) for stem, caption in CELL_FIGURES
+    return [(caption, _shown(drawn[stem], CELL_DPI)) for stem, caption in CELL_FIGURES
             if drawn.get(stem) is not None]
 
 
@@ -177,7 +178,7 @@ class CellView:
     status: str
     reason: str | None                      # why it is not ok
     metrics: list[tuple[str, str, str]]     # header, value, why n/a ("" with a value)
-    figures: list[tuple[str, str]] = field(default_factory=list)
+    figures: list[tuple[str, Shown]] = field(default_factory=list)
     manifest: dict = field(default_factory=dict)
 
 
@@ -426,7 +427,6 @@ def render(sweep_dir: Path) -> str:
         changes_table=changes_table(sweep.deltas_mean, [f for f in fields if f != SEED_AXIS]),
         answer=answer_html(grid, sweep.deltas_mean),
         captions=FIGURE_CAPTIONS,
-        map_min_width=map_min_width(figures[MAP_STEM]) if MAP_STEM in figures else 0,
         manifest=_manifest(sweep_dir, summary, cells))
 
 

@@ -101,7 +101,7 @@ def draw_boundary_curves(table: pd.DataFrame, point_fields: list[str], field: st
                          lo: float, hi: float, title: str,
                          cells: pd.DataFrame | None = None,
                          probes: pd.DataFrame | None = None,
-                         log: bool | None = None) -> Figure:
+                         log: bool | None = None, width: float | None = None) -> Figure:
     """x: the points (the other axes' combinations), y: the searched field.
     Per threshold a marker at each crossing estimate with its bracket as an
     error bar, joined point to point; an undecided search's bracket dashed
@@ -109,7 +109,9 @@ def draw_boundary_curves(table: pd.DataFrame, point_fields: list[str], field: st
     end. cells: a map's verdicts, drawn underneath; probes (probes.parquet):
     each probe a small dot beside its search's bar, hollow where undecided.
     log: the searched axis on a log scale (a search with log spacing); None:
-    where the range spans a factor 4 or more."""
+    where the range spans a factor 4 or more. width (inches): the figure's
+    (a page as narrow as the documentation's); None: room for every point's
+    label."""
     from matplotlib.lines import Line2D
 
     keys = sorted({tuple(r) for r in table[point_fields].itertuples(index=False)}) \
@@ -117,7 +119,7 @@ def draw_boundary_curves(table: pd.DataFrame, point_fields: list[str], field: st
     x_of = {k: i for i, k in enumerate(keys)}
     if log is None:
         log = lo > 0 and hi / lo >= 4   # rates a factor apart: even steps on a log axis
-    fig, axes = new_figure(max(5.0, 1.3 * len(keys) + 2.5), 4.8)
+    fig, axes = new_figure(width or max(5.0, 1.3 * len(keys) + 2.5), 4.8)
     ax = axes[0, 0]
     handles = []
     if cells is not None and len(cells):
@@ -156,7 +158,8 @@ def draw_boundary_curves(table: pd.DataFrame, point_fields: list[str], field: st
     ax.set_xlabel(", ".join(point_fields) or "the grid's one point")
     ax.set_ylabel(field)
     ax.grid(False)
-    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize="small")
+    fig.legend(handles=handles, loc="outside lower center", ncols=1 if width else 2,
+               fontsize="small")
     fig.suptitle(title)
     return fig
 

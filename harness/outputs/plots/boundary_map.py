@@ -109,35 +109,50 @@ MAP_TEXT_PT = 72 * MAP_CELL_HEIGHT_IN / MAP_TEXT_LINES
 
 
 def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str,
-                  panels: tuple = BOUNDARY_PANELS) -> Figure:
+                  panels: tuple = BOUNDARY_PANELS, columns: int | None = None,
+                  only: int | None = None) -> Figure:
     """Per facet row (compared arm, other axes), three maps: (a) the training
     verdict, (b) small-flow and (c) large-flow mean FCT change, each with its
     own colours; hatched cells are undecided at 95 %. `panels`: other
     metrics instead (metric_panels: one, for `harness plot --metric`); the
     training classes colour the mean iteration time's panel, a diverging
-    scale centred at 0 every other."""
+    scale centred at 0 every other. `columns`: panels side by side before
+    the next row (None: all of a facet's in one row; 1: stacked, for a page
+    as narrow as the documentation's). `only`: the one panel of that index,
+    lettered and worded as in the whole map (a page that wraps the panels
+    as its width allows: the report's)."""
     from matplotlib.cm import ScalarMappable
 
     y, x = boundary_axes(grid)
     facets = facet_rows(table, grid)
     ys, xs = y_order(table, y), x_order(table, x)
-    width = len(panels) * max(3.6, MAP_CELL_WIDTH_IN * len(xs) + 1.4) + 2.0
-    fig, axes = new_figure(width, len(facets) * max(2.8, MAP_CELL_HEIGHT_IN * len(ys) + 1.8)
-                           + 1.0, nrows=len(facets), ncols=len(panels))
+    drawn = list(range(len(panels))) if only is None else [only]
+    columns = len(drawn) if columns is None else max(1, min(columns, len(drawn)))
+    rows_per_facet = -(-len(drawn) // columns)
+    nrows = len(facets) * rows_per_facet
+    # the colour bars and the y labels take ~1 inch beside the cells
+    width = columns * max(3.6, MAP_CELL_WIDTH_IN * len(xs) + 1.4) + (2.0 if columns > 1 else 0.6)
+    fig, axes = new_figure(width, nrows * max(2.8, MAP_CELL_HEIGHT_IN * len(ys) + 1.8) + 1.0,
+                           nrows=nrows, ncols=columns)
+    for f in range(len(facets)):   # a facet's last row, where its panels do not fill it
+        for k in range(len(drawn), rows_per_facet * columns):
+            axes[f * rows_per_facet + k // columns, k % columns].set_visible(False)
     trained = [m == "iteration_time" for m, _, _ in panels]
-    for row, (facet, rows) in enumerate(facets):
-        for col, (metric, prefix, name) in enumerate(panels):
+    for f, (facet, rows) in enumerate(facets):
+        for k, n in enumerate(drawn):
+            metric, prefix, name = panels[n]
+            row, col = f * rows_per_facet + k // columns, k % columns
             ax = axes[row, col]
             service = services.stat_of(metric)
             better_higher = service is not None and service.higher_is_better
             unit = "pp" if in_points(metric) else "%"
             # one scale per panel for every facet: colours compare across rows
-            cmap, norm = (_fct_colors(table, prefix, better_higher) if not trained[col]
+            cmap, norm = (_fct_colors(table, prefix, better_higher) if not trained[n]
                           else (None, None))
             for i, yv in enumerate(ys):
                 for j, xv in enumerate(xs):
                     _draw_map_cell(ax, i, j, _map_cell(rows, y, yv, x, xv), prefix, unit,
-                                   trained[col], cmap, norm)
+                                   trained[n], cmap, norm)
             ax.set_xlim(-0.5, len(xs) - 0.5)
             ax.set_ylim(-0.5, len(ys) - 0.5)
             ax.set_xticks(range(len(xs)), [x_labels.get(v, str(v)) for v in xs])
@@ -147,7 +162,7 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str,
                 ax.set_ylabel("U_training ≈ 1/R")
             else:
                 ax.set_yticks(range(len(ys)), [""] * len(ys))
-            if not trained[col]:
+            if not trained[n]:
                 bar = fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.8,
                                    format=FuncFormatter(lambda v, _, u=unit: f"{100 * v:+.0f} {u}"))
                 bar.set_label("change; green: background faster" if metric.startswith("fct_")
@@ -155,12 +170,14 @@ def draw_boundary(table: pd.DataFrame, grid: dict, x_labels: dict, title: str,
                               else "change; green: smaller", fontsize="small")
             ax.grid(False)
             ax.set_xlabel("U_background (offered load per host link)")
-            letter = f"({'abcdefgh'[col]}) " if len(panels) > 1 else ""
-            what = ("verdict: iteration-time change" if trained[col] else
+            letter = f"({'abcdefgh'[n]}) " if len(panels) > 1 else ""
+            what = ("verdict: iteration-time change" if trained[n] else
                     "mean FCT change" if panels is BOUNDARY_PANELS else "change vs the reference")
             # a line each: fit_text breaks them further to the panel's width
             ax.set_title(f"{letter}{name}\n{what}\n{facet}", fontsize="medium")
-    _map_legend(fig, panels, any(trained))
+    # one panel of the three: its page says the caption once, under them all
+    _map_legend(fig, panels, any(trained[n] for n in drawn), ncols=3 if columns > 1 else 1,
+                captioned=only is None)
     fig.suptitle(title)
     return fig
 
@@ -197,20 +214,24 @@ def _draw_map_cell(ax, i: int, j: int, r: pd.Series | None, prefix: str, unit: s
               "alpha": 0.6, "linewidth": 0} if hatch else None), 1.0)
 
 
-def _map_legend(fig: Figure, panels: tuple, trained: bool) -> None:
+def _map_legend(fig: Figure, panels: tuple, trained: bool, ncols: int = 3,
+                captioned: bool = True) -> None:
     """The map's legend: the training classes where a panel is coloured by
-    them (`trained`), n/a always, and the hatch; its title the caption."""
+    them (`trained`), n/a always, and the hatch; its title the caption
+    (`captioned`)."""
     from matplotlib.patches import Patch
 
-    # two rows of entries: the legend stays within three panels of the narrowest map
+    # two rows of entries (three columns): the legend stays within three panels
+    # of the narrowest map; a stacked map's, one column
     shown = BOUNDARY_CLASSES if trained else (stats.NOT_APPLICABLE,)
     fig.legend(handles=[*(Patch(facecolor=BOUNDARY_COLORS[c], label=BOUNDARY_LEGEND[c])
                           for c in shown),
                         Patch(facecolor="white", edgecolor="#555555", hatch="///",
                               label="undecided at 95 %")],
-               loc="outside lower center", ncols=3, fontsize="small",
+               loc="outside lower center", ncols=ncols, fontsize="small",
                title="\n".join(BOUNDARY_CAPTION if panels is BOUNDARY_PANELS
-                               else _metric_caption(panels)), title_fontsize="small")
+                               else _metric_caption(panels)) if captioned else None,
+               title_fontsize="small")
 
 
 def _metric_caption(panels: tuple) -> tuple[str, ...]:

@@ -44,29 +44,36 @@ def _err(est: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
     return np.vstack([np.maximum(below, 0), np.maximum(above, 0)])
 
 
-def draw_frontier(table: pd.DataFrame, point_keys: list[str], title: str) -> Figure:
-    """A row of two panels (small, large flows) per point of the frontier table."""
+def draw_frontier(table: pd.DataFrame, point_keys: list[str], title: str,
+                  columns: int | None = None) -> Figure:
+    """A row of two panels (small, large flows) per point of the frontier
+    table; `columns` 1: the panels stacked (a page as narrow as the
+    documentation's)."""
     frame = table.assign(_point=[frontier.point_key(v) for v in
                                  table[point_keys].itertuples(index=False)]) \
         if point_keys else table.assign(_point=frontier.point_key([]))
     points = list(dict.fromkeys(frame["_point"]))
     classes = [c for c, _ in frontier.GAIN_CLASSES]
-    fig, axes = new_figure(PANEL_WIDTH * len(classes), PANEL_HEIGHT * max(1, len(points)),
-                           nrows=max(1, len(points)), ncols=len(classes))
+    columns = len(classes) if columns is None else max(1, min(columns, len(classes)))
+    per_point = -(-len(classes) // columns)
+    fig, axes = new_figure(PANEL_WIDTH * columns, PANEL_HEIGHT * max(1, len(points)) * per_point,
+                           nrows=max(1, len(points)) * per_point, ncols=columns)
     colors = arm_colors(table)
     labels: list[tuple] = []      # (axes, x, y, name): placed once laid out
     for i, point in enumerate(points):
         rows = frame[frame["_point"] == point]
         name = frontier.point_name({k: rows.iloc[0][k] for k in point_keys})
         for j, cls in enumerate(classes):
-            labels += _panel(axes[i][j], rows, cls, colors, f"{name}: {_SIZE_TEXT[cls]}")
+            ax = axes[i * per_point + j // columns][j % columns]
+            labels += _panel(ax, rows, cls, colors, f"{name}: {_SIZE_TEXT[cls]}")
     handles = [Line2D([], [], color=c, marker="o", linestyle="", label=a)
                for a, c in colors.items()]
     handles += [Line2D([], [], color="black", marker="o", markerfacecolor="none",
                        markersize=11, linestyle="--", linewidth=0.8, label="Pareto set"),
                 Line2D([], [], color=GREEN_LIMIT_COLOR, linestyle=":", linewidth=1.5,
                        label=f"green limit: slowdown {100 * stats.GREEN_MAX:g} %")]
-    fig.legend(handles=handles, loc="outside lower center", ncols=min(5, len(handles)),
+    fig.legend(handles=handles, loc="outside lower center",
+               ncols=min(5 if columns > 1 else 2, len(handles)),
                frameon=False, title="arms (95 % intervals on both axes)")
     fig.suptitle(title)
     fit_text(fig)        # the layout the labels are placed in (save_figure fits again)

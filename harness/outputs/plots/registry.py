@@ -59,6 +59,9 @@ class SweepFigure:
     data: Callable[[SweepView], Any] | None = None   # its table; None: not drawn
     draw: Callable[[Any, SweepView], Figure] | None = None
     replaces: tuple[str, ...] = ()              # figures it stands for when drawn
+    # drawn for a page `width` inches wide (the report's): figures no wider,
+    # shown at their drawn size, which the page wraps; None: draw's one
+    page_draw: Callable[[Any, SweepView, float], list[Figure]] | None = None
     # data and draw None: drawn by a command of its own (frontier), named
     # here so that `harness plot` writes beside it
 
@@ -81,6 +84,15 @@ def _boundary_data(view: SweepView) -> pd.DataFrame | None:
 def _boundary_draw(table: pd.DataFrame, view: SweepView) -> Figure:
     return draw_boundary(table, view.grid, view.x_labels,
                          f"{view.name}: operating boundary{view.over}")
+
+
+def _boundary_page(table: pd.DataFrame, view: SweepView, width: float) -> list[Figure]:
+    """A panel per figure, lettered as in the whole map: a page wraps them."""
+    from harness.outputs.plots.sweep_data import BOUNDARY_PANELS
+
+    return [draw_boundary(table, view.grid, view.x_labels,
+                          f"{view.name}: operating boundary{view.over}", only=n)
+            for n in range(len(BOUNDARY_PANELS))]
 
 
 def _per_ratio_data(view: SweepView) -> pd.DataFrame | None:
@@ -119,9 +131,14 @@ def _comparison_data(view: SweepView) -> pd.DataFrame | None:
     return frame if len(frame) else None
 
 
-def _comparison_draw(frame: pd.DataFrame, view: SweepView) -> Figure:
+def _comparison_draw(frame: pd.DataFrame, view: SweepView, width: float | None = None) -> Figure:
     return draw_comparison(frame, view.grid,
-                           f"{view.name}: iteration time and FCT per point and arm")
+                           f"{view.name}: iteration time and FCT per point and arm", width)
+
+
+def _comparison_page(frame: pd.DataFrame, view: SweepView, width: float) -> list[Figure]:
+    """Its points wrapped into rows of the page's width."""
+    return [_comparison_draw(frame, view, width)]
 
 
 def _utilization_data(view: SweepView) -> pd.DataFrame | None:
@@ -141,7 +158,8 @@ def _utilization_draw(frame: pd.DataFrame, view: SweepView) -> Figure:
 #: in the order `harness plot` draws them (and prints their files)
 SWEEP_FIGURES = (
     # the map's caption is the report's own (with the slowdown classes' meanings)
-    SweepFigure("operating-boundary", 0, "", _boundary_data, _boundary_draw),
+    SweepFigure("operating-boundary", 0, "", _boundary_data, _boundary_draw,
+                page_draw=_boundary_page),
     SweepFigure("per-ratio", 2,
                 "Change of each compared arm against the reference, per R (a panel each) "
                 "over the background's load: training iteration time and small- and "
@@ -157,7 +175,7 @@ SWEEP_FIGURES = (
                 "Iteration time and small- and large-flow mean FCT per point and arm "
                 "(absolute values, ms), with 95 % intervals over seeds.",
                 _comparison_data, _comparison_draw,
-                replaces=("operating-boundary", "per-ratio")),
+                replaces=("operating-boundary", "per-ratio"), page_draw=_comparison_page),
     SweepFigure("utilization-apps", 4,
                 "Mean utilisation of the host uplinks per application (training, "
                 "background) over the measurement window, per point and arm.",

@@ -26,6 +26,18 @@ FIT_ROUNDS = 5
 #: its drawn width: past that, a label too long for any page overlaps
 MAX_GROWTH = 4.0
 
+# where a figure is shown: a browser draws an image at its pixel size (an
+# <img> without a width), or at the width its page gives it in CSS pixels
+#: CSS pixels per inch of an image shown at its drawn size (the report's)
+CSS_PX_PER_IN = 96
+#: the least height of a figure's text on its page, in CSS pixels
+MIN_TEXT_PX = 11
+#: the documentation's content column in CSS pixels (mkdocs-material at a
+#: 1,280-px window, both side bars shown): the docs' figures are drawn for it
+DOCS_PAGE_PX = 688
+#: the documentation's figures' dpi (harness.findings.figures)
+DOCS_DPI = 110
+
 
 def new_figure(width: float, height: float, **subplots) -> tuple[Figure, np.ndarray]:
     """A Figure not tied to pyplot (no display, no global state), seaborn-styled."""
@@ -50,6 +62,34 @@ def save_figure(fig: Figure, out_dir: Path, stem: str, formats: tuple[str, ...])
         written.append(outdir.write_from(out_dir / f"{stem}.{fmt}", lambda tmp: fig.savefig(
             tmp, format=fmt, dpi=150, bbox_inches="tight", pad_inches=0.05)))
     return written
+
+
+def shown_text_px(fig: Figure, px_per_in: float, shown_px: float) -> float:
+    """The height of fig's smallest text, in CSS pixels, on a page that shows
+    it px_per_in CSS pixels an inch (its dpi where the image is shown at its
+    pixel size), narrowed to at most shown_px wide (as saved: bbox tight)."""
+    fig.draw_without_rendering()
+    width_in = fig.get_tightbbox(fig.canvas.get_renderer()).width
+    scale = min(1.0, shown_px / (width_in * px_per_in))
+    sizes = [t.get_fontsize() for t in drawn_texts(fig)]
+    return min(sizes) / 72 * px_per_in * scale if sizes else float("inf")
+
+
+def drawn_texts(fig: Figure) -> list:
+    """Every text the figure shows: visible, not empty, and not the label of
+    a tick outside its axis's view (such ticks are kept, but not drawn)."""
+    from matplotlib.text import Text
+
+    hidden = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            for tick in [*axis.get_major_ticks(), *axis.get_minor_ticks()]:
+                loc = tick.get_loc()
+                if loc is not None and not low - 1e-9 <= loc <= high + 1e-9:
+                    hidden |= {id(tick.label1), id(tick.label2)}
+    return [t for t in fig.findobj(Text)
+            if t.get_visible() and t.get_text().strip() and id(t) not in hidden]
 
 
 # --------------------------------------------------------------------------

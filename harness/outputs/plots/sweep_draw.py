@@ -92,7 +92,7 @@ def draw_per_ratio(frame: pd.DataFrame, grid: dict, x_labels: dict, title: str) 
 
 def draw_cdf_cells(frame: pd.DataFrame, title: str) -> Figure:
     """One panel per size class, one CDF step line per chosen cell."""
-    fig, axes = new_figure(13, 4, ncols=len(SIZE_CLASSES), sharey=True)
+    fig, axes = new_figure(12, 4, ncols=len(SIZE_CLASSES), sharey=True)
     labels = list(dict.fromkeys(frame["label"]))
     for ax, name in zip(axes[0], SIZE_CLASSES):
         here = frame[frame["size_class"] == name]
@@ -188,33 +188,47 @@ def draw_utilization_apps(frame: pd.DataFrame, grid: dict, title: str) -> Figure
 #: seaborn bootstraps the bars' intervals: seeded, so a figure redrawn from the
 #: same tables is the same figure (unseeded, it drew other error bars each time)
 COMPARISON_SEED = 0
+#: a comparison's width per bar (inches) and beside the bars (its y labels)
+COMPARISON_BAR_IN, COMPARISON_MARGIN_IN = 0.45, 2.5
 
 
-def draw_comparison(frame: pd.DataFrame, grid: dict, title: str) -> Figure:
+def draw_comparison(frame: pd.DataFrame, grid: dict, title: str,
+                    width: float | None = None) -> Figure:
     """One panel per metric; bars per point (x, the grid's order) and arm
-    (hue), 95 % CI over seeds."""
+    (hue), 95 % CI over seeds. `width` (inches): the points wrap into as
+    many rows of panels as that width needs (a page as narrow as the
+    documentation's); None: every point in one row."""
     import seaborn as sns
 
     order = list(dict.fromkeys(frame["point"]))
     arms = list(dict.fromkeys(frame["arm"]))
     # one arm per bar position (points with their own arms): no empty slots
     dodge = bool(frame.groupby("point")["arm"].nunique().max() > 1)
-    fig, axes = new_figure(max(7.0, 0.45 * len(order) * max(len(arms), 1) + 2.5),
-                            2.6 * len(COMPARISON_PANELS) + 1.0,
-                            nrows=len(COMPARISON_PANELS), sharex=True)
-    for ax, (_, metric) in zip(axes[:, 0], COMPARISON_PANELS):
-        rows = frame[frame["metric"] == metric]
-        sns.barplot(data=rows, x="point", y="value_ms", hue="arm", order=order,
-                    hue_order=arms, errorbar=("ci", 95), ax=ax, palette=PALETTE[:len(arms)],
-                    dodge=dodge, seed=COMPARISON_SEED)
-        ax.set_ylabel(metric)
-        ax.set_xlabel("")
-        if ax.get_legend() is not None:  # one legend, in the top panel
-            if ax is axes[0, 0]:
-                ax.get_legend().set_title("arm")
-            else:
-                ax.get_legend().remove()
+    point_width = COMPARISON_BAR_IN * max(len(arms), 1)
+    per_row = len(order) if width is None else \
+        max(1, int((width - COMPARISON_MARGIN_IN) // point_width))
+    chunks = [order[i:i + per_row] for i in range(0, len(order), per_row)] or [order]
+    n = len(COMPARISON_PANELS)
+    fig, axes = new_figure(width or max(7.0, point_width * len(order) + COMPARISON_MARGIN_IN),
+                           (2.6 * n + 0.8) * len(chunks) + 0.2, nrows=n * len(chunks))
     fields = point_fields(grid)
-    axes[-1, 0].set_xlabel(POINT_LABEL if POINT_LABEL in fields else ", ".join(fields))
+    for c, points in enumerate(chunks):
+        for k, (_, metric) in enumerate(COMPARISON_PANELS):
+            ax = axes[c * n + k, 0]
+            rows = frame[(frame["metric"] == metric) & frame["point"].isin(points)]
+            sns.barplot(data=rows, x="point", y="value_ms", hue="arm", order=points,
+                        hue_order=arms, errorbar=("ci", 95), ax=ax,
+                        palette=PALETTE[:len(arms)], dodge=dodge, seed=COMPARISON_SEED)
+            ax.set_ylabel(metric)
+            ax.set_xlabel("")
+            if k < n - 1:   # a row's points named once, under its last panel
+                ax.tick_params(axis="x", labelbottom=False)
+            if ax.get_legend() is not None:  # one legend, in the top panel
+                if ax is axes[0, 0]:
+                    ax.get_legend().set_title("arm")
+                else:
+                    ax.get_legend().remove()
+        axes[c * n + n - 1, 0].set_xlabel(POINT_LABEL if POINT_LABEL in fields
+                                          else ", ".join(fields))
     fig.suptitle(title)
     return fig

@@ -76,26 +76,68 @@ def plot_metric(sweep_dir: Path, metric: "str | tuple[str, ...]", out_dir: Path 
     from harness.io import outdir
 
     metrics = (metric,) if isinstance(metric, str) else tuple(metric)
-    sweep = load_sweep(sweep_dir)
+    view = sweep_view(sweep_dir)
     for m in metrics:
-        check_metric(sweep.deltas_mean, m)
-    out_dir = outdir.check_figure_dir(Path(out_dir) if out_dir is not None else sweep.dir / "plots",
+        check_metric(view.sweep.deltas_mean, m)
+    out_dir = outdir.check_figure_dir(Path(out_dir) if out_dir is not None
+                                      else view.sweep.dir / "plots",
                                       "-o" if out_dir is not None else "DIRECTORY",
                                       tuple(formats), len(metrics), registry.FIGURE_NAMES)
-    grid, summary = sweep.grid, with_status_reasons(sweep.summary)
-    seeds = int(summary[SEED_FIELD].nunique()) if SEED_FIELD in summary else 1
-    over = _seeds_title(sweep.deltas_mean, seeds) + _scale_title(sweep.dir, summary)
-    name = grid.get("grid", sweep.dir.name)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for m in metrics:
-        panels = metric_panels(m)
-        table = boundary_table(sweep.deltas_mean, summary, grid, panels)
-        fig = draw_boundary(table, grid, background_labels(summary, grid),
-                            f"{name}: {panels[0][2]}, each arm vs {grid.get('reference')}"
-                            f"{over}", panels)
-        written += save_figure(fig, out_dir, f"map-{m}", tuple(formats))
+        written += save_figure(metric_map(view, m), out_dir, f"map-{m}", tuple(formats))
     return written
+
+
+def metric_map(view: registry.SweepView, metric: str) -> Figure:
+    """The map of one deltas_mean metric (checked: check_metric)."""
+    panels = metric_panels(metric)
+    table = boundary_table(view.sweep.deltas_mean, view.summary, view.grid, panels)
+    return draw_boundary(table, view.grid, view.x_labels,
+                         f"{view.name}: {panels[0][2]}, each arm vs "
+                         f"{view.grid.get('reference')}{view.over}", panels)
+
+
+def sweep_view(sweep_dir: Path, cells: list[str] | None = None) -> registry.SweepView:
+    """What the sweep figures read of a sweep directory. `cells`: ids (or
+    unique prefixes) for the FCT CDFs, default: both arms of the
+    highest-load, lowest-R point. A directory without
+    sweep.json/summary.parquet raises FileNotFoundError; an unknown cell id
+    UnknownCellError."""
+    sweep = load_sweep(sweep_dir)
+    grid, summary = sweep.grid, with_status_reasons(sweep.summary)
+    chosen = resolve_cells(summary, list(cells)) if cells else default_cdf_cells(summary, grid)
+    seeds = int(summary[SEED_FIELD].nunique()) if SEED_FIELD in summary else 1
+    return registry.SweepView(
+        sweep, summary, chosen, grid.get("grid", sweep.dir.name), seeds,
+        _seeds_title(sweep.deltas_mean, seeds) + _scale_title(sweep.dir, summary),
+        background_labels(summary, grid))
+
+
+def _drawn(view: registry.SweepView, width: float | None) -> list[tuple[str, list[Figure]]]:
+    """(name, figures) of each registry figure the view has data for, in
+    registry order, less those a drawn one replaces: one figure each, or
+    for a page `width` inches wide, the figure's page_draw where it has one."""
+    drawn = []
+    for figure in registry.drawn_figures():
+        data = figure.data(view)
+        if data is None:
+            continue
+        figs = (figure.page_draw(data, view, width) if width is not None and figure.page_draw
+                else [figure.draw(data, view)])
+        drawn.append((figure, figs))
+    replaced = {name for figure, _ in drawn for name in figure.replaces}
+    return [(figure.name, figs) for figure, figs in drawn if figure.name not in replaced]
+
+
+def page_figures(sweep_dir: Path, width: float, metrics: tuple[str, ...] = ()
+                 ) -> list[tuple[str, list[Figure]]]:
+    """The sweep's figures for a page `width` inches wide (the report's):
+    (name, figures) in registry order, the map a panel per figure; then
+    the map of each of `metrics` (map-<metric>)."""
+    view = sweep_view(sweep_dir)
+    return _drawn(view, width) + [(f"map-{m}", [metric_map(view, m)]) for m in metrics]
 
 
 def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,
@@ -103,37 +145,21 @@ def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,
                cells: list[str] | None = None) -> list[Path]:
     """Draw the figures a sweep directory's tables allow; returns the written
     files. A figure whose data is missing is skipped (no arms: no map and no
-    per-ratio figure). `cells`: ids (or unique prefixes) for the FCT CDFs,
-    default: both arms of the highest-load, lowest-R point. A directory
-    without sweep.json/summary.parquet raises FileNotFoundError; an unknown
-    cell id UnknownCellError. out_dir (default SWEEP/plots) is checked before
-    anything is drawn (outdir.check_figure_dir: new, or holding nothing but
-    the harness's figures; else OutputError)."""
+    per-ratio figure). `cells`: as sweep_view's. out_dir (default SWEEP/plots)
+    is checked before anything is drawn (outdir.check_figure_dir: new, or
+    holding nothing but the harness's figures; else OutputError)."""
     from harness.io import outdir
 
-    sweep = load_sweep(sweep_dir)
-    grid, summary = sweep.grid, with_status_reasons(sweep.summary)
     # a wrong --cell fails before anything is drawn or written
-    chosen = resolve_cells(summary, list(cells)) if cells else default_cdf_cells(summary, grid)
-    out_dir = outdir.check_figure_dir(Path(out_dir) if out_dir is not None else sweep.dir / "plots",
+    view = sweep_view(sweep_dir, cells)
+    out_dir = outdir.check_figure_dir(Path(out_dir) if out_dir is not None
+                                      else view.sweep.dir / "plots",
                                       "-o" if out_dir is not None else "DIRECTORY",
                                       tuple(formats), len(registry.SWEEP_FIGURES),
                                       registry.FIGURE_NAMES)
-    seeds = int(summary[SEED_FIELD].nunique()) if SEED_FIELD in summary else 1
-    view = registry.SweepView(
-        sweep, summary, chosen, grid.get("grid", sweep.dir.name), seeds,
-        _seeds_title(sweep.deltas_mean, seeds) + _scale_title(sweep.dir, summary),
-        background_labels(summary, grid))
-    figures: list[tuple[registry.SweepFigure, Figure]] = []
-    for figure in registry.drawn_figures():
-        data = figure.data(view)
-        if data is not None:
-            figures.append((figure, figure.draw(data, view)))
-    replaced = {name for figure, _ in figures for name in figure.replaces}
-
+    figures = _drawn(view, None)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for figure, fig in figures:
-        if figure.name not in replaced:
-            written += save_figure(fig, out_dir, figure.name, tuple(formats))
+    for name, (fig,) in figures:
+        written += save_figure(fig, out_dir, name, tuple(formats))
     return written
