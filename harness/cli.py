@@ -251,6 +251,10 @@ def _print_summary(summary: dict, manifest: dict) -> None:
         from harness.analysis.metrics import tcp_delays_line
 
         click.echo(tcp_delays_line(summary["tcp_delays"]))
+    if (summary.get("training") or {}).get("tcp_delays"):
+        from harness.analysis.metrics import job_tcp_delays_line
+
+        click.echo(job_tcp_delays_line(summary["training"]["tcp_delays"]))
     if "ecn_marks" in summary:
         click.echo("ECN marks per band: " + ", ".join(f"{band} {n:,}" for band, n in
                                                        summary["ecn_marks"].items()))

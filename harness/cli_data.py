@@ -52,34 +52,26 @@ def export(directory: str, fmt: str, output: str) -> None:
 
 
 @click.command()
-@click.argument("directory", metavar="RUN")
-def explain(directory: str) -> None:
-    """What delayed a run's background flows besides queueing, per size class,
-    as its senders' TCP counted it in ns-3: the flows that timed out, their
-    retransmission timeouts (and the share that were spurious: the segment
-    had arrived), the share of their completion time that passed without
-    progress before a timeout, and fast retransmits; then each service of
-    requests' client-side timeouts (docs/model/metrics.md). A sweep's
-    attribution (arm against reference) is not built yet."""
-    from harness.analysis import causes, comparing
-    from harness.analysis.metrics import TCP_DELAYS
-    from harness.analysis.tables import read_run
-    from harness.config.errors import ConfigError
+@click.argument("directory", metavar="RUN|SWEEP")
+@click.option("--point", "points", multiple=True, metavar="FIELD=VALUE",
+              help="A sweep's point to explain, an axis each (repeatable: --point "
+                   "training.ratio=2 --point background.rate=184); default: every point.")
+def explain(directory: str, points: tuple[str, ...]) -> None:
+    """What delayed the traffic besides queueing, as ns-3's TCP counted it.
 
-    kind = comparing.directory_kind(directory, "RUN")
-    if kind != comparing.RUN:
-        raise ConfigError("RUN", f"{directory} is a sweep directory; explain reads one run "
-                          "directory (a cell's: SWEEP/cells/<id>); a sweep's attribution, arm "
-                          "against reference, is not built yet")
-    run = read_run(Path(directory), ("flows", "services"))
-    flows = run.flows
-    if flows is None or not all(c in flows for c in TCP_DELAYS):
-        raise ConfigError("RUN", f"{directory} has no TCP delay counts in its flows table "
-                          f"({', '.join(TCP_DELAYS)}): it was run before they were counted; "
-                          "run it again")
-    for line in causes.lines(causes.flow_delays(flows)):
+    A run: per size class, the background flows that timed out, their
+    retransmission timeouts (and the share that were spurious: the segment
+    had arrived), the share of their completion time without progress
+    before a timeout, and fast retransmits; then each service of requests'
+    client-side timeouts.
+
+    A sweep: per point and compared arm, training's verdict and what the
+    background's mean FCT change is made of, flow by flow (the same flows
+    in both arms): RTO back-off and queueing and the rest, each with its
+    95 % interval, the timeouts' share of the change, and the timeouts
+    (spurious among them) in each arm (causes.parquet;
+    docs/model/metrics.md)."""
+    from harness.usecases import explaining
+
+    for line in explaining.explain_lines(Path(directory), points):
         click.echo(line)
-    services = run.services
-    if services is not None and all(c in services for c in causes.CLIENT_DELAYS):
-        for line in causes.service_lines(causes.service_delays(services)):
-            click.echo(line)

@@ -5,7 +5,6 @@ validation before anything runs."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from conftest import small_plan

@@ -97,10 +97,11 @@ def test_explain_refuses_what_it_cannot_read(tmp_path):
 
     old = next((Path(__file__).parent / "data" / "reference-sample" / "cells").iterdir())
     for argv, says in ((["explain", str(tmp_path / "nowhere")], "not a directory"),
-                       (["explain", str(tmp_path / "s")], "a sweep directory"),
+                       (["explain", str(tmp_path / "s")], "has no causes.parquet"),
                        (["explain", str(old)], "run before they were counted")):
         r = CliRunner().invoke(cli.main, argv)
-        assert r.exit_code == 2 and "RUN" in r.stderr and says in r.stderr, r.output
+        assert r.exit_code == 2 and ("RUN" in r.stderr or "SWEEP" in r.stderr) \
+            and says in r.stderr, r.output
 
 
 def test_a_sweep_s_summary_row_carries_the_run_s_tcp_delays(congested):

@@ -109,6 +109,8 @@ def fct_summary(flows: pd.DataFrame) -> dict[str, dict]:
 #: what delayed a flow besides queueing, counted by its sender's TCP in ns-3
 #: (the flows table's columns; runs from before they were counted lack them)
 TCP_DELAYS = ("timeouts", "spurious_timeouts", "timeout_wait_s", "fast_retransmits")
+#: a training job's (its summary's tcp_delays: spurious ones are not judged)
+JOB_TCP_DELAYS = ("timeouts", "timeout_wait_s", "fast_retransmits")
 
 
 def tcp_delays(flows: pd.DataFrame) -> dict[str, float | int] | None:
@@ -121,6 +123,24 @@ def tcp_delays(flows: pd.DataFrame) -> dict[str, float | int] | None:
                                        else int(measured[c].sum())) for c in TCP_DELAYS}
     out["flows_with_timeouts"] = int((measured["timeouts"] > 0).sum())
     return out
+
+
+def job_tcp_delays(sums) -> dict[str, float | int]:
+    """A training job's TCP delays (its summary's tcp_delays) from ns-3's
+    per-host sums (TcpSocketDdnn::LossEvents of the job's connections):
+    timeouts, timeout_wait_s, fast_retransmits. Spurious timeouts are
+    judged for background flows only (a training connection has no
+    receiver's count to judge them by)."""
+    return {"timeouts": int(sum(s.timeouts for s in sums)),
+            "timeout_wait_s": float(sum(s.timeoutWait.GetSeconds() for s in sums)),
+            "fast_retransmits": int(sum(s.fastRetransmits for s in sums))}
+
+
+def job_tcp_delays_line(delays: dict) -> str:
+    """The console's words for a job's tcp_delays."""
+    return (f"training TCP: {delays['timeouts']:,} retransmission timeouts on the job's "
+            f"connections, {delays['timeout_wait_s'] * 1e3:,.1f} ms without progress before "
+            f"them, {delays['fast_retransmits']:,} fast retransmits")
 
 
 def tcp_delays_line(delays: dict) -> str:
@@ -302,6 +322,10 @@ def flat_summary(summary: dict) -> dict[str, float | int | None]:
     delays = summary.get("tcp_delays") or {}
     for key in (*TCP_DELAYS, "flows_with_timeouts"):
         row[f"tcp_{key}"] = delays.get(key)
+    # and the (first) job's own connections (runs before, or over RDMA: none)
+    job_delays = training.get("tcp_delays") or {}
+    for key in JOB_TCP_DELAYS:
+        row[f"training_tcp_{key}"] = job_delays.get(key)
     row["training_socket_errors"] = training.get("socket_errors") or None
     # a job that completed no iteration inside the window is stalled: its
     # iteration time is longer than anything measured (an infinite change)

@@ -367,6 +367,46 @@ def paired_t_change(changes: np.ndarray, seeds: int) -> Interval:
     return Interval(mean, max(mean - half, -1.0), mean + half, n, seeds)
 
 
+def mean_difference(differences: np.ndarray, seeds: int, min_pairs: int) -> Interval:
+    """The mean of paired differences (arm - reference, in their unit: not a
+    relative change) and its Student t interval over the pairs; "too few
+    samples" below min_pairs."""
+    n = len(differences)
+    if n == 0:
+        return Interval.empty(seeds)
+    mean = float(np.mean(differences))
+    if n < max(min_pairs, 2):
+        return Interval.too_few(mean, n, seeds)
+    from scipy import stats as sps
+
+    half = float(sps.t.ppf(0.5 + CONFIDENCE / 2, n - 1) * np.std(differences, ddof=1)
+                 / math.sqrt(n))
+    return Interval(mean, mean - half, mean + half, n, seeds)
+
+
+def share_of_difference(part: np.ndarray, whole: np.ndarray, seeds: int,
+                        min_pairs: int) -> Interval:
+    """mean(part) / mean(whole) of paired differences (what share of a
+    change one of its parts is, the parts summing to the whole pair by
+    pair) and its Student t interval by the delta method for a ratio of
+    means; no estimate (nan) where the whole's mean is 0, no interval below
+    min_pairs or where the whole's own interval contains 0 (a share of a
+    change not told from none says nothing)."""
+    n = len(whole)
+    if n == 0 or not np.mean(whole):
+        return Interval.empty(seeds)
+    share = float(np.mean(part) / np.mean(whole))
+    total = mean_difference(whole, seeds, min_pairs)
+    if n < max(min_pairs, 2) or not (total.low > 0 or total.high < 0):
+        return Interval.too_few(share, n, seeds)
+    from scipy import stats as sps
+
+    influence = (part - share * whole) / np.mean(whole)
+    half = float(sps.t.ppf(0.5 + CONFIDENCE / 2, n - 1) * np.std(influence, ddof=1)
+                 / math.sqrt(n))
+    return Interval(share, share - half, share + half, n, seeds)
+
+
 # --------------------------------------------------------------------------
 # verdicts
 

@@ -64,6 +64,18 @@ class _Network:
         self.flow_log = self.recipe.GetFlowLog() if p.scenario.background.enabled else None
         self.service_log = self.recipe.GetServiceLog() if p.services else None
 
+    def job_tcp_delays(self, ns, job: training.JobPlan) -> dict | None:
+        """A job's TCP connections' delays at the end of the run, summed over
+        its hosts' open connections on its ports, counted in ns-3
+        (TcpSocketDdnn::SumOnPorts; metrics.job_tcp_delays); None for a job
+        over RDMA. Read once: no Python per packet."""
+        if job.config.transport != "tcp":
+            return None
+        first, last = job.ports
+        return metrics.job_tcp_delays([ns.TcpSocketDdnn.SumOnPorts(self.builder.GetNode(h),
+                                                                   first, last)
+                                       for h in job.all_hosts])
+
     def service_records(self, p: Plan) -> dict:
         """Each service's raw records after the run, by its place, as its
         kind reads them from its applications (while ns-3 still holds them)."""
@@ -198,8 +210,10 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
             services_raw = (read_csv(net.service_log.ToCsv()), net.service_records(p))
         job_tables = None
         if net.job is not None:
-            job_tables = [training.architecture(job.config.architecture).collect(
-                ns_job, job, p.classes.class_of_tos())
+            job_tables = [dataclasses.replace(
+                training.architecture(job.config.architecture).collect(
+                    ns_job, job, p.classes.class_of_tos()),
+                tcp_delays=net.job_tcp_delays(ns, job))
                 for ns_job, job in zip(net.jobs, p.all_jobs)]
             job_tables = job_tables[0] if len(job_tables) == 1 else job_tables
     finally:
@@ -375,6 +389,8 @@ def _job_summary(job: training.JobPlan, t: training.JobTables) -> dict:
            "socket_errors": t.errors.strip()}
     if cfg.straggler is not None:
         out["compute_factor_mean"] = stragglers.mean_factor(job.compute_factors)
+    if t.tcp_delays is not None:
+        out["tcp_delays"] = t.tcp_delays
     if t.scheduler is not None and len(t.scheduler):
         out["scheduler_state"] = str(t.scheduler["state"].iloc[-1])
     if cfg.name:

@@ -7,7 +7,7 @@ temporary name and renamed (harness.io.outdir.write_dir).
 A run's tables: summary (summary.json as one flat row, the columns a
 sweep's summary has), flows, iterations, transfers, compute, queues,
 utilization, scheduler, services, streams (those the run has). A sweep's:
-summary, deltas, deltas_mean and, where the sweep has them, scale_check,
+summary, deltas, deltas_mean and, where the sweep has them, causes and scale_check,
 and the services' tables of every cell ([[service]]), one table each
 (services, streams) with the cell's id in its first column.
 """
@@ -26,7 +26,7 @@ FORMATS = ("csv", "parquet")
 DICTIONARY = "data-dictionary.csv"
 RUN_EXPORTED = ("flows", "iterations", "transfers", "compute", "queues", "utilization",
                 "scheduler", "services", "streams", "queue_samples", "pfc", "rdma")
-SWEEP_EXPORTED = ("summary", "deltas", "deltas_mean", "scale_check")
+SWEEP_EXPORTED = ("summary", "deltas", "deltas_mean", "causes", "scale_check")
 #: a sweep's per-cell tables, exported as one table each with the cell's id
 CELL_EXPORTED = ("services", "streams", "pfc", "rdma")
 
@@ -148,6 +148,11 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
         "tcp_fast_retransmits": ("", "the measured background flows' entries into loss "
                                      "recovery, summed"),
         "tcp_flows_with_timeouts": ("flows", "measured background flows with a timeout"),
+        "training_tcp_timeouts": ("", "retransmission timeouts of the (first) training "
+                                      "job's TCP connections over the run"),
+        "training_tcp_timeout_wait_s": ("s", "time those connections made no progress before "
+                                             "their timeouts, summed over them"),
+        "training_tcp_fast_retransmits": ("", "those connections' entries into loss recovery"),
         "u_training": ("fraction", "mean host-uplink utilisation by training in the window"),
         "u_background": ("fraction", "mean host-uplink utilisation by the background in the "
                                      "window"),
@@ -238,6 +243,35 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
         "decided": ("", "whether the interval decides the verdict"),
         "seeds_to_decide": ("seeds", "a rough projection of the seeds an undecided training "
                                      "verdict needs"),
+    },
+    "causes": {
+        "arm": ("", "the compared arm"),
+        "reference": ("", "the arm it is compared with"),
+        "size_class": ("", "the background flows attributed: small, large or all"),
+        "pairs": ("flows", "flows both arms of a seed measured and completed, over seeds"),
+        "reference_fct_s": ("s", "the reference's mean FCT over those flows"),
+        "fct_change_s": ("s", "mean FCT change over the pairs, arm - reference"),
+        "fct_low_s": ("s", "its 95 % Student t interval's low end"),
+        "fct_high_s": ("s", "its 95 % Student t interval's high end"),
+        "rto_change_s": ("s", "of it, the change of the time without progress before "
+                              "retransmission timeouts (RTO back-off), arm - reference"),
+        "rto_low_s": ("s", "its 95 % interval's low end"),
+        "rto_high_s": ("s", "its 95 % interval's high end"),
+        "rest_change_s": ("s", "the rest of the change (queueing, serialisation and the "
+                               "window's pace): the FCT less that wait, arm - reference"),
+        "rest_low_s": ("s", "its 95 % interval's low end"),
+        "rest_high_s": ("s", "its 95 % interval's high end"),
+        "rto_share": ("fraction", "the RTO back-off's share of the FCT change (nan: no "
+                                  "change; no interval where the change is undecided)"),
+        "rto_share_low": ("fraction", "its 95 % interval's low end (delta method)"),
+        "rto_share_high": ("fraction", "its 95 % interval's high end"),
+        **{f"{side}_{count}": ("count", f"the {side}'s {words} over its measured flows")
+           for side in ("reference", "arm")
+           for count, words in (("timeouts", "retransmission timeouts"),
+                                ("spurious_timeouts", "spurious timeouts (the segment had "
+                                                      "reached the receiver)"),
+                                ("fast_retransmits", "fast retransmits"),
+                                ("flows_with_timeouts", "flows with a timeout"))},
     },
     "services": {
         "cell": ("", "a sweep's export: the cell's id (its run directory under cells/)"),

@@ -1,8 +1,10 @@
 """A sweep's tables, from its cells' run directories (tables only, no ns-3):
 summary.parquet (one row per cell), deltas.parquet (per seed, each arm vs
 its reference), deltas_mean.parquet (per point: the mean over seeds, and the
-pooled change with its bootstrap interval and verdict, harness.analysis.stats) and,
-for a grid with a scale axis, scale_check.parquet."""
+pooled change with its bootstrap interval and verdict, harness.analysis.stats),
+causes.parquet (per point and compared arm, what the background's FCT
+change is made of: harness.analysis.cause_changes) and, for a grid with a
+scale axis, scale_check.parquet."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.analysis import lossless, metrics, run_changes, services, stats
+from harness.analysis import cause_changes, lossless, metrics, run_changes, services, stats
 from harness.sweeps.adaptive import DECIDING_METRICS
 from harness.analysis.summary import (MEASURED, NOT_RUN_REASON, STALLED, UNFINISHED, cell_status,
                                       none_if_na, point_value, stall_reason)
@@ -106,9 +108,11 @@ def compare(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]
         tables["deltas"] = deltas
         point_keys = [k for k in keys if k != SEED_AXIS]
         means = metrics.delta_means(deltas, point_keys, "arm")
+        intervals, causes = point_tables(out, grid, cells)
         tables["deltas_mean"] = _with_intervals(
-            means, interval_table(out, grid, cells), point_keys,
-            [k for k in dict(grid.axes) if k != SEED_AXIS])
+            means, intervals, point_keys, [k for k in dict(grid.axes) if k != SEED_AXIS])
+        if len(causes):   # cells run before TCP delays were counted have none
+            tables["causes"] = causes
     return tables
 
 
@@ -154,6 +158,14 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
     columns point fields, arm, metric, change, change_low, change_high,
     samples, seeds, verdict, decided, seeds_to_decide (training verdicts:
     stats.seeds_to_decide)."""
+    return point_tables(out, grid, cells)[0]
+
+
+def point_tables(out: Path, grid: Grid, cells: list[Cell]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(interval_table's table, causes): the same pairs of runs read once
+    for both. causes: per point, arm and size class, what its change of
+    the background's FCT is made of (harness.analysis.cause_changes:
+    columns point fields, arm, reference, then fct_causes's)."""
     point_keys = [k for k in grid.axis_fields if k != SEED_AXIS]
     by_point: dict[tuple, dict[str, dict]] = {}
     point_reference: dict[tuple, str | None] = {}
@@ -164,7 +176,7 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
         key = tuple(point_value(point.get(k)) for k in point_keys)
         by_point.setdefault(key, {}).setdefault(cell.arm, {})[point.get(SEED_AXIS)] = cell
         point_reference[key] = cell.reference if grid.per_point_arms else grid.reference
-    rows = []
+    rows, causes = [], []
     for key, arms in by_point.items():
         if point_reference[key] is None:
             continue
@@ -180,6 +192,9 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
             label = stats.cells_key([reference[s].id for s in shared],
                                     [seeds[s].id for s in shared])
             changes = run_changes.paired_changes(ref_runs, arm_runs, label)
+            causes += [{**dict(zip(point_keys, key)), "arm": arm,
+                        "reference": point_reference[key], **row}
+                       for row in cause_changes.fct_causes(ref_runs, arm_runs)]
             for metric, iv in changes.items():
                 verdict, decided = stats.judge(metric, iv)
                 to_decide = (stats.seeds_to_decide(iv.change, iv.low, iv.high, iv.samples,
@@ -192,7 +207,7 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
                              "seeds_to_decide": to_decide})
     columns = [*point_keys, "arm", "metric", "change", "change_low", "change_high", "samples",
                "seeds", "verdict", "decided", "seeds_to_decide"]
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(rows, columns=columns), pd.DataFrame(causes)
 
 
 def _run_tables(out: Path, cell: Cell) -> Run:

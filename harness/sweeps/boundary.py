@@ -233,9 +233,9 @@ def _window(span: Range, a: float, b: float, b_decided: bool, low: float, high: 
     factor tol ** 0.25) outside the band, or it would be as undecided (see
     the module doc)."""
 
-    def clears(value: float, edge: float, side: float) -> bool:   # side: +1 above, -1 below
-        gap = span.step(edge, side * 0.25)
-        return side * (value - gap) >= -_SLACK * abs(gap)
+    def clears(value: float, edge: float, direction: float) -> bool:   # +1 above, -1 below
+        gap = span.step(edge, direction * 0.25)
+        return direction * (value - gap) >= -_SLACK * abs(gap)
 
     if clears(span.step(a, +1), high, +1):              # a decided end clears the band
         wanted = [span.step(a, +1)]

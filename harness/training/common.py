@@ -79,6 +79,8 @@ class JobTables:
     compute: pd.DataFrame           # job,worker,iteration,layer,phase,start_ns,end_ns
     errors: str                     # socket errors / protocol violations, one per line
     scheduler: pd.DataFrame | None = None  # the policy's adaptive state, if it has one
+    # its TCP connections' delays (metrics.job_tcp_delays); None over RDMA
+    tcp_delays: dict | None = None
 
 
 class Architecture:

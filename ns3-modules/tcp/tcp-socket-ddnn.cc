@@ -1,7 +1,9 @@
 #include "tcp-socket-ddnn.h"
 
 #include "ns3/abort.h"
+#include "ns3/ipv4-end-point.h"
 #include "ns3/log.h"
+#include "ns3/object-map.h"
 #include "ns3/object-factory.h"
 #include "ns3/rtt-estimator.h"
 #include "ns3/simulator.h"
@@ -133,6 +135,38 @@ TypeId
 TcpSocketDdnn::GetInstanceTypeId() const
 {
     return TcpSocketDdnn::GetTypeId();
+}
+
+TcpSocketDdnn::LossEvents
+TcpSocketDdnn::SumOnPorts(Ptr<Node> node, uint16_t firstPort, uint16_t lastPort)
+{
+    NS_LOG_FUNCTION(node << firstPort << lastPort);
+    LossEvents sum;
+    Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
+    if (!tcp)
+    {
+        return sum;
+    }
+    // the protocol's own list of its sockets (its SocketList attribute)
+    ObjectMapValue sockets;
+    tcp->GetAttribute("SocketList", sockets);
+    const auto inRange = [=](uint16_t port) { return firstPort <= port && port <= lastPort; };
+    for (auto it = sockets.Begin(); it != sockets.End(); ++it)
+    {
+        Ptr<TcpSocketDdnn> socket = DynamicCast<TcpSocketDdnn>(it->second);
+        if (!socket || !socket->m_endPoint ||
+            !(inRange(socket->m_endPoint->GetLocalPort()) ||
+              inRange(socket->m_endPoint->GetPeerPort())))
+        {
+            continue;
+        }
+        const LossEvents& loss = socket->m_loss;
+        sum.timeouts += loss.timeouts;
+        sum.spuriousTimeouts += loss.spuriousTimeouts;
+        sum.fastRetransmits += loss.fastRetransmits;
+        sum.timeoutWait += loss.timeoutWait;
+    }
+    return sum;
 }
 
 Ptr<TcpSocketBase>

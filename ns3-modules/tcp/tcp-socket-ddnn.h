@@ -63,6 +63,13 @@ class TcpSocketDdnn : public TcpSocketBase
 
     /// \brief What delayed the connection so far. \return its LossEvents
     const LossEvents& GetLossEvents() const;
+    /// \brief The LossEvents of `node`'s open TCP connections (of this
+    /// class) with a port in [firstPort, lastPort] at either end, summed:
+    /// a training job's, read once at the end of a run (a connection
+    /// closed before then is no longer the node's, and is left out).
+    /// \param node the node \param firstPort the range's first port
+    /// \param lastPort its last \return the sum
+    static LossEvents SumOnPorts(Ptr<Node> node, uint16_t firstPort, uint16_t lastPort);
     /// \brief Where the peer application's in-order received bytes can be
     /// read (its flow's count in a FlowLog): a timeout whose head segment
     /// had arrived is spurious. Without it no timeout is called spurious.

@@ -1,0 +1,134 @@
+"""What a compared arm's change of the background's completion times is
+made of, flow by flow: the attribution table of a sweep (causes.parquet)
+that `harness explain SWEEP` prints.
+
+Both arms of a seed replay the same background flows (common random
+numbers, as harness.analysis.run_changes pairs them), so each flow's
+completion time splits the same way in both: the time it waited without
+progress before retransmission timeouts (the sender's count in ns-3:
+timeout_wait_s, harness.analysis.metrics.TCP_DELAYS), and the rest
+(queueing behind other packets, serialisation, propagation, the window's
+own pace). Over the flows both arms measured and completed, per size class
+and pooled over seeds, the arm's mean FCT less the reference's is exactly
+the change of the first plus the change of the second; each carries its
+Student t interval over the flow pairs (stats.mean_difference), and the
+timeouts' share of the change its interval by the delta method
+(stats.share_of_difference), given only where the change itself is
+decided. The remainder is not a residue of a model: it is measured, as the
+FCT less the wait, and named "queueing and the rest".
+
+Beside them, each arm's counts over all its measured flows: timeouts, the
+spurious ones among them (the segment had reached the receiver), the flows
+that timed out, fast retransmits.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from harness.analysis.stats import (FCT_CLASSES, MIN_FLOW_PAIRS, mean_difference,
+                                    share_of_difference)
+
+if TYPE_CHECKING:
+    from harness.analysis.tables import Run
+
+#: the size classes attributed (each, and every flow)
+CAUSE_CLASSES = FCT_CLASSES
+#: each arm's counts over its measured flows (a flows-table column each)
+COUNTS = ("timeouts", "spurious_timeouts", "fast_retransmits")
+#: the parts a completion time is split into, each a column prefix
+PARTS = ("fct", "rto", "rest")
+
+
+def _measured(flows: pd.DataFrame, cls: str) -> pd.DataFrame:
+    part = flows[flows["measured"]]
+    return part if cls == "all" else part[part["size_class"] == cls]
+
+
+def fct_causes(reference: list["Run"], arm: list["Run"]) -> list[dict]:
+    """One row per size class (CAUSE_CLASSES): pairs (flows both arms of a
+    seed measured and completed), reference_fct_s (the reference's mean FCT
+    over them); per part (fct: the whole change, rto: the timeouts' wait,
+    rest: queueing and the rest) {part}_change_s, _low_s, _high_s (arm -
+    reference, seconds, mean over the pairs); rto_share, _low, _high (the
+    wait's share of the change); and per arm (reference_, arm_) the COUNTS
+    and flows_with_timeouts over its measured flows. [] where the runs'
+    flows carry no TCP delays (run before they were counted)."""
+    runs = [*reference, *arm]
+    if not runs or any(r.flows is None or "timeout_wait_s" not in r.flows for r in runs):
+        return []
+    seeds = len(reference)
+    rows = []
+    for cls in CAUSE_CLASSES:
+        fct, wait, ref_fct = [], [], []
+        for ref, a in zip(reference, arm):
+            r, x = (_measured(run.flows, cls) for run in (ref, a))
+            r, x = (f[f["completed"]].set_index("id") for f in (r, x))
+            common = r.index.intersection(x.index)
+            r, x = r.loc[common], x.loc[common]
+            fct.append(x["fct_s"].to_numpy(float) - r["fct_s"].to_numpy(float))
+            wait.append(x["timeout_wait_s"].to_numpy(float)
+                        - r["timeout_wait_s"].to_numpy(float))
+            ref_fct.append(r["fct_s"].to_numpy(float))
+        d_fct, d_wait = np.concatenate(fct), np.concatenate(wait)
+        row: dict = {"size_class": cls, "pairs": len(d_fct),
+                     "reference_fct_s": float(np.mean(np.concatenate(ref_fct)))
+                     if len(d_fct) else float("nan")}
+        for part, values in zip(PARTS, (d_fct, d_wait, d_fct - d_wait)):
+            iv = mean_difference(values, seeds, MIN_FLOW_PAIRS["mean"])
+            row.update({f"{part}_change_s": iv.change, f"{part}_low_s": iv.low,
+                        f"{part}_high_s": iv.high})
+        share = share_of_difference(d_wait, d_fct, seeds, MIN_FLOW_PAIRS["mean"])
+        row.update(rto_share=share.change, rto_share_low=share.low, rto_share_high=share.high)
+        for side, side_runs in (("reference", reference), ("arm", arm)):
+            measured = [_measured(run.flows, cls) for run in side_runs]
+            for count in COUNTS:
+                row[f"{side}_{count}"] = int(sum(m[count].sum() for m in measured))
+            row[f"{side}_flows_with_timeouts"] = int(sum((m["timeouts"] > 0).sum()
+                                                         for m in measured))
+        rows.append(row)
+    return rows
+
+
+def cause_lines(table: pd.DataFrame, reference: str) -> list[str]:
+    """One point's causes.parquet rows (one arm) in a network engineer's
+    words, a line per size class with pairs."""
+    out = []
+    for r in table.to_dict("records"):
+        if not r["pairs"]:
+            continue
+        what = "every flow" if r["size_class"] == "all" else f"{r['size_class']} flows"
+        rel = (f" ({100 * r['fct_change_s'] / r['reference_fct_s']:+.1f} % of "
+               f"{r['reference_fct_s'] * 1e3:,.3g} ms)" if r["reference_fct_s"] > 0 else "")
+        line = (f"{what}, {r['pairs']:,} pairs: mean FCT {_ms(r, 'fct', rel)} against "
+                f"{reference}, of which RTO back-off {_ms(r, 'rto')} and queueing and the "
+                f"rest {_ms(r, 'rest')}")
+        if np.isfinite(r["rto_share_low"]):
+            line += (f"; RTO back-off is {100 * r['rto_share']:.0f} % "
+                     f"[{100 * r['rto_share_low']:.0f}, {100 * r['rto_share_high']:.0f}] "
+                     "of the change")
+        if not (r["reference_timeouts"] or r["arm_timeouts"]):
+            line += ". No retransmission timeout in either arm"
+        else:
+            line += (f". Timeouts {r['reference_timeouts']:,} -> {r['arm_timeouts']:,} "
+                     f"(spurious {r['reference_spurious_timeouts']:,} -> "
+                     f"{r['arm_spurious_timeouts']:,}; flows with one "
+                     f"{r['reference_flows_with_timeouts']:,} -> "
+                     f"{r['arm_flows_with_timeouts']:,})")
+        out.append(line + f"; fast retransmits {r['reference_fast_retransmits']:,} -> "
+                   f"{r['arm_fast_retransmits']:,}")
+    return out
+
+
+def _ms(row: dict, part: str, after: str = "") -> str:
+    """'+1.23 ms [+0.80, +1.66]' (`after` between the estimate and its
+    interval), or the estimate and "too few pairs" without an interval."""
+    change = row[f"{part}_change_s"] * 1e3
+    low, high = row[f"{part}_low_s"] * 1e3, row[f"{part}_high_s"] * 1e3
+    if not np.isfinite(change):
+        return "n/a"
+    interval = f" [{low:+,.3g}, {high:+,.3g}]" if np.isfinite(low) else ", too few pairs"
+    return f"{change:+,.3g} ms{after}{interval}"

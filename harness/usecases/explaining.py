@@ -1,0 +1,169 @@
+"""`harness explain RUN|SWEEP`: what delayed the traffic, in words.
+
+A run: its background flows' TCP delays per size class and each service's
+client-side timeouts (harness.analysis.causes). A sweep: per point and
+compared arm, training's verdict (deltas_mean) and what the background's
+FCT change is made of, flow pairs of both arms (causes.parquet:
+harness.analysis.cause_changes). Reads tables only; no ns-3.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from harness.analysis import causes, cause_changes, comparing, stats
+from harness.analysis.metrics import JOB_TCP_DELAYS, TCP_DELAYS, job_tcp_delays_line
+from harness.analysis.tables import SEED_AXIS, load_sweep, read_run, read_table
+from harness.config.errors import ConfigError
+
+
+def run_lines(directory: Path) -> list[str]:
+    """A run's lines: each size class's TCP delays, then each service's."""
+    run = read_run(directory, ("flows", "services"))
+    flows = run.flows
+    if flows is None or not all(c in flows for c in TCP_DELAYS):
+        raise ConfigError("RUN", f"{directory} has no TCP delay counts in its flows table "
+                          f"({', '.join(TCP_DELAYS)}): it was run before they were counted; "
+                          "run it again")
+    out = causes.lines(causes.flow_delays(flows))
+    job = (run.summary.get("training") or {}).get("tcp_delays")
+    if job:
+        out.append(job_tcp_delays_line(job))
+    services = run.services
+    if services is not None and all(c in services for c in causes.CLIENT_DELAYS):
+        out += causes.service_lines(causes.service_delays(services))
+    return out
+
+
+def parse_points(points: tuple[str, ...]) -> dict[str, str]:
+    """--point FIELD=VALUE (repeatable) as {field: value}; a malformed one
+    is a ConfigError naming it."""
+    chosen = {}
+    for item in points:
+        field, sep, value = item.partition("=")
+        if not sep or not field.strip() or not value.strip():
+            raise ConfigError("--point", f"{item!r} is not FIELD=VALUE (training.ratio=2, say)")
+        chosen[field.strip()] = value.strip()
+    return chosen
+
+
+def _matches(values: pd.Series, wanted: str) -> pd.Series:
+    """Which of an axis's values are `wanted` as typed: a number equal as a
+    number (2 is 2.0), anything else equal as text."""
+    try:
+        number = float(wanted)
+    except ValueError:
+        return values.astype(str) == wanted
+    return pd.to_numeric(values, errors="coerce") == number
+
+
+def _select(table: pd.DataFrame, chosen: dict[str, str], axes: list[str]) -> pd.DataFrame:
+    for field, value in chosen.items():
+        if field not in axes:
+            raise ConfigError("--point", f"unknown axis {field!r}; the sweep's axes: "
+                              f"{', '.join(axes) or 'none'}")
+        hit = _matches(table[field], value)
+        if not hit.any():
+            raise ConfigError("--point", f"{field}={value} is not a point of the sweep; its "
+                              f"values: {', '.join(map(str, sorted(table[field].unique())))}")
+        table = table[hit]
+    return table
+
+
+def _point_words(row: dict, axes: list[str]) -> str:
+    return ", ".join(f"{a.rsplit('.', 1)[-1]} = {row[a]:g}" if isinstance(row[a], float)
+                     else f"{a.rsplit('.', 1)[-1]} = {row[a]}" for a in axes) or "the point"
+
+
+def _training_line(means: pd.DataFrame | None, point: dict, axes: list[str], arm: str) -> str:
+    """The point's training verdict for `arm` from deltas_mean, in words."""
+    if means is None:
+        return "training: no deltas_mean.parquet"
+    rows = means[(means["metric"] == "iteration_time") & (means["arm"] == arm)]
+    for a in axes:
+        rows = rows[rows[a] == point[a]]
+    if not len(rows):
+        return "training: no iteration-time change measured"
+    r = rows.iloc[0]
+    if r["change"] == float("inf"):
+        return ("training: stalled (no iteration completed in the window where the "
+                f"reference's did), {r['verdict']}")
+    low, high = r["change_low"], r["change_high"]
+    interval = (f" [{100 * low:+.1f}, {100 * high:+.1f}]" if pd.notna(low) and pd.notna(high)
+                else f" ({stats.TOO_FEW})")
+    return (f"training: iteration time {100 * r['change']:+.1f} %{interval}, "
+            f"{r['verdict']}{'' if r['decided'] else ' (undecided)'}")
+
+
+def _job_tcp_line(summary: pd.DataFrame, point: dict, axes: list[str], arm: str,
+                  reference: str) -> str | None:
+    """The job's own connections' TCP delays in each arm, summed over the
+    point's seeds (summary.parquet's training_tcp_*); None where the cells
+    have none (run before they were counted, or over RDMA)."""
+    rows = summary
+    for a in axes:
+        rows = rows[rows[a] == point[a]]
+    columns = [f"training_tcp_{k}" for k in JOB_TCP_DELAYS]
+    if not all(c in rows for c in columns):
+        return None
+    sums = {}
+    for side in (reference, arm):
+        part = rows.loc[rows["arm"] == side, columns]
+        if not len(part) or part.isna().all().all():
+            return None
+        sums[side] = part.sum()
+    ref, x = sums[reference], sums[arm]
+    return (f"training's connections: timeouts {int(ref.iloc[0]):,} -> {int(x.iloc[0]):,}, "
+            f"{ref.iloc[1] * 1e3:,.1f} -> {x.iloc[1] * 1e3:,.1f} ms without progress before "
+            f"them, fast retransmits {int(ref.iloc[2]):,} -> {int(x.iloc[2]):,}")
+
+
+def _seeds(means: pd.DataFrame | None, point: dict, axes: list[str]) -> str:
+    """How many seeds the point's pairs pool."""
+    if means is None or "seeds" not in means:
+        return "seeds pooled"
+    rows = means[means["arm"] == point["arm"]]
+    for a in axes:
+        rows = rows[rows[a] == point[a]]
+    n = int(rows["seeds"].max()) if len(rows) else 0
+    return f"{n} seed{'s' if n != 1 else ''} pooled"
+
+
+def sweep_lines(directory: Path, points: tuple[str, ...] = ()) -> list[str]:
+    """A sweep's lines: per point (or those --point chooses) and compared
+    arm, a head line, training's verdict and each size class's attribution."""
+    chosen = parse_points(points)
+    if not (directory / "causes.parquet").is_file():
+        raise ConfigError("SWEEP", f"{directory} has no causes.parquet: its tables were "
+                          "written before causes were attributed (or its cells ran before "
+                          "TCP delays were counted); `harness sweep GRID -o "
+                          f"{directory} --resume` rewrites its tables")
+    sweep = load_sweep(directory)
+    table = read_table(directory / "causes.parquet")
+    axes = [a for a in sweep.grid.get("axes", []) if a != SEED_AXIS and a in table]
+    table = _select(table, chosen, axes)
+    out = []
+    keys = [*axes, "arm"]
+    for _, rows in table.groupby(keys, sort=False) if keys else [((), table)]:
+        first = rows.iloc[0].to_dict()
+        out.append(f"{_point_words(first, axes)}, {first['arm']} vs {first['reference']} "
+                   f"({_seeds(sweep.deltas_mean, first, axes)}):")
+        out.append("  " + _training_line(sweep.deltas_mean, first, axes, first["arm"]))
+        job = _job_tcp_line(sweep.summary, first, axes, first["arm"], first["reference"])
+        if job:
+            out.append("  " + job)
+        out += ["  " + line for line in cause_changes.cause_lines(rows, first["reference"])]
+    return out
+
+
+def explain_lines(directory: Path, points: tuple[str, ...] = ()) -> list[str]:
+    """explain's lines for a run or a sweep directory (--point: a sweep's only)."""
+    kind = comparing.directory_kind(str(directory), "RUN|SWEEP")
+    if kind == comparing.RUN:
+        if points:
+            raise ConfigError("--point", f"{directory} is one run: --point chooses points "
+                              "of a sweep")
+        return run_lines(directory)
+    return sweep_lines(directory, points)
