@@ -12,6 +12,7 @@ ns-3, the first call does):
     harness.load_sweeps(dirs or "results/sweeps/*") -> Sweeps (one table each)
     harness.compare(a, b, out=None) -> DataFrame (B's changes against A: runs or sweeps)
     harness.export(directory, out, format="csv") -> Path (tables and a data dictionary)
+    harness.explain(directory, points=()) -> list[str] (what delayed the traffic, in words)
 
 The engine behind them: harness.engine.simulation (planning and running one scenario
 in ns-3) and harness.sweeps.sweeping (running a grid's cells: run_sweep).
@@ -19,9 +20,9 @@ in ns-3) and harness.sweeps.sweeping (running a grid's cells: run_sweep).
 
 from __future__ import annotations
 
-from harness.api import (Run, Sweep, Sweeps, check, compare, export, load_run, load_sweep,
-                         load_sweeps, run, sweep)
+from harness.api import (Run, Sweep, Sweeps, check, compare, explain, export, load_run,
+                         load_sweep, load_sweeps, run, sweep)
 from harness.config.errors import ConfigError
 
 __all__ = ["run", "sweep", "check", "load_run", "load_sweep", "load_sweeps", "compare", "export",
-           "Run", "Sweep", "Sweeps", "ConfigError"]
+           "explain", "Run", "Sweep", "Sweeps", "ConfigError"]

@@ -205,6 +205,26 @@ def boundary(grid: str | Path, out: str | Path | None = None, *, jobs: int | Non
     return searching.run(prepared, progress)
 
 
+def explain(directory: str | Path, points: "tuple[str, ...] | list[str]" = ()) -> list[str]:
+    """What delayed the traffic besides queueing, in `harness explain`'s
+    words, a line each: a run directory's TCP delays per size class, its
+    training job's and its services'; a sweep directory's, per point (or
+    those `points` choose: "training.ratio=2", one per axis) and compared
+    arm, training's verdict and its connections' delays, and each size
+    class's mean-FCT change split into RTO back-off and queueing and the
+    rest (causes.parquet, which pandas reads whole). Reads tables only.
+    Raises ConfigError for a path that is neither, a sweep without
+    causes.parquet, or a point the sweep has not."""
+    from harness.usecases import explaining
+
+    if not isinstance(directory, (str, os.PathLike)) or not str(directory):
+        raise ConfigError("directory", f"expected a run or sweep directory path; got "
+                          f"{shorten(directory)}")
+    if isinstance(points, str):
+        points = (points,)
+    return explaining.explain_lines(Path(directory), tuple(points))
+
+
 @_writes
 def compare(a: str | Path, b: str | Path, out: str | Path | None = None) -> "pd.DataFrame":
     """Each metric's change of B against A with its 95 % interval and verdict:

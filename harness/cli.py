@@ -241,6 +241,10 @@ def _print_summary(summary: dict, manifest: dict) -> None:
                        f" ms, p99 {tr['p99_iteration_s'] * 1e3:.3f} ms{slowdown}")
         else:
             click.echo(f"{job}: no iteration completed inside the measurement window")
+        if tr.get("tcp_delays"):   # what delayed its own connections (over TCP)
+            from harness.analysis.metrics import job_tcp_delays_line
+
+            click.echo("  " + job_tcp_delays_line(tr["tcp_delays"], "its"))
     for name, svc in summary.get("services", {}).items():
         click.echo(service_line(name, svc))
     util = summary.get("host_uplink_utilization", {})
@@ -251,10 +255,6 @@ def _print_summary(summary: dict, manifest: dict) -> None:
         from harness.analysis.metrics import tcp_delays_line
 
         click.echo(tcp_delays_line(summary["tcp_delays"]))
-    if (summary.get("training") or {}).get("tcp_delays"):
-        from harness.analysis.metrics import job_tcp_delays_line
-
-        click.echo(job_tcp_delays_line(summary["training"]["tcp_delays"]))
     if "ecn_marks" in summary:
         click.echo("ECN marks per band: " + ", ".join(f"{band} {n:,}" for band, n in
                                                        summary["ecn_marks"].items()))

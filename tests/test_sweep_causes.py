@@ -83,6 +83,20 @@ def test_a_sweep_s_causes_account_for_its_fct_change(local_sweep, causes):
             row["change"].iloc[0], rel=1e-9)
         assert r["reference"] == "same" and r["arm"] == "low"
 
+    # the map's cause layer: the two parts, over the reference's mean, add up to it
+    layer = cause_changes.cause_metrics(causes, ["training.ratio", "background.load"])
+    assert set(layer["metric"]) == {f"fct_{c}_{p}" for c in cause_changes.CAUSE_CLASSES
+                                    for p in cause_changes.CAUSE_PARTS}
+    for r in paired.to_dict("records"):
+        at = layer[(layer["training.ratio"] == r["training.ratio"])
+                   & (layer["background.load"] == r["background.load"])]
+        parts = at.set_index("metric")["change"]
+        cls = r["size_class"]
+        mean = means[(means["metric"] == f"fct_{cls}_mean")
+                     & (means["training.ratio"] == r["training.ratio"])
+                     & (means["background.load"] == r["background.load"])]["change"].iloc[0]
+        assert parts[f"fct_{cls}_rto"] + parts[f"fct_{cls}_rest"] == pytest.approx(mean)
+
 
 def test_explain_says_per_point_what_the_change_is_made_of(local_sweep, causes):
     r = CliRunner().invoke(cli.main, ["explain", str(local_sweep.out)])
@@ -181,6 +195,11 @@ def test_a_congested_sweep_s_timeouts_are_attributed(grid_file, tmp_path):
             f"{causes.loc['all', 'arm_timeouts']:,}") in r.stdout
     assert (f"training's connections: timeouts {int(jobs.loc['same', 'training_tcp_timeouts']):,}"
             f" -> {int(jobs.loc['low', 'training_tcp_timeouts']):,}") in r.stdout
+    # the cause layer as a map: `harness plot --metric`
+    plot = CliRunner().invoke(cli.main, ["plot", str(out), "--metric", "fct_all_rto",
+                                         "-o", str(tmp_path / "plots")])
+    assert plot.exit_code == 0, plot.output
+    assert (tmp_path / "plots" / "map-fct_all_rto.png").stat().st_size > 10_000
 
 
 def test_an_idle_network_delays_no_training_connection(grid_file, tmp_path):
@@ -196,3 +215,14 @@ def test_an_idle_network_delays_no_training_connection(grid_file, tmp_path):
     delays = run.summary["training"]["tcp_delays"]
     assert delays == {"timeouts": 0, "timeout_wait_s": 0.0, "fast_retransmits": 0}
     assert run.summary["training"]["iterations"] > 0
+
+
+def test_the_api_s_explain_is_the_command_s(local_sweep):
+    import harness
+    from harness.config.errors import ConfigError
+
+    r = CliRunner().invoke(cli.main, ["explain", str(local_sweep.out), "--point",
+                                      "training.ratio=1"])
+    assert harness.explain(local_sweep.out, ["training.ratio=1"]) == r.stdout.splitlines()
+    with pytest.raises(ConfigError, match="directory"):
+        harness.explain(None)

@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from harness.analysis.stats import (FCT_CLASSES, MIN_FLOW_PAIRS, mean_difference,
-                                    share_of_difference)
+from harness.analysis.stats import (FCT_CLASSES, MIN_FLOW_PAIRS, Interval, judge,
+                                    mean_difference, share_of_difference)
 
 if TYPE_CHECKING:
     from harness.analysis.tables import Run
@@ -50,7 +50,7 @@ def _measured(flows: pd.DataFrame, cls: str) -> pd.DataFrame:
 
 def fct_causes(reference: list["Run"], arm: list["Run"]) -> list[dict]:
     """One row per size class (CAUSE_CLASSES): pairs (flows both arms of a
-    seed measured and completed), reference_fct_s (the reference's mean FCT
+    seed measured and completed), seeds, reference_fct_s (the reference's mean FCT
     over them); per part (fct: the whole change, rto: the timeouts' wait,
     rest: queueing and the rest) {part}_change_s, _low_s, _high_s (arm -
     reference, seconds, mean over the pairs); rto_share, _low, _high (the
@@ -74,7 +74,7 @@ def fct_causes(reference: list["Run"], arm: list["Run"]) -> list[dict]:
                         - r["timeout_wait_s"].to_numpy(float))
             ref_fct.append(r["fct_s"].to_numpy(float))
         d_fct, d_wait = np.concatenate(fct), np.concatenate(wait)
-        row: dict = {"size_class": cls, "pairs": len(d_fct),
+        row: dict = {"size_class": cls, "pairs": len(d_fct), "seeds": seeds,
                      "reference_fct_s": float(np.mean(np.concatenate(ref_fct)))
                      if len(d_fct) else float("nan")}
         for part, values in zip(PARTS, (d_fct, d_wait, d_fct - d_wait)):
@@ -91,6 +91,33 @@ def fct_causes(reference: list["Run"], arm: list["Run"]) -> list[dict]:
                                                          for m in measured))
         rows.append(row)
     return rows
+
+
+#: the map's cause layer (`harness plot --metric fct_all_rto`, ...): a part
+#: of a class's mean-FCT change, fct_<class>_<part>
+CAUSE_PARTS = ("rto", "rest")
+
+
+def cause_metrics(causes: pd.DataFrame, point_keys: list[str]) -> pd.DataFrame:
+    """causes.parquet as deltas_mean rows a map draws: per point, arm and
+    size class, fct_<class>_rto and fct_<class>_rest, each part's change over
+    the reference's mean FCT (so that the two add up to deltas_mean's
+    fct_<class>_mean change), its interval scaled alike, the pairs as
+    samples, and the FCT's verdict of that interval (faster, slower, n.s.)."""
+    rows = []
+    for r in causes.to_dict("records"):
+        ref = r["reference_fct_s"]
+        scale = 1 / ref if ref > 0 else float("nan")
+        for part in CAUSE_PARTS:
+            metric = f"fct_{r['size_class']}_{part}"
+            iv = Interval(r[f"{part}_change_s"] * scale, r[f"{part}_low_s"] * scale,
+                          r[f"{part}_high_s"] * scale, int(r["pairs"]), int(r["seeds"]))
+            verdict, decided = judge(f"fct_{r['size_class']}_mean", iv)
+            rows.append({**{k: r[k] for k in point_keys}, "arm": r["arm"], "metric": metric,
+                         "change": iv.change, "change_low": iv.low, "change_high": iv.high,
+                         "samples": iv.samples, "seeds": iv.seeds, "verdict": verdict,
+                         "decided": decided})
+    return pd.DataFrame(rows)
 
 
 def cause_lines(table: pd.DataFrame, reference: str) -> list[str]:

@@ -136,11 +136,12 @@ def job_tcp_delays(sums) -> dict[str, float | int]:
             "fast_retransmits": int(sum(s.fastRetransmits for s in sums))}
 
 
-def job_tcp_delays_line(delays: dict) -> str:
-    """The console's words for a job's tcp_delays."""
-    return (f"training TCP: {delays['timeouts']:,} retransmission timeouts on the job's "
-            f"connections, {delays['timeout_wait_s'] * 1e3:,.1f} ms without progress before "
-            f"them, {delays['fast_retransmits']:,} fast retransmits")
+def job_tcp_delays_line(delays: dict, whose: str = "training's") -> str:
+    """The words for a job's tcp_delays (the console's under its job's line:
+    whose="its")."""
+    return (f"{whose} TCP connections: {delays['timeouts']:,} retransmission timeouts, "
+            f"{delays['timeout_wait_s'] * 1e3:,.1f} ms without progress before them, "
+            f"{delays['fast_retransmits']:,} fast retransmits")
 
 
 def tcp_delays_line(delays: dict) -> str:
@@ -270,7 +271,10 @@ DELTA_METRICS = (
 
 _CLASS_WORDS = {"small": "small-flow FCT (<= 100 KB)", "medium": "medium-flow FCT (100 KB-10 MB)",
                 "large": "large-flow FCT (> 10 MB)", "all": "FCT of every flow"}
-_STAT_WORDS = {"mean": "mean", "p99": "99th percentile (p99)", "p999": "99.9th percentile (p999)"}
+_STAT_WORDS = {"mean": "mean", "p99": "99th percentile (p99)", "p999": "99.9th percentile (p999)",
+               # a sweep's cause layer (harness.analysis.cause_changes.cause_metrics)
+               "rto": "mean, its part in RTO back-off",
+               "rest": "mean, its part in queueing and the rest"}
 
 
 def in_points(metric: str) -> bool:

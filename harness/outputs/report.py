@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness.analysis import services, stats
-from harness.analysis.tables import read_record
+from harness.analysis.tables import optional_table, read_record
 from harness.io import outdir
 from harness.outputs.plots import registry
 from harness.analysis.summary import MEASURED, STALLED, with_status_reasons
@@ -135,12 +135,18 @@ def _sweep_figures(sweep_dir: Path, deltas_mean: pd.DataFrame | None
     """The sweep's figures drawn for the page (plots.page_figures: the map a
     panel per image, which the page wraps) and the map of each service's
     tail (services.MAPPED: query p99, RPC p99 and SLO attainment, stream
-    delay p99), by stem."""
+    delay p99), and where the sweep's flows timed out, the cause layer's map
+    of every flow's RTO back-off (fct_all_rto: harness.analysis.cause_changes),
+    by stem."""
     from harness.outputs.plots.style import CSS_PX_PER_IN
     from harness.outputs.plots.sweep_figures import page_figures
 
     mapped = (services.mapped_metrics(deltas_mean["metric"])
               if deltas_mean is not None and "metric" in deltas_mean else [])
+    causes = optional_table(sweep_dir, "causes")
+    if causes is not None and len(causes) and (causes["reference_timeouts"].sum()
+                                               + causes["arm_timeouts"].sum()) > 0:
+        mapped.append("fct_all_rto")   # the cause layer, where a timeout happened
     drawn = page_figures(sweep_dir, PAGE_WIDTH_PX / CSS_PX_PER_IN, tuple(mapped))
     return {stem: [_shown(fig, FIGURE_DPI) for fig in figs] for stem, figs in drawn}
 

@@ -62,7 +62,9 @@ def check_metric(deltas_mean: pd.DataFrame | None, metric: str) -> None:
         raise ConfigError("--metric", "this sweep has no deltas_mean.parquet (its grid "
                           "compares no arms): no metric to map")
     if metric not in allowed:
-        raise ConfigError("--metric", f"unknown metric {metric!r}; allowed (deltas_mean): "
+        raise ConfigError("--metric", f"unknown metric {metric!r}; allowed (deltas_mean, "
+                          "and causes.parquet's fct_<class>_rto and _rest where the sweep "
+                          "has it): "
                           f"{', '.join(allowed)}")
 
 
@@ -76,9 +78,10 @@ def plot_metric(sweep_dir: Path, metric: "str | tuple[str, ...]", out_dir: Path 
     from harness.io import outdir
 
     metrics = (metric,) if isinstance(metric, str) else tuple(metric)
-    view = sweep_view(sweep_dir)
+    view = sweep_view(sweep_dir, cdf_cells=False)
+    mapped = mapped_deltas(view)
     for m in metrics:
-        check_metric(view.sweep.deltas_mean, m)
+        check_metric(mapped, m)
     out_dir = outdir.check_figure_dir(Path(out_dir) if out_dir is not None
                                       else view.sweep.dir / "plots",
                                       "-o" if out_dir is not None else "DIRECTORY",
@@ -86,28 +89,47 @@ def plot_metric(sweep_dir: Path, metric: "str | tuple[str, ...]", out_dir: Path 
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for m in metrics:
-        written += save_figure(metric_map(view, m), out_dir, f"map-{m}", tuple(formats))
+        written += save_figure(metric_map(view, m, mapped), out_dir, f"map-{m}", tuple(formats))
     return written
 
 
-def metric_map(view: registry.SweepView, metric: str) -> Figure:
-    """The map of one deltas_mean metric (checked: check_metric)."""
+def mapped_deltas(view: registry.SweepView) -> pd.DataFrame | None:
+    """What --metric maps: deltas_mean's metrics, and where the sweep has
+    causes.parquet its cause layer (fct_<class>_rto, fct_<class>_rest:
+    harness.analysis.cause_changes.cause_metrics)."""
+    from harness.analysis.cause_changes import cause_metrics
+    from harness.analysis.tables import optional_table
+
+    means = view.sweep.deltas_mean
+    causes = optional_table(view.sweep.dir, "causes")
+    if means is None or causes is None or not len(causes):
+        return means
+    keys = [k for k in view.grid.get("axes", []) if k != SEED_FIELD and k in causes]
+    return pd.concat([means, cause_metrics(causes, keys)], ignore_index=True)
+
+
+def metric_map(view: registry.SweepView, metric: str,
+               mapped: pd.DataFrame | None = None) -> Figure:
+    """The map of one metric of mapped_deltas (checked: check_metric)."""
     panels = metric_panels(metric)
-    table = boundary_table(view.sweep.deltas_mean, view.summary, view.grid, panels)
+    means = mapped if mapped is not None else mapped_deltas(view)
+    table = boundary_table(means, view.summary, view.grid, panels)
     return draw_boundary(table, view.grid, view.x_labels,
                          f"{view.name}: {panels[0][2]}, each arm vs "
                          f"{view.grid.get('reference')}{view.over}", panels)
 
 
-def sweep_view(sweep_dir: Path, cells: list[str] | None = None) -> registry.SweepView:
+def sweep_view(sweep_dir: Path, cells: list[str] | None = None,
+               cdf_cells: bool = True) -> registry.SweepView:
     """What the sweep figures read of a sweep directory. `cells`: ids (or
     unique prefixes) for the FCT CDFs, default: both arms of the
-    highest-load, lowest-R point. A directory without
-    sweep.json/summary.parquet raises FileNotFoundError; an unknown cell id
-    UnknownCellError."""
+    highest-load, lowest-R point; none without `cdf_cells` (a map of one
+    metric draws no CDF). A directory without sweep.json/summary.parquet
+    raises FileNotFoundError; an unknown cell id UnknownCellError."""
     sweep = load_sweep(sweep_dir)
     grid, summary = sweep.grid, with_status_reasons(sweep.summary)
-    chosen = resolve_cells(summary, list(cells)) if cells else default_cdf_cells(summary, grid)
+    chosen = (resolve_cells(summary, list(cells)) if cells
+              else default_cdf_cells(summary, grid) if cdf_cells else [])
     seeds = int(summary[SEED_FIELD].nunique()) if SEED_FIELD in summary else 1
     return registry.SweepView(
         sweep, summary, chosen, grid.get("grid", sweep.dir.name), seeds,
