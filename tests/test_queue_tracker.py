@@ -53,3 +53,29 @@ def test_what_the_bands_released_is_what_the_link_sent(lossy):
     gap = (framed - sent.reindex(framed.index)).abs()
     assert len(gap) >= 8 and (sent > 0).all()
     assert (gap <= 3 * FRAME_BYTES).all(), gap.to_dict()
+
+
+def test_a_band_s_busy_time_is_its_own_sending_and_its_starvation(lossy, tmp_path):
+    """backlogged_s (ns-3: how long a band held a packet) covers the time the
+    link sent the band's own bytes, and the rest is starved_s: at most the
+    run's length at any egress. With training sent low under strict priority,
+    the low band's egresses are starved for most of their busy time, and
+    the highest band waits only behind a lower band's packet already on the
+    wire: hardly at all."""
+    import harness
+
+    queues, _ = lossy
+    used = queues[queues["enqueued_packets"] > 0]
+    assert (used["starved_s"] >= 0).all() and (used["starved_s"] <= used["backlogged_s"]).all()
+    run = harness.run(None, {"run.duration": 0.5, "run.warmup": 0.05, "run.cooldown": 0.05,
+                             "background.load": 0.6, "network.band_limit_packets": 20,
+                             "training.enabled": True, "training.workers": 4,
+                             "training.profile": "resnet50-like-2MB", "training.ratio": 2,
+                             "training.priority": "low"}, out=tmp_path / "low")
+    q = run.queues[run.queues["enqueued_packets"] > 0]
+    assert (q.groupby(["link", "from_node"])["backlogged_s"].max()
+            <= run.summary["simulated_s"] + 1e-9).all()
+    low = q[q["traffic_class"] == "low"]
+    assert low["starved_s"].sum() > 0.5 * low["backlogged_s"].sum() > 0
+    top = q[q["band"] == 0]
+    assert len(top) and top["starved_s"].sum() <= 0.01 * top["backlogged_s"].sum()

@@ -195,6 +195,15 @@ def test_a_congested_sweep_s_timeouts_are_attributed(grid_file, tmp_path):
             f"{causes.loc['all', 'arm_timeouts']:,}") in r.stdout
     assert (f"training's connections: timeouts {int(jobs.loc['same', 'training_tcp_timeouts']):,}"
             f" -> {int(jobs.loc['low', 'training_tcp_timeouts']):,}") in r.stdout
+    # the bands' starvation, each arm's, from the cells' queues tables
+    starved = {arm: pd.read_parquet(out / "cells" / r.cell / "queues.parquet")
+               .groupby("band")["starved_s"].sum() for arm, r in
+               zip(summary["arm"], summary.itertuples())}
+    low = max(starved["low"].index, key=lambda b: starved["low"][b])
+    assert starved["low"][low] > 0
+    assert jobs.loc["low", f"starved_s_band_{low}"] == pytest.approx(starved["low"][low])
+    assert (f"band {low} {starved['same'].get(low, 0) * 1e3:,.1f} -> "
+            f"{starved['low'][low] * 1e3:,.1f} ms") in r.stdout
     # the cause layer as a map: `harness plot --metric`
     plot = CliRunner().invoke(cli.main, ["plot", str(out), "--metric", "fct_all_rto",
                                          "-o", str(tmp_path / "plots")])

@@ -77,9 +77,13 @@ def test_explain_says_per_size_class_what_the_flows_waited_for(congested):
     done = measured[measured["completed"]]
     assert table.loc["all", "wait_share"] == pytest.approx(
         done["timeout_wait_s"].sum() / done["fct_s"].sum())
-    lines = r.stdout.strip().splitlines()
+    lines = [line for line in r.stdout.strip().splitlines() if " flows (" in line]
     classes = [c for c in ("small", "medium", "large") if table.loc[c, "flows"]]
     assert [line.split(" flows")[0] for line in lines] == [*classes, "all"]
+    # then each starved band's line, from the queues table's starved_s
+    starved = congested.queues.groupby("band")["starved_s"].sum()
+    bands = [line for line in r.stdout.splitlines() if line.startswith("band ")]
+    assert [int(line.split()[1]) for line in bands] == [b for b, s in starved.items() if s > 0]
     all_line = lines[-1]
     assert f"{int(table.loc['all', 'timeouts']):,} timeouts" in all_line
     assert f"{100 * table.loc['all', 'wait_share']:.1f} % of their completion time" in all_line

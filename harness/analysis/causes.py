@@ -4,8 +4,10 @@ TCP_DELAYS, counted in ns-3 by each flow's sender): how many flows timed
 out, how many of their timeouts were spurious, and what share of the
 class's completion time passed without progress before timeouts; and per
 [[service]] of requests (queries, RPCs), its client connections' timeouts
-while each request waited. Pure functions over a Run's flows and services
-tables; `harness explain RUN` prints them.
+while each request waited; and per egress band, how long other bands were
+sent while it held packets (starvation: the queues table's starved_s).
+Pure functions over a Run's flows, services and queues tables; `harness
+explain RUN` prints them.
 """
 
 from __future__ import annotations
@@ -101,4 +103,39 @@ def service_lines(table: pd.DataFrame) -> list[str]:
         out.append(f"{head}: {r['requests_with_timeouts']:,} waited on {r['timeouts']:,} "
                    f"client-side timeouts (a SYN or the request resent), "
                    f"{r['timeout_wait_s'] * 1e3:,.1f} ms without progress before them{share}")
+    return out
+
+
+def band_starvation(queues: pd.DataFrame) -> pd.DataFrame:
+    """Per band over every egress that queued a packet of it: its class,
+    egresses, starved_s (summed: metrics.with_starvation) and the most
+    starved egress (link, from_node, to_node, its starved_s and
+    backlogged_s). Empty for a queues table without starvation (run before
+    it was measured)."""
+    if "starved_s" not in queues:
+        return pd.DataFrame()
+    used = queues[queues["enqueued_packets"] > 0]
+    rows = []
+    for band, part in used.groupby("band"):
+        worst = part.loc[part["starved_s"].idxmax()]
+        rows.append({"band": int(band), "traffic_class": worst.get("traffic_class", ""),
+                     "egresses": len(part), "starved_s": float(part["starved_s"].sum()),
+                     "link": int(worst["link"]), "from_node": int(worst["from_node"]),
+                     "to_node": int(worst["to_node"]), "most_starved_s": float(worst["starved_s"]),
+                     "most_backlogged_s": float(worst["backlogged_s"])})
+    return pd.DataFrame(rows)
+
+
+def starvation_lines(table: pd.DataFrame, run_s: float) -> list[str]:
+    """band_starvation in words, a line per band that was starved."""
+    out = []
+    for r in table.to_dict("records"):
+        if not r["starved_s"] > 0:
+            continue
+        share = f" ({100 * r['most_starved_s'] / run_s:.1f} % of the run)" if run_s > 0 else ""
+        out.append(f"band {r['band']} ({r['traffic_class']}): starved {r['starved_s'] * 1e3:,.1f} ms "
+                   f"over {r['egresses']:,} egresses (other bands sent while it held packets); "
+                   f"most at link {r['link']} (node {r['from_node']} -> {r['to_node']}): "
+                   f"{r['most_starved_s'] * 1e3:,.1f} ms{share} of its "
+                   f"{r['most_backlogged_s'] * 1e3:,.1f} ms with packets queued")
     return out

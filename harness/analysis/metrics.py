@@ -190,12 +190,30 @@ def host_uplink_utilization(util: pd.DataFrame, n_hosts: int, window: tuple[floa
 
 
 def band_totals(queues: pd.DataFrame) -> pd.DataFrame:
-    """Queue statistics summed over every egress, per band."""
+    """Queue statistics summed over every egress, per band (the time a band
+    was starved too, where the table has it: with_starvation)."""
     cols = ["enqueued_packets", "dequeued_packets", "dropped_packets"]
-    cols += [c for c in ("marked_packets",) if c in queues]   # ECN CE marks
+    cols += [c for c in ("marked_packets", "starved_s") if c in queues]   # ECN CE marks
     out = queues.groupby("band")[cols].sum()
     out["max_backlog_packets"] = queues.groupby("band")["max_backlog_packets"].max()
     return out.reset_index()
+
+
+def with_starvation(queues: pd.DataFrame, rates_bps: dict[int, float]) -> pd.DataFrame:
+    """The queues table with backlogged_s (how long each band held a packet,
+    over the run: ns-3's backlogged_ns) and starved_s: of that time, the
+    part the egress sent other bands' packets (strict priority's higher
+    bands, a DRR's other turns, a lower band's packet already on the wire):
+    the band's backlogged time less its own bytes at the link's rate, at
+    least 0. The link's rate at the start (a run.link_changes rate is not
+    followed), and a packet's time in the device's one-packet queue is its
+    own: both small against a busy period."""
+    if "backlogged_ns" not in queues:
+        return queues
+    backlogged = queues["backlogged_ns"] / 1e9
+    own = queues["dequeued_bytes"] * 8 / queues["link"].map(rates_bps).astype(float)
+    return queues.drop(columns="backlogged_ns").assign(
+        backlogged_s=backlogged, starved_s=(backlogged - own).clip(lower=0.0))
 
 
 def iteration_summary(iterations: pd.DataFrame) -> dict[str, float | int | None]:
@@ -326,6 +344,10 @@ def flat_summary(summary: dict) -> dict[str, float | int | None]:
     delays = summary.get("tcp_delays") or {}
     for key in (*TCP_DELAYS, "flows_with_timeouts"):
         row[f"tcp_{key}"] = delays.get(key)
+    # each band's starvation summed over its egresses (runs before: none)
+    for band in summary.get("queues") or []:
+        if "starved_s" in band:
+            row[f"starved_s_band_{band['band']}"] = band["starved_s"]
     # and the (first) job's own connections (runs before, or over RDMA: none)
     job_delays = training.get("tcp_delays") or {}
     for key in JOB_TCP_DELAYS:

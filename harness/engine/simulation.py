@@ -290,11 +290,13 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
     else:
         flows = metrics.flow_table(_empty_flow_log(), (0, 0), pd.Series(dtype=float), tos_class)
     band_classes = p.classes.band_names()
-    queues = raw_queues.assign(traffic_class=raw_queues["band"].map(band_classes))
+    rates = {i: link.rate_bps for i, link in enumerate(topo.links)}
+    queues = metrics.with_starvation(
+        raw_queues.assign(traffic_class=raw_queues["band"].map(band_classes)), rates)
     samples = (None if raw_samples is None else
                raw_samples.assign(traffic_class=raw_samples["band"].map(band_classes)))
     util = metrics.utilization_table(
-        raw_util, p.run.utilization_interval, {i: l.rate_bps for i, l in enumerate(topo.links)},
+        raw_util, p.run.utilization_interval, rates,
         tos_class, {APP_OTHER: "other", APP_BACKGROUND: "background", APP_TRAINING: "training"})
     iterations = transfers = compute = scheduler = None
     per_job: list[tuple[training.JobPlan, training.JobTables]] = []

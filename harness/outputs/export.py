@@ -116,6 +116,9 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
         "marked_packets": ("packets", "packets ECN-marked (CE)"),
         "mean_backlog_packets": ("packets", "mean backlog an arriving packet found"),
         "buffer_dropped_packets": ("packets", "drops the buffer model decided"),
+        "backlogged_s": ("s", "how long the band held a packet, over the run"),
+        "starved_s": ("s", "of that time, how long the egress sent other bands' packets: "
+                           "the band's backlogged time less its own bytes at the link's rate"),
     },
     "queue_samples": {
         "time_s": ("s", "when the band's backlog was read (run.queue_samples)"),
@@ -249,6 +252,7 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
         "reference": ("", "the arm it is compared with"),
         "size_class": ("", "the background flows attributed: small, large or all"),
         "pairs": ("flows", "flows both arms of a seed measured and completed, over seeds"),
+        "seeds": ("", "the seeds pooled"),
         "reference_fct_s": ("s", "the reference's mean FCT over those flows"),
         "fct_change_s": ("s", "mean FCT change over the pairs, arm - reference"),
         "fct_low_s": ("s", "its 95 % Student t interval's low end"),
@@ -333,6 +337,9 @@ _PATTERNS = (
      lambda m: ("s", f"{_STAT[m[2]]} FCT of the measured, completed {m[1]} flows")),
     (re.compile(r"fct_(small|medium|large|all)_mean_slowdown"),
      lambda m: ("ratio", f"mean slowdown (FCT / ideal FCT) of the {m[1]} flows")),
+    (re.compile(r"starved_s_band_(\d+)"),
+     lambda m: ("s", f"band {m[1]}'s starvation (time its egresses sent other bands while it "
+                     "held packets), summed over its egresses, over the run")),
     (re.compile(r"pause_s_(.+)"),
      lambda m: ("s", f"class {m[1]}'s PFC pause time in the window, summed over its egresses")),
     (re.compile(r"job_(.+)_(iterations|mean_iteration_s|p99_iteration_s|slowdown_vs_ideal)"),

@@ -21,7 +21,7 @@ from harness.config.errors import ConfigError
 
 def run_lines(directory: Path) -> list[str]:
     """A run's lines: each size class's TCP delays, then each service's."""
-    run = read_run(directory, ("flows", "services"))
+    run = read_run(directory, ("flows", "services", "queues"))
     flows = run.flows
     if flows is None or not all(c in flows for c in TCP_DELAYS):
         raise ConfigError("RUN", f"{directory} has no TCP delay counts in its flows table "
@@ -34,6 +34,9 @@ def run_lines(directory: Path) -> list[str]:
     services = run.services
     if services is not None and all(c in services for c in causes.CLIENT_DELAYS):
         out += causes.service_lines(causes.service_delays(services))
+    if run.queues is not None:
+        out += causes.starvation_lines(causes.band_starvation(run.queues),
+                                       float(run.summary.get("simulated_s") or 0.0))
     return out
 
 
@@ -120,6 +123,25 @@ def _job_tcp_line(summary: pd.DataFrame, point: dict, axes: list[str], arm: str,
             f"them, fast retransmits {int(ref.iloc[2]):,} -> {int(x.iloc[2]):,}")
 
 
+def _starvation_line(summary: pd.DataFrame, point: dict, axes: list[str], arm: str,
+                     reference: str) -> str | None:
+    """Each band's starvation in each arm, summed over the point's seeds
+    (summary.parquet's starved_s_band_<n>); None without those columns."""
+    rows = summary
+    for a in axes:
+        rows = rows[rows[a] == point[a]]
+    columns = sorted((c for c in rows if c.startswith("starved_s_band_")),
+                     key=lambda c: int(c.rsplit("_", 1)[1]))
+    if not columns:
+        return None
+    ref = rows.loc[rows["arm"] == reference, columns].sum()
+    x = rows.loc[rows["arm"] == arm, columns].sum()
+    parts = [f"band {c.rsplit('_', 1)[1]} {ref[c] * 1e3:,.1f} -> {x[c] * 1e3:,.1f} ms"
+             for c in columns if ref[c] > 0 or x[c] > 0]
+    return ("bands starved (other bands sent while they held packets, summed over "
+            "egresses): " + "; ".join(parts)) if parts else None
+
+
 def _seeds(means: pd.DataFrame | None, point: dict, axes: list[str]) -> str:
     """How many seeds the point's pairs pool."""
     if means is None or "seeds" not in means:
@@ -154,6 +176,10 @@ def sweep_lines(directory: Path, points: tuple[str, ...] = ()) -> list[str]:
         job = _job_tcp_line(sweep.summary, first, axes, first["arm"], first["reference"])
         if job:
             out.append("  " + job)
+        starved = _starvation_line(sweep.summary, first, axes, first["arm"],
+                                   first["reference"])
+        if starved:
+            out.append("  " + starved)
         out += ["  " + line for line in cause_changes.cause_lines(rows, first["reference"])]
     return out
 

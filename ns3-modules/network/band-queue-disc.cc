@@ -9,6 +9,7 @@
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/integer.h"
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 #include "ns3/object-factory.h"
 #include "ns3/pointer.h"
 #include "ns3/uinteger.h"
@@ -203,6 +204,10 @@ BandQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
         uint32_t backlog = GetNPackets();
         m_maxBacklog = std::max(m_maxBacklog, backlog);
         m_backlogSum += backlog - 1;
+        if (backlog == 1)
+        {
+            m_backlogSince = Simulator::Now(); // a busy period begins
+        }
         if (m_buffer && !(m_lossless && m_pfc && !ingress))
         {
             m_buffer->Add(item);
@@ -288,6 +293,12 @@ BandQueueDisc::GetArrivalBacklogSum() const
     return m_backlogSum;
 }
 
+Time
+BandQueueDisc::GetBackloggedTime() const
+{
+    return GetNPackets() > 0 ? m_backlogged + (Simulator::Now() - m_backlogSince) : m_backlogged;
+}
+
 Ptr<QueueDiscItem>
 BandQueueDisc::DoDequeue()
 {
@@ -300,6 +311,10 @@ BandQueueDisc::DoDequeue()
     if (!item)
     {
         return item;
+    }
+    if (GetNPackets() == 0)
+    {
+        m_backlogged += Simulator::Now() - m_backlogSince; // the busy period ends
     }
     Ptr<PfcPort> ingress = IngressOf(item);
     if (m_buffer && !(m_lossless && m_pfc && !ingress))

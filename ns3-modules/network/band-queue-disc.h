@@ -79,6 +79,11 @@ class BandQueueDisc : public QueueDisc
     uint32_t GetMaxBacklog() const;
     /// \return The sum, over the packets queued, of the packets each found queued.
     uint64_t GetArrivalBacklogSum() const;
+    /// \return How long the band has held a packet so far (its busy periods
+    /// summed, the one under way up to now): the time a packet of its waited,
+    /// less what its own packets took to send, is the time another band was
+    /// served while it waited (the queue tracker's starved_s).
+    Time GetBackloggedTime() const;
 
   private:
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
@@ -114,6 +119,8 @@ class BandQueueDisc : public QueueDisc
     // not (+8 % events per CPU-second at 512 hosts, docs/performance/scaling.md).
     uint32_t m_maxBacklog{0};   //!< most packets held, after an arrival
     uint64_t m_backlogSum{0};   //!< sum over arrivals of the packets they found
+    Time m_backlogged;          //!< busy periods summed, before the one under way
+    Time m_backlogSince;        //!< start of the busy period under way (if holding a packet)
 };
 
 } // namespace ns3

@@ -44,7 +44,9 @@ class QueueTracker : public Object
     /// dequeued_packets,dequeued_bytes,dropped_packets,dropped_bytes,max_backlog_packets,
     /// marked_packets (ECN CE marks),mean_backlog_packets (mean queue length an
     /// arriving packet found),buffer_dropped_packets (of the drops, those the
-    /// shared buffer refused: pool full or the band at its dynamic threshold)
+    /// shared buffer refused: pool full or the band at its dynamic threshold),
+    /// backlogged_ns (how long the band held a packet: BandQueueDisc's
+    /// GetBackloggedTime)
     std::string ToCsv() const;
 
     /**
