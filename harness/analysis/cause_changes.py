@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from harness.analysis.run_changes import flow_pairs
 from harness.analysis.stats import (FCT_CLASSES, MIN_FLOW_PAIRS, Interval, judge,
                                     mean_difference, share_of_difference)
 
@@ -61,14 +62,14 @@ def fct_causes(reference: list["Run"], arm: list["Run"]) -> list[dict]:
     if not runs or any(r.flows is None or "timeout_wait_s" not in r.flows for r in runs):
         return []
     seeds = len(reference)
+    pairs = [flow_pairs(ref, a) for ref, a in zip(reference, arm)]   # as the FCT changes pair them
     rows = []
     for cls in CAUSE_CLASSES:
         fct, wait, ref_fct = [], [], []
-        for ref, a in zip(reference, arm):
-            r, x = (_measured(run.flows, cls) for run in (ref, a))
-            r, x = (f[f["completed"]].set_index("id") for f in (r, x))
-            common = r.index.intersection(x.index)
-            r, x = r.loc[common], x.loc[common]
+        for r, x in pairs:
+            if cls != "all":
+                mask = (r["size_class"] == cls).to_numpy()
+                r, x = r[mask], x[mask]
             fct.append(x["fct_s"].to_numpy(float) - r["fct_s"].to_numpy(float))
             wait.append(x["timeout_wait_s"].to_numpy(float)
                         - r["timeout_wait_s"].to_numpy(float))

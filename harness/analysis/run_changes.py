@@ -64,6 +64,14 @@ def _done(flows: pd.DataFrame) -> pd.DataFrame:
     return flows[flows["measured"] & flows["completed"]].set_index("id")
 
 
+def flow_pairs(reference: "Run", arm: "Run") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One seed's flow pairs: the flows both runs measured and completed,
+    indexed by flow id, in the same order in both."""
+    r, x = _done(reference.flows), _done(arm.flows)
+    common = r.index.intersection(x.index)
+    return r.loc[common], x.loc[common]
+
+
 def fct_changes(reference: list["Run"], arm: list["Run"],
                 key: tuple) -> dict[str, Interval]:
     """{"fct_small_mean": Interval, "fct_small_p99": ..., ...}: paired over the
@@ -73,9 +81,7 @@ def fct_changes(reference: list["Run"], arm: list["Run"],
     pairs: dict[tuple[str, str], tuple[list[np.ndarray], list[np.ndarray]]] = {
         (c, col): ([], []) for c in FCT_CLASSES for col in columns}
     for ref, a in zip(reference, arm):
-        r, x = _done(ref.flows), _done(a.flows)
-        common = r.index.intersection(x.index)
-        r, x = r.loc[common], x.loc[common]
+        r, x = flow_pairs(ref, a)
         for cls in FCT_CLASSES:
             mask = np.ones(len(r), bool) if cls == "all" else (r["size_class"] == cls).to_numpy()
             for col in columns:

@@ -353,18 +353,20 @@ def block_quantile_change(reference: tuple[np.ndarray, np.ndarray],
 
 def paired_t_change(changes: np.ndarray, seeds: int) -> Interval:
     """Mean of paired relative changes and its Student t interval."""
-    n = len(changes)
-    if n == 0:
-        return Interval.empty(seeds)
-    mean = float(np.mean(changes))
-    if n < MIN_ITERATION_PAIRS:
-        return Interval.too_few(mean, n, seeds)
-    from scipy import stats as sps
-
-    half = float(sps.t.ppf(0.5 + CONFIDENCE / 2, n - 1) * np.std(changes, ddof=1) / math.sqrt(n))
+    iv = mean_difference(changes, seeds, MIN_ITERATION_PAIRS)
+    if not np.isfinite(iv.low):
+        return iv
     # the changes are of non-negative quantities (times, spreads): none can
     # fall below -100 %, so the interval is cut there (it covers as often)
-    return Interval(mean, max(mean - half, -1.0), mean + half, n, seeds)
+    return Interval(iv.change, max(iv.low, -1.0), iv.high, iv.samples, iv.seeds)
+
+
+def _t_half(values: np.ndarray) -> float:
+    """Half the width of the 95 % Student t interval of values' mean."""
+    from scipy import stats as sps
+
+    n = len(values)
+    return float(sps.t.ppf(0.5 + CONFIDENCE / 2, n - 1) * np.std(values, ddof=1) / math.sqrt(n))
 
 
 def mean_difference(differences: np.ndarray, seeds: int, min_pairs: int) -> Interval:
@@ -377,10 +379,7 @@ def mean_difference(differences: np.ndarray, seeds: int, min_pairs: int) -> Inte
     mean = float(np.mean(differences))
     if n < max(min_pairs, 2):
         return Interval.too_few(mean, n, seeds)
-    from scipy import stats as sps
-
-    half = float(sps.t.ppf(0.5 + CONFIDENCE / 2, n - 1) * np.std(differences, ddof=1)
-                 / math.sqrt(n))
+    half = _t_half(differences)
     return Interval(mean, mean - half, mean + half, n, seeds)
 
 
@@ -399,11 +398,7 @@ def share_of_difference(part: np.ndarray, whole: np.ndarray, seeds: int,
     total = mean_difference(whole, seeds, min_pairs)
     if n < max(min_pairs, 2) or not (total.low > 0 or total.high < 0):
         return Interval.too_few(share, n, seeds)
-    from scipy import stats as sps
-
-    influence = (part - share * whole) / np.mean(whole)
-    half = float(sps.t.ppf(0.5 + CONFIDENCE / 2, n - 1) * np.std(influence, ddof=1)
-                 / math.sqrt(n))
+    half = _t_half((part - share * whole) / np.mean(whole))   # each pair's influence
     return Interval(share, share - half, share + half, n, seeds)
 
 

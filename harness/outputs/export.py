@@ -250,7 +250,7 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
     "causes": {
         "arm": ("", "the compared arm"),
         "reference": ("", "the arm it is compared with"),
-        "size_class": ("", "the background flows attributed: small, large or all"),
+        "size_class": ("", "the background flows attributed: small, medium, large or all"),
         "pairs": ("flows", "flows both arms of a seed measured and completed, over seeds"),
         "seeds": ("", "the seeds pooled"),
         "reference_fct_s": ("s", "the reference's mean FCT over those flows"),

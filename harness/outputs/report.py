@@ -159,7 +159,7 @@ CELL_FIGURES = (("fct-cdf", "FCT CDF per size class"),
                 ("utilization", "host-uplink utilisation"))
 
 
-def _cell_figures(cell_dir: Path, label: str) -> list[tuple[str, str]]:
+def _cell_figures(cell_dir: Path, label: str) -> list[tuple[str, Shown]]:
     """(caption, base64 PNG) of one cell: FCT CDFs, service latencies,
     iterations, utilisation."""
     from harness.outputs import plots

@@ -80,13 +80,18 @@ def _point_words(row: dict, axes: list[str]) -> str:
                      else f"{a.rsplit('.', 1)[-1]} = {row[a]}" for a in axes) or "the point"
 
 
+def _at(table: pd.DataFrame, point: dict, axes: list[str]) -> pd.DataFrame:
+    """The rows of `table` at the point's value of each axis."""
+    for a in axes:
+        table = table[table[a] == point[a]]
+    return table
+
+
 def _training_line(means: pd.DataFrame | None, point: dict, axes: list[str], arm: str) -> str:
     """The point's training verdict for `arm` from deltas_mean, in words."""
     if means is None:
         return "training: no deltas_mean.parquet"
-    rows = means[(means["metric"] == "iteration_time") & (means["arm"] == arm)]
-    for a in axes:
-        rows = rows[rows[a] == point[a]]
+    rows = _at(means[(means["metric"] == "iteration_time") & (means["arm"] == arm)], point, axes)
     if not len(rows):
         return "training: no iteration-time change measured"
     r = rows.iloc[0]
@@ -105,9 +110,7 @@ def _job_tcp_line(summary: pd.DataFrame, point: dict, axes: list[str], arm: str,
     """The job's own connections' TCP delays in each arm, summed over the
     point's seeds (summary.parquet's training_tcp_*); None where the cells
     have none (run before they were counted, or over RDMA)."""
-    rows = summary
-    for a in axes:
-        rows = rows[rows[a] == point[a]]
+    rows = _at(summary, point, axes)
     columns = [f"training_tcp_{k}" for k in JOB_TCP_DELAYS]
     if not all(c in rows for c in columns):
         return None
@@ -127,9 +130,7 @@ def _starvation_line(summary: pd.DataFrame, point: dict, axes: list[str], arm: s
                      reference: str) -> str | None:
     """Each band's starvation in each arm, summed over the point's seeds
     (summary.parquet's starved_s_band_<n>); None without those columns."""
-    rows = summary
-    for a in axes:
-        rows = rows[rows[a] == point[a]]
+    rows = _at(summary, point, axes)
     columns = sorted((c for c in rows if c.startswith("starved_s_band_")),
                      key=lambda c: int(c.rsplit("_", 1)[1]))
     if not columns:
@@ -146,9 +147,7 @@ def _seeds(means: pd.DataFrame | None, point: dict, axes: list[str]) -> str:
     """How many seeds the point's pairs pool."""
     if means is None or "seeds" not in means:
         return "seeds pooled"
-    rows = means[means["arm"] == point["arm"]]
-    for a in axes:
-        rows = rows[rows[a] == point[a]]
+    rows = _at(means[means["arm"] == point["arm"]], point, axes)
     n = int(rows["seeds"].max()) if len(rows) else 0
     return f"{n} seed{'s' if n != 1 else ''} pooled"
 

@@ -159,7 +159,9 @@ def page_figures(sweep_dir: Path, width: float, metrics: tuple[str, ...] = ()
     (name, figures) in registry order, the map a panel per figure; then
     the map of each of `metrics` (map-<metric>)."""
     view = sweep_view(sweep_dir)
-    return _drawn(view, width) + [(f"map-{m}", [metric_map(view, m)]) for m in metrics]
+    mapped = mapped_deltas(view) if metrics else None   # read once for every map
+    return _drawn(view, width) + [(f"map-{m}", [metric_map(view, m, mapped)])
+                                  for m in metrics]
 
 
 def plot_sweep(sweep_dir: Path, out_dir: Path | None = None,
