@@ -98,6 +98,37 @@ def test_a_sweep_s_causes_account_for_its_fct_change(local_sweep, causes):
         assert parts[f"fct_{cls}_rto"] + parts[f"fct_{cls}_rest"] == pytest.approx(mean)
 
 
+def test_training_s_change_is_split_into_computing_back_off_and_the_rest(local_sweep):
+    """From the real sweep: per point and compared arm, the iteration
+    time's change (deltas_mean's, the same time blocks) split into its
+    parts, which add up to it; the cells' iterations carry the parts;
+    explain and the map's cause layer say them."""
+    training = pd.read_parquet(local_sweep.out / "training_causes.parquet")
+    means = local_sweep.tables["deltas_mean"]
+    changes = means[means["metric"] == "iteration_time"]
+    assert len(training) == len(changes) > 0
+    for r in training.to_dict("records"):
+        row = changes[(changes["training.ratio"] == r["training.ratio"])
+                      & (changes["background.load"] == r["background.load"])]
+        assert r["change"] == pytest.approx(row["change"].iloc[0], rel=1e-9)
+        assert r["compute_change"] + r["rto_change"] + r["rest_change"] == pytest.approx(
+            r["change"], abs=1e-12)
+        # the same profile in both arms: computing did not change
+        assert r["compute_change"] == pytest.approx(0, abs=1e-6)
+        assert r["reference_compute_s"] == pytest.approx(r["arm_compute_s"], rel=1e-6)
+    cell = local_sweep.tables["summary"]["cell"].iloc[0]
+    it = pd.read_parquet(local_sweep.out / "cells" / cell / "iterations.parquet")
+    assert np.allclose(it["compute_s"] + it["network_wait_s"], it["iteration_s"])
+    assert ((it["rto_wait_s"] >= 0) & (it["rto_wait_s"] <= it["network_wait_s"] + 1e-12)).all()
+    said = CliRunner().invoke(cli.main, ["explain", str(local_sweep.out)])
+    first = training.iloc[0]
+    assert (f"of which computing {100 * first['compute_change']:+.1f} %"
+            in said.stdout), said.stdout
+    layer = cause_changes.iteration_cause_metrics(training, ["training.ratio",
+                                                             "background.load"])
+    assert set(layer["metric"]) == set(stats.ITERATION_PART_METRICS)
+
+
 def test_explain_says_per_point_what_the_change_is_made_of(local_sweep, causes):
     r = CliRunner().invoke(cli.main, ["explain", str(local_sweep.out)])
     assert r.exit_code == 0, r.output
@@ -204,6 +235,18 @@ def test_a_congested_sweep_s_timeouts_are_attributed(grid_file, tmp_path):
     assert jobs.loc["low", f"starved_s_band_{low}"] == pytest.approx(starved["low"][low])
     assert (f"band {low} {starved['same'].get(low, 0) * 1e3:,.1f} -> "
             f"{starved['low'][low] * 1e3:,.1f} ms") in r.stdout
+    # the losses by place and reason, each arm's, from the cells' queues tables
+    queues = {arm: pd.read_parquet(out / "cells" / r.cell / "queues.parquet") for arm, r in
+              zip(summary["arm"], summary.itertuples())}
+    lost = {arm: q[q["place"] == "uplink"].groupby("band")["dropped_packets"].sum()
+            for arm, q in queues.items()}
+    band = max(lost["low"].index, key=lambda b: lost["low"][b])
+    assert lost["low"][band] > 0
+    assert jobs.loc["low", f"dropped_band_{band}_uplink"] == lost["low"][band]
+    assert (f"band {band} at the host uplinks {lost['same'].get(band, 0):,} -> "
+            f"{lost['low'][band]:,}") in r.stdout
+    assert all((q["buffer_dropped_packets"] + q["headroom_dropped_packets"]
+                <= q["dropped_packets"]).all() for q in queues.values())
     # the cause layer as a map: `harness plot --metric`
     plot = CliRunner().invoke(cli.main, ["plot", str(out), "--metric", "fct_all_rto",
                                          "-o", str(tmp_path / "plots")])

@@ -82,8 +82,15 @@ def test_explain_says_per_size_class_what_the_flows_waited_for(congested):
     assert [line.split(" flows")[0] for line in lines] == [*classes, "all"]
     # then each starved band's line, from the queues table's starved_s
     starved = congested.queues.groupby("band")["starved_s"].sum()
-    bands = [line for line in r.stdout.splitlines() if line.startswith("band ")]
+    bands = [line for line in r.stdout.splitlines() if line.startswith("band ")
+             and " starved " in line]
     assert [int(line.split()[1]) for line in bands] == [b for b, s in starved.items() if s > 0]
+    # and each place and band that dropped, from the queues table's drops
+    lost = [line for line in r.stdout.splitlines() if " lost " in line]
+    drops = congested.queues[congested.queues["dropped_packets"] > 0]
+    assert len(lost) == len(drops.groupby(["place", "band"]))
+    assert sum(int(line.split(" lost ")[1].split()[0].replace(",", "")) for line in lost) \
+        == drops["dropped_packets"].sum() > 0
     all_line = lines[-1]
     assert f"{int(table.loc['all', 'timeouts']):,} timeouts" in all_line
     assert f"{100 * table.loc['all', 'wait_share']:.1f} % of their completion time" in all_line

@@ -29,9 +29,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from harness.analysis.run_changes import flow_pairs
-from harness.analysis.stats import (FCT_CLASSES, MIN_FLOW_PAIRS, Interval, judge,
-                                    mean_difference, share_of_difference)
+from harness.analysis.metrics import JOB_TCP_DELAYS
+from harness.analysis.run_changes import flow_pairs, iteration_units, time_blocks
+from harness.analysis.stats import (FCT_CLASSES, MIN_FLOW_PAIRS, Interval, block_part_change,
+                                    block_part_share, judge, mean_difference,
+                                    share_of_difference)
 
 if TYPE_CHECKING:
     from harness.analysis.tables import Run
@@ -94,6 +96,84 @@ def fct_causes(reference: list["Run"], arm: list["Run"]) -> list[dict]:
     return rows
 
 
+#: the parts training's iteration time is split into (iteration_causes), each
+#: a column prefix: computing, waiting on the network while one of the
+#: job's TCP connections was in a retransmission back-off, and the rest of
+#: the wait (queueing behind other traffic, serialisation, the collective's
+#: own steps)
+ITERATION_CAUSES = ("compute", "rto", "rest")
+
+
+def _iteration_parts(units: pd.DataFrame) -> dict[str, np.ndarray]:
+    wait = units["network_wait_s"].to_numpy(float)
+    rto = units["rto_wait_s"].to_numpy(float)
+    return {"total": units["iteration_s"].to_numpy(float),
+            "compute": units["compute_s"].to_numpy(float), "rto": rto,
+            # a job over RDMA has no TCP back-off measured: all of its wait is the rest
+            "rest": np.where(np.isnan(rto), wait, wait - rto)}
+
+
+def iteration_causes(reference: list["Run"], arm: list["Run"]) -> dict | None:
+    """What the arm's change of training's mean iteration time is made of,
+    paired by time block as run_changes.iteration_change pairs it: each
+    iteration (its workers averaged) is its compute time plus its network
+    wait, the wait the part in TCP back-off (rto) plus the rest
+    (metrics.with_iteration_parts), so the parts' changes over the
+    reference's mean iteration add up to the iteration time's change
+    exactly. Keys: blocks, seeds, reference_iteration_s, arm_iteration_s,
+    change (arm / reference - 1), per part {part}_change, _low, _high
+    (block_part_change), rto_share, _low, _high (block_part_share: the
+    back-off's share of the change, only where the change is decided), per
+    arm (reference_, arm_) its mean compute_s, rto_wait_s and rest_wait_s,
+    and its connections' JOB_TCP_DELAYS summed over seeds (training_tcp_*).
+    None where a run's iterations lack the parts (run before they were
+    measured, or without a compute table), neither arm measured an
+    iteration, or the arm stalled (no iteration where the reference had
+    some: the training verdict says so)."""
+    ref_units = [iteration_units(r.iterations) for r in reference]
+    arm_units = [iteration_units(a.iterations) for a in arm]
+    units = [*ref_units, *arm_units]
+    if not units or any(len(u) and "rto_wait_s" not in u for u in units):
+        return None
+    if not any(len(u) for u in arm_units) or not any(len(u) for u in ref_units):
+        return None
+    sums: dict[str, list] = {}
+    for r, a in zip(ref_units, arm_units):
+        rb, ab, n = time_blocks(r["start_ns"].to_numpy(), a["start_ns"].to_numpy())
+        if n == 0:
+            continue
+        for side, blocks, u in (("reference", rb, r), ("arm", ab, a)):
+            sums.setdefault(f"{side}_n", []).append(np.bincount(blocks, minlength=n))
+            for part, values in _iteration_parts(u).items():
+                sums.setdefault(f"{side}_{part}", []).append(np.bincount(blocks, values, n))
+    if not sums:
+        return None
+    b = {k: np.concatenate(v).astype(float) for k, v in sums.items()}
+    seeds = len(reference)
+    ref_n, arm_n = b["reference_n"], b["arm_n"]
+    ref_mean, arm_mean = (b["reference_total"].sum() / ref_n.sum(),
+                          b["arm_total"].sum() / arm_n.sum())
+    row: dict = {"blocks": len(ref_n), "seeds": seeds, "reference_iteration_s": ref_mean,
+                 "arm_iteration_s": arm_mean, "change": arm_mean / ref_mean - 1}
+    for part in ITERATION_CAUSES:
+        iv = block_part_change(b[f"reference_{part}"], b[f"arm_{part}"], b["reference_total"],
+                               ref_n, arm_n, seeds)
+        row.update({f"{part}_change": iv.change, f"{part}_low": iv.low, f"{part}_high": iv.high})
+    share = block_part_share(b["reference_rto"], b["arm_rto"], b["reference_total"],
+                             b["arm_total"], ref_n, arm_n, seeds)
+    row.update(rto_share=share.change, rto_share_low=share.low, rto_share_high=share.high)
+    for side, n in (("reference", ref_n), ("arm", arm_n)):
+        for part, column in (("compute", "compute_s"), ("rto", "rto_wait_s"),
+                             ("rest", "rest_wait_s")):
+            row[f"{side}_{column}"] = b[f"{side}_{part}"].sum() / n.sum()
+    for side, runs in (("reference", reference), ("arm", arm)):
+        delays = [((r.summary or {}).get("training") or {}).get("tcp_delays") for r in runs]
+        for key in JOB_TCP_DELAYS:
+            row[f"{side}_training_tcp_{key}"] = (sum(d[key] for d in delays)
+                                                 if delays and all(delays) else np.nan)
+    return row
+
+
 #: the map's cause layer (`harness plot --metric fct_all_rto`, ...): a part
 #: of a class's mean-FCT change, fct_<class>_<part>
 CAUSE_PARTS = ("rto", "rest")
@@ -114,6 +194,27 @@ def cause_metrics(causes: pd.DataFrame, point_keys: list[str]) -> pd.DataFrame:
             iv = Interval(r[f"{part}_change_s"] * scale, r[f"{part}_low_s"] * scale,
                           r[f"{part}_high_s"] * scale, int(r["pairs"]), int(r["seeds"]))
             verdict, decided = judge(f"fct_{r['size_class']}_mean", iv)
+            rows.append({**{k: r[k] for k in point_keys}, "arm": r["arm"], "metric": metric,
+                         "change": iv.change, "change_low": iv.low, "change_high": iv.high,
+                         "samples": iv.samples, "seeds": iv.seeds, "verdict": verdict,
+                         "decided": decided})
+    return pd.DataFrame(rows)
+
+
+def iteration_cause_metrics(training: pd.DataFrame, point_keys: list[str]) -> pd.DataFrame:
+    """training_causes.parquet as deltas_mean rows a map draws: per point
+    and arm, iteration_time_<part> (ITERATION_CAUSES: compute, rto, rest),
+    each part's change over the reference's mean iteration time (the three
+    add up to deltas_mean's iteration_time change), its interval, the
+    blocks as samples, and the verdict of that interval (slower: the part
+    grew)."""
+    rows = []
+    for r in training.to_dict("records"):
+        for part in ITERATION_CAUSES:
+            metric = f"iteration_time_{part}"
+            iv = Interval(r[f"{part}_change"], r[f"{part}_low"], r[f"{part}_high"],
+                          int(r["blocks"]), int(r["seeds"]))
+            verdict, decided = judge(metric, iv)
             rows.append({**{k: r[k] for k in point_keys}, "arm": r["arm"], "metric": metric,
                          "change": iv.change, "change_low": iv.low, "change_high": iv.high,
                          "samples": iv.samples, "seeds": iv.seeds, "verdict": verdict,
@@ -160,3 +261,36 @@ def _ms(row: dict, part: str, after: str = "") -> str:
         return "n/a"
     interval = f" [{low:+,.3g}, {high:+,.3g}]" if np.isfinite(low) else ", too few pairs"
     return f"{change:+,.3g} ms{after}{interval}"
+
+
+def _percent(row: dict, part: str) -> str:
+    """'+12.3 % [+8.1, +16.5]' of a training_causes part, or without an
+    interval "too few blocks"."""
+    change = row[f"{part}_change"]
+    if not np.isfinite(change):
+        return "n/a"
+    low, high = row[f"{part}_low"], row[f"{part}_high"]
+    interval = (f" [{100 * low:+.1f}, {100 * high:+.1f}]" if np.isfinite(low)
+                else ", too few blocks")
+    return f"{100 * change:+.1f} %{interval}"
+
+
+def iteration_cause_line(row: dict) -> str:
+    """One point's training_causes row (one arm) in words: the parts of the
+    iteration time's change, the back-off's share, and each part per
+    iteration in both arms."""
+    line = (f"of which computing {_percent(row, 'compute')}, waiting on the network in TCP "
+            f"back-off {_percent(row, 'rto')}, the rest of the wait {_percent(row, 'rest')}")
+    if np.isfinite(row["rto_share_low"]):
+        line += (f"; back-off is {100 * row['rto_share']:.0f} % "
+                 f"[{100 * row['rto_share_low']:.0f}, {100 * row['rto_share_high']:.0f}] of "
+                 "the change")
+
+    def ms(side: str, column: str) -> str:
+        return f"{row[f'{side}_{column}'] * 1e3:,.3g}"
+    parts = ", ".join(f"{words} {ms('reference', c)} -> {ms('arm', c)} ms"
+                      for words, c in (("computing", "compute_s"), ("in back-off", "rto_wait_s"),
+                                       ("the rest", "rest_wait_s"))
+                      if np.isfinite(row[f"reference_{c}"]))
+    return (f"{line}. Per iteration ({row['reference_iteration_s'] * 1e3:,.3g} -> "
+            f"{row['arm_iteration_s'] * 1e3:,.3g} ms): {parts}")

@@ -4,9 +4,11 @@ TCP_DELAYS, counted in ns-3 by each flow's sender): how many flows timed
 out, how many of their timeouts were spurious, and what share of the
 class's completion time passed without progress before timeouts; and per
 [[service]] of requests (queries, RPCs), its client connections' timeouts
-while each request waited; and per egress band, how long other bands were
-sent while it held packets (starvation: the queues table's starved_s).
-Pure functions over a Run's flows, services and queues tables; `harness
+while each request waited; per egress band, how long other bands were
+sent while it held packets (starvation: the queues table's starved_s);
+and per training job, what its iterations were made of (computing,
+waiting on the network, in TCP back-off: the iterations table's parts)
+and its slowest transfer. Pure functions over a Run's tables; `harness
 explain RUN` prints them.
 """
 
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from harness.analysis.metrics import SIZE_CLASSES, TCP_DELAYS
+from harness.analysis.metrics import DROP_REASONS, PLACES, SIZE_CLASSES, TCP_DELAYS
 
 
 def flow_delays(flows: pd.DataFrame) -> pd.DataFrame:
@@ -138,4 +140,87 @@ def starvation_lines(table: pd.DataFrame, run_s: float) -> list[str]:
                    f"most at link {r['link']} (node {r['from_node']} -> {r['to_node']}): "
                    f"{r['most_starved_s'] * 1e3:,.1f} ms{share} of its "
                    f"{r['most_backlogged_s'] * 1e3:,.1f} ms with packets queued")
+    return out
+
+
+def iteration_line(training: dict) -> str | None:
+    """A job's summary (summary.json's training) as what its measured
+    iterations were made of, in words; None where the parts were not
+    measured (run before, or a job without a compute table)."""
+    mean = training.get("mean_iteration_s")
+    compute, wait = training.get("mean_compute_s"), training.get("mean_network_wait_s")
+    if training and not training.get("iterations"):
+        return ("training: no iteration completed inside the window (stalled, or the run "
+                "is too short)")
+    if not mean or compute is None or wait is None:
+        return None
+    line = (f"training: {training.get('distinct_iterations', training.get('iterations')):,} "
+            f"iterations measured, mean {mean * 1e3:,.3g} ms: computing {compute * 1e3:,.3g} ms "
+            f"({100 * compute / mean:.0f} %), waiting on the network {wait * 1e3:,.3g} ms "
+            f"({100 * wait / mean:.0f} %)")
+    rto = training.get("mean_rto_wait_s")
+    if rto is not None:
+        line += (f", of it {rto * 1e3:,.3g} ms ({100 * rto / mean:.1f} % of the iteration) "
+                 "while one of its TCP connections was in a retransmission back-off")
+    return line
+
+
+#: what names a transfer, the columns a job's transfers table may have
+TRANSFER_NAMES = ("buffer", "step", "partition", "shard", "direction")
+
+
+def slowest_transfer(transfers: pd.DataFrame | None, window_s: tuple[float, float]
+                     ) -> dict | None:
+    """The transfer with the lowest goodput (bytes over its duration) of
+    those inside the window that crossed the network: which worker,
+    iteration and step or shard it was, its time, and how many times slower
+    it went than the median of the window's transfers. None without
+    transfers."""
+    if transfers is None or not len(transfers):
+        return None
+    t = transfers
+    if "local" in t:
+        t = t[t["local"] == 0]
+    t = t[(t["start_ns"] >= window_s[0] * 1e9) & (t["end_ns"] <= window_s[1] * 1e9)
+          & (t["end_ns"] > t["start_ns"]) & (t["bytes"] > 0)]
+    if not len(t):
+        return None
+    rate = t["bytes"] / ((t["end_ns"] - t["start_ns"]) / 1e9)
+    worst = t.loc[rate.idxmin()]
+    return {"worker": int(worst["worker"]), "iteration": int(worst["iteration"]),
+            **{c: worst[c] for c in TRANSFER_NAMES if c in t},
+            "bytes": int(worst["bytes"]), "time_s": (worst["end_ns"] - worst["start_ns"]) / 1e9,
+            "slower": float(rate.median() / rate.min()), "transfers": len(t)}
+
+
+def transfer_line(slowest: dict) -> str:
+    """slowest_transfer in words."""
+    named = ", ".join(f"{c} {slowest[c]}" for c in TRANSFER_NAMES if c in slowest)
+    return (f"its slowest transfer of {slowest['transfers']:,}: worker {slowest['worker']}, "
+            f"iteration {slowest['iteration']}{', ' + named if named else ''}, "
+            f"{slowest['bytes']:,} bytes in {slowest['time_s'] * 1e3:,.3g} ms "
+            f"({slowest['slower']:,.1f} x slower than the median transfer's goodput)")
+
+
+#: a drop reason (metrics.DROP_REASONS) in words
+REASON_WORDS = {"buffer": "shared-buffer refusals", "headroom": "PFC headroom full",
+                "limit": "at the band's own limit"}
+
+
+def reasons_words(counts: dict[str, float]) -> str:
+    """'120 shared-buffer refusals, 4 at the band's own limit' of the drop
+    reasons that have drops (counts by DROP_REASONS)."""
+    return ", ".join(f"{int(counts[r]):,} {REASON_WORDS[r]}" for r in DROP_REASONS
+                     if counts.get(r))
+
+
+def loss_lines(table: pd.DataFrame) -> list[str]:
+    """metrics.losses in words, a line per place and band that dropped."""
+    out = []
+    for r in table.to_dict("records"):
+        why = reasons_words({k: r[f"{k}_dropped_packets"] for k in DROP_REASONS})
+        out.append(f"band {r['band']} ({r['traffic_class']}) lost {r['dropped_packets']:,} "
+                   f"packets at {r['egresses']:,} {PLACES[r['place']]} ({why}); most at link "
+                   f"{r['link']} (node {r['from_node']} -> {r['to_node']}): "
+                   f"{r['most_dropped_packets']:,}")
     return out

@@ -216,6 +216,54 @@ def with_starvation(queues: pd.DataFrame, rates_bps: dict[int, float]) -> pd.Dat
         backlogged_s=backlogged, starved_s=(backlogged - own).clip(lower=0.0))
 
 
+#: where an egress is (the queues table's `place`), in words
+PLACES = {"uplink": "host uplinks", "downlink": "switch ports to hosts",
+          "fabric": "switch-to-switch ports"}
+
+
+def with_places(queues: pd.DataFrame, n_hosts: int) -> pd.DataFrame:
+    """The queues table with `place`: uplink (a host's egress), downlink (a
+    switch's port to a host) or fabric (a switch's port to a switch); hosts
+    are the topology's first n_hosts nodes."""
+    place = np.where(queues["from_node"] < n_hosts, "uplink",
+                     np.where(queues["to_node"] < n_hosts, "downlink", "fabric"))
+    return queues.assign(place=place)
+
+
+#: a drop's reason: the shared buffer refused it, a lossless band's PFC
+#: headroom could not hold it, or the band's own limit (the rest)
+DROP_REASONS = ("buffer", "headroom", "limit")
+
+
+def losses(queues: pd.DataFrame) -> pd.DataFrame:
+    """Per place (with_places) and band that dropped a packet: its class, the
+    egresses that dropped, dropped_packets and by reason
+    (<reason>_dropped_packets, DROP_REASONS), and the egress that dropped
+    most (link, from_node, to_node, its dropped_packets). Empty without
+    drops, or for a queues table without places (a run before them)."""
+    columns = ["place", "band", "traffic_class", "egresses", "dropped_packets",
+               *(f"{r}_dropped_packets" for r in DROP_REASONS), "link", "from_node", "to_node",
+               "most_dropped_packets"]
+    if "place" not in queues:
+        return pd.DataFrame(columns=columns)
+    q = queues[queues["dropped_packets"] > 0]
+    buffer = q.get("buffer_dropped_packets", pd.Series(0, index=q.index))
+    headroom = q.get("headroom_dropped_packets", pd.Series(0, index=q.index))
+    q = q.assign(buffer_dropped_packets=buffer, headroom_dropped_packets=headroom,
+                 limit_dropped_packets=q["dropped_packets"] - buffer - headroom)
+    rows = []
+    q = q.assign(order=q["place"].map({p: i for i, p in enumerate(PLACES)}))
+    for (_, place, band), part in q.groupby(["order", "place", "band"], sort=True):
+        worst = part.loc[part["dropped_packets"].idxmax()]
+        rows.append({"place": place, "band": int(band),
+                     "traffic_class": worst.get("traffic_class", ""), "egresses": len(part),
+                     **{c: int(part[c].sum()) for c in columns[4:8]},
+                     "link": int(worst["link"]), "from_node": int(worst["from_node"]),
+                     "to_node": int(worst["to_node"]),
+                     "most_dropped_packets": int(worst["dropped_packets"])})
+    return pd.DataFrame(rows, columns=columns)
+
+
 def iteration_summary(iterations: pd.DataFrame) -> dict[str, float | int | None]:
     """Iteration time (start of forward layer 0 to the next) over the window:
     `iterations` the measured rows of every worker, `distinct_iterations`
@@ -227,12 +275,15 @@ def iteration_summary(iterations: pd.DataFrame) -> dict[str, float | int | None]
                 "p99_iteration_s": None, "p999_iteration_s": None}
     # `iterations` counts every worker's row (the sweeps' column since the
     # start); `distinct_iterations` the iterations themselves
+    # what the iterations were made of (metrics.with_iteration_parts), where measured
+    parts = {f"mean_{c}": (float(measured[c].mean()) if measured[c].notna().any() else None)
+             for c in ITERATION_PARTS if c in measured}
     return {"iterations": int(len(it)),
             "distinct_iterations": int(measured["iteration"].nunique()),
             "mean_iteration_s": float(it.mean()),
             "p50_iteration_s": float(it.quantile(0.5)),
             "p99_iteration_s": float(it.quantile(0.99)),
-            "p999_iteration_s": float(it.quantile(0.999))}
+            "p999_iteration_s": float(it.quantile(0.999)), **parts}
 
 
 def end_spread(iterations: pd.DataFrame) -> pd.DataFrame:
@@ -261,6 +312,74 @@ def with_end_spread(iterations: pd.DataFrame) -> pd.DataFrame:
     complete it)."""
     spread = end_spread(iterations).set_index("iteration")["end_spread_s"]
     return iterations.assign(end_spread_s=iterations["iteration"].map(spread).astype(float))
+
+
+def backoff_spans(text: str) -> np.ndarray:
+    """TcpSocketDdnn::BackoffsOnPorts's "from_ns,to_ns" lines as an (n, 2)
+    int64 array, in order of start."""
+    rows = [line.split(",") for line in text.splitlines() if line]
+    spans = np.asarray(rows, dtype=np.int64).reshape(-1, 2)
+    return spans[np.argsort(spans[:, 0], kind="stable")]
+
+
+def _coverage(spans: np.ndarray):
+    """C(t): how long the union of `spans` (from, to rows) lies before t,
+    for an array of t: the time a set of possibly overlapping spans
+    covers in [a, b) is C(b) - C(a)."""
+    starts: list[float] = []
+    ends: list[float] = []
+    for a, b in spans[np.argsort(spans[:, 0], kind="stable")]:
+        if starts and a <= ends[-1]:
+            ends[-1] = max(ends[-1], b)     # overlapping spans of two connections: once
+        else:
+            starts.append(a)
+            ends.append(b)
+    start, end = np.asarray(starts, float), np.asarray(ends, float)
+    before = np.concatenate([[0.0], np.cumsum(end - start)])
+
+    def covered(t) -> np.ndarray:
+        t = np.asarray(t, float)
+        if not len(start):
+            return np.zeros_like(t)
+        i = np.maximum(np.searchsorted(start, t, side="right") - 1, 0)
+        return before[i] + np.clip(t - start[i], 0.0, end[i] - start[i])
+    return covered
+
+
+#: an iteration's parts (the iterations table's columns, harness.analysis.
+#: run_changes.iteration_parts): computing, and waiting on the network in
+#: and out of TCP's retransmission back-off
+ITERATION_PARTS = ("compute_s", "network_wait_s", "rto_wait_s")
+
+
+def with_iteration_parts(iterations: pd.DataFrame, compute: pd.DataFrame | None,
+                         backoffs: np.ndarray | None) -> pd.DataFrame:
+    """The iterations table with what each worker's iteration was made of:
+    compute_s (its layers' forward and backward computations in it, the
+    compute table's rows of that worker and iteration), network_wait_s
+    (the rest: it waited on the network, for gradients or parameters) and
+    rto_wait_s (of that wait, the time one of the job's TCP connections
+    was in a back-off, waiting without progress for a retransmission
+    timeout: `backoffs`, TcpSocketDdnn's spans; NaN without them, a job
+    over RDMA). Unchanged without a compute table."""
+    if compute is None or not len(compute) or not len(iterations):
+        return iterations
+    keys = ["worker", "iteration"]
+    busy = compute.assign(busy_ns=compute["end_ns"] - compute["start_ns"])
+    per = busy.groupby(keys)["busy_ns"].sum()
+    index = pd.MultiIndex.from_frame(iterations[keys])
+    compute_s = per.reindex(index).fillna(0).to_numpy(float) / 1e9
+    out = iterations.assign(compute_s=compute_s,
+                            network_wait_s=iterations["iteration_s"].to_numpy(float) - compute_s)
+    if backoffs is None:
+        return out.assign(rto_wait_s=np.nan)
+    covered = _coverage(backoffs)
+    # back-off inside the iteration, less the back-off while the worker computed
+    in_iteration = covered(iterations["end_ns"]) - covered(iterations["start_ns"])
+    busy_cov = pd.Series(covered(busy["end_ns"]) - covered(busy["start_ns"]), index=busy.index)
+    in_compute = busy_cov.groupby([busy[k] for k in keys]).sum().reindex(index).fillna(0)
+    rto = (in_iteration - in_compute.to_numpy(float)) / 1e9
+    return out.assign(rto_wait_s=np.clip(rto, 0.0, out["network_wait_s"].to_numpy(float)))
 
 
 def spread_summary(iterations: pd.DataFrame) -> dict[str, float | None]:
@@ -292,7 +411,8 @@ _CLASS_WORDS = {"small": "small-flow FCT (<= 100 KB)", "medium": "medium-flow FC
 _STAT_WORDS = {"mean": "mean", "p99": "99th percentile (p99)", "p999": "99.9th percentile (p999)",
                # a sweep's cause layer (harness.analysis.cause_changes.cause_metrics)
                "rto": "mean, its part in RTO back-off",
-               "rest": "mean, its part in queueing and the rest"}
+               "rest": "mean, its part in queueing and the rest",
+               "compute": "mean, its part computing"}
 
 
 def in_points(metric: str) -> bool:
@@ -338,7 +458,8 @@ def flat_summary(summary: dict) -> dict[str, float | int | None]:
     row["u_background"] = util.get("background")
     training = summary.get("training") or {}
     for key in ("iterations", "mean_iteration_s", "p50_iteration_s", "p99_iteration_s",
-                "p999_iteration_s", "mean_end_spread_s", "p99_end_spread_s"):
+                "p999_iteration_s", "mean_end_spread_s", "p99_end_spread_s",
+                *(f"mean_{part}" for part in ITERATION_PARTS)):
         row[key] = training.get(key)
     # what delayed the background flows besides queueing (runs before: none)
     delays = summary.get("tcp_delays") or {}
@@ -348,6 +469,11 @@ def flat_summary(summary: dict) -> dict[str, float | int | None]:
     for band in summary.get("queues") or []:
         if "starved_s" in band:
             row[f"starved_s_band_{band['band']}"] = band["starved_s"]
+    # its drops by place and reason (runs before: none)
+    for loss in summary.get("losses") or []:
+        for reason in ("", *(f"{r}_" for r in DROP_REASONS)):
+            key = f"{reason}dropped_band_{loss['band']}_{loss['place']}"
+            row[key] = loss[f"{reason}dropped_packets"]
     # and the (first) job's own connections (runs before, or over RDMA: none)
     job_delays = training.get("tcp_delays") or {}
     for key in JOB_TCP_DELAYS:

@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from harness.analysis import lossless
-from harness.analysis.metrics import end_spread
+from harness.analysis.metrics import ITERATION_PARTS, end_spread
 from harness.analysis.service_changes import service_changes
 from harness.analysis.stats import (FCT_CLASSES, FLOW_CHANGES, ITERATION_TAILS,
                                     MIN_ITERATION_PAIRS, Interval, block_quantile_change,
@@ -95,23 +95,26 @@ def fct_changes(reference: list["Run"], arm: list["Run"],
     return out
 
 
-def _iteration_units(iterations: pd.DataFrame | None) -> pd.DataFrame:
+def iteration_units(iterations: pd.DataFrame | None) -> pd.DataFrame:
     """Measured iterations, one row each (a job's workers move in lockstep:
     one sample, not N): start_ns (its first worker's start) and
-    iteration_s (averaged over its workers), in order of start."""
+    iteration_s (averaged over its workers, as is each of its parts the
+    table has: metrics.ITERATION_PARTS), in order of start."""
     if iterations is None or iterations.empty:
         return pd.DataFrame({"start_ns": pd.Series(dtype="int64"),
                              "iteration_s": pd.Series(dtype=float)})
     measured = iterations[iterations["measured"]]
     keys = [k for k in ("job", "iteration") if k in measured.columns]
     g = measured.groupby(keys, sort=True)
-    units = pd.DataFrame({"start_ns": g["start_ns"].min(), "iteration_s": g["iteration_s"].mean()})
+    units = pd.DataFrame({"start_ns": g["start_ns"].min(), "iteration_s": g["iteration_s"].mean(),
+                          **{part: g[part].mean() for part in ITERATION_PARTS
+                             if part in measured.columns}})
     return units.sort_values("start_ns", kind="stable").reset_index(drop=True)
 
 
 def _iteration_times(iterations: pd.DataFrame | None) -> pd.Series:
     """Measured iterations' times (averaged over workers), in order of start."""
-    return _iteration_units(iterations)["iteration_s"]
+    return iteration_units(iterations)["iteration_s"]
 
 
 def _spread_units(iterations: pd.DataFrame | None) -> pd.DataFrame:
@@ -207,8 +210,8 @@ def iteration_tail_change(reference: list["Run"], arm: list["Run"], stat: str,
 def _iteration_blocks(reference: list["Run"], arm: list["Run"]):
     """The runs' measured iterations in time blocks (_blocked), or None
     where the arm stalled: what every iteration-time change reads."""
-    ref = [_iteration_units(r.iterations) for r in reference]
-    new = [_iteration_units(a.iterations) for a in arm]
+    ref = [iteration_units(r.iterations) for r in reference]
+    new = [iteration_units(a.iterations) for a in arm]
     return None if _stalled(ref, new) else _blocked(ref, new, "iteration_s")
 
 

@@ -83,6 +83,8 @@ _QUANTILE = {s.change: s.quantile for s in FLOW_CHANGES}
 #: the iteration time's tails (deltas: iteration_time_<stat>), bootstrapped
 ITERATION_TAILS = {"p99": 0.99, "p999": 0.999}
 #: pairs an interval needs, per statistic (means: MIN_FLOW_PAIRS; tails: min_tail_samples)
+#: the iteration time's parts (harness.analysis.cause_changes.iteration_cause_metrics)
+ITERATION_PART_METRICS = ("iteration_time_compute", "iteration_time_rto", "iteration_time_rest")
 MIN_PAIRS = {**MIN_FLOW_PAIRS, **{k: min_tail_samples(q) for k, q in ITERATION_TAILS.items()}}
 _QUANTILE.update(ITERATION_TAILS)
 
@@ -138,7 +140,7 @@ class Interval:
 def min_pairs_of(metric: str) -> int | None:
     """The pairs an interval of a deltas metric needs (iteration_time,
     iteration_time_p99, end_spread, fct_small_p999, ...); None if unknown."""
-    if metric in ("iteration_time", "end_spread"):
+    if metric in ("iteration_time", "end_spread") or metric in ITERATION_PART_METRICS:
         return MIN_ITERATION_PAIRS
     service = services.stat_of(metric)
     if service is not None:
@@ -399,6 +401,66 @@ def share_of_difference(part: np.ndarray, whole: np.ndarray, seeds: int,
     if n < max(min_pairs, 2) or not (total.low > 0 or total.high < 0):
         return Interval.too_few(share, n, seeds)
     half = _t_half((part - share * whole) / np.mean(whole))   # each pair's influence
+    return Interval(share, share - half, share + half, n, seeds)
+
+
+def _block_means(ref_sum, ref_n, arm_sum, arm_n):
+    """Pooled means of both arms and each block's linearised influence on
+    their difference (the delta method for ratio estimators): arrays, an
+    entry per block."""
+    ref_mean, arm_mean = ref_sum.sum() / ref_n.sum(), arm_sum.sum() / arm_n.sum()
+    influence = (arm_sum - arm_mean * arm_n) / arm_n.sum() - (ref_sum - ref_mean * ref_n) / ref_n.sum()
+    return ref_mean, arm_mean, influence
+
+
+def block_part_change(ref_part: np.ndarray, arm_part: np.ndarray, ref_total: np.ndarray,
+                      ref_n: np.ndarray, arm_n: np.ndarray, seeds: int) -> Interval:
+    """One part's contribution to the change of a pooled mean paired by time
+    block (block_ratio_change's): (mean arm part - mean reference part) /
+    mean reference total, so that parts which add up to the total, value by
+    value, add up to its change. Arrays with an entry per block: the
+    part's and the reference total's sums and each arm's counts. Its 95 %
+    interval is a Student t interval from each block's linearised influence
+    (blocks - 1 degrees of freedom); "too few samples" below
+    MIN_ITERATION_PAIRS blocks."""
+    n = len(ref_n)
+    if n == 0 or ref_n.sum() == 0 or arm_n.sum() == 0:
+        return Interval.empty(seeds)
+    ref_p, arm_p, part_influence = _block_means(ref_part, ref_n, arm_part, arm_n)
+    total = ref_total.sum() / ref_n.sum()
+    if not total > 0:
+        return Interval.empty(seeds)
+    change = float((arm_p - ref_p) / total)
+    if n < MIN_ITERATION_PAIRS:
+        return Interval.too_few(change, n, seeds)
+    influence = (part_influence - change * (ref_total - total * ref_n) / ref_n.sum()) / total
+    half = _t_half(n * influence)
+    return Interval(change, change - half, change + half, n, seeds)
+
+
+def block_part_share(ref_part: np.ndarray, arm_part: np.ndarray, ref_total: np.ndarray,
+                     arm_total: np.ndarray, ref_n: np.ndarray, arm_n: np.ndarray,
+                     seeds: int) -> Interval:
+    """What share of the change of a pooled mean (block_part_change's
+    blocks) one part is: its change over the total's, with a Student t
+    interval by the delta method; no interval below MIN_ITERATION_PAIRS
+    blocks or where the total's own change is not told from none (a share
+    of a change that may be zero says nothing), no estimate where it is 0."""
+    n = len(ref_n)
+    if n == 0 or ref_n.sum() == 0 or arm_n.sum() == 0:
+        return Interval.empty(seeds)
+    ref_t, arm_t, total_influence = _block_means(ref_total, ref_n, arm_total, arm_n)
+    ref_p, arm_p, part_influence = _block_means(ref_part, ref_n, arm_part, arm_n)
+    whole = arm_t - ref_t
+    if not whole:
+        return Interval.empty(seeds)
+    share = float((arm_p - ref_p) / whole)
+    if n < MIN_ITERATION_PAIRS or n < 2:
+        return Interval.too_few(share, n, seeds)
+    whole_half = _t_half(n * total_influence)
+    if abs(whole) <= whole_half:
+        return Interval.too_few(share, n, seeds)
+    half = _t_half(n * (part_influence - share * total_influence) / whole)
     return Interval(share, share - half, share + half, n, seeds)
 
 

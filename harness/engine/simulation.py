@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from harness import training
@@ -75,6 +76,18 @@ class _Network:
         return metrics.job_tcp_delays([ns.TcpSocketDdnn.SumOnPorts(self.builder.GetNode(h),
                                                                    first, last)
                                        for h in job.all_hosts])
+
+    def job_tcp_backoffs(self, ns, job: training.JobPlan) -> np.ndarray | None:
+        """A job's TCP connections' back-off spans at the end of the run
+        (from_ns, to_ns: each timeout's wait without progress), over the
+        same connections as job_tcp_delays, counted in ns-3
+        (TcpSocketDdnn::BackoffsOnPorts); None for a job over RDMA."""
+        if job.config.transport != "tcp":
+            return None
+        first, last = job.ports
+        text = "".join(str(ns.TcpSocketDdnn.BackoffsOnPorts(self.builder.GetNode(h), first, last))
+                       for h in job.all_hosts)
+        return metrics.backoff_spans(text)
 
     def service_records(self, p: Plan) -> dict:
         """Each service's raw records after the run, by its place, as its
@@ -213,7 +226,8 @@ def execute(p: Plan, progress: bool | None = False, quiet: bool = False,
             job_tables = [dataclasses.replace(
                 training.architecture(job.config.architecture).collect(
                     ns_job, job, p.classes.class_of_tos()),
-                tcp_delays=net.job_tcp_delays(ns, job))
+                tcp_delays=net.job_tcp_delays(ns, job),
+                tcp_backoffs=net.job_tcp_backoffs(ns, job))
                 for ns_job, job in zip(net.jobs, p.all_jobs)]
             job_tables = job_tables[0] if len(job_tables) == 1 else job_tables
     finally:
@@ -291,8 +305,9 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         flows = metrics.flow_table(_empty_flow_log(), (0, 0), pd.Series(dtype=float), tos_class)
     band_classes = p.classes.band_names()
     rates = {i: link.rate_bps for i, link in enumerate(topo.links)}
-    queues = metrics.with_starvation(
-        raw_queues.assign(traffic_class=raw_queues["band"].map(band_classes)), rates)
+    queues = metrics.with_places(metrics.with_starvation(
+        raw_queues.assign(traffic_class=raw_queues["band"].map(band_classes)), rates),
+        topo.n_hosts)
     samples = (None if raw_samples is None else
                raw_samples.assign(traffic_class=raw_samples["band"].map(band_classes)))
     util = metrics.utilization_table(
@@ -318,6 +333,7 @@ def collect(p: Plan, raw_flows, raw_queues, raw_util, timing: dict,
         **metrics.completion(flows),
         "tcp_delays": metrics.tcp_delays(flows),
         "queues": metrics.band_totals(queues).to_dict(orient="records"),
+        "losses": metrics.losses(queues).to_dict(orient="records"),
         "host_uplink_utilization": metrics.host_uplink_utilization(
             util, topo.n_hosts, timing["window"], p.run.utilization_interval),
         **{k: timing[k] for k in ("events", "simulated_s")},
@@ -373,6 +389,7 @@ def _job_tables(job: training.JobPlan, t: training.JobTables, window,
         measured=(t.iterations["start_ns"] / 1e9 >= window[0])
         & (t.iterations["end_ns"] / 1e9 <= window[1]))
     it = metrics.with_end_spread(it)
+    it = metrics.with_iteration_parts(it, t.compute, t.tcp_backoffs)
     if job.config.straggler is not None:
         it = stragglers.with_factors(it, job.compute_factors)
     scheduler = t.scheduler

@@ -19,14 +19,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.analysis import services
+from harness.analysis import metrics, services
 from harness.config.errors import ConfigError
 
 FORMATS = ("csv", "parquet")
 DICTIONARY = "data-dictionary.csv"
 RUN_EXPORTED = ("flows", "iterations", "transfers", "compute", "queues", "utilization",
                 "scheduler", "services", "streams", "queue_samples", "pfc", "rdma")
-SWEEP_EXPORTED = ("summary", "deltas", "deltas_mean", "causes", "scale_check")
+SWEEP_EXPORTED = ("summary", "deltas", "deltas_mean", "causes", "training_causes", "scale_check")
 #: a sweep's per-cell tables, exported as one table each with the cell's id
 CELL_EXPORTED = ("services", "streams", "pfc", "rdma")
 
@@ -85,6 +85,12 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
                               "(empty if a worker did not complete it)"),
         "compute_factor": ("ratio", "the worker's compute time factor this iteration "
                                     "(stragglers)"),
+        "compute_s": ("s", "the worker's layer computations in the iteration (forward and "
+                           "backward), summed"),
+        "network_wait_s": ("s", "the rest of the iteration: the worker waited on the network "
+                                "(gradients or parameters)"),
+        "rto_wait_s": ("s", "of that wait, the time one of the job's TCP connections was in "
+                            "a retransmission back-off (empty over RDMA)"),
     },
     "transfers": {
         "buffer": ("", "the fused buffer (or shard) sent"),
@@ -116,6 +122,10 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
         "marked_packets": ("packets", "packets ECN-marked (CE)"),
         "mean_backlog_packets": ("packets", "mean backlog an arriving packet found"),
         "buffer_dropped_packets": ("packets", "drops the buffer model decided"),
+        "headroom_dropped_packets": ("packets", "drops of a lossless band's arrivals its "
+                                                "ingress port's PFC headroom could not hold"),
+        "place": ("", "where the egress is: uplink (a host's), downlink (a switch's port to "
+                      "a host) or fabric (a switch's port to a switch)"),
         "backlogged_s": ("s", "how long the band held a packet, over the run"),
         "starved_s": ("s", "of that time, how long the egress sent other bands' packets: "
                            "the band's backlogged time less its own bytes at the link's rate"),
@@ -166,6 +176,10 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
         "p999_iteration_s": ("s", "99.9th percentile of the measured iteration times"),
         "mean_end_spread_s": ("s", "mean spread of an iteration's end times over the workers"),
         "p99_end_spread_s": ("s", "99th percentile of that spread"),
+        "mean_compute_s": ("s", "mean time a worker computed in a measured iteration"),
+        "mean_network_wait_s": ("s", "mean time a worker waited on the network in one"),
+        "mean_rto_wait_s": ("s", "of that wait, the mean time in a TCP retransmission "
+                                 "back-off of one of the job's connections"),
         "training_socket_errors": ("", "socket errors of the training connections"),
         "training_stalled": ("", "the job completed no iteration in the window"),
         "offered_load": ("fraction", "the background's offered load per host link"),
@@ -277,6 +291,43 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
                                 ("fast_retransmits", "fast retransmits"),
                                 ("flows_with_timeouts", "flows with a timeout"))},
     },
+    "training_causes": {
+        "arm": ("", "the compared arm"),
+        "reference": ("", "the arm it is compared with"),
+        "blocks": ("blocks", "the time blocks pairing the arms' iterations, over seeds (as "
+                             "the iteration time's change pairs them)"),
+        "seeds": ("", "the seeds pooled"),
+        "reference_iteration_s": ("s", "the reference's mean iteration time"),
+        "arm_iteration_s": ("s", "the arm's mean iteration time"),
+        "change": ("fraction", "the iteration time's change, arm / reference - 1: the "
+                               "parts' changes add up to it"),
+        **{f"{part}{end}": ("fraction", f"{words}{tail}")
+           for part, words in (("compute", "of it, the change of the time computing"),
+                               ("rto", "of it, the change of the time waiting on the network "
+                                       "while one of the job's TCP connections was in a "
+                                       "retransmission back-off"),
+                               ("rest", "of it, the change of the rest of the network wait "
+                                        "(queueing, serialisation, the collective's steps)"))
+           for end, tail in (("_change", ", over the reference's mean iteration time"),
+                             ("_low", ": its 95 % interval's low end"),
+                             ("_high", ": its 95 % interval's high end"))},
+        "rto_share": ("fraction", "the back-off's share of the change (no interval where the "
+                                  "change is undecided)"),
+        "rto_share_low": ("fraction", "its 95 % interval's low end (delta method)"),
+        "rto_share_high": ("fraction", "its 95 % interval's high end"),
+        **{f"{side}_{column}": ("s", f"the {side}'s mean {words} per iteration")
+           for side in ("reference", "arm")
+           for column, words in (("compute_s", "compute time"),
+                                 ("rto_wait_s", "network wait in TCP back-off"),
+                                 ("rest_wait_s", "rest of the network wait"))},
+        **{f"{side}_training_tcp_{key}": (unit, f"the {side}'s job connections' {words}, "
+                                                "summed over seeds")
+           for side in ("reference", "arm")
+           for key, unit, words in (("timeouts", "count", "retransmission timeouts"),
+                                    ("timeout_wait_s", "s", "time without progress before "
+                                                            "them"),
+                                    ("fast_retransmits", "count", "fast retransmits"))},
+    },
     "services": {
         "cell": ("", "a sweep's export: the cell's id (its run directory under cells/)"),
         "id": ("", "the request's id (the same request in every run of the same services "
@@ -328,6 +379,9 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
         "decided": ("", "whether the interval decides the verdict"),
     },
 }
+_DROP_WHY = {"": "", "buffer_": " because the shared buffer refused them",
+             "headroom_": " because the PFC headroom was full",
+             "limit_": " because the band was at its own limit"}
 _SCALE_CHECK = ("fraction", "the change (or its interval's end) at the reference scale or at "
                 "this one, and their difference with its interval")
 _PATTERNS = (
@@ -340,6 +394,9 @@ _PATTERNS = (
     (re.compile(r"starved_s_band_(\d+)"),
      lambda m: ("s", f"band {m[1]}'s starvation (time its egresses sent other bands while it "
                      "held packets), summed over its egresses, over the run")),
+    (re.compile(r"(buffer_|headroom_|limit_|)dropped_band_(\d+)_(uplink|downlink|fabric)"),
+     lambda m: ("packets", f"band {m[2]}'s packets dropped at the {metrics.PLACES[m[3]]}"
+                f"{_DROP_WHY[m[1]]}, summed over them, over the run")),
     (re.compile(r"pause_s_(.+)"),
      lambda m: ("s", f"class {m[1]}'s PFC pause time in the window, summed over its egresses")),
     (re.compile(r"job_(.+)_(iterations|mean_iteration_s|p99_iteration_s|slowdown_vs_ideal)"),

@@ -2,9 +2,10 @@
 summary.parquet (one row per cell), deltas.parquet (per seed, each arm vs
 its reference), deltas_mean.parquet (per point: the mean over seeds, and the
 pooled change with its bootstrap interval and verdict, harness.analysis.stats),
-causes.parquet (per point and compared arm, what the background's FCT
-change is made of: harness.analysis.cause_changes) and, for a grid with a
-scale axis, scale_check.parquet."""
+causes.parquet and training_causes.parquet (per point and compared arm,
+what the background's FCT change and training's iteration-time change are
+made of: harness.analysis.cause_changes) and, for a grid with a scale
+axis, scale_check.parquet."""
 
 from __future__ import annotations
 
@@ -108,11 +109,13 @@ def compare(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]
         tables["deltas"] = deltas
         point_keys = [k for k in keys if k != SEED_AXIS]
         means = metrics.delta_means(deltas, point_keys, "arm")
-        intervals, causes = point_tables(out, grid, cells)
+        intervals, causes, training_causes = point_tables(out, grid, cells)
         tables["deltas_mean"] = _with_intervals(
             means, intervals, point_keys, [k for k in dict(grid.axes) if k != SEED_AXIS])
         if len(causes):   # cells run before TCP delays were counted have none
             tables["causes"] = causes
+        if len(training_causes):   # nor before the iterations' parts were measured
+            tables["training_causes"] = training_causes
     return tables
 
 
@@ -161,11 +164,14 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
     return point_tables(out, grid, cells)[0]
 
 
-def point_tables(out: Path, grid: Grid, cells: list[Cell]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(interval_table's table, causes): the same pairs of runs read once
-    for both. causes: per point, arm and size class, what its change of
-    the background's FCT is made of (harness.analysis.cause_changes:
-    columns point fields, arm, reference, then fct_causes's)."""
+def point_tables(out: Path, grid: Grid, cells: list[Cell]
+                 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(interval_table's table, causes, training_causes): the same pairs of
+    runs read once for all. causes: per point, arm and size class, what
+    its change of the background's FCT is made of; training_causes: per
+    point and arm, what training's change of the iteration time is made of
+    (harness.analysis.cause_changes: columns point fields, arm, reference,
+    then fct_causes's and iteration_causes's)."""
     point_keys = [k for k in grid.axis_fields if k != SEED_AXIS]
     by_point: dict[tuple, dict[str, dict]] = {}
     point_reference: dict[tuple, str | None] = {}
@@ -176,7 +182,7 @@ def point_tables(out: Path, grid: Grid, cells: list[Cell]) -> tuple[pd.DataFrame
         key = tuple(point_value(point.get(k)) for k in point_keys)
         by_point.setdefault(key, {}).setdefault(cell.arm, {})[point.get(SEED_AXIS)] = cell
         point_reference[key] = cell.reference if grid.per_point_arms else grid.reference
-    rows, causes = [], []
+    rows, causes, training_causes = [], [], []
     for key, arms in by_point.items():
         if point_reference[key] is None:
             continue
@@ -195,6 +201,10 @@ def point_tables(out: Path, grid: Grid, cells: list[Cell]) -> tuple[pd.DataFrame
             causes += [{**dict(zip(point_keys, key)), "arm": arm,
                         "reference": point_reference[key], **row}
                        for row in cause_changes.fct_causes(ref_runs, arm_runs)]
+            training = cause_changes.iteration_causes(ref_runs, arm_runs)
+            if training is not None:
+                training_causes.append({**dict(zip(point_keys, key)), "arm": arm,
+                                        "reference": point_reference[key], **training})
             for metric, iv in changes.items():
                 verdict, decided = stats.judge(metric, iv)
                 to_decide = (stats.seeds_to_decide(iv.change, iv.low, iv.high, iv.samples,
@@ -207,7 +217,7 @@ def point_tables(out: Path, grid: Grid, cells: list[Cell]) -> tuple[pd.DataFrame
                              "seeds_to_decide": to_decide})
     columns = [*point_keys, "arm", "metric", "change", "change_low", "change_high", "samples",
                "seeds", "verdict", "decided", "seeds_to_decide"]
-    return pd.DataFrame(rows, columns=columns), pd.DataFrame(causes)
+    return pd.DataFrame(rows, columns=columns), pd.DataFrame(causes), pd.DataFrame(training_causes)
 
 
 def _run_tables(out: Path, cell: Cell) -> Run:

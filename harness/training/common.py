@@ -81,6 +81,9 @@ class JobTables:
     scheduler: pd.DataFrame | None = None  # the policy's adaptive state, if it has one
     # its TCP connections' delays (metrics.job_tcp_delays); None over RDMA
     tcp_delays: dict | None = None
+    # its TCP connections' back-off spans (from_ns, to_ns: each timeout's
+    # wait, TcpSocketDdnn::BackoffsOnPorts); None over RDMA
+    tcp_backoffs: "np.ndarray | None" = None
 
 
 class Architecture:

@@ -14,29 +14,39 @@ from pathlib import Path
 import pandas as pd
 
 from harness.analysis import causes, cause_changes, comparing, stats
-from harness.analysis.metrics import JOB_TCP_DELAYS, TCP_DELAYS, job_tcp_delays_line
-from harness.analysis.tables import SEED_AXIS, load_sweep, read_run, read_table
+from harness.analysis.metrics import (DROP_REASONS, JOB_TCP_DELAYS, PLACES, TCP_DELAYS,
+                                      job_tcp_delays_line, losses)
+from harness.analysis.tables import (SEED_AXIS, load_sweep, optional_table, read_run,
+                                     read_table)
 from harness.config.errors import ConfigError
 
 
 def run_lines(directory: Path) -> list[str]:
     """A run's lines: each size class's TCP delays, then each service's."""
-    run = read_run(directory, ("flows", "services", "queues"))
+    run = read_run(directory, ("flows", "services", "queues", "transfers"))
     flows = run.flows
     if flows is None or not all(c in flows for c in TCP_DELAYS):
         raise ConfigError("RUN", f"{directory} has no TCP delay counts in its flows table "
                           f"({', '.join(TCP_DELAYS)}): it was run before they were counted; "
                           "run it again")
     out = causes.lines(causes.flow_delays(flows))
-    job = (run.summary.get("training") or {}).get("tcp_delays")
-    if job:
-        out.append(job_tcp_delays_line(job))
+    training = run.summary.get("training") or {}
+    parts = causes.iteration_line(training)
+    if parts:
+        out.append(parts)
+    slowest = causes.slowest_transfer(run.transfers, tuple(run.summary.get("window_s") or
+                                                           (0.0, float("inf"))))
+    if training and slowest:
+        out.append(causes.transfer_line(slowest))
+    if training.get("tcp_delays"):
+        out.append(job_tcp_delays_line(training["tcp_delays"]))
     services = run.services
     if services is not None and all(c in services for c in causes.CLIENT_DELAYS):
         out += causes.service_lines(causes.service_delays(services))
     if run.queues is not None:
         out += causes.starvation_lines(causes.band_starvation(run.queues),
                                        float(run.summary.get("simulated_s") or 0.0))
+        out += causes.loss_lines(losses(run.queues))
     return out
 
 
@@ -143,6 +153,31 @@ def _starvation_line(summary: pd.DataFrame, point: dict, axes: list[str], arm: s
             "egresses): " + "; ".join(parts)) if parts else None
 
 
+def _loss_line(summary: pd.DataFrame, point: dict, axes: list[str], arm: str,
+               reference: str) -> str | None:
+    """Each band's drops by place in each arm, summed over the point's seeds
+    (summary.parquet's dropped_band_<n>_<place>), with the arm's reasons;
+    None without those columns or drops."""
+    rows = _at(summary, point, axes)
+    found = sorted({tuple(c.split("_")[2:4]) for c in rows if c.startswith("dropped_band_")},
+                   key=lambda bp: (int(bp[0]), list(PLACES).index(bp[1])))
+    parts = []
+    for band, place in found:
+        def total(side: str, prefix: str = "") -> float:
+            column = f"{prefix}dropped_band_{band}_{place}"
+            return float(rows.loc[rows["arm"] == side, column].fillna(0).sum()) \
+                if column in rows else 0.0
+        ref, x = total(reference), total(arm)
+        if not (ref or x):
+            continue
+        why = ", ".join(f"{causes.REASON_WORDS[r]} {total(reference, f'{r}_'):,.0f} -> "
+                        f"{total(arm, f'{r}_'):,.0f}" for r in DROP_REASONS
+                        if total(reference, f"{r}_") or total(arm, f"{r}_"))
+        parts.append(f"band {band} at the {PLACES[place]} {ref:,.0f} -> {x:,.0f}"
+                     f"{f' ({why})' if why else ''}")
+    return ("packets lost (summed over seeds): " + "; ".join(parts)) if parts else None
+
+
 def _seeds(means: pd.DataFrame | None, point: dict, axes: list[str]) -> str:
     """How many seeds the point's pairs pool."""
     if means is None or "seeds" not in means:
@@ -165,6 +200,7 @@ def sweep_lines(directory: Path, points: tuple[str, ...] = ()) -> list[str]:
     table = read_table(directory / "causes.parquet")
     axes = [a for a in sweep.grid.get("axes", []) if a != SEED_AXIS and a in table]
     table = _select(table, chosen, axes)
+    training = optional_table(directory, "training_causes")
     out = []
     keys = [*axes, "arm"]
     for _, rows in table.groupby(keys, sort=False) if keys else [((), table)]:
@@ -172,6 +208,10 @@ def sweep_lines(directory: Path, points: tuple[str, ...] = ()) -> list[str]:
         out.append(f"{_point_words(first, axes)}, {first['arm']} vs {first['reference']} "
                    f"({_seeds(sweep.deltas_mean, first, axes)}):")
         out.append("  " + _training_line(sweep.deltas_mean, first, axes, first["arm"]))
+        parts = _at(training[training["arm"] == first["arm"]], first, axes) \
+            if training is not None else ()
+        if len(parts):
+            out.append("    " + cause_changes.iteration_cause_line(parts.iloc[0].to_dict()))
         job = _job_tcp_line(sweep.summary, first, axes, first["arm"], first["reference"])
         if job:
             out.append("  " + job)
@@ -179,6 +219,9 @@ def sweep_lines(directory: Path, points: tuple[str, ...] = ()) -> list[str]:
                                    first["reference"])
         if starved:
             out.append("  " + starved)
+        lost = _loss_line(sweep.summary, first, axes, first["arm"], first["reference"])
+        if lost:
+            out.append("  " + lost)
         out += ["  " + line for line in cause_changes.cause_lines(rows, first["reference"])]
     return out
 

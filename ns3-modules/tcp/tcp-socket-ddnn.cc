@@ -13,6 +13,8 @@
 #include "ns3/tcp-recovery-ops.h"
 #include "ns3/type-id.h"
 
+#include <sstream>
+
 namespace ns3
 {
 
@@ -26,7 +28,13 @@ TcpSocketDdnn::GetTypeId()
     static TypeId tid = TypeId("ns3::TcpSocketDdnn")
                             .SetParent<TcpSocketBase>()
                             .SetGroupName("Ddnn")
-                            .AddConstructor<TcpSocketDdnn>();
+                            .AddConstructor<TcpSocketDdnn>()
+                            .AddTraceSource("Timeout",
+                                            "A retransmission timeout counted: the last "
+                                            "progress it waited from, its time, and whether "
+                                            "it was spurious",
+                                            MakeTraceSourceAccessor(&TcpSocketDdnn::m_timeoutTrace),
+                                            "ns3::TcpSocketDdnn::TimeoutCallback");
     return tid;
 }
 
@@ -115,13 +123,16 @@ TcpSocketDdnn::ReTxTimeout()
         Time now = Simulator::Now();
         ++m_loss.timeouts;
         m_loss.timeoutWait += now - m_lastProgress;
-        m_lastProgress = now;   // a further timeout waits from this one
+        m_backoffs.emplace_back(m_lastProgress.GetNanoSeconds(), now.GetNanoSeconds());
         // spurious: the peer application already has the head segment's bytes
-        if (!m_peerReceived.IsNull() && m_txBuffer->Size() > 0 &&
-            m_peerReceived(m_peerKey) > m_ackedBytes)
+        bool spurious = !m_peerReceived.IsNull() && m_txBuffer->Size() > 0 &&
+                        m_peerReceived(m_peerKey) > m_ackedBytes;
+        if (spurious)
         {
             ++m_loss.spuriousTimeouts;
         }
+        m_timeoutTrace(m_lastProgress, now, spurious);
+        m_lastProgress = now;   // a further timeout waits from this one
     }
     TcpSocketBase::ReTxTimeout();
 }
@@ -137,15 +148,14 @@ TcpSocketDdnn::GetInstanceTypeId() const
     return TcpSocketDdnn::GetTypeId();
 }
 
-TcpSocketDdnn::LossEvents
-TcpSocketDdnn::SumOnPorts(Ptr<Node> node, uint16_t firstPort, uint16_t lastPort)
+std::vector<Ptr<TcpSocketDdnn>>
+TcpSocketDdnn::OnPorts(Ptr<Node> node, uint16_t firstPort, uint16_t lastPort)
 {
-    NS_LOG_FUNCTION(node << firstPort << lastPort);
-    LossEvents sum;
+    std::vector<Ptr<TcpSocketDdnn>> out;
     Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
     if (!tcp)
     {
-        return sum;
+        return out;
     }
     // the protocol's own list of its sockets (its SocketList attribute)
     ObjectMapValue sockets;
@@ -154,12 +164,23 @@ TcpSocketDdnn::SumOnPorts(Ptr<Node> node, uint16_t firstPort, uint16_t lastPort)
     for (auto it = sockets.Begin(); it != sockets.End(); ++it)
     {
         Ptr<TcpSocketDdnn> socket = DynamicCast<TcpSocketDdnn>(it->second);
-        if (!socket || !socket->m_endPoint ||
-            !(inRange(socket->m_endPoint->GetLocalPort()) ||
-              inRange(socket->m_endPoint->GetPeerPort())))
+        if (socket && socket->m_endPoint &&
+            (inRange(socket->m_endPoint->GetLocalPort()) ||
+             inRange(socket->m_endPoint->GetPeerPort())))
         {
-            continue;
+            out.push_back(socket);
         }
+    }
+    return out;
+}
+
+TcpSocketDdnn::LossEvents
+TcpSocketDdnn::SumOnPorts(Ptr<Node> node, uint16_t firstPort, uint16_t lastPort)
+{
+    NS_LOG_FUNCTION(node << firstPort << lastPort);
+    LossEvents sum;
+    for (const Ptr<TcpSocketDdnn>& socket : OnPorts(node, firstPort, lastPort))
+    {
         const LossEvents& loss = socket->m_loss;
         sum.timeouts += loss.timeouts;
         sum.spuriousTimeouts += loss.spuriousTimeouts;
@@ -167,6 +188,21 @@ TcpSocketDdnn::SumOnPorts(Ptr<Node> node, uint16_t firstPort, uint16_t lastPort)
         sum.timeoutWait += loss.timeoutWait;
     }
     return sum;
+}
+
+std::string
+TcpSocketDdnn::BackoffsOnPorts(Ptr<Node> node, uint16_t firstPort, uint16_t lastPort)
+{
+    NS_LOG_FUNCTION(node << firstPort << lastPort);
+    std::ostringstream out;
+    for (const Ptr<TcpSocketDdnn>& socket : OnPorts(node, firstPort, lastPort))
+    {
+        for (const auto& [from, to] : socket->m_backoffs)
+        {
+            out << from << ',' << to << '\n';
+        }
+    }
+    return out.str();
 }
 
 Ptr<TcpSocketBase>

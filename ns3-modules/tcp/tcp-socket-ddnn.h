@@ -21,6 +21,11 @@
 
 #include "ns3/node.h"
 #include "ns3/tcp-socket-base.h"
+#include "ns3/traced-callback.h"
+
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -70,6 +75,21 @@ class TcpSocketDdnn : public TcpSocketBase
     /// \param node the node \param firstPort the range's first port
     /// \param lastPort its last \return the sum
     static LossEvents SumOnPorts(Ptr<Node> node, uint16_t firstPort, uint16_t lastPort);
+    /// \brief The back-off spans of the same connections as SumOnPorts:
+    /// for each of their timeouts, the time they waited without progress
+    /// before it (the timeoutWait it adds), one "from_ns,to_ns" line each,
+    /// so that a job's iterations can say which part of their wait fell
+    /// in a back-off. \param node the node \param firstPort the range's
+    /// first port \param lastPort its last \return the lines
+    static std::string BackoffsOnPorts(Ptr<Node> node, uint16_t firstPort, uint16_t lastPort);
+    /**
+     * \brief Signature of the Timeout trace source: a retransmission timeout
+     * counted (one call per timeout of LossEvents).
+     * \param since the last progress it waited from
+     * \param at the timeout
+     * \param spurious whether the segment it resends had reached the peer
+     */
+    typedef void (*TimeoutCallback)(Time since, Time at, bool spurious);
     /// \brief Where the peer application's in-order received bytes can be
     /// read (its flow's count in a FlowLog): a timeout whose head segment
     /// had arrived is spurious. Without it no timeout is called spurious.
@@ -99,6 +119,11 @@ class TcpSocketDdnn : public TcpSocketBase
                     bool receivedData) override;
 
   private:
+    /// `node`'s open connections of this class with a port in [firstPort,
+    /// lastPort] at either end (SumOnPorts's and BackoffsOnPorts's).
+    static std::vector<Ptr<TcpSocketDdnn>> OnPorts(Ptr<Node> node,
+                                                   uint16_t firstPort,
+                                                   uint16_t lastPort);
     /// The congestion state's trace: an entry into CA_RECOVERY is a fast retransmit.
     void CongStateChanged(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to);
     /// The connection state's trace: ESTABLISHED is progress.
@@ -111,6 +136,10 @@ class TcpSocketDdnn : public TcpSocketBase
     uint64_t m_ackedBytes = 0;       //!< data bytes the peer acknowledged
     Callback<uint64_t, uint64_t> m_peerReceived; //!< the peer's received bytes, by key
     uint64_t m_peerKey = 0;          //!< this connection's key for it
+    /// each timeout's wait: (last progress, the timeout), in ns; timeouts
+    /// are rare, so a connection keeps them all
+    std::vector<std::pair<int64_t, int64_t>> m_backoffs;
+    TracedCallback<Time, Time, bool> m_timeoutTrace; //!< the Timeout trace source
 };
 
 /**

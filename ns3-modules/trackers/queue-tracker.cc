@@ -126,7 +126,8 @@ QueueTracker::ToCsv() const
     std::ostringstream os;
     os << "link,from_node,to_node,band,enqueued_packets,enqueued_bytes,dequeued_packets,"
           "dequeued_bytes,dropped_packets,dropped_bytes,max_backlog_packets,marked_packets,"
-          "mean_backlog_packets,buffer_dropped_packets,backlogged_ns\n";
+          "mean_backlog_packets,buffer_dropped_packets,backlogged_ns,"
+          "headroom_dropped_packets\n";
     for (const Band& b : m_bands)
     {
         const QueueDisc::Stats& stats = b.queue->GetStats();
@@ -141,7 +142,8 @@ QueueTracker::ToCsv() const
            << ','
            << stats.GetNDroppedPackets(SharedBuffer::POOL_FULL_DROP) +
                   stats.GetNDroppedPackets(SharedBuffer::THRESHOLD_DROP)
-           << ',' << b.queue->GetBackloggedTime().GetNanoSeconds() << '\n';
+           << ',' << b.queue->GetBackloggedTime().GetNanoSeconds() << ','
+           << stats.GetNDroppedPackets(BandQueueDisc::HEADROOM_DROP) << '\n';
     }
     return os.str();
 }

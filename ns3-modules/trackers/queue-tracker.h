@@ -46,7 +46,9 @@ class QueueTracker : public Object
     /// arriving packet found),buffer_dropped_packets (of the drops, those the
     /// shared buffer refused: pool full or the band at its dynamic threshold),
     /// backlogged_ns (how long the band held a packet: BandQueueDisc's
-    /// GetBackloggedTime)
+    /// GetBackloggedTime),headroom_dropped_packets (of the drops, a lossless
+    /// band's arrivals its ingress port's PFC headroom could not hold; the
+    /// drops neither counts are the band's own limit's)
     std::string ToCsv() const;
 
     /**

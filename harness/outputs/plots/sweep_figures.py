@@ -63,8 +63,9 @@ def check_metric(deltas_mean: pd.DataFrame | None, metric: str) -> None:
                           "compares no arms): no metric to map")
     if metric not in allowed:
         raise ConfigError("--metric", f"unknown metric {metric!r}; allowed (deltas_mean, "
-                          "and causes.parquet's fct_<class>_rto and _rest where the sweep "
-                          "has it): "
+                          "causes.parquet's fct_<class>_rto and _rest and "
+                          "training_causes.parquet's iteration_time_compute, _rto and _rest "
+                          "where the sweep has them): "
                           f"{', '.join(allowed)}")
 
 
@@ -95,17 +96,22 @@ def plot_metric(sweep_dir: Path, metric: "str | tuple[str, ...]", out_dir: Path 
 
 def mapped_deltas(view: registry.SweepView) -> pd.DataFrame | None:
     """What --metric maps: deltas_mean's metrics, and where the sweep has
-    causes.parquet its cause layer (fct_<class>_rto, fct_<class>_rest:
-    harness.analysis.cause_changes.cause_metrics)."""
-    from harness.analysis.cause_changes import cause_metrics
+    causes.parquet and training_causes.parquet their cause layer
+    (fct_<class>_rto, fct_<class>_rest, iteration_time_compute, _rto and
+    _rest: harness.analysis.cause_changes)."""
+    from harness.analysis.cause_changes import cause_metrics, iteration_cause_metrics
     from harness.analysis.tables import optional_table
 
     means = view.sweep.deltas_mean
-    causes = optional_table(view.sweep.dir, "causes")
-    if means is None or causes is None or not len(causes):
+    if means is None:
         return means
-    keys = [k for k in view.grid.get("axes", []) if k != SEED_FIELD and k in causes]
-    return pd.concat([means, cause_metrics(causes, keys)], ignore_index=True)
+    layers = [means]
+    for name, rows in (("causes", cause_metrics), ("training_causes", iteration_cause_metrics)):
+        table = optional_table(view.sweep.dir, name)
+        if table is not None and len(table):
+            keys = [k for k in view.grid.get("axes", []) if k != SEED_FIELD and k in table]
+            layers.append(rows(table, keys))
+    return pd.concat(layers, ignore_index=True) if len(layers) > 1 else means
 
 
 def metric_map(view: registry.SweepView, metric: str,
