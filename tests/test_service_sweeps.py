@@ -249,3 +249,32 @@ def test_fanout_draws_its_workers_apart_from_the_arrivals():
     asked = some.groupby("query")["server"]
     assert (asked.nunique() == 2).all() and set(some["server"]) == set(workers)
     assert some.equals(query_requests(4, 0, (0,), workers, 500, 0.2, 100, 200, fanout=2))
+
+
+def test_each_service_s_latency_change_is_split_into_back_off_and_the_rest(service_sweep):
+    """service_causes.parquet (issue 62): per service of requests, its mean
+    request latency's change split request by request into the client
+    connection's RTO back-off and the rest, which add up to it; the RPC's
+    relative change is deltas_mean's rpc_mean (the same pairs); explain
+    prints a line per service."""
+    from click.testing import CliRunner
+
+    from harness import cli
+
+    _, report = service_sweep
+    causes = pd.read_parquet(report.out / "service_causes.parquet").set_index("service")
+    assert set(causes["kind"]) == {"query", "rpc"}
+    assert (causes["pairs"] > 0).all()
+    assert np.allclose(causes["latency_change_s"],
+                       causes["rto_change_s"] + causes["rest_change_s"])
+    means = report.tables["deltas_mean"].set_index("metric")
+    rpc = causes[causes["kind"] == "rpc"].iloc[0]
+    assert rpc["latency_change_s"] / rpc["reference_latency_s"] == pytest.approx(
+        means.loc["rpc_mean", "change"], rel=1e-9)
+    same, low = (report.out / "cells" / c for c in _cells(report))
+    requests = pd.read_parquet(low / "services.parquet")
+    measured = requests[requests["measured"] & (requests["service_name"] == rpc.name)]
+    assert rpc["arm_client_timeouts"] == measured["client_timeouts"].sum()
+    said = CliRunner().invoke(cli.main, ["explain", str(report.out)])
+    assert said.exit_code == 0, said.output
+    assert f"{rpc.name} (rpc), {int(rpc['pairs']):,} request pairs: mean latency " in said.stdout

@@ -31,6 +31,8 @@ import pandas as pd
 
 from harness.analysis.metrics import JOB_TCP_DELAYS
 from harness.analysis.run_changes import flow_pairs, iteration_units, time_blocks
+from harness.analysis.service_changes import same_plans, services_of
+from harness.config import registry
 from harness.analysis.stats import (FCT_CLASSES, MIN_FLOW_PAIRS, Interval, block_part_change,
                                     block_part_share, judge, mean_difference,
                                     share_of_difference)
@@ -49,6 +51,21 @@ PARTS = ("fct", "rto", "rest")
 def _measured(flows: pd.DataFrame, cls: str) -> pd.DataFrame:
     part = flows[flows["measured"]]
     return part if cls == "all" else part[part["size_class"] == cls]
+
+
+def _split(whole: str, d_whole: np.ndarray, d_wait: np.ndarray, seeds: int) -> dict:
+    """A change's parts from its pairs' differences (arm - reference): the
+    whole (`whole`_change_s, _low_s, _high_s), the wait before timeouts
+    (rto_) and the rest (rest_), each with its Student t interval, and the
+    wait's share of the whole (rto_share, _low, _high)."""
+    row: dict = {}
+    for part, values in zip((whole, "rto", "rest"), (d_whole, d_wait, d_whole - d_wait)):
+        iv = mean_difference(values, seeds, MIN_FLOW_PAIRS["mean"])
+        row.update({f"{part}_change_s": iv.change, f"{part}_low_s": iv.low,
+                    f"{part}_high_s": iv.high})
+    share = share_of_difference(d_wait, d_whole, seeds, MIN_FLOW_PAIRS["mean"])
+    row.update(rto_share=share.change, rto_share_low=share.low, rto_share_high=share.high)
+    return row
 
 
 def fct_causes(reference: list["Run"], arm: list["Run"]) -> list[dict]:
@@ -79,13 +96,8 @@ def fct_causes(reference: list["Run"], arm: list["Run"]) -> list[dict]:
         d_fct, d_wait = np.concatenate(fct), np.concatenate(wait)
         row: dict = {"size_class": cls, "pairs": len(d_fct), "seeds": seeds,
                      "reference_fct_s": float(np.mean(np.concatenate(ref_fct)))
-                     if len(d_fct) else float("nan")}
-        for part, values in zip(PARTS, (d_fct, d_wait, d_fct - d_wait)):
-            iv = mean_difference(values, seeds, MIN_FLOW_PAIRS["mean"])
-            row.update({f"{part}_change_s": iv.change, f"{part}_low_s": iv.low,
-                        f"{part}_high_s": iv.high})
-        share = share_of_difference(d_wait, d_fct, seeds, MIN_FLOW_PAIRS["mean"])
-        row.update(rto_share=share.change, rto_share_low=share.low, rto_share_high=share.high)
+                     if len(d_fct) else float("nan"),
+                     **_split("fct", d_fct, d_wait, seeds)}
         for side, side_runs in (("reference", reference), ("arm", arm)):
             measured = [_measured(run.flows, cls) for run in side_runs]
             for count in COUNTS:
@@ -94,6 +106,83 @@ def fct_causes(reference: list["Run"], arm: list["Run"]) -> list[dict]:
                                                          for m in measured))
         rows.append(row)
     return rows
+
+
+def _answered(services: pd.DataFrame, service: str) -> pd.DataFrame:
+    rows = services[(services["service_name"] == service) & services["measured"]]
+    return rows[rows["answered"]].set_index("id")
+
+
+def service_causes(reference: list["Run"], arm: list["Run"]) -> list[dict]:
+    """Per [[service]] of requests (queries, RPCs) whose requests both arms
+    of every seed sent alike: what its mean request latency's change is
+    made of, request by request as fct_causes splits flows: the client
+    connection's wait without progress before its timeouts
+    (client_timeout_wait_ns) and the rest, over the requests both arms
+    measured and answered. Keys: service, kind, pairs, seeds,
+    reference_latency_s, latency_/rto_/rest_ change_s, _low_s, _high_s,
+    rto_share, _low, _high, and per arm (reference_, arm_) client_timeouts
+    and requests_with_timeouts over its measured requests. [] without
+    services, or where the tables predate the client-side counts."""
+    runs = [*reference, *arm]
+    if not runs or any(r.services is None or "client_timeout_wait_ns" not in r.services
+                       for r in runs):
+        return []
+    rows = []
+    for service, kind_name, _ in services_of(runs):
+        kind = registry.service_kinds().get(kind_name)
+        if kind is None or not any((r.services["service_name"] == service).any() for r in runs):
+            continue
+        if not same_plans(reference, arm, kind, service):
+            continue   # the arms sent different requests: nothing pairs them
+        whole, wait, ref_latency = [], [], []
+        for r, a in zip(reference, arm):
+            rs, xs = _answered(r.services, service), _answered(a.services, service)
+            common = rs.index.intersection(xs.index)
+            rs, xs = rs.loc[common], xs.loc[common]
+            whole.append(xs["latency_s"].to_numpy(float) - rs["latency_s"].to_numpy(float))
+            wait.append((xs["client_timeout_wait_ns"].to_numpy(float)
+                         - rs["client_timeout_wait_ns"].to_numpy(float)) / 1e9)
+            ref_latency.append(rs["latency_s"].to_numpy(float))
+        d_whole = np.concatenate(whole)
+        row: dict = {"service": service, "kind": kind_name, "pairs": len(d_whole),
+                     "seeds": len(reference),
+                     "reference_latency_s": float(np.mean(np.concatenate(ref_latency)))
+                     if len(d_whole) else float("nan"),
+                     **_split("latency", d_whole, np.concatenate(wait), len(reference))}
+        for side, side_runs in (("reference", reference), ("arm", arm)):
+            measured = [r.services[(r.services["service_name"] == service)
+                                   & r.services["measured"]] for r in side_runs]
+            row[f"{side}_client_timeouts"] = int(sum(m["client_timeouts"].sum()
+                                                     for m in measured))
+            row[f"{side}_requests_with_timeouts"] = int(sum((m["client_timeouts"] > 0).sum()
+                                                            for m in measured))
+        rows.append(row)
+    return rows
+
+
+def service_cause_lines(table: pd.DataFrame, reference: str) -> list[str]:
+    """One point's service_causes rows (one arm) in words, a line per
+    service with pairs."""
+    out = []
+    for r in table.to_dict("records"):
+        if not r["pairs"]:
+            continue
+        rel = (f" ({100 * r['latency_change_s'] / r['reference_latency_s']:+.1f} % of "
+               f"{r['reference_latency_s'] * 1e3:,.3g} ms)" if r["reference_latency_s"] > 0
+               else "")
+        line = (f"{r['service']} ({r['kind']}), {r['pairs']:,} request pairs: mean latency "
+                f"{_ms(r, 'latency', rel)} against {reference}, of which client-side RTO "
+                f"back-off {_ms(r, 'rto')} and queueing and the rest {_ms(r, 'rest')}")
+        if np.isfinite(r["rto_share_low"]):
+            line += (f"; RTO back-off is {100 * r['rto_share']:.0f} % "
+                     f"[{100 * r['rto_share_low']:.0f}, {100 * r['rto_share_high']:.0f}] "
+                     "of the change")
+        out.append(line + f". Client timeouts {r['reference_client_timeouts']:,} -> "
+                   f"{r['arm_client_timeouts']:,} (requests with one "
+                   f"{r['reference_requests_with_timeouts']:,} -> "
+                   f"{r['arm_requests_with_timeouts']:,})")
+    return out
 
 
 #: the parts training's iteration time is split into (iteration_causes), each

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from harness.analysis.tables import Run
 
 
-def _same_plans(reference: list["Run"], arm: list["Run"], kind, service: str) -> bool:
+def same_plans(reference: list["Run"], arm: list["Run"], kind, service: str) -> bool:
     """Whether each seed's two runs sent the same requests (a stream: the
     packets both received were sent at the same times): the kind's identity."""
     for r, a in zip(reference, arm):
@@ -62,7 +62,7 @@ def _same_plans(reference: list["Run"], arm: list["Run"], kind, service: str) ->
     return True
 
 
-def _services(runs: list["Run"]) -> list[tuple[str, str, bool]]:
+def services_of(runs: list["Run"]) -> list[tuple[str, str, bool]]:
     """(service, kind, several of its kind) of the first run that has services."""
     for run in runs:
         if run.summary.get("services"):
@@ -93,12 +93,12 @@ def service_changes(reference: list["Run"], arm: list["Run"], key: tuple,
     same requests, e.g. arms that change a service's rate). key: cells_key,
     with the metric."""
     out = {}
-    for service, name, several in _services([*reference, *arm]):
+    for service, name, several in services_of([*reference, *arm]):
         kind = registry.service_kinds().get(name)
         stats = [stat for stat in (kind.stats if kind is not None else ()) if stat.change]
         if not stats:
             continue   # a kind without changes (a Poisson source, bulk flows)
-        same = paired and _same_plans(reference, arm, kind, service)
+        same = paired and same_plans(reference, arm, kind, service)
         ref_samples = [kind.samples(r, service) for r in reference]
         arm_samples = [kind.samples(a, service) for a in arm]
         for stat in stats:

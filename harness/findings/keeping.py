@@ -22,7 +22,8 @@ from harness.io import outdir
 
 #: the tables kept of a sweep directory (those it has), whole
 KEPT_TABLES = ("summary.parquet", "deltas.parquet", "deltas_mean.parquet",
-               "causes.parquet", "training_causes.parquet", "scale_check.parquet",
+               "causes.parquet", "training_causes.parquet", "service_causes.parquet",
+               "scale_check.parquet",
                "boundary.parquet", "probes.parquet")
 KEPT_FILES = ("sweep.json", "grid.toml")
 

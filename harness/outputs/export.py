@@ -26,7 +26,8 @@ FORMATS = ("csv", "parquet")
 DICTIONARY = "data-dictionary.csv"
 RUN_EXPORTED = ("flows", "iterations", "transfers", "compute", "queues", "utilization",
                 "scheduler", "services", "streams", "queue_samples", "pfc", "rdma")
-SWEEP_EXPORTED = ("summary", "deltas", "deltas_mean", "causes", "training_causes", "scale_check")
+SWEEP_EXPORTED = ("summary", "deltas", "deltas_mean", "causes", "training_causes",
+                  "service_causes", "scale_check")
 #: a sweep's per-cell tables, exported as one table each with the cell's id
 CELL_EXPORTED = ("services", "streams", "pfc", "rdma")
 
@@ -327,6 +328,32 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
                                     ("timeout_wait_s", "s", "time without progress before "
                                                             "them"),
                                     ("fast_retransmits", "count", "fast retransmits"))},
+    },
+    "service_causes": {
+        "arm": ("", "the compared arm"),
+        "reference": ("", "the arm it is compared with"),
+        "service": ("", "the service's name"),
+        "kind": ("", "its kind (query or rpc)"),
+        "pairs": ("requests", "requests both arms of a seed measured and answered, over seeds"),
+        "seeds": ("", "the seeds pooled"),
+        "reference_latency_s": ("s", "the reference's mean request latency over those requests"),
+        **{f"{part}{end}": ("s", f"{words}{tail}")
+           for part, words in (("latency", "mean request latency change over the pairs, "
+                                           "arm - reference"),
+                               ("rto", "of it, the change of the client connection's time "
+                                       "without progress before retransmission timeouts"),
+                               ("rest", "the rest of the change (queueing, serialisation, "
+                                        "the server's side)"))
+           for end, tail in (("_change_s", ""), ("_low_s", ": its 95 % interval's low end"),
+                             ("_high_s", ": its 95 % interval's high end"))},
+        "rto_share": ("fraction", "the RTO back-off's share of the latency change (no interval "
+                                  "where the change is undecided)"),
+        "rto_share_low": ("fraction", "its 95 % interval's low end (delta method)"),
+        "rto_share_high": ("fraction", "its 95 % interval's high end"),
+        **{f"{side}_{count}": ("count", f"the {side}'s {words} over its measured requests")
+           for side in ("reference", "arm")
+           for count, words in (("client_timeouts", "client-side retransmission timeouts"),
+                                ("requests_with_timeouts", "requests with a timeout"))},
     },
     "services": {
         "cell": ("", "a sweep's export: the cell's id (its run directory under cells/)"),

@@ -2,9 +2,10 @@
 summary.parquet (one row per cell), deltas.parquet (per seed, each arm vs
 its reference), deltas_mean.parquet (per point: the mean over seeds, and the
 pooled change with its bootstrap interval and verdict, harness.analysis.stats),
-causes.parquet and training_causes.parquet (per point and compared arm,
-what the background's FCT change and training's iteration-time change are
-made of: harness.analysis.cause_changes) and, for a grid with a scale
+causes.parquet, training_causes.parquet and service_causes.parquet (per
+point and compared arm, what the background's FCT change, training's
+iteration-time change and each service's latency change are made of:
+harness.analysis.cause_changes) and, for a grid with a scale
 axis, scale_check.parquet."""
 
 from __future__ import annotations
@@ -109,13 +110,11 @@ def compare(out: Path, grid: Grid, cells: list[Cell]) -> dict[str, pd.DataFrame]
         tables["deltas"] = deltas
         point_keys = [k for k in keys if k != SEED_AXIS]
         means = metrics.delta_means(deltas, point_keys, "arm")
-        intervals, causes, training_causes = point_tables(out, grid, cells)
+        intervals, attributions = point_tables(out, grid, cells)
         tables["deltas_mean"] = _with_intervals(
             means, intervals, point_keys, [k for k in dict(grid.axes) if k != SEED_AXIS])
-        if len(causes):   # cells run before TCP delays were counted have none
-            tables["causes"] = causes
-        if len(training_causes):   # nor before the iterations' parts were measured
-            tables["training_causes"] = training_causes
+        # cells run before the causes were counted have none
+        tables.update({name: table for name, table in attributions.items() if len(table)})
     return tables
 
 
@@ -164,14 +163,24 @@ def interval_table(out: Path, grid: Grid, cells: list[Cell]) -> pd.DataFrame:
     return point_tables(out, grid, cells)[0]
 
 
+def _training_causes(reference: list[Run], arm: list[Run]) -> list[dict]:
+    row = cause_changes.iteration_causes(reference, arm)
+    return [] if row is None else [row]
+
+
+#: the attribution tables (harness.analysis.cause_changes), by name: per
+#: point, compared arm and size class what the background's FCT change is
+#: made of; per point and arm what training's iteration-time change is;
+#: per point, arm and service what its request latency's change is
+ATTRIBUTIONS = {"causes": cause_changes.fct_causes, "training_causes": _training_causes,
+                "service_causes": cause_changes.service_causes}
+
+
 def point_tables(out: Path, grid: Grid, cells: list[Cell]
-                 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(interval_table's table, causes, training_causes): the same pairs of
-    runs read once for all. causes: per point, arm and size class, what
-    its change of the background's FCT is made of; training_causes: per
-    point and arm, what training's change of the iteration time is made of
-    (harness.analysis.cause_changes: columns point fields, arm, reference,
-    then fct_causes's and iteration_causes's)."""
+                 ) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    """(interval_table's table, the ATTRIBUTIONS' tables): the same pairs of
+    runs read once for all; each attribution's columns are the point
+    fields, arm, reference, then its rows' own."""
     point_keys = [k for k in grid.axis_fields if k != SEED_AXIS]
     by_point: dict[tuple, dict[str, dict]] = {}
     point_reference: dict[tuple, str | None] = {}
@@ -182,7 +191,8 @@ def point_tables(out: Path, grid: Grid, cells: list[Cell]
         key = tuple(point_value(point.get(k)) for k in point_keys)
         by_point.setdefault(key, {}).setdefault(cell.arm, {})[point.get(SEED_AXIS)] = cell
         point_reference[key] = cell.reference if grid.per_point_arms else grid.reference
-    rows, causes, training_causes = [], [], []
+    rows: list[dict] = []
+    attributed: dict[str, list[dict]] = {name: [] for name in ATTRIBUTIONS}
     for key, arms in by_point.items():
         if point_reference[key] is None:
             continue
@@ -198,13 +208,9 @@ def point_tables(out: Path, grid: Grid, cells: list[Cell]
             label = stats.cells_key([reference[s].id for s in shared],
                                     [seeds[s].id for s in shared])
             changes = run_changes.paired_changes(ref_runs, arm_runs, label)
-            causes += [{**dict(zip(point_keys, key)), "arm": arm,
-                        "reference": point_reference[key], **row}
-                       for row in cause_changes.fct_causes(ref_runs, arm_runs)]
-            training = cause_changes.iteration_causes(ref_runs, arm_runs)
-            if training is not None:
-                training_causes.append({**dict(zip(point_keys, key)), "arm": arm,
-                                        "reference": point_reference[key], **training})
+            at = {**dict(zip(point_keys, key)), "arm": arm, "reference": point_reference[key]}
+            for name, attribute in ATTRIBUTIONS.items():
+                attributed[name] += [{**at, **row} for row in attribute(ref_runs, arm_runs)]
             for metric, iv in changes.items():
                 verdict, decided = stats.judge(metric, iv)
                 to_decide = (stats.seeds_to_decide(iv.change, iv.low, iv.high, iv.samples,
@@ -217,7 +223,8 @@ def point_tables(out: Path, grid: Grid, cells: list[Cell]
                              "seeds_to_decide": to_decide})
     columns = [*point_keys, "arm", "metric", "change", "change_low", "change_high", "samples",
                "seeds", "verdict", "decided", "seeds_to_decide"]
-    return pd.DataFrame(rows, columns=columns), pd.DataFrame(causes), pd.DataFrame(training_causes)
+    return (pd.DataFrame(rows, columns=columns),
+            {name: pd.DataFrame(table) for name, table in attributed.items()})
 
 
 def _run_tables(out: Path, cell: Cell) -> Run:

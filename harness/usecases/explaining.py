@@ -201,6 +201,7 @@ def sweep_lines(directory: Path, points: tuple[str, ...] = ()) -> list[str]:
     axes = [a for a in sweep.grid.get("axes", []) if a != SEED_AXIS and a in table]
     table = _select(table, chosen, axes)
     training = optional_table(directory, "training_causes")
+    service = optional_table(directory, "service_causes")
     out = []
     keys = [*axes, "arm"]
     for _, rows in table.groupby(keys, sort=False) if keys else [((), table)]:
@@ -223,6 +224,10 @@ def sweep_lines(directory: Path, points: tuple[str, ...] = ()) -> list[str]:
         if lost:
             out.append("  " + lost)
         out += ["  " + line for line in cause_changes.cause_lines(rows, first["reference"])]
+        if service is not None:
+            at = _at(service[service["arm"] == first["arm"]], first, axes)
+            out += ["  " + line for line in
+                    cause_changes.service_cause_lines(at, first["reference"])]
     return out
 
 
