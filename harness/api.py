@@ -210,11 +210,14 @@ def explain(directory: str | Path, points: "tuple[str, ...] | list[str]" = ()) -
     words, a line each: a run directory's TCP delays per size class, its
     training job's and its services'; a sweep directory's, per point (or
     those `points` choose: "training.ratio=2", one per axis) and compared
-    arm, training's verdict and its connections' delays, and each size
-    class's mean-FCT change split into RTO back-off and queueing and the
-    rest (causes.parquet, which pandas reads whole). Reads tables only.
-    Raises ConfigError for a path that is neither, a sweep without
-    causes.parquet, or a point the sweep has not."""
+    arm, training's verdict and what its change is made of
+    (training_causes.parquet), its connections' delays, the bands'
+    starvation and losses, and each size class's mean-FCT change and each
+    service's latency change split into RTO back-off and queueing and the
+    rest (causes.parquet, service_causes.parquet, which pandas reads
+    whole). Reads tables only. Raises ConfigError for a path that is
+    neither, a sweep without any of those tables, or a point the sweep
+    has not."""
     from harness.usecases import explaining
 
     if not isinstance(directory, (str, os.PathLike)) or not str(directory):

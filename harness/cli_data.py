@@ -57,20 +57,26 @@ def export(directory: str, fmt: str, output: str) -> None:
               help="A sweep's point to explain, an axis each (repeatable: --point "
                    "training.ratio=2 --point background.rate=184); default: every point.")
 def explain(directory: str, points: tuple[str, ...]) -> None:
-    """What delayed the traffic besides queueing, as ns-3's TCP counted it.
+    """What delayed the traffic besides queueing, as ns-3 counted it.
 
     A run: per size class, the background flows that timed out, their
     retransmission timeouts (and the share that were spurious: the segment
     had arrived), the share of their completion time without progress
-    before a timeout, and fast retransmits; then each service of requests'
-    client-side timeouts.
+    before a timeout, and fast retransmits; training's iterations
+    (computing, waiting on the network, in TCP back-off), its slowest
+    transfer and its connections' timeouts; each service of requests'
+    client-side timeouts; each band's starvation; the drops per place,
+    band and reason.
 
-    A sweep: per point and compared arm, training's verdict and what the
-    background's mean FCT change is made of, flow by flow (the same flows
-    in both arms): RTO back-off and queueing and the rest, each with its
-    95 % interval, the timeouts' share of the change, and the timeouts
-    (spurious among them) in each arm (causes.parquet;
-    docs/model/metrics.md)."""
+    A sweep: per point and compared arm, training's verdict and what its
+    iteration-time change is made of (computing, TCP back-off, the rest of
+    the wait: training_causes.parquet), its connections' timeouts, the
+    bands' starvation and losses, and what the background's mean FCT
+    change (causes.parquet) and each service's request latency change
+    (service_causes.parquet) are made of, pair by pair: RTO back-off and
+    queueing and the rest, each with its 95 % interval, the back-off's
+    share of the change, and the timeouts in each arm
+    (docs/model/metrics.md)."""
     from harness.usecases import explaining
 
     for line in explaining.explain_lines(Path(directory), points):

@@ -32,7 +32,7 @@ def test_the_dominant_part_is_the_largest_decided_one():
     assert cause_pages.dominant_part(_row(compute=(1e-12, 5e-13, 2e-12))) == "none decided"
 
 
-def test_only_decided_yellow_and_red_verdicts_are_explained():
+def test_every_verdict_but_a_decided_green_is_explained():
     rows = pd.DataFrame([_row(rto=(0.5, 0.2, 0.8)),
                          {**_row(rest=(0.005, 0.001, 0.009)), "training.ratio": 4.0}])
     means = pd.DataFrame({"training.ratio": [2.0, 4.0], "arm": "low",
@@ -43,7 +43,9 @@ def test_only_decided_yellow_and_red_verdicts_are_explained():
     assert len(body) == 1 and "| red |" in body[0] and "TCP back-off |" in body[0]
     assert "+50.0 % [+20.0, +80.0]" in body[0]
     green = cause_pages._training_table(rows.iloc[1:], means, ["training.ratio"])
-    assert green.startswith("No decided yellow or red")
+    assert green.startswith("Every training verdict is a decided green")
+    undecided = means.assign(verdict=["yellow/red", "green"], decided=[False, True])
+    assert "| yellow/red |" in cause_pages._training_table(rows, undecided, ["training.ratio"])
 
 
 def test_a_sweep_kept_before_the_causes_says_so(monkeypatch, tmp_path):

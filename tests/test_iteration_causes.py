@@ -105,12 +105,15 @@ def test_losses_are_placed_and_split_by_reason():
     the shared buffer's refusals, the PFC headroom's, the band's limit
     (the rest)."""
     queues = pd.DataFrame({
-        "link": [0, 0, 5, 7], "from_node": [0, 4, 4, 5], "to_node": [4, 0, 5, 4],
-        "band": [1, 1, 2, 2], "traffic_class": ["bg", "bg", "training", "training"],
-        "dropped_packets": [10, 7, 0, 3], "buffer_dropped_packets": [4, 7, 0, 0],
-        "headroom_dropped_packets": [0, 0, 0, 1]})
+        "link": [0, 0, 5, 7, 1], "from_node": [0, 4, 4, 5, 1], "to_node": [4, 0, 5, 4, 4],
+        "band": [1, 1, 2, 2, 2], "traffic_class": ["bg", "bg", "training", "training", "t"],
+        "dropped_packets": [10, 7, 0, 3, 0], "buffer_dropped_packets": [4, 7, 0, 0, 0],
+        "headroom_dropped_packets": [0, 0, 0, 1, 0], "enqueued_packets": [90, 50, 40, 60, 5]})
     table = metrics.losses(metrics.with_places(queues, n_hosts=4)).set_index(["place", "band"])
-    assert list(table.index) == [("uplink", 1), ("downlink", 1), ("fabric", 2)]
+    # every place and band that carried packets, 0 where none was lost
+    assert list(table.index) == [("uplink", 1), ("uplink", 2), ("downlink", 1), ("fabric", 2)]
+    assert table.loc[("uplink", 2), "dropped_packets"] == 0
+    assert table.loc[("uplink", 2), "egresses"] == 0
     up = table.loc[("uplink", 1)]
     assert (up["buffer_dropped_packets"], up["limit_dropped_packets"]) == (4, 6)
     fabric = table.loc[("fabric", 2)]

@@ -169,6 +169,11 @@ def test_explain_names_a_sweep_without_causes(local_sweep, tmp_path):
     old = tmp_path / "old"
     shutil.copytree(local_sweep.out, old, ignore=shutil.ignore_patterns("cells", "logs"))
     (old / "causes.parquet").unlink()
+    # training's attribution alone (a grid without background flows, say) is explained
+    r = CliRunner().invoke(cli.main, ["explain", str(old)])
+    assert r.exit_code == 0 and "of which computing" in r.stdout and " flows, " not in r.stdout
+    for name in ("training_causes", "service_causes"):
+        (old / f"{name}.parquet").unlink(missing_ok=True)
     before = sorted(p.name for p in old.iterdir())
     r = CliRunner().invoke(cli.main, ["explain", str(old)])
     assert r.exit_code == 2 and "has no causes.parquet" in r.stderr and "--resume" in r.stderr

@@ -218,6 +218,8 @@ def loss_lines(table: pd.DataFrame) -> list[str]:
     """metrics.losses in words, a line per place and band that dropped."""
     out = []
     for r in table.to_dict("records"):
+        if not r["dropped_packets"]:
+            continue
         why = reasons_words({k: r[f"{k}_dropped_packets"] for k in DROP_REASONS})
         out.append(f"band {r['band']} ({r['traffic_class']}) lost {r['dropped_packets']:,} "
                    f"packets at {r['egresses']:,} {PLACES[r['place']]} ({why}); most at link "

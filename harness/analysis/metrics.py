@@ -236,17 +236,18 @@ DROP_REASONS = ("buffer", "headroom", "limit")
 
 
 def losses(queues: pd.DataFrame) -> pd.DataFrame:
-    """Per place (with_places) and band that dropped a packet: its class, the
+    """Per place (with_places) and band that carried a packet: its class, the
     egresses that dropped, dropped_packets and by reason
     (<reason>_dropped_packets, DROP_REASONS), and the egress that dropped
-    most (link, from_node, to_node, its dropped_packets). Empty without
-    drops, or for a queues table without places (a run before them)."""
+    most (link, from_node, to_node, its dropped_packets): 0 where none
+    did, so that a sweep's columns say 0, not nothing. Empty for a queues
+    table without places (a run before them)."""
     columns = ["place", "band", "traffic_class", "egresses", "dropped_packets",
                *(f"{r}_dropped_packets" for r in DROP_REASONS), "link", "from_node", "to_node",
                "most_dropped_packets"]
     if "place" not in queues:
         return pd.DataFrame(columns=columns)
-    q = queues[queues["dropped_packets"] > 0]
+    q = queues[(queues["enqueued_packets"] > 0) | (queues["dropped_packets"] > 0)]
     buffer = q.get("buffer_dropped_packets", pd.Series(0, index=q.index))
     headroom = q.get("headroom_dropped_packets", pd.Series(0, index=q.index))
     q = q.assign(buffer_dropped_packets=buffer, headroom_dropped_packets=headroom,
@@ -256,7 +257,8 @@ def losses(queues: pd.DataFrame) -> pd.DataFrame:
     for (_, place, band), part in q.groupby(["order", "place", "band"], sort=True):
         worst = part.loc[part["dropped_packets"].idxmax()]
         rows.append({"place": place, "band": int(band),
-                     "traffic_class": worst.get("traffic_class", ""), "egresses": len(part),
+                     "traffic_class": worst.get("traffic_class", ""),
+                     "egresses": int((part["dropped_packets"] > 0).sum()),
                      **{c: int(part[c].sum()) for c in columns[4:8]},
                      "link": int(worst["link"]), "from_node": int(worst["from_node"]),
                      "to_node": int(worst["to_node"]),

@@ -1,7 +1,7 @@
 """The findings pages' causes: ``finding-causes SWEEP``, what drives each
-decided verdict of a kept sweep, from its kept attribution tables
+verdict of a kept sweep, from its kept attribution tables
 (harness.analysis.cause_changes): per point and compared arm whose
-training verdict is decided, the iteration time's change split into
+training verdict is not a decided green, the iteration time's change split into
 computing, TCP back-off and the rest of the wait with their intervals and
 the part that dominates; then each decided change of the background's mean
 FCT split into RTO back-off and queueing, and each service's request
@@ -94,17 +94,17 @@ def _verdicts(means: pd.DataFrame | None, keys: list[str]) -> dict[tuple, tuple[
 
 def _training_table(training: pd.DataFrame, means: pd.DataFrame | None, keys: list[str]) -> str:
     verdicts = _verdicts(means, keys)
-    head = ("Training's decided verdicts and what their iteration-time change is made "
-            "of (each part over the reference's mean iteration, [95 % interval]; the "
-            "parts add up to the change):")
+    head = ("Training's verdicts other than a decided green, and what their iteration-time "
+            "change is made of (each part over the reference's mean iteration, [95 % "
+            "interval]; the parts add up to the change):")
     lines = [head, "",
              "| point | arm | verdict | change | TCP back-off | rest of the wait | computing "
              "| back-off's share | dominant |", "|---|---|---|---|---|---|---|---|---|"]
     shown = 0
     for r in training.to_dict("records"):
         verdict, decided = verdicts.get((*(r[k] for k in keys), r["arm"]), ("", False))
-        if not decided or verdict == "green":
-            continue
+        if verdict in ("", "n/a", "too few samples") or (decided and verdict == "green"):
+            continue   # nothing to explain: no change measured, or a decided green
         share = (f"{100 * r['rto_share']:.0f} % [{100 * r['rto_share_low']:.0f}, "
                  f"{100 * r['rto_share_high']:.0f}]" if math.isfinite(r["rto_share_low"])
                  else "undecided")
@@ -116,7 +116,7 @@ def _training_table(training: pd.DataFrame, means: pd.DataFrame | None, keys: li
                      f"{share} | {dominant_part(r)} |")
         shown += 1
     if not shown:
-        return "No decided yellow or red training verdict to explain."
+        return "Every training verdict is a decided green: nothing to explain."
     return "\n".join(lines)
 
 

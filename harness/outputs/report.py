@@ -137,7 +137,8 @@ def _sweep_figures(sweep_dir: Path, deltas_mean: pd.DataFrame | None
     tail (services.MAPPED: query p99, RPC p99 and SLO attainment, stream
     delay p99), and where the sweep's flows timed out, the cause layer's map
     of every flow's RTO back-off (fct_all_rto: harness.analysis.cause_changes),
-    by stem."""
+    and where training's connections did, of its iteration time's back-off
+    part (iteration_time_rto), by stem."""
     from harness.outputs.plots.style import CSS_PX_PER_IN
     from harness.outputs.plots.sweep_figures import page_figures
 
@@ -147,6 +148,11 @@ def _sweep_figures(sweep_dir: Path, deltas_mean: pd.DataFrame | None
     if causes is not None and len(causes) and (causes["reference_timeouts"].sum()
                                                + causes["arm_timeouts"].sum()) > 0:
         mapped.append("fct_all_rto")   # the cause layer, where a timeout happened
+    training = optional_table(sweep_dir, "training_causes")
+    if training is not None and len(training) and (
+            training["reference_training_tcp_timeouts"].fillna(0).sum()
+            + training["arm_training_tcp_timeouts"].fillna(0).sum()) > 0:
+        mapped.append("iteration_time_rto")   # and training's, where its connections timed out
     drawn = page_figures(sweep_dir, PAGE_WIDTH_PX / CSS_PX_PER_IN, tuple(mapped))
     return {stem: [_shown(fig, FIGURE_DPI) for fig in figs] for stem, figs in drawn}
 

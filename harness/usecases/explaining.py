@@ -16,8 +16,7 @@ import pandas as pd
 from harness.analysis import causes, cause_changes, comparing, stats
 from harness.analysis.metrics import (DROP_REASONS, JOB_TCP_DELAYS, PLACES, TCP_DELAYS,
                                       job_tcp_delays_line, losses)
-from harness.analysis.tables import (SEED_AXIS, load_sweep, optional_table, read_run,
-                                     read_table)
+from harness.analysis.tables import (SEED_AXIS, load_sweep, optional_table, read_run)
 from harness.config.errors import ConfigError
 
 
@@ -187,47 +186,54 @@ def _seeds(means: pd.DataFrame | None, point: dict, axes: list[str]) -> str:
     return f"{n} seed{'s' if n != 1 else ''} pooled"
 
 
+#: a sweep's attribution tables (harness.sweeps.aggregate.ATTRIBUTIONS' names)
+ATTRIBUTION_TABLES = ("causes", "training_causes", "service_causes")
+
+
 def sweep_lines(directory: Path, points: tuple[str, ...] = ()) -> list[str]:
     """A sweep's lines: per point (or those --point chooses) and compared
-    arm, a head line, training's verdict and each size class's attribution."""
+    arm, a head line, training's verdict and what its change is made of,
+    the job's connections, the bands' starvation and losses, each size
+    class's attribution and each service's."""
     chosen = parse_points(points)
-    if not (directory / "causes.parquet").is_file():
-        raise ConfigError("SWEEP", f"{directory} has no causes.parquet: its tables were "
-                          "written before causes were attributed (or its cells ran before "
-                          "TCP delays were counted); `harness sweep GRID -o "
-                          f"{directory} --resume` rewrites its tables")
+    tables = {name: optional_table(directory, name) for name in ATTRIBUTION_TABLES}
+    tables = {name: t for name, t in tables.items() if t is not None and len(t)}
+    if not tables:
+        raise ConfigError("SWEEP", f"{directory} has no causes.parquet (nor training_causes, "
+                          "service_causes): its tables were written before causes were "
+                          "attributed (or its cells ran before TCP delays were counted); "
+                          f"`harness sweep GRID -o {directory} --resume` rewrites its tables")
     sweep = load_sweep(directory)
-    table = read_table(directory / "causes.parquet")
-    axes = [a for a in sweep.grid.get("axes", []) if a != SEED_AXIS and a in table]
-    table = _select(table, chosen, axes)
-    training = optional_table(directory, "training_causes")
-    service = optional_table(directory, "service_causes")
-    out = []
+    axes = [a for a in sweep.grid.get("axes", []) if a != SEED_AXIS
+            and all(a in t for t in tables.values())]
+    tables = {name: _select(t, chosen, axes) for name, t in tables.items()}
     keys = [*axes, "arm"]
-    for _, rows in table.groupby(keys, sort=False) if keys else [((), table)]:
-        first = rows.iloc[0].to_dict()
-        out.append(f"{_point_words(first, axes)}, {first['arm']} vs {first['reference']} "
+    heads = pd.concat([t[[*keys, "reference"]] for t in tables.values()],
+                      ignore_index=True).drop_duplicates(keys)
+    out = []
+    for first in heads.to_dict("records"):
+        arm, reference = first["arm"], first["reference"]
+
+        def at(name: str) -> pd.DataFrame:
+            table = tables.get(name)
+            return (pd.DataFrame() if table is None
+                    else _at(table[table["arm"] == arm], first, axes))
+        out.append(f"{_point_words(first, axes)}, {arm} vs {reference} "
                    f"({_seeds(sweep.deltas_mean, first, axes)}):")
-        out.append("  " + _training_line(sweep.deltas_mean, first, axes, first["arm"]))
-        parts = _at(training[training["arm"] == first["arm"]], first, axes) \
-            if training is not None else ()
+        out.append("  " + _training_line(sweep.deltas_mean, first, axes, arm))
+        parts = at("training_causes")
         if len(parts):
             out.append("    " + cause_changes.iteration_cause_line(parts.iloc[0].to_dict()))
-        job = _job_tcp_line(sweep.summary, first, axes, first["arm"], first["reference"])
-        if job:
-            out.append("  " + job)
-        starved = _starvation_line(sweep.summary, first, axes, first["arm"],
-                                   first["reference"])
-        if starved:
-            out.append("  " + starved)
-        lost = _loss_line(sweep.summary, first, axes, first["arm"], first["reference"])
-        if lost:
-            out.append("  " + lost)
-        out += ["  " + line for line in cause_changes.cause_lines(rows, first["reference"])]
-        if service is not None:
-            at = _at(service[service["arm"] == first["arm"]], first, axes)
+        for line in (_job_tcp_line(sweep.summary, first, axes, arm, reference),
+                     _starvation_line(sweep.summary, first, axes, arm, reference),
+                     _loss_line(sweep.summary, first, axes, arm, reference)):
+            if line:
+                out.append("  " + line)
+        if len(at("causes")):
+            out += ["  " + line for line in cause_changes.cause_lines(at("causes"), reference)]
+        if len(at("service_causes")):
             out += ["  " + line for line in
-                    cause_changes.service_cause_lines(at, first["reference"])]
+                    cause_changes.service_cause_lines(at("service_causes"), reference)]
     return out
 
 
