@@ -55,3 +55,17 @@ def test_a_sweep_kept_before_the_causes_says_so(monkeypatch, tmp_path):
                  deltas_mean=None)
     monkeypatch.setattr(cause_pages.registry, "load_kept", lambda key: (None, kept))
     assert cause_pages.finding_causes("old").startswith("*Not attributed yet")
+
+
+def test_a_labelled_point_is_named_and_found_by_the_fields_it_sets():
+    """[[points]] grids leave fields unset (NaN or None in the tables):
+    explain names a point by what it sets and finds its rows by it."""
+    from harness.usecases import explaining
+
+    table = pd.DataFrame({"label": ["a", "b"], "training.ratio": [2.0, math.nan],
+                          "pull_barrier": [None, True], "arm": "x"})
+    point = table.iloc[1].to_dict()
+    axes = ["label", "training.ratio", "pull_barrier"]
+    assert explaining._point_words(point, axes) == "label = b, pull_barrier = True"
+    assert list(explaining._at(table, point, axes)["label"]) == ["b"]
+    assert cause_pages._point(point, axes) == "b"

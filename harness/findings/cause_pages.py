@@ -14,7 +14,7 @@ import math
 
 import pandas as pd
 
-from harness.analysis.tables import optional_table
+from harness.analysis.tables import POINT_LABEL, optional_table
 from harness.findings import registry
 from harness.outputs.words import short_name
 
@@ -49,6 +49,10 @@ def dominant_part(row: dict) -> str:
 
 
 def _point(row: dict, keys: list[str]) -> str:
+    """A point in words: a labelled point ([[points]]) by its label, any
+    other by its axes' values."""
+    if POINT_LABEL in keys:
+        return str(row[POINT_LABEL])
     return "the cell" if not keys else ", ".join(f"{short_name(k)} {row[k]:g}" if isinstance(row[k], float)
                      else f"{short_name(k)} {row[k]}" for k in keys)
 

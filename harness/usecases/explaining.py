@@ -84,15 +84,25 @@ def _select(table: pd.DataFrame, chosen: dict[str, str], axes: list[str]) -> pd.
     return table
 
 
+def _unset(value) -> bool:
+    """A point field a labelled point does not set (NaN or None in the tables)."""
+    return value is None or (isinstance(value, float) and value != value)
+
+
 def _point_words(row: dict, axes: list[str]) -> str:
+    """The point in words: each axis's value ("ratio = 2"), leaving out the
+    fields a labelled point does not set."""
     return ", ".join(f"{a.rsplit('.', 1)[-1]} = {row[a]:g}" if isinstance(row[a], float)
-                     else f"{a.rsplit('.', 1)[-1]} = {row[a]}" for a in axes) or "the point"
+                     else f"{a.rsplit('.', 1)[-1]} = {row[a]}" for a in axes
+                     if not _unset(row[a])) or "the point"
 
 
 def _at(table: pd.DataFrame, point: dict, axes: list[str]) -> pd.DataFrame:
-    """The rows of `table` at the point's value of each axis."""
+    """The rows of `table` at the point's value of each axis (a field the
+    point leaves unset matches rows that leave it unset)."""
     for a in axes:
-        table = table[table[a] == point[a]]
+        value = point[a]
+        table = table[table[a].isna()] if _unset(value) else table[table[a] == value]
     return table
 
 
