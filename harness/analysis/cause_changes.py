@@ -44,8 +44,9 @@ if TYPE_CHECKING:
 CAUSE_CLASSES = FCT_CLASSES
 #: each arm's counts over its measured flows (a flows-table column each)
 COUNTS = ("timeouts", "spurious_timeouts", "fast_retransmits")
-#: the parts a completion time is split into, each a column prefix
-PARTS = ("fct", "rto", "rest")
+#: the parts a change is split into besides its whole, each a column prefix
+#: (and the map's cause layer: `harness plot --metric fct_all_rto`, ...)
+CAUSE_PARTS = ("rto", "rest")
 
 
 def _measured(flows: pd.DataFrame, cls: str) -> pd.DataFrame:
@@ -59,7 +60,7 @@ def _split(whole: str, d_whole: np.ndarray, d_wait: np.ndarray, seeds: int) -> d
     (rto_) and the rest (rest_), each with its Student t interval, and the
     wait's share of the whole (rto_share, _low, _high)."""
     row: dict = {}
-    for part, values in zip((whole, "rto", "rest"), (d_whole, d_wait, d_whole - d_wait)):
+    for part, values in zip((whole, *CAUSE_PARTS), (d_whole, d_wait, d_whole - d_wait)):
         iv = mean_difference(values, seeds, MIN_FLOW_PAIRS["mean"])
         row.update({f"{part}_change_s": iv.change, f"{part}_low_s": iv.low,
                     f"{part}_high_s": iv.high})
@@ -174,10 +175,8 @@ def service_cause_lines(table: pd.DataFrame, reference: str) -> list[str]:
         line = (f"{r['service']} ({r['kind']}), {r['pairs']:,} request pairs: mean latency "
                 f"{_ms(r, 'latency', rel)} against {reference}, of which client-side RTO "
                 f"back-off {_ms(r, 'rto')} and queueing and the rest {_ms(r, 'rest')}")
-        if np.isfinite(r["rto_share_low"]):
-            line += (f"; RTO back-off is {100 * r['rto_share']:.0f} % "
-                     f"[{100 * r['rto_share_low']:.0f}, {100 * r['rto_share_high']:.0f}] "
-                     "of the change")
+        if share_words(r):
+            line += f"; RTO back-off is {share_words(r)} of the change"
         out.append(line + f". Client timeouts {r['reference_client_timeouts']:,} -> "
                    f"{r['arm_client_timeouts']:,} (requests with one "
                    f"{r['reference_requests_with_timeouts']:,} -> "
@@ -263,9 +262,6 @@ def iteration_causes(reference: list["Run"], arm: list["Run"]) -> dict | None:
     return row
 
 
-#: the map's cause layer (`harness plot --metric fct_all_rto`, ...): a part
-#: of a class's mean-FCT change, fct_<class>_<part>
-CAUSE_PARTS = ("rto", "rest")
 
 
 def cause_metrics(causes: pd.DataFrame, point_keys: list[str]) -> pd.DataFrame:
@@ -324,10 +320,8 @@ def cause_lines(table: pd.DataFrame, reference: str) -> list[str]:
         line = (f"{what}, {r['pairs']:,} pairs: mean FCT {_ms(r, 'fct', rel)} against "
                 f"{reference}, of which RTO back-off {_ms(r, 'rto')} and queueing and the "
                 f"rest {_ms(r, 'rest')}")
-        if np.isfinite(r["rto_share_low"]):
-            line += (f"; RTO back-off is {100 * r['rto_share']:.0f} % "
-                     f"[{100 * r['rto_share_low']:.0f}, {100 * r['rto_share_high']:.0f}] "
-                     "of the change")
+        if share_words(r):
+            line += f"; RTO back-off is {share_words(r)} of the change"
         if not (r["reference_timeouts"] or r["arm_timeouts"]):
             line += ". No retransmission timeout in either arm"
         else:
@@ -339,6 +333,15 @@ def cause_lines(table: pd.DataFrame, reference: str) -> list[str]:
         out.append(line + f"; fast retransmits {r['reference_fast_retransmits']:,} -> "
                    f"{r['arm_fast_retransmits']:,}")
     return out
+
+
+def share_words(row: dict) -> str | None:
+    """The back-off's share of a change with its interval ("55 % [38, 72]"),
+    None where the attribution gives it no interval (the change undecided)."""
+    if not np.isfinite(row["rto_share_low"]):
+        return None
+    return (f"{100 * row['rto_share']:.0f} % [{100 * row['rto_share_low']:.0f}, "
+            f"{100 * row['rto_share_high']:.0f}]")
 
 
 def _ms(row: dict, part: str, after: str = "") -> str:
@@ -370,10 +373,8 @@ def iteration_cause_line(row: dict) -> str:
     iteration in both arms."""
     line = (f"of which computing {_percent(row, 'compute')}, waiting on the network in TCP "
             f"back-off {_percent(row, 'rto')}, the rest of the wait {_percent(row, 'rest')}")
-    if np.isfinite(row["rto_share_low"]):
-        line += (f"; back-off is {100 * row['rto_share']:.0f} % "
-                 f"[{100 * row['rto_share_low']:.0f}, {100 * row['rto_share_high']:.0f}] of "
-                 "the change")
+    if share_words(row):
+        line += f"; back-off is {share_words(row)} of the change"
 
     def ms(side: str, column: str) -> str:
         return f"{row[f'{side}_{column}'] * 1e3:,.3g}"

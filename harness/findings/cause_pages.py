@@ -14,6 +14,7 @@ import math
 
 import pandas as pd
 
+from harness.analysis.cause_changes import CAUSE_PARTS, share_words
 from harness.analysis.tables import POINT_LABEL, optional_table
 from harness.findings import registry
 from harness.outputs.words import short_name
@@ -109,19 +110,25 @@ def _training_table(training: pd.DataFrame, means: pd.DataFrame | None, keys: li
         verdict, decided = verdicts.get((*(r[k] for k in keys), r["arm"]), ("", False))
         if verdict in ("", "n/a", "too few samples") or (decided and verdict == "green"):
             continue   # nothing to explain: no change measured, or a decided green
-        share = (f"{100 * r['rto_share']:.0f} % [{100 * r['rto_share_low']:.0f}, "
-                 f"{100 * r['rto_share_high']:.0f}]" if math.isfinite(r["rto_share_low"])
-                 else "undecided")
         lines.append(f"| {_point(r, keys)} | `{r['arm']}` | {verdict} | "
                      f"{100 * r['change']:+.1f} % | "
                      f"{_percent(r['rto_change'], r['rto_low'], r['rto_high'])} | "
                      f"{_percent(r['rest_change'], r['rest_low'], r['rest_high'])} | "
                      f"{_percent(r['compute_change'], r['compute_low'], r['compute_high'])} | "
-                     f"{share} | {dominant_part(r)} |")
+                     f"{share_words(r) or 'undecided'} | {dominant_part(r)} |")
         shown += 1
     if not shown:
         return "Every training verdict is a decided green: nothing to explain."
     return "\n".join(lines)
+
+
+def _split_cells(r: dict, whole: str, reference: float) -> str:
+    """A pair-by-pair split (cause_changes._split's columns: `whole`, rto,
+    rest) as table cells, each over the reference's mean, and the
+    back-off's share."""
+    cells = [_percent(r[f"{part}_change_s"] / reference, r[f"{part}_low_s"] / reference,
+                      r[f"{part}_high_s"] / reference) for part in (whole, *CAUSE_PARTS)]
+    return " | ".join([*cells, share_words(r) or "undecided"])
 
 
 def _flows_table(flows: pd.DataFrame, keys: list[str]) -> str:
@@ -134,15 +141,8 @@ def _flows_table(flows: pd.DataFrame, keys: list[str]) -> str:
         ref = r["reference_fct_s"]
         if not (r["pairs"] and ref > 0 and _decided_nonzero(r["fct_low_s"], r["fct_high_s"])):
             continue
-        share = (f"{100 * r['rto_share']:.0f} % [{100 * r['rto_share_low']:.0f}, "
-                 f"{100 * r['rto_share_high']:.0f}]" if math.isfinite(r["rto_share_low"])
-                 else "undecided")
-        lines.append(
-            f"| {_point(r, keys)} | `{r['arm']}` | {r['size_class']} | "
-            f"{_percent(r['fct_change_s'] / ref, r['fct_low_s'] / ref, r['fct_high_s'] / ref)} | "
-            f"{_percent(r['rto_change_s'] / ref, r['rto_low_s'] / ref, r['rto_high_s'] / ref)} | "
-            f"{_percent(r['rest_change_s'] / ref, r['rest_low_s'] / ref, r['rest_high_s'] / ref)}"
-            f" | {share} |")
+        lines.append(f"| {_point(r, keys)} | `{r['arm']}` | {r['size_class']} | "
+                     f"{_split_cells(r, 'fct', ref)} |")
         shown += 1
     return "\n".join(lines) if shown else "No decided change of the background's mean FCT."
 
@@ -155,15 +155,7 @@ def _services_table(services: pd.DataFrame, keys: list[str]) -> str:
              "| RTO back-off's share |", "|---|---|---|---|---|---|---|"]
     for r in services.to_dict("records"):
         ref = r["reference_latency_s"]
-        if not (r["pairs"] and ref > 0):
-            continue
-        share = (f"{100 * r['rto_share']:.0f} % [{100 * r['rto_share_low']:.0f}, "
-                 f"{100 * r['rto_share_high']:.0f}]" if math.isfinite(r["rto_share_low"])
-                 else "undecided")
-        lines.append(
-            f"| {_point(r, keys)} | `{r['arm']}` | {r['service']} ({r['kind']}) | "
-            f"{_percent(r['latency_change_s'] / ref, r['latency_low_s'] / ref, r['latency_high_s'] / ref)}"
-            f" | {_percent(r['rto_change_s'] / ref, r['rto_low_s'] / ref, r['rto_high_s'] / ref)}"
-            f" | {_percent(r['rest_change_s'] / ref, r['rest_low_s'] / ref, r['rest_high_s'] / ref)}"
-            f" | {share} |")
+        if r["pairs"] and ref > 0:
+            lines.append(f"| {_point(r, keys)} | `{r['arm']}` | {r['service']} ({r['kind']}) | "
+                         f"{_split_cells(r, 'latency', ref)} |")
     return "\n".join(lines)

@@ -239,11 +239,9 @@ def sweep_lines(directory: Path, points: tuple[str, ...] = ()) -> list[str]:
                      _loss_line(sweep.summary, first, axes, arm, reference)):
             if line:
                 out.append("  " + line)
-        if len(at("causes")):
-            out += ["  " + line for line in cause_changes.cause_lines(at("causes"), reference)]
-        if len(at("service_causes")):
-            out += ["  " + line for line in
-                    cause_changes.service_cause_lines(at("service_causes"), reference)]
+        out += ["  " + line for line in cause_changes.cause_lines(at("causes"), reference)]
+        out += ["  " + line for line in
+                cause_changes.service_cause_lines(at("service_causes"), reference)]
     return out
 
 
