@@ -175,8 +175,8 @@ def service_cause_lines(table: pd.DataFrame, reference: str) -> list[str]:
         line = (f"{r['service']} ({r['kind']}), {r['pairs']:,} request pairs: mean latency "
                 f"{_ms(r, 'latency', rel)} against {reference}, of which client-side RTO "
                 f"back-off {_ms(r, 'rto')} and queueing and the rest {_ms(r, 'rest')}")
-        if share_words(r):
-            line += f"; RTO back-off is {share_words(r)} of the change"
+        if share := share_words(r):
+            line += f"; RTO back-off is {share} of the change"
         out.append(line + f". Client timeouts {r['reference_client_timeouts']:,} -> "
                    f"{r['arm_client_timeouts']:,} (requests with one "
                    f"{r['reference_requests_with_timeouts']:,} -> "
@@ -262,8 +262,6 @@ def iteration_causes(reference: list["Run"], arm: list["Run"]) -> dict | None:
     return row
 
 
-
-
 def cause_metrics(causes: pd.DataFrame, point_keys: list[str]) -> pd.DataFrame:
     """causes.parquet as deltas_mean rows a map draws: per point, arm and
     size class, fct_<class>_rto and fct_<class>_rest, each part's change over
@@ -320,8 +318,8 @@ def cause_lines(table: pd.DataFrame, reference: str) -> list[str]:
         line = (f"{what}, {r['pairs']:,} pairs: mean FCT {_ms(r, 'fct', rel)} against "
                 f"{reference}, of which RTO back-off {_ms(r, 'rto')} and queueing and the "
                 f"rest {_ms(r, 'rest')}")
-        if share_words(r):
-            line += f"; RTO back-off is {share_words(r)} of the change"
+        if share := share_words(r):
+            line += f"; RTO back-off is {share} of the change"
         if not (r["reference_timeouts"] or r["arm_timeouts"]):
             line += ". No retransmission timeout in either arm"
         else:
@@ -373,8 +371,8 @@ def iteration_cause_line(row: dict) -> str:
     iteration in both arms."""
     line = (f"of which computing {_percent(row, 'compute')}, waiting on the network in TCP "
             f"back-off {_percent(row, 'rto')}, the rest of the wait {_percent(row, 'rest')}")
-    if share_words(row):
-        line += f"; back-off is {share_words(row)} of the change"
+    if share := share_words(row):
+        line += f"; back-off is {share} of the change"
 
     def ms(side: str, column: str) -> str:
         return f"{row[f'{side}_{column}'] * 1e3:,.3g}"

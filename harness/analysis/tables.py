@@ -31,6 +31,15 @@ POINT_LABEL = "label"
 SWEEP_REQUIRED = ("sweep.json", "summary.parquet")
 
 
+def rows_at(frame: "pd.DataFrame", keys: list[str], key: tuple) -> "pd.DataFrame":
+    """frame's rows at one point: each key's value (a missing value, NaN or
+    None, matches a missing value: a labelled point leaves fields unset)."""
+    import pandas as pd
+    for k, v in zip(keys, key):
+        frame = frame[frame[k].isna() if pd.isna(v) else frame[k] == v]
+    return frame
+
+
 def require_files(directory: Path, names: Iterable[str], kind: str) -> None:
     """FileNotFoundError naming what makes `directory` not a `kind` directory."""
     missing = [name for name in names if not (Path(directory) / name).is_file()]

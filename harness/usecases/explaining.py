@@ -16,7 +16,8 @@ import pandas as pd
 from harness.analysis import causes, cause_changes, comparing, stats
 from harness.analysis.metrics import (DROP_REASONS, JOB_TCP_DELAYS, PLACES, TCP_DELAYS,
                                       job_tcp_delays_line, losses)
-from harness.analysis.tables import (SEED_AXIS, load_sweep, optional_table, read_run)
+from harness.analysis.tables import (SEED_AXIS, load_sweep, optional_table, read_run,
+                                     rows_at)
 from harness.config.errors import ConfigError
 
 
@@ -100,10 +101,7 @@ def _point_words(row: dict, axes: list[str]) -> str:
 def _at(table: pd.DataFrame, point: dict, axes: list[str]) -> pd.DataFrame:
     """The rows of `table` at the point's value of each axis (a field the
     point leaves unset matches rows that leave it unset)."""
-    for a in axes:
-        value = point[a]
-        table = table[table[a].isna()] if _unset(value) else table[table[a] == value]
-    return table
+    return rows_at(table, axes, tuple(point[a] for a in axes))
 
 
 def _training_line(means: pd.DataFrame | None, point: dict, axes: list[str], arm: str) -> str:

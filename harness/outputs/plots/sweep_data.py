@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from harness.analysis import stats
-from harness.analysis.tables import POINT_LABEL, SEED_AXIS as SEED_FIELD, read_table
+from harness.analysis.tables import POINT_LABEL, SEED_AXIS as SEED_FIELD, read_table, rows_at
 from harness.outputs.plots.run_figures import fct_cdf_frame
 from harness.outputs.plots.sweep_axes import (boundary_axes, compared_arms, point_fields,
                                               point_label)
@@ -118,7 +118,7 @@ def boundary_table(deltas_mean: pd.DataFrame, summary: pd.DataFrame, grid: dict,
                 row[f"{prefix}_decided"] = bool(get("decided")) if pd.notna(get("decided")) \
                     else False
                 row[f"{prefix}_reason"] = "" if pd.notna(get("change")) else _no_change_reason(
-                    _rows_at(pair, gkeys, key), arm, reference, metric)
+                    rows_at(pair, gkeys, key), arm, reference, metric)
             row["color"] = (_verdict_color(row["iteration_verdict"], row["iteration_change"])
                             if "iteration_verdict" in row else stats.NOT_APPLICABLE)
             rows.append(row)
@@ -129,14 +129,6 @@ def boundary_table(deltas_mean: pd.DataFrame, summary: pd.DataFrame, grid: dict,
                "color"]
     table = pd.DataFrame(rows, columns=columns)
     return table.drop(columns=[_NO_POINT], errors="ignore")
-
-
-def _rows_at(frame: pd.DataFrame, keys: list[str], key: tuple) -> pd.DataFrame:
-    """frame's rows at one point (a missing value matches a missing value)."""
-    mask = np.ones(len(frame), dtype=bool)
-    for k, v in zip(keys, key):
-        mask &= (frame[k].isna() if pd.isna(v) else frame[k] == v).to_numpy()
-    return frame[mask]
 
 
 def _no_change_reason(pair: pd.DataFrame, arm: str, reference: str, metric: str) -> str:
